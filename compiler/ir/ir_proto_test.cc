@@ -1,0 +1,52 @@
+#include "compiler/ir/ir_proto.h"
+
+#include <gtest/gtest.h>
+
+#include "compiler/ir/printer.h"
+#include "compiler/ir/verifier.h"
+
+namespace fusiond {
+namespace {
+
+TEST(IrProto, RoundTripSymbolic) {
+  Graph g;
+  GraphBuilder b(&g);
+  ValueId x = *b.DefineTensor("T0", DataType::kBFloat16, {-1, -1});
+  ValueId w = *b.DefineTensor("T1", DataType::kBFloat16, {-1});
+  ValueId wb = *b.BroadcastInDim(w, g.value(x).shape, {1});
+  g.value(wb).name = "T2";
+  ValueId y = *b.Binary(OpKind::kMul, x, wb);
+  g.value(y).name = "T3";
+  ASSERT_TRUE(b.AddOutput(y).ok());
+  auto p = ToProto(g);
+  auto g2 = FromProto(p);
+  ASSERT_TRUE(g2.ok()) << g2.status();
+  EXPECT_TRUE(VerifyGraph(*g2).ok());
+  EXPECT_EQ(PrintGraph(g), PrintGraph(*g2));
+  EXPECT_EQ(p.SerializeAsString(), ToProto(*g2).SerializeAsString());
+}
+
+TEST(IrProto, RejectsBadReference) {
+  fusiond::v1::FusionGraph p;
+  p.set_version(1);
+  auto* in = p.add_inputs();
+  in->set_dtype(fusiond::v1::FLOAT32);
+  in->set_is_tensor(true);
+  in->add_sizes(4);
+  auto* n = p.add_nodes();
+  n->set_op(fusiond::v1::EXP);
+  n->add_operands(7);
+  p.add_outputs(1);
+  auto g = FromProto(p);
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.status().message().find("node 0 (exp)"), std::string::npos) << g.status();
+}
+
+TEST(IrProto, RejectsNewerVersion) {
+  fusiond::v1::FusionGraph p;
+  p.set_version(2);
+  EXPECT_EQ(FromProto(p).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace fusiond

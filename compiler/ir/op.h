@@ -1,0 +1,63 @@
+// The operator set of the fusion IR and static facts about each operator.
+#ifndef FUSIOND_COMPILER_IR_OP_H_
+#define FUSIOND_COMPILER_IR_OP_H_
+
+#include <optional>
+#include <string_view>
+
+namespace fusiond {
+
+// What a node computes. The numeric values are part of the wire format
+// (proto/fusion.proto's OpKind mirrors them) and must not change.
+enum class OpKind : int {
+  // Unary pointwise.
+  kAbs = 1, kNeg, kExp, kExp2, kLog, kLog1p, kExpm1, kSqrt, kRsqrt,
+  kReciprocal, kSin, kCos, kTanh, kSigmoid, kErf, kErfc, kRelu,
+  kLogicalNot, kFloor, kCeil,
+  // Binary pointwise.
+  kAdd = 30, kSub, kMul, kDiv, kPow, kFmod, kMaximum, kMinimum,
+  kEq, kNe, kLt, kLe, kGt, kGe, kLogicalAnd, kLogicalOr,
+  // Ternary pointwise.
+  kWhere = 60,
+  // Type conversion.
+  kCast = 70,
+  // Shape (metadata) ops.
+  kBroadcastInDim = 80, kBroadcast, kExpand, kSqueeze, kReshape, kPermute,
+  // Reductions over `dims`.
+  kSum = 100, kMax, kMin, kProd, kVar,
+  // Two outputs: (variance, mean).
+  kVarMean = 110,
+  // Scalar: the extent of one axis of a tensor.
+  kSize = 120,
+};
+
+enum class OpCategory {
+  kUnary,
+  kBinary,
+  kTernary,
+  kCast,
+  kShape,
+  kReduction,
+  kVarMean,
+  kSize,
+};
+
+OpCategory CategoryOf(OpKind op);
+// The front-end name, as in `fd.ops.<name>`: "add", "broadcast_in_dim", ...
+const char* OpName(OpKind op);
+std::optional<OpKind> ParseOpName(std::string_view name);
+// True for ops whose result is bool (comparisons and logical ops).
+bool IsPredicateOp(OpKind op);
+// True for unary ops that always produce floating point (exp, tanh, ...):
+// an integer operand is promoted to float32 first.
+bool IsFloatOnlyUnary(OpKind op);
+// True for pointwise ops (unary, binary, ternary, cast).
+bool IsPointwise(OpKind op);
+// True when the op only changes how elements are indexed (broadcast, expand,
+// squeeze, reshape, permute).
+bool IsShapeOp(OpKind op);
+bool IsReduction(OpKind op);  // sum, max, min, prod, var, var_mean
+
+}  // namespace fusiond
+
+#endif  // FUSIOND_COMPILER_IR_OP_H_

@@ -1,0 +1,103 @@
+#include "compiler/ir/verifier.h"
+
+#include "absl/strings/str_cat.h"
+#include "compiler/ir/builder.h"
+#include "compiler/ir/printer.h"
+
+namespace fusiond {
+namespace {
+
+absl::Status NodeError(const Graph& g, const Node& n, const std::string& why) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("node ", n.id, " (", OpName(n.op), "): ", why));
+}
+
+}  // namespace
+
+absl::Status VerifyGraph(const Graph& g) {
+  const int nv = static_cast<int>(g.values.size());
+  for (int i = 0; i < nv; ++i) {
+    if (g.values[i].id != i) {
+      return absl::InvalidArgumentError(absl::StrCat("value at index ", i, " has id ", g.values[i].id));
+    }
+    NodeId d = g.values[i].def;
+    if (d != kNone && (d < 0 || d >= static_cast<int>(g.nodes.size()))) {
+      return absl::InvalidArgumentError(absl::StrCat("value ", ValueName(g, i), " names a missing node ", d));
+    }
+  }
+  for (SymbolId s = 0; s < static_cast<SymbolId>(g.symbols.size()); ++s) {
+    const SizeSymbol& sym = g.symbols[s];
+    if (sym.input < 0 || sym.input >= nv || sym.parent >= static_cast<SymbolId>(g.symbols.size())) {
+      return absl::InvalidArgumentError(absl::StrCat("size symbol ", s, " is malformed"));
+    }
+  }
+  std::vector<char> defined(nv, 0);
+  for (ValueId in : g.inputs) {
+    if (in < 0 || in >= nv) return absl::InvalidArgumentError(absl::StrCat("input %", in, " is not a value"));
+    if (g.values[in].def != kNone) {
+      return absl::InvalidArgumentError(absl::StrCat("input ", ValueName(g, in), " is also defined by a node"));
+    }
+    defined[in] = 1;
+  }
+  for (const Value& v : g.values) {
+    if (v.is_constant()) {
+      if (v.def != kNone) return absl::InvalidArgumentError(absl::StrCat("constant ", ValueName(g, v.id), " has a defining node"));
+      defined[v.id] = 1;
+    }
+  }
+
+  // Replay every node through the builder into a scratch graph that shares
+  // the value table, and compare what it infers with what the graph says.
+  Graph scratch;
+  scratch.values = g.values;
+  scratch.symbols = g.symbols;
+  GraphBuilder builder(&scratch);
+  for (size_t k = 0; k < g.nodes.size(); ++k) {
+    const Node& n = g.nodes[k];
+    if (n.id != static_cast<NodeId>(k)) {
+      return absl::InvalidArgumentError(absl::StrCat("node at index ", k, " has id ", n.id));
+    }
+    for (ValueId in : n.inputs) {
+      if (in < 0 || in >= nv) return NodeError(g, n, absl::StrCat("reads %", in, ", which does not exist"));
+      if (!defined[in]) {
+        return NodeError(g, n, absl::StrCat("reads ", ValueName(g, in), " before it is defined"));
+      }
+    }
+    auto outs = builder.AddNode(n.op, n.inputs, n.attrs);
+    if (!outs.ok()) return NodeError(g, n, std::string(outs.status().message()));
+    if (outs->size() != n.outputs.size()) {
+      return NodeError(g, n, absl::StrCat("has ", n.outputs.size(), " outputs, expected ", outs->size()));
+    }
+    for (size_t j = 0; j < n.outputs.size(); ++j) {
+      ValueId o = n.outputs[j];
+      if (o < 0 || o >= nv) return NodeError(g, n, absl::StrCat("writes %", o, ", which does not exist"));
+      if (defined[o]) return NodeError(g, n, absl::StrCat("redefines ", ValueName(g, o)));
+      if (g.values[o].def != n.id) return NodeError(g, n, absl::StrCat(ValueName(g, o), " does not name this node as its definition"));
+      const Value& want = scratch.value((*outs)[j]);
+      const Value& have = g.value(o);
+      bool same = want.is_tensor == have.is_tensor && want.dtype == have.dtype &&
+                  want.shape.size() == have.shape.size();
+      for (size_t a = 0; same && a < want.shape.size(); ++a) {
+        same = scratch.SameExtent(want.shape[a], have.shape[a]);
+      }
+      if (!same) {
+        return NodeError(g, n, absl::StrCat(ValueName(g, o), " is ", TypeString(g, o),
+                                            " but its operands make it ",
+                                            TypeString(scratch, (*outs)[j])));
+      }
+      defined[o] = 1;
+    }
+  }
+  for (ValueId o : g.outputs) {
+    if (o < 0 || o >= nv || !defined[o]) {
+      return absl::InvalidArgumentError(absl::StrCat("output %", o, " is not defined"));
+    }
+    if (!g.values[o].is_tensor) {
+      return absl::InvalidArgumentError(absl::StrCat("output ", ValueName(g, o), " is a scalar"));
+    }
+  }
+  if (g.outputs.empty()) return absl::InvalidArgumentError("the fusion has no outputs");
+  return absl::OkStatus();
+}
+
+}  // namespace fusiond
