@@ -1,0 +1,44 @@
+// The repro-script front end: parses the text form that PyTorch front ends
+// and nvFuser print as repro scripts (see ../shared/fusions/*.py) into a
+// Graph, plus the concrete input shapes from the trailing `inputs = [...]`.
+// Hand-written recursive descent over a small Python subset; no Python is
+// embedded. Errors are InvalidArgument "file:line:column: what; expected".
+#ifndef FUSIOND_COMPILER_FRONTEND_FRONTEND_H_
+#define FUSIOND_COMPILER_FRONTEND_FRONTEND_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compiler/ir/graph.h"
+
+namespace fusiond {
+
+// One entry of the `inputs = [...]` list.
+struct InputSpec {
+  std::vector<int64_t> shape;
+  DataType dtype = DataType::kFloat;
+  // How the script makes it: "randn", "rand", "zeros", "ones", "full",
+  // "make_tensor", or "scalar" for a Python number.
+  std::string generator = "randn";
+  double scale = 1.0;   // `torch.rand(...) * k` / `+ k` adjustments, if any
+  double offset = 0.0;
+};
+
+struct ParsedFusion {
+  Graph graph;
+  // Empty when the script has no `inputs = [...]` list.
+  std::vector<InputSpec> inputs;
+  // Concrete shapes, one per graph input: from `inputs`, else the static
+  // sizes of the definition. Empty when neither gives concrete sizes.
+  std::vector<std::vector<int64_t>> input_shapes;
+};
+
+absl::StatusOr<ParsedFusion> ParseReproScript(std::string_view text,
+                                              std::string_view filename);
+absl::StatusOr<ParsedFusion> ParseReproFile(const std::string& path);
+
+}  // namespace fusiond
+
+#endif  // FUSIOND_COMPILER_FRONTEND_FRONTEND_H_

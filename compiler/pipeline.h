@@ -1,0 +1,72 @@
+// The compile pipeline in one call: verify, optimize (passes), segment,
+// schedule, generate code, compile with NVRTC. compiler/pipeline.cc reads as
+// the list of stages.
+#ifndef FUSIOND_COMPILER_PIPELINE_H_
+#define FUSIOND_COMPILER_PIPELINE_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compiler/artifact.h"
+#include "compiler/ir/graph.h"
+#include "compiler/scheduler/heuristics.h"
+
+namespace fusiond {
+
+struct CompileOptions {
+  // Target GPU architecture. Default: "sm_90" (H100/H200).
+  std::string arch = "sm_90";
+  // Remove narrowing cast round trips (f32->bf16->f32). Default: false.
+  bool allow_precision_increase = false;
+  // Print the IR after this pass when it changed the graph ("all" for every
+  // pass). Default: none.
+  std::string dump_pass;
+  // Run code generation and NVRTC. Default: true.
+  bool generate_code = true;
+};
+
+// One pass application.
+struct PassRecord {
+  std::string name;
+  bool changed = false;
+  double micros = 0;
+  std::string dump;  // IR after the pass, when requested and changed
+};
+
+struct SegmentResult {
+  Graph graph;  // the segment as a standalone graph
+  SchedulerKind kind = SchedulerKind::kPointwise;
+  HeuristicParams params;
+  std::string scheduler_reason;  // why this scheduler took the segment
+  std::string boundary_reason;   // why the fusion was cut here ("" if one segment)
+  // Filled when CompileOptions::generate_code.
+  std::optional<KernelArtifact> kernel;
+};
+
+struct CompileResult {
+  Graph optimized;             // after the passes
+  std::string canonical_hash;  // hex; equal for graphs equal up to names/order
+  std::vector<PassRecord> passes;
+  std::vector<SegmentResult> segments;
+  // Wall time per stage in microseconds: "verify", "passes", "segment",
+  // "schedule", "codegen", "nvrtc".
+  std::map<std::string, double> stage_micros;
+};
+
+// input_shapes: concrete sizes, one per graph input (required for symbolic
+// definitions; may be empty for static ones).
+absl::StatusOr<CompileResult> CompileFusion(
+    const Graph& graph, const std::vector<std::vector<int64_t>>& input_shapes,
+    const CompileOptions& options);
+
+// The `fusionc compile --json` report: {"segments":[{"scheduler":...,
+// "heuristics":{...}, ...}], "canonical_hash":..., "passes":[...], ...}.
+std::string CompileResultToJson(const CompileResult& result);
+
+}  // namespace fusiond
+
+#endif  // FUSIOND_COMPILER_PIPELINE_H_

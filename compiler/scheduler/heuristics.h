@@ -1,0 +1,65 @@
+// Heuristic parameters: what a scheduler decides for one segment, as a plain
+// printable, hashable struct. The code generator reads nothing else.
+#ifndef FUSIOND_COMPILER_SCHEDULER_HEURISTICS_H_
+#define FUSIOND_COMPILER_SCHEDULER_HEURISTICS_H_
+
+#include <cstdint>
+#include <string>
+
+namespace fusiond {
+
+enum class SchedulerKind {
+  kPointwise,
+  kInnerReduction,        // reduce the innermost axes, rows too wide to keep on chip
+  kOuterReduction,        // reduce outer axes (column sums), not persistent
+  kInnerPersistent,       // softmax / norm forward: a row kept on chip
+  kOuterPersistent,       // batch norm: per-channel reduction over outer axes
+  kInnerOuterPersistent,  // norm backward: row reductions + column reductions
+};
+
+const char* SchedulerName(SchedulerKind k);  // "pointwise", "inner_persistent", ...
+
+// Every field is meaningful for every kind (unused ones keep their default),
+// so two parameter sets compare and hash field by field.
+struct HeuristicParams {
+  SchedulerKind kind = SchedulerKind::kPointwise;
+  // The iteration space seen as [outer, inner]: inner is the reduced extent
+  // (inner reductions) or the innermost contiguous extent (pointwise, outer
+  // reductions). For symbolic definitions these are the sizes heuristics were
+  // computed for; the kernel reads the real sizes from its arguments.
+  int64_t outer_size = 1;
+  int64_t inner_size = 1;
+  // Elements per vectorized access along the innermost axis (1, 2, 4, 8).
+  int vectorize = 1;
+  // Threads per block along the inner axis (x) and across rows (y).
+  int block_x = 128;
+  int block_y = 1;
+  // Blocks in the grid (x over the inner axis or rows, y over the outer).
+  int64_t grid_x = 1;
+  int64_t grid_y = 1;
+  // Persistent kinds: vectors each thread keeps on chip per row (the row
+  // width covered is vectorize * block_x * persistent_batch).
+  int persistent_batch = 1;
+  // Persistent buffer in shared memory instead of registers.
+  bool smem_buffer = false;
+  // Rows handled by one block per iteration (inner kinds).
+  int rows_per_block = 1;
+  // Grid-wide reduction: partial results in a workspace and a grid sync
+  // (cooperative launch); the outer and inner-outer persistent kinds.
+  bool grid_reduction = false;
+  // Not persistent: re-read inputs once per reduction phase (rows too wide).
+  bool multi_pass = false;
+  // Unroll factor of the innermost serial loop (never a full unroll).
+  int unroll = 1;
+  // Dynamic shared memory per block, bytes.
+  int64_t smem_bytes = 0;
+
+  std::string ToString() const;  // one line, "kind=inner_persistent vectorize=8 ..."
+  std::string ToJson() const;     // one JSON object with every field
+  uint64_t Hash() const;          // stable across runs and builds
+  bool operator==(const HeuristicParams& o) const;
+};
+
+}  // namespace fusiond
+
+#endif  // FUSIOND_COMPILER_SCHEDULER_HEURISTICS_H_
