@@ -1,0 +1,76 @@
+#include "cache/cache_key.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+
+#ifdef FUSIOND_HAVE_NVRTC
+#include <nvrtc.h>
+#endif
+
+namespace fusiond {
+
+std::string CacheKey::Encode() const {
+  return absl::StrCat("v", format_version, "|", canonical_hash, "|", bucket, "|", arch, "|",
+                      options, "|", nvrtc_version, "|", codegen_version);
+}
+
+std::string NvrtcVersionString() {
+#ifdef FUSIOND_HAVE_NVRTC
+  static const std::string version = [] {
+    int major = 0, minor = 0;
+    if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS) return std::string("none");
+    return absl::StrCat(major, ".", minor);
+  }();
+  return version;
+#else
+  return "none";
+#endif
+}
+
+std::string OptionsKeyPart(const CompileOptions& options) {
+  return absl::StrCat("api=", options.allow_precision_increase ? 1 : 0);
+}
+
+std::string BucketOf(const CompileResult& scheduled) {
+  std::string out;
+  for (const SegmentResult& s : scheduled.segments) {
+    if (!out.empty()) out += ",";
+    out += absl::StrFormat("%s:%016x", SchedulerName(s.params.kind), s.params.Hash());
+  }
+  return out;
+}
+
+CacheKey MakeCacheKey(const CompileResult& scheduled, const CompileOptions& options) {
+  CacheKey key;
+  key.canonical_hash = scheduled.canonical_hash;
+  key.bucket = BucketOf(scheduled);
+  key.arch = options.arch;
+  key.options = OptionsKeyPart(options);
+  key.nvrtc_version = NvrtcVersionString();
+  return key;
+}
+
+std::string RequestKey(const fusiond::v1::FusionGraph& graph,
+                       const std::vector<std::vector<int64_t>>& input_shapes,
+                       const CompileOptions& options) {
+  std::string out = absl::StrCat("r", kCacheFormatVersion, "|", NvrtcVersionString(), "|",
+                                 kCodegenVersion, "|", options.arch, "|",
+                                 OptionsKeyPart(options), "|");
+  for (const auto& shape : input_shapes) {
+    out += "[";
+    for (int64_t d : shape) absl::StrAppend(&out, d, ",");
+    out += "]";
+  }
+  out += "|";
+  {
+    google::protobuf::io::StringOutputStream stream(&out);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    graph.SerializeToCodedStream(&coded);
+  }
+  return out;
+}
+
+}  // namespace fusiond

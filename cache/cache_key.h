@@ -1,0 +1,77 @@
+// The kernel cache key, defined here and nowhere else.
+//
+// A record is keyed by everything that decides the bytes of the kernels:
+//   format_version   kCacheFormatVersion: the layout of the key and of the
+//                    stored record; bump it and every old entry is a miss.
+//   canonical_hash   the optimized graph's canonical hash from the pipeline:
+//                    equal for definitions equal up to names and node order.
+//   bucket           the input signature, as the heuristics see it: the
+//                    HeuristicParams hash of every segment, in order. For a
+//                    static definition this is a function of the graph; for a
+//                    symbolic one, shapes that get equal parameters share one
+//                    entry (the kernels read real sizes from their arguments),
+//                    so one cubin serves many shapes.
+//   arch             the target GPU architecture ("sm_90").
+//   options          compile options that change the output
+//                    (allow_precision_increase). dump_pass does not.
+//   nvrtc_version    the NVRTC that compiled the cubins ("none" without one).
+//   codegen_version  kCodegenVersion: our code generator's output format.
+//
+// Finding the canonical hash and the bucket needs the front half of the
+// pipeline (passes, segmentation, scheduling; no codegen). The cache
+// remembers the answer per exact request (RequestKey) so a repeated request
+// goes straight to its record.
+#ifndef FUSIOND_CACHE_CACHE_KEY_H_
+#define FUSIOND_CACHE_CACHE_KEY_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compiler/pipeline.h"
+#include "proto/fusion.pb.h"
+
+namespace fusiond {
+
+// Bump when the key scheme or the stored record's meaning changes.
+constexpr uint32_t kCacheFormatVersion = 1;
+// Bump when the code generator's output changes for the same parameters
+// (the codegen engineer owns the value; any change invalidates old cubins).
+constexpr const char* kCodegenVersion = "codegen-1";
+
+struct CacheKey {
+  uint32_t format_version = kCacheFormatVersion;
+  std::string canonical_hash;
+  std::string bucket;
+  std::string arch;
+  std::string options;
+  std::string nvrtc_version;
+  std::string codegen_version = kCodegenVersion;
+
+  // "v1|<canonical_hash>|<bucket>|<arch>|<options>|<nvrtc>|<codegen>":
+  // printable, so `fusiond_cache_tool list` shows what is stored.
+  std::string Encode() const;
+};
+
+// The NVRTC version this build compiles with, "12.4", or "none".
+std::string NvrtcVersionString();
+
+// The compile-option part of the key.
+std::string OptionsKeyPart(const CompileOptions& options);
+
+// The bucket part: every segment's params hash, in order ("<kind>:<hex>,...").
+std::string BucketOf(const CompileResult& scheduled);
+
+// The key of a result from the front half of the pipeline (or a full one).
+CacheKey MakeCacheKey(const CompileResult& scheduled, const CompileOptions& options);
+
+// The exact request: versions + the deterministic serialization of the
+// graph, the shapes and the options. Maps to a CacheKey in the cache's
+// request index; never leaves this machine.
+std::string RequestKey(const fusiond::v1::FusionGraph& graph,
+                       const std::vector<std::vector<int64_t>>& input_shapes,
+                       const CompileOptions& options);
+
+}  // namespace fusiond
+
+#endif  // FUSIOND_CACHE_CACHE_KEY_H_

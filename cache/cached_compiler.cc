@@ -1,0 +1,297 @@
+#include "cache/cached_compiler.h"
+
+#include <chrono>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "cache/cache_key.h"
+#include "cache/result_proto.h"
+#include "compiler/ir/ir_proto.h"
+
+namespace fusiond {
+namespace {
+
+class Timer {
+ public:
+  Timer() : start_(std::chrono::steady_clock::now()) {}
+  double Micros() const {
+    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start_)
+        .count();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+};
+
+CompileOptions CachedOptions(const CompileOptions& in, bool generate_code) {
+  CompileOptions o = in;
+  if (o.arch.empty()) o.arch = "sm_90";
+  o.dump_pass.clear();
+  o.generate_code = generate_code;
+  return o;
+}
+
+}  // namespace
+
+std::string CachedCompileResult::ReportJson() const {
+  return ReportWithCacheStatus(compiled, hit);
+}
+
+CachedCompiler::CachedCompiler(KernelCache* cache, CachedCompilerOptions options)
+    : cache_(cache), options_(std::move(options)) {
+  pool_ = std::make_unique<CompilePool>(options_.compile_threads, options_.max_queue);
+}
+
+CachedCompiler::~CachedCompiler() { pool_.reset(); }
+
+absl::StatusOr<std::string> CachedCompiler::KnownKey(const std::string& request_key) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = memo_.find(request_key);
+    if (it != memo_.end()) return it->second;
+  }
+  absl::StatusOr<std::string> key = cache_->LookupRequest(request_key);
+  if (key.ok()) Remember(request_key, *key);
+  return key;
+}
+
+void CachedCompiler::Remember(const std::string& request_key, const std::string& key) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (memo_.size() >= options_.max_memo_entries) memo_.clear();
+  memo_[request_key] = key;
+}
+
+absl::StatusOr<Graph> CachedCompiler::Parse(const FusionRequest& request,
+                                            std::map<std::string, double>* stage_micros) {
+  if (request.graph.nodes_size() > options_.graph_limits.max_nodes) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("fusion has ", request.graph.nodes_size(), " nodes; the limit is ",
+                     options_.graph_limits.max_nodes));
+  }
+  Timer t;
+  absl::StatusOr<Graph> graph = FromProto(request.graph, options_.graph_limits);
+  (*stage_micros)["parse"] += t.Micros();
+  return graph;
+}
+
+absl::StatusOr<std::string> CachedCompiler::ResolveKey(
+    const FusionRequest& request, const std::string& request_key, const Graph& graph,
+    std::map<std::string, double>* stage_micros) {
+  absl::StatusOr<std::string> known = KnownKey(request_key);
+  if (known.ok() || !absl::IsNotFound(known.status())) return known;
+  Timer t;
+  absl::StatusOr<CompileResult> scheduled = CompileFusion(
+      graph, request.input_shapes, CachedOptions(request.options, /*generate_code=*/false));
+  (*stage_micros)["key"] += t.Micros();
+  ++key_resolutions_;
+  if (!scheduled.ok()) return scheduled.status();
+  std::string key =
+      MakeCacheKey(*scheduled, CachedOptions(request.options, true)).Encode();
+  Remember(request_key, key);
+  if (absl::Status st = cache_->InsertRequest(request_key, key); !st.ok()) return st;
+  return key;
+}
+
+absl::StatusOr<fusiond::v1::CompiledFusion> CachedCompiler::TimedLookup(
+    const std::string& key, std::map<std::string, double>* stage_micros) {
+  Timer t;
+  auto found = cache_->Lookup(key);
+  (*stage_micros)["cache_io"] += t.Micros();
+  return found;
+}
+
+void CachedCompiler::CompileAsync(FusionRequest request, CompileCallback done,
+                                  std::function<bool()> still_wanted) {
+  std::string request_key = RequestKey(request.graph, request.input_shapes,
+                                       CachedOptions(request.options, true));
+  // The hit path: a remembered key and its record; no parsing, no pipeline.
+  if (absl::StatusOr<std::string> key = KnownKey(request_key); key.ok()) {
+    CachedCompileResult r;
+    auto found = TimedLookup(*key, &r.stage_micros);
+    if (found.ok()) {
+      ++hits_;
+      r.compiled = *std::move(found);
+      r.hit = true;
+      r.cache_key = *key;
+      done(std::move(r));
+      return;
+    }
+    if (!absl::IsNotFound(found.status())) return done(found.status());
+  } else if (!absl::IsNotFound(key.status())) {
+    return done(key.status());
+  }
+  // A miss: join the flight for this request, or start one.
+  std::shared_ptr<Flight> flight;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = flights_.find(request_key);
+    if (it != flights_.end()) {
+      it->second->waiters.push_back({std::move(done), std::move(still_wanted)});
+      ++joins_;
+      return;
+    }
+    flight = std::make_shared<Flight>();
+    flight->waiters.push_back({std::move(done), std::move(still_wanted)});
+    flights_[request_key] = flight;
+  }
+  auto shared_request = std::make_shared<FusionRequest>(std::move(request));
+  bool queued = pool_->TrySubmit(
+      [this, request_key, shared_request] { RunFlight(request_key, *shared_request); });
+  if (!queued) {
+    std::vector<Waiter> waiters;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      waiters = std::move(flight->waiters);
+      flights_.erase(request_key);
+    }
+    rejected_ += waiters.size();
+    for (Waiter& w : waiters) {
+      w.done(absl::ResourceExhaustedError(absl::StrCat(
+          "compile queue is full (", options_.max_queue, " waiting); retry later")));
+    }
+  }
+}
+
+void CachedCompiler::RunFlight(const std::string& request_key, const FusionRequest& request) {
+  bool wanted = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const Waiter& w : flights_[request_key]->waiters) {
+      if (!w.still_wanted || w.still_wanted()) wanted = true;
+    }
+  }
+  absl::StatusOr<CachedCompileResult> result =
+      wanted ? CompileMiss(request_key, request)
+             : absl::CancelledError("every caller left before the compile started");
+  std::vector<Waiter> waiters;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    waiters = std::move(flights_[request_key]->waiters);
+    flights_.erase(request_key);
+  }
+  if (result.ok() && !result->hit) misses_ += waiters.size();
+  if (result.ok() && result->hit) hits_ += waiters.size();
+  for (size_t i = 0; i < waiters.size(); ++i) {
+    if (!result.ok()) {
+      waiters[i].done(result.status());
+      continue;
+    }
+    CachedCompileResult copy = *result;
+    copy.compiled_here = result->compiled_here && i == 0;
+    waiters[i].done(std::move(copy));
+  }
+}
+
+absl::StatusOr<CachedCompileResult> CachedCompiler::CompileMiss(const std::string& request_key,
+                                                                const FusionRequest& request) {
+  CachedCompileResult r;
+  absl::StatusOr<Graph> graph = Parse(request, &r.stage_micros);
+  if (!graph.ok()) return graph.status();
+  absl::StatusOr<std::string> key = ResolveKey(request, request_key, *graph, &r.stage_micros);
+  if (!key.ok()) return key.status();
+  r.cache_key = *key;
+  // Another request (a different one with the same key) may have stored it.
+  auto found = TimedLookup(*key, &r.stage_micros);
+  if (found.ok()) {
+    r.compiled = *std::move(found);
+    r.hit = true;
+    return r;
+  }
+  // Single flight by cache key: wait for a compile of the same key.
+  std::promise<void> done;
+  for (;;) {
+    std::shared_future<void> other;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = key_flights_.find(*key);
+      if (it == key_flights_.end()) {
+        key_flights_[*key] = done.get_future().share();
+        break;
+      }
+      other = it->second;
+    }
+    other.wait();
+    found = TimedLookup(*key, &r.stage_micros);
+    if (found.ok()) {
+      r.compiled = *std::move(found);
+      return r;  // a miss for this request, compiled by the other one
+    }
+  }
+  auto release = [&] {
+    std::lock_guard<std::mutex> lock(mu_);
+    key_flights_.erase(*key);
+    done.set_value();
+  };
+  absl::StatusOr<CompileResult> compiled =
+      CompileFusion(*graph, request.input_shapes, CachedOptions(request.options, true));
+  if (!compiled.ok()) {
+    release();
+    return compiled.status();
+  }
+  ++compiles_;
+  for (const auto& [stage, micros] : compiled->stage_micros) r.stage_micros[stage] += micros;
+  r.compiled = CompiledFusionFromResult(*compiled);
+  r.compiled_here = true;
+  Timer t;
+  absl::Status inserted = cache_->Insert(*key, r.compiled);
+  r.stage_micros["cache_io"] += t.Micros();
+  release();
+  if (!inserted.ok()) return inserted;
+  if (options_.on_compiled) options_.on_compiled(r, *compiled);
+  return r;
+}
+
+absl::StatusOr<CachedCompileResult> CachedCompiler::Compile(FusionRequest request) {
+  std::promise<absl::StatusOr<CachedCompileResult>> promise;
+  auto future = promise.get_future();
+  CompileAsync(std::move(request),
+               [&promise](absl::StatusOr<CachedCompileResult> r) { promise.set_value(std::move(r)); });
+  return future.get();
+}
+
+absl::StatusOr<CachedCompileResult> CachedCompiler::Lookup(const FusionRequest& request) {
+  CachedCompileResult r;
+  std::string request_key = RequestKey(request.graph, request.input_shapes,
+                                       CachedOptions(request.options, true));
+  absl::StatusOr<std::string> key = KnownKey(request_key);
+  if (!key.ok() && absl::IsNotFound(key.status())) {
+    absl::StatusOr<Graph> graph = Parse(request, &r.stage_micros);
+    if (!graph.ok()) return graph.status();
+    key = ResolveKey(request, request_key, *graph, &r.stage_micros);
+  }
+  if (!key.ok()) return key.status();
+  auto found = TimedLookup(*key, &r.stage_micros);
+  if (!found.ok()) return found.status();
+  r.compiled = *std::move(found);
+  r.hit = true;
+  r.cache_key = *key;
+  return r;
+}
+
+CachedCompilerStats CachedCompiler::Stats() const {
+  CachedCompilerStats s;
+  s.hits = hits_;
+  s.misses = misses_;
+  s.compiles = compiles_;
+  s.joins = joins_;
+  s.rejected = rejected_;
+  s.key_resolutions = key_resolutions_;
+  s.in_flight = pool_->running();
+  s.queue_depth = pool_->queue_depth();
+  return s;
+}
+
+absl::StatusOr<CachedCompileResult> CompileWithCache(
+    const Graph& graph, const std::vector<std::vector<int64_t>>& input_shapes,
+    const CompileOptions& options, KernelCache* cache) {
+  CachedCompilerOptions copts;
+  copts.compile_threads = 1;
+  CachedCompiler compiler(cache, copts);
+  FusionRequest request;
+  request.graph = ToProto(graph);
+  request.input_shapes = input_shapes;
+  request.options = options;
+  return compiler.Compile(std::move(request));
+}
+
+}  // namespace fusiond

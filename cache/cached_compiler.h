@@ -1,0 +1,161 @@
+// CachedCompiler: the kernel cache in front of the compile pipeline, used by
+// the daemon and by `fusionc compile` without a daemon (embedded mode).
+//
+//   request -> cache key (remembered per exact request; else the front half
+//   of the pipeline: passes, segmentation, scheduling) -> cache lookup ->
+//   hit: the stored record. miss: full compile on a bounded pool, insert.
+//
+// Identical requests in flight compile once (single flight, by request and
+// again by cache key). The pool's queue is bounded: a miss that finds it
+// full gets RESOURCE_EXHAUSTED. No gRPC here; the daemon adapts it.
+#ifndef FUSIOND_CACHE_CACHED_COMPILER_H_
+#define FUSIOND_CACHE_CACHED_COMPILER_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "cache/compile_pool.h"
+#include "cache/kernel_cache.h"
+#include "compiler/ir/builder.h"
+#include "compiler/pipeline.h"
+#include "proto/cache.pb.h"
+#include "proto/fusion.pb.h"
+
+namespace fusiond {
+
+// One compile request: a definition, its input shapes, the options.
+struct FusionRequest {
+  fusiond::v1::FusionGraph graph;
+  // One per graph input; required when the definition is symbolic.
+  std::vector<std::vector<int64_t>> input_shapes;
+  // generate_code and dump_pass are ignored: cached compiles always
+  // generate code and never dump.
+  CompileOptions options;
+};
+
+struct CachedCompileResult {
+  fusiond::v1::CompiledFusion compiled;
+  // Served from the cache without compiling for this request.
+  bool hit = false;
+  // The encoded CacheKey.
+  std::string cache_key;
+  // Wall time of the work this request did, microseconds: "parse", "key"
+  // (front half of the pipeline to find the key), the pipeline's stages
+  // ("verify", "passes", "segment", "schedule", "codegen", "nvrtc") when it
+  // compiled, and "cache_io".
+  std::map<std::string, double> stage_micros;
+  // This request ran the compile (false for requests that joined it).
+  bool compiled_here = false;
+
+  // The `fusionc compile --json` report with "cache": "hit" | "miss".
+  std::string ReportJson() const;
+};
+
+struct CachedCompilerOptions {
+  // Compile threads. Default: 2.
+  int compile_threads = 2;
+  // Misses waiting for a compile thread before RESOURCE_EXHAUSTED. Default: 64.
+  int max_queue = 64;
+  // Graph limits; more nodes than max_nodes is RESOURCE_EXHAUSTED.
+  // Default: GraphLimits{} (100,000 nodes).
+  GraphLimits graph_limits;
+  // Requests whose cache key is remembered in memory. Default: 100,000.
+  size_t max_memo_entries = 100000;
+  // Called once per full compile (not for joiners), on the compile thread,
+  // with the compiled result and the full pipeline's CompileResult.
+  std::function<void(const CachedCompileResult&, const CompileResult&)> on_compiled;
+};
+
+struct CachedCompilerStats {
+  uint64_t hits = 0;        // requests served from the cache
+  uint64_t misses = 0;      // requests that needed a compile (own or joined)
+  uint64_t compiles = 0;    // full compiles run
+  uint64_t joins = 0;       // requests that joined a compile in flight
+  uint64_t rejected = 0;    // misses refused: compile queue full
+  uint64_t key_resolutions = 0;  // front-half runs to find a cache key
+  uint64_t in_flight = 0;   // compile tasks running now
+  uint64_t queue_depth = 0; // compile tasks waiting now
+};
+
+using CompileCallback = std::function<void(absl::StatusOr<CachedCompileResult>)>;
+
+class CachedCompiler {
+ public:
+  // `cache` must outlive this object.
+  explicit CachedCompiler(KernelCache* cache, CachedCompilerOptions options = {});
+  // Finishes queued compiles, then returns.
+  ~CachedCompiler();
+
+  // Calls `done` exactly once: inline for a hit or an immediate error, else
+  // on a compile thread. `still_wanted` (may be empty) is asked before the
+  // compile starts; when no waiter wants the result the compile is skipped
+  // and they get CANCELLED.
+  void CompileAsync(FusionRequest request, CompileCallback done,
+                    std::function<bool()> still_wanted = nullptr);
+  // Blocking form of CompileAsync.
+  absl::StatusOr<CachedCompileResult> Compile(FusionRequest request);
+  // The cache only, never a compile (may run the front half to find the
+  // key). NotFound on a miss.
+  absl::StatusOr<CachedCompileResult> Lookup(const FusionRequest& request);
+
+  CachedCompilerStats Stats() const;
+  KernelCache* cache() { return cache_; }
+
+ private:
+  struct Waiter {
+    CompileCallback done;
+    std::function<bool()> still_wanted;
+  };
+  struct Flight {
+    std::vector<Waiter> waiters;
+  };
+
+  // The cache key a request resolved to before (memory, then disk).
+  absl::StatusOr<std::string> KnownKey(const std::string& request_key);
+  void Remember(const std::string& request_key, const std::string& key);
+  absl::StatusOr<Graph> Parse(const FusionRequest& request,
+                              std::map<std::string, double>* stage_micros);
+  // Finds the cache key: remembered, or from the front half of the pipeline.
+  absl::StatusOr<std::string> ResolveKey(const FusionRequest& request,
+                                         const std::string& request_key, const Graph& graph,
+                                         std::map<std::string, double>* stage_micros);
+  // Cache lookup timed into stage_micros["cache_io"].
+  absl::StatusOr<fusiond::v1::CompiledFusion> TimedLookup(
+      const std::string& key, std::map<std::string, double>* stage_micros);
+  void RunFlight(const std::string& request_key, const FusionRequest& request);
+  absl::StatusOr<CachedCompileResult> CompileMiss(const std::string& request_key,
+                                                  const FusionRequest& request);
+
+  KernelCache* cache_;
+  CachedCompilerOptions options_;
+
+  std::mutex mu_;
+  std::unordered_map<std::string, std::shared_ptr<Flight>> flights_;      // by request key
+  std::unordered_map<std::string, std::shared_future<void>> key_flights_; // by cache key
+  std::unordered_map<std::string, std::string> memo_;  // request key -> cache key
+
+  std::atomic<uint64_t> hits_{0}, misses_{0}, compiles_{0}, joins_{0}, rejected_{0},
+      key_resolutions_{0};
+  // Last member: destroyed first, so queued compiles finish while the
+  // members above still exist.
+  std::unique_ptr<CompilePool> pool_;
+};
+
+// Embedded mode in one call: compiles `graph` through `cache` (hit or miss)
+// on the calling thread's behalf. For `fusionc compile` without --server.
+absl::StatusOr<CachedCompileResult> CompileWithCache(
+    const Graph& graph, const std::vector<std::vector<int64_t>>& input_shapes,
+    const CompileOptions& options, KernelCache* cache);
+
+}  // namespace fusiond
+
+#endif  // FUSIOND_CACHE_CACHED_COMPILER_H_

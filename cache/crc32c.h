@@ -1,0 +1,16 @@
+// CRC-32C (Castagnoli), table driven. Checksums the kernel cache's records.
+#ifndef FUSIOND_CACHE_CRC32C_H_
+#define FUSIOND_CACHE_CRC32C_H_
+
+#include <cstddef>
+#include <cstdint>
+
+namespace fusiond {
+
+// CRC-32C of `n` bytes at `data`, continuing from `crc` (0 to start).
+// Crc32c("123456789") == 0xE3069283.
+uint32_t Crc32c(const void* data, size_t n, uint32_t crc = 0);
+
+}  // namespace fusiond
+
+#endif  // FUSIOND_CACHE_CRC32C_H_

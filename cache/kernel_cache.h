@@ -1,0 +1,123 @@
+// KernelCache: compiled fusions in an embedded RocksDB, keyed by
+// cache_key.h, each value one framed record (record.h).
+//
+// Column families:
+//   default   key -> framed CompiledFusion. Values of min_blob_size bytes or
+//             more (cubins) live in RocksDB blob files.
+//   access    key -> last access time and record size: the LRU index. Hits
+//             update it without the WAL (a crash may lose recent access
+//             times, never records).
+//   requests  RequestKey -> encoded CacheKey: which record an exact request
+//             resolves to, so a repeated request needs no pipeline work.
+//
+// A record that fails its checksum (or that RocksDB reports corrupt) is
+// counted, deleted and reported as NotFound: it is recompiled, never served.
+// The size cap counts the bytes of the records the cache holds (RocksDB 7.8's
+// own limits ignore blob files); EvictToCap() deletes the least recently used
+// records until the total is under the cap. Records are written with the WAL,
+// so a kill -9 loses at most the records being written.
+#ifndef FUSIOND_CACHE_KERNEL_CACHE_H_
+#define FUSIOND_CACHE_KERNEL_CACHE_H_
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "proto/cache.pb.h"
+
+namespace rocksdb {
+class DB;
+class ColumnFamilyHandle;
+}  // namespace rocksdb
+
+namespace fusiond {
+
+// $FUSIOND_CACHE_DIR, else $XDG_CACHE_HOME/fusiond, else ~/.cache/fusiond,
+// else /tmp/fusiond-cache.
+std::string DefaultCacheDir();
+
+struct KernelCacheOptions {
+  // Directory of the RocksDB database; created when missing.
+  // Default: DefaultCacheDir().
+  std::string dir;
+  // Cap on the bytes of stored records; 0 means no cap. Default: 8 GiB.
+  uint64_t max_bytes = uint64_t{8} << 30;
+  // Values at least this large go to blob files. Default: 4 KiB.
+  uint64_t min_blob_size = 4096;
+  // Run EvictToCap() after an insert that crosses the cap. Default: true.
+  bool evict_on_insert = true;
+};
+
+struct KernelCacheStats {
+  uint64_t lookups_found = 0;     // Lookup() calls that returned a record
+  uint64_t lookups_missing = 0;   // Lookup() calls that returned NotFound
+  uint64_t corrupt_records = 0;   // records that failed a check (deleted)
+  uint64_t inserts = 0;           // records written
+  uint64_t evictions = 0;         // records evicted for the cap
+  uint64_t entries = 0;           // records stored now
+  uint64_t bytes = 0;             // bytes of records stored now
+};
+
+class KernelCache {
+ public:
+  // Opens (or creates) the cache. Unavailable when another process holds
+  // the directory (a running fusiond: use it through --server instead).
+  static absl::StatusOr<std::unique_ptr<KernelCache>> Open(KernelCacheOptions options);
+  ~KernelCache();
+  KernelCache(const KernelCache&) = delete;
+  KernelCache& operator=(const KernelCache&) = delete;
+
+  // The record under `key`. NotFound on a miss or a corrupt record.
+  absl::StatusOr<fusiond::v1::CompiledFusion> Lookup(const std::string& key);
+  // Stores (or replaces) the record under `key`.
+  absl::Status Insert(const std::string& key, const fusiond::v1::CompiledFusion& value);
+  // The cache key a request resolved to before. NotFound when unknown.
+  absl::StatusOr<std::string> LookupRequest(const std::string& request_key);
+  absl::Status InsertRequest(const std::string& request_key, const std::string& cache_key);
+  // Evicts least recently used records until the total is at most the cap.
+  // Returns how many were evicted.
+  absl::StatusOr<int> EvictToCap();
+  // Every stored key, oldest access first (for tools and tests).
+  std::vector<std::string> Keys() const;
+
+  KernelCacheStats Stats() const;
+  const KernelCacheOptions& options() const { return options_; }
+  // The RocksDB handle, for the maintenance tool only.
+  rocksdb::DB* db() { return db_.get(); }
+  rocksdb::ColumnFamilyHandle* records_family() { return records_; }
+
+ private:
+  struct Entry {
+    uint64_t last_access_micros = 0;
+    uint64_t bytes = 0;
+  };
+  KernelCache() = default;
+  absl::Status LoadIndex();
+  void Touch(const std::string& key);
+  void DropCorrupt(const std::string& key);
+
+  KernelCacheOptions options_;
+  std::unique_ptr<rocksdb::DB> db_;
+  rocksdb::ColumnFamilyHandle* records_ = nullptr;
+  rocksdb::ColumnFamilyHandle* access_ = nullptr;
+  rocksdb::ColumnFamilyHandle* requests_ = nullptr;
+
+  mutable std::mutex mu_;
+  std::unordered_map<std::string, Entry> index_;  // guarded by mu_
+  uint64_t total_bytes_ = 0;                      // guarded by mu_
+  std::mutex evict_mu_;                           // one eviction at a time
+
+  std::atomic<uint64_t> lookups_found_{0}, lookups_missing_{0}, corrupt_{0},
+      inserts_{0}, evictions_{0};
+};
+
+}  // namespace fusiond
+
+#endif  // FUSIOND_CACHE_KERNEL_CACHE_H_
