@@ -35,6 +35,7 @@ struct PassRecord {
   bool changed = false;
   double micros = 0;
   std::string dump;  // IR after the pass, when requested and changed
+  std::vector<std::string> notes;  // what the pass wants reported (kept round trips, ...)
 };
 
 struct SegmentResult {
