@@ -20,10 +20,16 @@ struct InputSpec {
   std::vector<int64_t> shape;
   DataType dtype = DataType::kFloat;
   // How the script makes it: "randn", "rand", "zeros", "ones", "full",
-  // "make_tensor", or "scalar" for a Python number.
+  // "make_tensor", "softmax", or "scalar" for a Python number.
+  // "softmax": torch.softmax(torch.randn(...), dim) -- a softmax over axis
+  // softmax_dim of a standard normal tensor.
   std::string generator = "randn";
-  double scale = 1.0;   // `torch.rand(...) * k` / `+ k` adjustments, if any
+  // value = base * scale + offset: `torch.rand(...) * k` / `+ k` adjustments
+  // (make_tensor's low/high also land here: base uniform [0, 1)).
+  double scale = 1.0;
   double offset = 0.0;
+  double value = 0.0;        // "full": the fill value; "scalar": the number
+  int64_t softmax_dim = -1;  // "softmax": the axis it normalizes
 };
 
 struct ParsedFusion {

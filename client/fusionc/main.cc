@@ -1,0 +1,148 @@
+// fusionc: the fusiond command-line tool.
+//
+// How commands are found. Every command is one file `<name>_command.cc` in
+// this folder that registers itself at static-initialization time:
+//
+//   int RunFoo(const std::vector<std::string>& args);   // args after "foo"
+//   FUSIONC_COMMAND(foo, "one-line summary", kFooUsage, RunFoo);
+//
+// CMakeLists.txt compiles every *_command.cc it finds (file(GLOB)), so adding
+// a command needs no edit to this file or to the build. If the command needs
+// more libraries or helper sources, put a `<name>_command.cmake` beside it:
+// CMake includes it before creating the target, and it may append to
+// FUSIONC_LIBS / FUSIONC_SOURCES or set FUSIONC_SKIP_COMMAND to ON (e.g. when
+// a library it needs is not built). For the compile
+// command there is one more way: a file that only defines
+// `int RunCompile(const std::vector<std::string>& args)` (global namespace,
+// fusiond::, or fusiond::fusionc::) without registering is picked up here as
+// `fusionc compile` through a weak reference.
+//
+// Exit codes (commands.h): 0 ok, 2 bad input (parse/verify errors, unknown
+// flags or commands, unreadable files), 1 internal errors.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "client/fusionc/commands.h"
+
+// Weak references to a compile entry point that did not register itself.
+int RunCompile(const std::vector<std::string>& args) __attribute__((weak));
+namespace fusiond {
+int RunCompile(const std::vector<std::string>& args) __attribute__((weak));
+namespace fusionc {
+int RunCompile(const std::vector<std::string>& args) __attribute__((weak));
+}  // namespace fusionc
+}  // namespace fusiond
+
+namespace fusiond {
+namespace fusionc {
+namespace {
+
+std::vector<Command>& Registry() {
+  static std::vector<Command>* commands = new std::vector<Command>();
+  return *commands;
+}
+
+constexpr char kCompileUsage[] =
+    "usage: fusionc compile FILE [flags]\n"
+    "Compiles the fusion in FILE through the whole pipeline (see the compile\n"
+    "command's own documentation for its flags).\n";
+
+void AddWeakCompile() {
+  for (const Command& c : Registry()) {
+    if (std::string(c.name) == "compile") return;
+  }
+  int (*run)(const std::vector<std::string>&) = nullptr;
+  if (&fusionc::RunCompile != nullptr) run = &fusionc::RunCompile;
+  else if (&fusiond::RunCompile != nullptr) run = &fusiond::RunCompile;
+  else if (&::RunCompile != nullptr) run = &::RunCompile;
+  if (run == nullptr) return;
+  Registry().push_back(Command{"compile", "compile a fusion (passes, segments, kernels)",
+                               kCompileUsage, run});
+}
+
+void PrintMainHelp(FILE* out) {
+  std::fprintf(out,
+               "usage: fusionc <command> [args...]\n"
+               "       fusionc <command> --help   (every flag of a command)\n"
+               "       fusionc --help\n\n"
+               "fusionc reads fusion definitions in the repro-script form (fd.define_tensor,\n"
+               "fd.ops.*, fd.add_output, then an `inputs = [...]` list).\n\n"
+               "commands:\n");
+  for (const Command& c : Commands()) std::fprintf(out, "  %-10s %s\n", c.name, c.summary);
+  std::fprintf(out,
+               "\nexit codes: 0 ok; 2 bad input (parse or verify errors, unknown flags,\n"
+               "unreadable files), printed to stderr; 1 internal error.\n");
+}
+
+}  // namespace
+
+CommandRegistrar::CommandRegistrar(const Command& command) { Registry().push_back(command); }
+
+const std::vector<Command>& Commands() {
+  static const bool sorted = [] {
+    AddWeakCompile();
+    std::sort(Registry().begin(), Registry().end(), [](const Command& a, const Command& b) {
+      return std::string(a.name) < b.name;
+    });
+    return true;
+  }();
+  (void)sorted;
+  return Registry();
+}
+
+int ExitCodeFor(const absl::Status& s) {
+  switch (s.code()) {
+    case absl::StatusCode::kOk: return kExitOk;
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kNotFound:
+    case absl::StatusCode::kOutOfRange:
+    case absl::StatusCode::kFailedPrecondition:
+    case absl::StatusCode::kResourceExhausted:
+      return kExitBadInput;
+    default:
+      return kExitInternal;
+  }
+}
+
+int ReportError(const char* command, const absl::Status& s) {
+  const int code = ExitCodeFor(s);
+  std::fprintf(stderr, "fusionc %s: %s%s\n", command,
+               code == kExitInternal ? "internal error: " : "", std::string(s.message()).c_str());
+  return code;
+}
+
+}  // namespace fusionc
+}  // namespace fusiond
+
+int main(int argc, char** argv) {
+  using namespace fusiond::fusionc;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    PrintMainHelp(stderr);
+    return kExitBadInput;
+  }
+  if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    if (args[0] == "help" && args.size() > 1) {
+      args = {args[1], "--help"};
+    } else {
+      PrintMainHelp(stdout);
+      return kExitOk;
+    }
+  }
+  for (const Command& c : Commands()) {
+    if (args[0] == c.name) {
+      try {
+        return c.run(std::vector<std::string>(args.begin() + 1, args.end()));
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "fusionc %s: internal error: uncaught exception: %s\n", c.name,
+                     e.what());
+        return kExitInternal;
+      }
+    }
+  }
+  std::fprintf(stderr, "fusionc: unknown command '%s'\n\n", args[0].c_str());
+  PrintMainHelp(stderr);
+  return kExitBadInput;
+}

@@ -1,0 +1,80 @@
+// Internal to the front end: the evaluator of a fusion definition's
+// statements. It keeps the name table (rebinding a name gives the new value a
+// fresh printable name: T4, then T4_1) and turns each fd.* call into
+// GraphBuilder calls; every builder error is reported at the call's location.
+#ifndef FUSIOND_COMPILER_FRONTEND_DEFINITION_H_
+#define FUSIOND_COMPILER_FRONTEND_DEFINITION_H_
+
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "compiler/frontend/ast.h"
+#include "compiler/frontend/pyvalue.h"
+#include "compiler/frontend/source.h"
+#include "compiler/ir/builder.h"
+
+namespace fusiond {
+namespace frontend {
+
+class DefinitionLowering {
+ public:
+  DefinitionLowering(Graph* graph, const ErrorReporter& errors, const GraphLimits& limits)
+      : g_(graph), b_(graph, limits), errors_(errors) {}
+
+  // Runs one statement other than the inputs list.
+  absl::Status Statement(const Stmt& st);
+  // Names every value still unnamed (results of nested calls).
+  void NameRemainingValues();
+
+  // True once any fd.define_* or fd.ops.* call has run.
+  bool saw_definition() const { return saw_definition_; }
+  // Where the definition starts (the `def` line, else the first fd call).
+  Location definition_loc() const { return definition_loc_; }
+
+ private:
+  absl::StatusOr<PyValue> Eval(const Expr& e);
+  absl::StatusOr<PyValue> EvalCall(const Expr& call);
+  absl::StatusOr<PyValue> FdMethod(const Expr& call, const std::string& method);
+  absl::StatusOr<PyValue> OpCall(const Expr& call, const Expr& op_name);
+  absl::StatusOr<PyValue> TensorMethod(const Expr& call, const std::string& method);
+  absl::StatusOr<PyValue> SizeOf(const Expr& at, ValueId tensor, const Expr* axis);
+
+  // Conversions of evaluated arguments, each with a located error.
+  absl::StatusOr<ValueId> Operand(const Expr& e);  // tensor, scalar or number
+  absl::StatusOr<std::vector<int64_t>> IntList(const Expr& e, const char* what,
+                                               bool allow_single);
+  absl::StatusOr<int64_t> IntArg(const Expr& e, const char* what);
+  absl::StatusOr<bool> BoolArg(const Expr& e, const char* what);
+  absl::StatusOr<std::optional<DataType>> DTypeArg(const Expr& e, bool allow_null);
+  // allow_keep: -1 entries mean "keep this axis" (expand).
+  absl::StatusOr<std::vector<Extent>> ShapeArg(const Expr& e, bool allow_keep);
+  absl::StatusOr<Extent> ExtentArg(const PyValue& v, const Expr& at, bool allow_keep);
+
+  void Bind(const std::string& name, const PyValue& v);
+  std::string FreshName(const std::string& base);
+  ValueId Constant(const PyValue& number);
+  void NoteDefinition(Location at);
+
+  Graph* g_;
+  GraphBuilder b_;
+  const ErrorReporter& errors_;
+  std::unordered_map<std::string, PyValue> names_;
+  std::unordered_set<std::string> used_names_;
+  std::unordered_map<std::string, int> next_suffix_;
+  std::map<std::pair<ValueId, int64_t>, ValueId> size_nodes_;  // (tensor, axis) -> size
+  int literal_count_ = 0;
+  bool saw_definition_ = false;
+  bool saw_def_ = false;
+  Location definition_loc_;
+};
+
+}  // namespace frontend
+}  // namespace fusiond
+
+#endif  // FUSIOND_COMPILER_FRONTEND_DEFINITION_H_
