@@ -1,0 +1,85 @@
+// The kernel manifest (launch recipe, docs/manifest.md) as plain structs,
+// parsed from manifest.json and checked for internal consistency: every
+// index in range, every expression parses and reads only declared symbols.
+#ifndef FUSIOND_CLIENT_RUNTIME_MANIFEST_H_
+#define FUSIOND_CLIENT_RUNTIME_MANIFEST_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "client/runtime/expr.h"
+
+namespace fusiond {
+namespace runtime {
+
+// Element types the runtime knows, by their manifest names.
+enum class ElementType { kBool, kInt32, kInt64, kFloat16, kBFloat16, kFloat32, kFloat64 };
+// "bool", "int32", "int64", "float16", "bfloat16", "float32", "float64".
+const char* ElementTypeName(ElementType t);
+int ElementSize(ElementType t);
+// Manifest names, plus nvFuser's ("Float", "BFloat16", "Half", "Double",
+// "Int", "Int32", "Bool").
+absl::StatusOr<ElementType> ParseElementType(std::string_view name);
+
+struct ManifestSymbol {
+  std::string name;  // "s0"
+  int input = 0;     // bound from inputs[input].shape[axis]
+  int axis = 0;
+};
+
+// An input, output or intermediate tensor (or a scalar input: `scalar`).
+struct ManifestTensor {
+  std::string name;
+  ElementType dtype = ElementType::kFloat32;
+  std::vector<Expr> shape;
+  // A scalar input (a number, not a tensor), passed to kernels as double.
+  bool scalar = false;
+};
+
+struct ManifestWorkspace {
+  Expr bytes;
+  bool zero = false;  // cuMemsetD8Async to 0 before the first kernel
+};
+
+struct KernelParam {
+  enum class Kind { kInput, kOutput, kIntermediate, kWorkspace, kScalar, kSize };
+  Kind kind = Kind::kInput;
+  int index = 0;       // all but kSize
+  std::string symbol;  // kSize: the symbol whose int64 value is passed
+};
+
+struct ManifestKernel {
+  std::string name;    // the kernel's (extern "C") function name
+  std::string binary;  // file name beside manifest.json
+  std::string scheduler;  // informational
+  bool cooperative = false;
+  Expr block[3];
+  Expr grid[3];
+  Expr smem_bytes;
+  std::vector<KernelParam> params;
+};
+
+struct Manifest {
+  int version = 1;
+  std::string fusion;
+  std::string canonical_hash;
+  std::string arch;
+  std::vector<ManifestSymbol> symbols;
+  std::vector<ManifestTensor> inputs;
+  std::vector<ManifestTensor> outputs;
+  std::vector<ManifestTensor> intermediates;
+  std::vector<ManifestWorkspace> workspaces;
+  std::vector<ManifestKernel> kernels;
+};
+
+// InvalidArgument "manifest: <where>: <what>" for malformed or inconsistent
+// manifests; Unimplemented for a manifest_version other than 1.
+absl::StatusOr<Manifest> ParseManifest(std::string_view json_text);
+
+}  // namespace runtime
+}  // namespace fusiond
+
+#endif  // FUSIOND_CLIENT_RUNTIME_MANIFEST_H_
