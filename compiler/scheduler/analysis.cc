@@ -1,0 +1,353 @@
+#include "compiler/scheduler/analysis.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "compiler/ir/printer.h"
+
+namespace fusiond {
+namespace {
+
+using AxisMap = std::vector<int>;  // tensor axis -> space axis, -1 for a broadcast 1
+using Mask = uint32_t;             // a set of space axes
+
+class Analyzer {
+ public:
+  Analyzer(const Graph& g, const SizeBinding& sizes) : g_(g), sizes_(sizes) {}
+  FusionAnalysis Run();
+
+ private:
+  bool Fail(std::string why) {
+    if (failure_.empty()) failure_ = std::move(why);
+    return false;
+  }
+  std::optional<AxisMap> Identity(const std::vector<int64_t>& shape) const;
+  bool MapNode(const Node& n);
+  Mask Covered(ValueId v) const;
+  TensorSummary Summarize(ValueId v, Mask inner_axes, Mask column_axes) const;
+
+  const Graph& g_;
+  const SizeBinding& sizes_;
+  std::vector<int64_t> space_;
+  Mask nontrivial_ = 0;  // space axes of extent > 1
+  std::vector<std::vector<int64_t>> shape_;
+  std::vector<std::optional<AxisMap>> map_;
+  std::vector<Mask> derived_;  // union of the reduced axes of upstream reductions
+  std::vector<std::pair<NodeId, Mask>> reductions_;
+  bool layout_ops_ = false;
+  std::string failure_;
+};
+
+std::optional<AxisMap> Analyzer::Identity(const std::vector<int64_t>& shape) const {
+  if (shape.size() != space_.size()) return std::nullopt;
+  AxisMap m(shape.size());
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] != space_[i] && shape[i] != 1) return std::nullopt;
+    m[i] = shape[i] == space_[i] && space_[i] != 1 ? static_cast<int>(i) : -1;
+  }
+  return m;
+}
+
+Mask Analyzer::Covered(ValueId v) const {
+  Mask m = 0;
+  if (!map_[v]) return m;
+  for (int a : *map_[v]) {
+    if (a >= 0) m |= Mask{1} << a;
+  }
+  return m;
+}
+
+bool Analyzer::MapNode(const Node& n) {
+  const ValueId out = n.outputs[0];
+  if (!g_.value(out).is_tensor) return true;
+  for (ValueId in : n.inputs) derived_[out] |= derived_[in];
+  for (ValueId o : n.outputs) derived_[o] = derived_[out];
+  if (auto id = Identity(shape_[out]); id && !IsReduction(n.op)) {
+    map_[out] = id;
+  }
+  const ValueId x = n.inputs[0];
+  switch (CategoryOf(n.op)) {
+    case OpCategory::kShape: {
+      if (n.op == OpKind::kBroadcastInDim) {
+        const auto& bd = n.attrs.broadcast_dims;
+        if (map_[out] && !map_[x]) {  // an input placed by its broadcast
+          AxisMap m;
+          for (size_t i = 0; i < bd.size(); ++i) {
+            m.push_back(shape_[x][i] == 1 ? -1 : (*map_[out])[bd[i]]);
+          }
+          map_[x] = m;
+        } else if (!map_[out] && map_[x]) {
+          AxisMap m(shape_[out].size(), -1);
+          for (size_t i = 0; i < bd.size(); ++i) m[bd[i]] = (*map_[x])[i];
+          for (size_t a = 0; a < m.size(); ++a) {
+            if (m[a] == -1 && shape_[out][a] != 1) {
+              return Fail(absl::StrCat(ValueName(g_, out), " broadcasts to an axis outside the iteration space"));
+            }
+          }
+          map_[out] = m;
+        }
+      } else if (n.op == OpKind::kSqueeze) {
+        if (map_[x] && !map_[out]) {
+          AxisMap m;
+          for (int a = 0; a < static_cast<int>(map_[x]->size()); ++a) {
+            if (!std::binary_search(n.attrs.dims.begin(), n.attrs.dims.end(), a)) {
+              m.push_back((*map_[x])[a]);
+            }
+          }
+          map_[out] = m;
+        }
+      } else {
+        layout_ops_ = true;  // reshape / permute / unconverted broadcasts
+      }
+      break;
+    }
+    case OpCategory::kReduction:
+    case OpCategory::kVarMean: {
+      if (!map_[x]) return Fail(absl::StrCat("reduction ", ValueName(g_, out), " reads ", ValueName(g_, x), ", which has no place in the iteration space"));
+      Mask reduced = 0;
+      AxisMap m;
+      for (int a = 0; a < static_cast<int>(map_[x]->size()); ++a) {
+        const bool r = std::binary_search(n.attrs.dims.begin(), n.attrs.dims.end(), a);
+        if (r && (*map_[x])[a] >= 0) reduced |= Mask{1} << (*map_[x])[a];
+        if (!r) m.push_back((*map_[x])[a]);
+        else if (n.attrs.keepdim) m.push_back(-1);
+      }
+      if ((Covered(x) & nontrivial_) != nontrivial_) {
+        return Fail(absl::StrCat("reduction ", ValueName(g_, out), " reads ", TypeString(g_, x),
+                                 ", only part of the iteration space [", absl::StrJoin(space_, ", "), "]"));
+      }
+      for (ValueId o : n.outputs) {
+        map_[o] = m;
+        derived_[o] |= reduced;
+      }
+      if (reduced != 0) reductions_.push_back({n.id, reduced});
+      break;
+    }
+    default: {  // pointwise
+      if (!map_[out]) {
+        for (ValueId in : n.inputs) {
+          if (map_[in] && shape_[in] == shape_[out]) map_[out] = map_[in];
+        }
+      }
+      if (map_[out]) {
+        for (ValueId in : n.inputs) {
+          if (!map_[in] && g_.value(in).is_tensor && shape_[in] == shape_[out]) map_[in] = map_[out];
+        }
+      }
+      break;
+    }
+  }
+  if (!map_[out]) {
+    return Fail(absl::StrCat(ValueName(g_, out), " : ", TypeString(g_, out),
+                             " has no place in the iteration space [", absl::StrJoin(space_, ", "), "]"));
+  }
+  return true;
+}
+
+TensorSummary Analyzer::Summarize(ValueId v, Mask inner_axes, Mask column_axes) const {
+  TensorSummary t;
+  t.dtype = g_.value(v).dtype;
+  t.numel = 1;
+  for (int64_t s : shape_[v]) t.numel *= s;
+  const Mask c = Covered(v);
+  t.varies_inner = (c & inner_axes) != 0;
+  t.full = (c & nontrivial_) == nontrivial_;
+  t.column = column_axes != 0 && (derived_[v] & column_axes) == column_axes;
+  return t;
+}
+
+FusionAnalysis Analyzer::Run() {
+  FusionAnalysis a;
+  const int nv = static_cast<int>(g_.values.size());
+  shape_.resize(nv);
+  map_.resize(nv);
+  derived_.assign(nv, 0);
+  int64_t best = -1;
+  for (ValueId v = 0; v < nv; ++v) {
+    if (!g_.value(v).is_tensor) continue;
+    shape_[v] = sizes_.Shape(g_, v);
+    int64_t numel = 1;
+    for (int64_t s : shape_[v]) numel *= s;
+    if (numel > best || (numel == best && shape_[v].size() > space_.size())) {
+      best = numel;
+      space_ = shape_[v];
+    }
+  }
+  a.space = space_;
+  if (space_.size() > 30) {
+    a.reason = "rank above 30";
+    return a;
+  }
+  for (size_t i = 0; i < space_.size(); ++i) {
+    if (space_[i] > 1) nontrivial_ |= Mask{1} << i;
+  }
+  for (ValueId in : g_.inputs) {
+    if (g_.value(in).is_tensor) map_[in] = Identity(shape_[in]);
+  }
+  for (const Node& n : g_.nodes) {
+    if (!MapNode(n)) break;
+  }
+  a.num_reductions = static_cast<int>(reductions_.size());
+  if (failure_.empty()) {
+    for (ValueId o : g_.outputs) {
+      if (!map_[o]) Fail(absl::StrCat("output ", ValueName(g_, o), " has no place in the iteration space"));
+    }
+  }
+  if (!failure_.empty()) {
+    a.reason = failure_;
+    return a;
+  }
+
+  // Classify the reductions by their axes.
+  const int rank = static_cast<int>(space_.size());
+  std::vector<int> axes;
+  for (int i = 0; i < rank; ++i) {
+    if (nontrivial_ >> i & 1) axes.push_back(i);
+  }
+  auto prefix = [&](size_t k) { Mask m = 0; for (size_t i = 0; i < k; ++i) m |= Mask{1} << axes[i]; return m; };
+  std::optional<Mask> inner, outer, mixed;
+  std::string conflict;
+  for (const auto& [node, s] : reductions_) {
+    bool is_inner = false, is_outer = false;
+    for (size_t k = 0; k < axes.size(); ++k) {
+      if (s == (nontrivial_ & ~prefix(k))) is_inner = true;
+      if (k > 0 && s == prefix(k)) is_outer = true;
+    }
+    std::optional<Mask>& slot = is_inner ? inner : is_outer ? outer : mixed;
+    if (slot && *slot != s) {
+      conflict = absl::StrCat("reductions over different axes of one kind (",
+                              NodeString(g_, g_.node(node)), ")");
+    }
+    slot = s;
+  }
+  auto product = [&](Mask m) { int64_t p = 1; for (int i = 0; i < rank; ++i) if (m >> i & 1) p *= space_[i]; return p; };
+  auto broadcast_back = [&](Mask s) {
+    for (ValueId v = 0; v < nv; ++v) {
+      if (map_[v] && (derived_[v] & s) && (Covered(v) & derived_[v] & s)) return true;
+    }
+    return false;
+  };
+  const int64_t total = product(nontrivial_);
+  Mask inner_axes = 0, column_axes = 0;
+  if (!conflict.empty()) {
+    a.reason = conflict;
+  } else if (reductions_.empty()) {
+    a.pattern = FusionPattern::kPointwise;
+    a.reason = "no reductions";
+    inner_axes = rank > 0 ? Mask{1} << (rank - 1) : 0;
+    // The inner extent: trailing axes every input spans fully or not at all.
+    int64_t inner_size = 1;
+    for (int i = rank - 1; i >= 0; --i) {
+      if (space_[i] == 1) continue;
+      bool mergeable = true;
+      if (inner_size > 1) {
+        for (ValueId in : g_.inputs) {
+          if (!g_.value(in).is_tensor) continue;
+          Mask c = Covered(in);
+          Mask tail = nontrivial_ & ~((Mask{1} << i) - 1);
+          if ((c & tail) != 0 && (c & tail) != tail) mergeable = false;
+        }
+      }
+      if (!mergeable) break;
+      inner_size *= space_[i];
+    }
+    a.inner_size = inner_size;
+    a.outer_size = total / std::max<int64_t>(inner_size, 1);
+    for (ValueId o : g_.outputs) {
+      if ((Covered(o) & nontrivial_) != nontrivial_) {
+        a.pattern = FusionPattern::kUnsupported;
+        a.reason = absl::StrCat("pointwise outputs of different sizes (", TypeString(g_, o), ")");
+      }
+    }
+    if (layout_ops_) a.reason = "no reductions; reshape/permute handled as index remapping";
+  } else if (layout_ops_) {
+    a.reason = "reshape or permute inside a reduction fusion";
+  } else if (inner && !mixed && (!outer || *outer == (nontrivial_ & ~*inner))) {
+    inner_axes = *inner;
+    a.inner_size = product(*inner);
+    a.outer_size = total / a.inner_size;
+    if (!outer) {
+      a.pattern = FusionPattern::kInner;
+      a.reason = "row reductions over the innermost axes";
+    } else if (broadcast_back(*outer)) {
+      a.reason = "column reduction results are used again in the full iteration space";
+    } else {
+      column_axes = *outer;
+      a.pattern = FusionPattern::kInnerOuter;
+      a.reason = "row reductions plus column reductions whose results are outputs";
+    }
+  } else if (outer && !inner && !mixed) {
+    inner_axes = nontrivial_ & ~*outer;
+    a.inner_size = product(inner_axes);
+    a.outer_size = product(*outer);
+    if (broadcast_back(*outer)) {
+      a.pattern = FusionPattern::kOuterPersistent;
+      a.reason = "column reductions whose results are used again in the full iteration space";
+      a.outer_size = a.inner_size;
+      a.reduced_strided = product(*outer);
+      a.inner_size = a.reduced_strided;
+    } else {
+      a.pattern = FusionPattern::kOuter;
+      a.reason = "column reductions over the outermost axes";
+    }
+  } else if (mixed && !inner && !outer) {
+    a.pattern = FusionPattern::kOuterPersistent;
+    a.reason = "reductions over axes on both sides of a kept axis";
+    const Mask kept = nontrivial_ & ~*mixed;
+    int last_kept = 0;
+    for (int i = 0; i < rank; ++i) if (kept >> i & 1) last_kept = i;
+    Mask after = *mixed & ~((Mask{2} << last_kept) - 1);
+    inner_axes = after;
+    a.outer_size = product(kept);
+    a.inner_size = product(*mixed);
+    a.reduced_contiguous = product(after);
+    a.reduced_strided = a.inner_size / a.reduced_contiguous;
+  } else {
+    a.reason = "row, column and mixed reductions that no single kernel pattern covers";
+  }
+  for (ValueId in : g_.inputs) {
+    if (g_.value(in).is_tensor) a.inputs.push_back(Summarize(in, inner_axes, column_axes));
+  }
+  for (ValueId o : g_.outputs) a.outputs.push_back(Summarize(o, inner_axes, column_axes));
+  std::sort(a.inputs.begin(), a.inputs.end());
+  std::sort(a.outputs.begin(), a.outputs.end());
+  return a;
+}
+
+std::string Summary(const std::vector<TensorSummary>& ts) {
+  std::vector<std::string> parts;
+  for (const TensorSummary& t : ts) {
+    parts.push_back(absl::StrCat(DataTypeName(t.dtype), "x", t.numel, t.full ? " full" : "",
+                                 t.varies_inner ? " inner" : "", t.column ? " column" : ""));
+  }
+  return absl::StrJoin(parts, "; ");
+}
+
+}  // namespace
+
+const char* PatternName(FusionPattern p) {
+  switch (p) {
+    case FusionPattern::kPointwise: return "pointwise";
+    case FusionPattern::kInner: return "inner";
+    case FusionPattern::kInnerOuter: return "inner_outer";
+    case FusionPattern::kOuter: return "outer";
+    case FusionPattern::kOuterPersistent: return "outer_persistent";
+    case FusionPattern::kUnsupported: return "unsupported";
+  }
+  return "unknown";
+}
+
+std::string FusionAnalysis::ToString() const {
+  return absl::StrCat("pattern=", PatternName(pattern), " space=[", absl::StrJoin(space, ", "),
+                      "] outer=", outer_size, " inner=", inner_size,
+                      " reduced_contiguous=", reduced_contiguous, " reduced_strided=", reduced_strided,
+                      " inputs={", Summary(inputs), "} outputs={", Summary(outputs), "}");
+}
+
+FusionAnalysis AnalyzeFusion(const Graph& g, const SizeBinding& sizes) {
+  return Analyzer(g, sizes).Run();
+}
+
+}  // namespace fusiond

@@ -1,0 +1,55 @@
+#include "compiler/scheduler/heuristics.h"
+
+#include "absl/strings/str_cat.h"
+#include "compiler/util/hash.h"
+
+namespace fusiond {
+
+const char* SchedulerName(SchedulerKind k) {
+  switch (k) {
+    case SchedulerKind::kPointwise: return "pointwise";
+    case SchedulerKind::kInnerReduction: return "inner_reduction";
+    case SchedulerKind::kOuterReduction: return "outer_reduction";
+    case SchedulerKind::kInnerPersistent: return "inner_persistent";
+    case SchedulerKind::kOuterPersistent: return "outer_persistent";
+    case SchedulerKind::kInnerOuterPersistent: return "inner_outer_persistent";
+  }
+  return "unknown";
+}
+
+std::string HeuristicParams::ToString() const {
+  return absl::StrCat(
+      "kind=", SchedulerName(kind), " outer_size=", outer_size, " inner_size=", inner_size,
+      " vectorize=", vectorize, " block_x=", block_x, " block_y=", block_y, " grid_x=", grid_x,
+      " grid_y=", grid_y, " persistent_batch=", persistent_batch,
+      " smem_buffer=", smem_buffer ? "true" : "false", " rows_per_block=", rows_per_block,
+      " grid_reduction=", grid_reduction ? "true" : "false",
+      " multi_pass=", multi_pass ? "true" : "false", " unroll=", unroll,
+      " smem_bytes=", smem_bytes);
+}
+
+std::string HeuristicParams::ToJson() const {
+  auto b = [](bool v) { return v ? "true" : "false"; };
+  return absl::StrCat(
+      "{\"kind\":\"", SchedulerName(kind), "\",\"outer_size\":", outer_size,
+      ",\"inner_size\":", inner_size, ",\"vectorize\":", vectorize, ",\"block_x\":", block_x,
+      ",\"block_y\":", block_y, ",\"grid_x\":", grid_x, ",\"grid_y\":", grid_y,
+      ",\"persistent_batch\":", persistent_batch, ",\"smem_buffer\":", b(smem_buffer),
+      ",\"rows_per_block\":", rows_per_block, ",\"grid_reduction\":", b(grid_reduction),
+      ",\"multi_pass\":", b(multi_pass), ",\"unroll\":", unroll,
+      ",\"smem_bytes\":", smem_bytes, "}");
+}
+
+// ToString names every field, so hashing it is a stable field-by-field hash.
+uint64_t HeuristicParams::Hash() const { return Fnv1a64(ToString()); }
+
+bool HeuristicParams::operator==(const HeuristicParams& o) const {
+  return kind == o.kind && outer_size == o.outer_size && inner_size == o.inner_size &&
+         vectorize == o.vectorize && block_x == o.block_x && block_y == o.block_y &&
+         grid_x == o.grid_x && grid_y == o.grid_y && persistent_batch == o.persistent_batch &&
+         smem_buffer == o.smem_buffer && rows_per_block == o.rows_per_block &&
+         grid_reduction == o.grid_reduction && multi_pass == o.multi_pass &&
+         unroll == o.unroll && smem_bytes == o.smem_bytes;
+}
+
+}  // namespace fusiond

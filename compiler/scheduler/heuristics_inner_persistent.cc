@@ -1,0 +1,56 @@
+// Inner persistent (softmax, norm forward): block_x threads share a row,
+// each keeping persistent_batch vectors of `vectorize` elements of every
+// full input in registers (or the row in shared memory when registers would
+// spill), rows_per_block rows per block, one block per row group.
+// Inner reduction: the fallback for rows that fit nowhere on chip; it reads
+// the row once per reduction phase (multi_pass) in a serial loop unrolled
+// `unroll` times.
+#include <algorithm>
+
+#include "compiler/scheduler/kernel_heuristics.h"
+
+namespace fusiond {
+
+std::optional<HeuristicParams> InnerPersistentHeuristics(const FusionAnalysis& a,
+                                                         const Target& t) {
+  HeuristicParams p;
+  p.kind = SchedulerKind::kInnerPersistent;
+  p.outer_size = a.outer_size;
+  p.inner_size = a.inner_size;
+  p.vectorize = VectorWidth(a, a.inner_size);
+  const int64_t vectors = CeilDiv(a.inner_size, p.vectorize);
+  const int floats = BufferFloatsPerElement(a, 0) * p.vectorize;
+  if (auto split = ChoosePersistentSplit(t, vectors, floats)) {
+    p.block_x = split->block_x;
+    p.persistent_batch = split->batch;
+    p.rows_per_block = split->rows_per_block;
+  } else {
+    // Registers would spill: the row buffers go to shared memory.
+    p.block_x = 512;
+    p.persistent_batch = static_cast<int>(CeilDiv(vectors, p.block_x));
+    const int64_t row_bytes = int64_t{4} * BufferFloatsPerElement(a, 0) *
+                              p.block_x * p.persistent_batch * p.vectorize;
+    if (row_bytes > t.smem_per_block) return std::nullopt;
+    p.smem_buffer = true;
+    p.smem_bytes = row_bytes;
+  }
+  p.block_y = p.rows_per_block;
+  p.grid_x = std::max<int64_t>(1, CeilDiv(a.outer_size, p.rows_per_block));
+  return p;
+}
+
+HeuristicParams InnerReductionHeuristics(const FusionAnalysis& a, const Target& t) {
+  HeuristicParams p;
+  p.kind = SchedulerKind::kInnerReduction;
+  p.outer_size = a.outer_size;
+  p.inner_size = a.inner_size;
+  p.vectorize = VectorWidth(a, a.inner_size);
+  const int64_t vectors = CeilDiv(a.inner_size, p.vectorize);
+  p.block_x = static_cast<int>(std::min<int64_t>(512, std::max<int64_t>(32, FloorPow2(vectors))));
+  p.unroll = vectors >= int64_t{4} * p.block_x ? 4 : 1;
+  p.multi_pass = true;
+  p.grid_x = std::max<int64_t>(1, a.outer_size);
+  return p;
+}
+
+}  // namespace fusiond

@@ -1,0 +1,52 @@
+// Outer persistent (batch norm [N, C, L] over (0, 2)): for each kept element
+// (channel) a block of block_x threads along the contiguous reduced axis L
+// (vectorized) and block_y threads along the strided reduced axes N keeps
+// the channel's elements in registers; grid_y covers the channels and grid_x
+// blocks share one channel (grid_reduction) when one block cannot hold it.
+// When even all co-resident blocks cannot, the kernel re-reads (multi_pass).
+// With no contiguous reduced axis ([N, C] over 0) threads run along C.
+#include <algorithm>
+
+#include "compiler/scheduler/kernel_heuristics.h"
+
+namespace fusiond {
+
+HeuristicParams OuterPersistentHeuristics(const FusionAnalysis& a, const Target& t) {
+  constexpr int kMaxBatch = 16;
+  HeuristicParams p;
+  p.kind = SchedulerKind::kOuterPersistent;
+  p.outer_size = a.outer_size;
+  p.inner_size = a.inner_size;
+  const bool contiguous_reduced = a.reduced_contiguous > 1;
+  // The axis threads run along (x) and the one they stride over (y).
+  const int64_t x_extent = contiguous_reduced ? a.reduced_contiguous : a.outer_size;
+  const int64_t y_extent = a.reduced_strided;
+  p.vectorize = VectorWidth(a, x_extent);
+  const int64_t lanes = CeilDiv(x_extent, p.vectorize);
+  p.block_x = static_cast<int>(std::min<int64_t>(RoundUp(lanes, 32), contiguous_reduced ? 512 : 128));
+  p.block_y = static_cast<int>(
+      std::min<int64_t>(FloorPow2(std::max<int64_t>(1, t.max_threads_per_block / p.block_x)),
+                        FloorPow2(std::max<int64_t>(1, y_extent))));
+  const int64_t x_steps = CeilDiv(lanes, p.block_x);
+  const int64_t y_steps = CeilDiv(y_extent, p.block_y);
+  const int floats = BufferFloatsPerElement(a, 0) * p.vectorize;
+  const int max_batch = std::max<int>(
+      1, std::min<int>(kMaxBatch, (t.max_registers_per_thread - kRegisterOverhead) / floats));
+  int64_t batch = x_steps * y_steps;
+  p.grid_x = CeilDiv(batch, max_batch);  // blocks sharing one channel (group)
+  p.persistent_batch = static_cast<int>(CeilDiv(batch, p.grid_x));
+  p.grid_y = contiguous_reduced ? a.outer_size : CeilDiv(lanes, p.block_x);
+  const int registers = kRegisterOverhead + p.persistent_batch * floats;
+  const int64_t resident = int64_t{t.sm_count} *
+      std::max(1, BlocksPerSm(t, p.block_x * p.block_y, registers, 0));
+  p.grid_reduction = p.grid_x > 1;
+  if (p.grid_x * p.grid_y > resident && p.grid_reduction) {
+    p.multi_pass = true;  // cannot keep every channel on chip at once
+    p.persistent_batch = 1;
+    p.unroll = 4;
+    p.grid_x = std::max<int64_t>(1, resident / p.grid_y);
+  }
+  return p;
+}
+
+}  // namespace fusiond

@@ -1,0 +1,80 @@
+#include "compiler/scheduler/heuristics.h"
+
+#include "compiler/scheduler/kernel_heuristics.h"
+#include "gtest/gtest.h"
+
+namespace fusiond {
+namespace {
+
+// A normalization-like summary: `full` bf16 [rows, width] inputs.
+FusionAnalysis RowSummary(FusionPattern p, int64_t rows, int64_t width, int full, int columns) {
+  FusionAnalysis a;
+  a.pattern = p;
+  a.outer_size = rows;
+  a.inner_size = width;
+  a.space = {rows, width};
+  for (int i = 0; i < full; ++i) {
+    a.inputs.push_back({DataType::kBFloat16, rows * width, true, true, false});
+  }
+  a.outputs.push_back({DataType::kBFloat16, rows * width, true, true, false});
+  for (int i = 0; i < columns; ++i) {
+    a.outputs.push_back({DataType::kBFloat16, width, true, false, true});
+  }
+  return a;
+}
+
+const Target& H100() {
+  static Target t = *LookupTarget("sm_90");
+  return t;
+}
+
+TEST(Heuristics, InnerPersistentCoversTheRowWithoutSpilling) {
+  for (int64_t width : {128, 1000, 4096, 8192, 16384, 20000}) {
+    auto p = InnerPersistentHeuristics(RowSummary(FusionPattern::kInner, 2048, width, 1, 0), H100());
+    ASSERT_TRUE(p.has_value()) << width;
+    EXPECT_GE(int64_t{p->vectorize} * p->block_x * p->persistent_batch, width);
+    EXPECT_EQ(p->block_y, p->rows_per_block);
+    EXPECT_FALSE(p->multi_pass);
+  }
+}
+
+TEST(Heuristics, BF16RowsVectorizeSixteenBytes) {
+  auto p = InnerPersistentHeuristics(RowSummary(FusionPattern::kInner, 2048, 8192, 1, 0), H100());
+  EXPECT_EQ(p->vectorize, 8);
+  auto odd = InnerPersistentHeuristics(RowSummary(FusionPattern::kInner, 2048, 8190, 1, 0), H100());
+  EXPECT_EQ(odd->vectorize, 2);
+}
+
+TEST(Heuristics, InnerOuterUsesAtMostTheCoResidentBlocks) {
+  HeuristicParams p = InnerOuterPersistentHeuristics(
+      RowSummary(FusionPattern::kInnerOuter, 16384, 4096, 2, 1), H100());
+  EXPECT_TRUE(p.grid_reduction);
+  EXPECT_LE(p.grid_x, 132 * 32);
+  EXPECT_GE(int64_t{p.vectorize} * p.block_x * p.persistent_batch, 4096);
+}
+
+TEST(Heuristics, WideRowsStillSchedule) {
+  const int64_t width = 128 * 1024;
+  EXPECT_FALSE(InnerPersistentHeuristics(RowSummary(FusionPattern::kInner, 64, width, 2, 0), H100()));
+  HeuristicParams r = InnerReductionHeuristics(RowSummary(FusionPattern::kInner, 64, width, 2, 0), H100());
+  EXPECT_TRUE(r.multi_pass);
+  EXPECT_LT(int64_t{r.unroll} * r.vectorize * r.block_x, width);  // never a full unroll
+  HeuristicParams io = InnerOuterPersistentHeuristics(
+      RowSummary(FusionPattern::kInnerOuter, 64, width, 2, 1), H100());
+  EXPECT_TRUE(io.multi_pass || io.smem_buffer);
+}
+
+TEST(Heuristics, PrintableAndHashable) {
+  HeuristicParams a;
+  HeuristicParams b = a;
+  EXPECT_EQ(a.ToString(), b.ToString());
+  EXPECT_EQ(a.Hash(), b.Hash());
+  b.persistent_batch = 2;
+  EXPECT_NE(a.Hash(), b.Hash());
+  EXPECT_FALSE(a == b);
+  EXPECT_NE(a.ToString().find("kind=pointwise"), std::string::npos);
+  EXPECT_NE(a.ToJson().find("\"persistent_batch\":1"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace fusiond

@@ -1,0 +1,64 @@
+// The heuristic functions, one file per scheduler kind
+// (heuristics_<kind>.cc), and the helpers they share (heuristics_common.cc).
+// Each reads only the FusionAnalysis summary (pattern, sizes, sorted tensor
+// summaries) and the Target, so equal summaries give equal parameters.
+#ifndef FUSIOND_COMPILER_SCHEDULER_KERNEL_HEURISTICS_H_
+#define FUSIOND_COMPILER_SCHEDULER_KERNEL_HEURISTICS_H_
+
+#include <cstdint>
+#include <optional>
+
+#include "compiler/scheduler/analysis.h"
+#include "compiler/scheduler/heuristics.h"
+#include "compiler/scheduler/target.h"
+
+namespace fusiond {
+
+HeuristicParams PointwiseHeuristics(const FusionAnalysis& a, const Target& t);
+// nullopt when a row does not fit on chip (registers or shared memory).
+std::optional<HeuristicParams> InnerPersistentHeuristics(const FusionAnalysis& a, const Target& t);
+// The non-persistent fallback for rows too wide to keep on chip.
+HeuristicParams InnerReductionHeuristics(const FusionAnalysis& a, const Target& t);
+HeuristicParams InnerOuterPersistentHeuristics(const FusionAnalysis& a, const Target& t);
+HeuristicParams OuterPersistentHeuristics(const FusionAnalysis& a, const Target& t);
+HeuristicParams OuterReductionHeuristics(const FusionAnalysis& a, const Target& t);
+
+// --- shared helpers (heuristics_common.cc) ---
+
+inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+inline int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
+// Largest power of two <= n (n >= 1).
+int64_t FloorPow2(int64_t n);
+
+// Elements per vectorized access along the inner extent: 16 bytes of the
+// widest tensor that varies along it, at most 8, dividing `extent`.
+int VectorWidth(const FusionAnalysis& a, int64_t extent);
+
+// Floats a thread keeps per vector slot of its persistent buffers: one per
+// element of every full input that varies along the row (in compute type;
+// float64 counts twice), plus `accumulators` more per element.
+int BufferFloatsPerElement(const FusionAnalysis& a, int accumulators);
+
+// Registers a thread needs beyond its buffers (indices, reductions, temps).
+inline constexpr int kRegisterOverhead = 32;
+
+// Blocks of `threads` threads using `registers` each and `smem` bytes that
+// fit on one SM at once (0 when not even one does).
+int BlocksPerSm(const Target& t, int threads, int registers, int64_t smem);
+
+// A persistent split of `vectors` vector slots of a row over block_x threads
+// of persistent_batch slots each.
+struct PersistentSplit {
+  int block_x = 0;
+  int batch = 0;
+  int registers = 0;
+  int rows_per_block = 1;
+};
+// The split with the least padding whose registers fit (nullopt if none):
+// ties go to a batch nearest 4, then to fewer threads.
+std::optional<PersistentSplit> ChoosePersistentSplit(const Target& t, int64_t vectors,
+                                                     int floats_per_slot);
+
+}  // namespace fusiond
+
+#endif  // FUSIOND_COMPILER_SCHEDULER_KERNEL_HEURISTICS_H_
