@@ -1,0 +1,244 @@
+"""gRPC client of fusiond.v1.FusionCompiler, and a small FusionGraph builder."""
+
+import json
+
+import grpc
+
+from . import cache_pb2, fusion_pb2, service_pb2, service_pb2_grpc
+
+_MAX_MESSAGE_BYTES = 64 << 20
+
+
+class FusionError(Exception):
+    """An RPC that failed: `code` is the grpc.StatusCode, `details` the message."""
+
+    def __init__(self, code, details):
+        super().__init__(f"{code.name}: {details}")
+        self.code = code
+        self.details = details
+
+
+class CompileResult:
+    """One compiled fusion as the daemon returned it."""
+
+    def __init__(self, response):
+        self.response = response
+
+    @property
+    def cache(self):
+        """"hit" or "miss"."""
+        return "hit" if self.response.cache == service_pb2.HIT else "miss"
+
+    @property
+    def compiled(self):
+        """The fusiond.v1.CompiledFusion (segments, kernels, report)."""
+        return self.response.result
+
+    @property
+    def segments(self):
+        return list(self.response.result.segments)
+
+    @property
+    def kernels(self):
+        """The kernel of every segment that has one, in order."""
+        return [s.kernel for s in self.response.result.segments if s.HasField("kernel")]
+
+    def report(self):
+        """The `fusionc compile --json` report as a dict, with "cache"."""
+        report = json.loads(self.response.result.report_json or "{}")
+        return {"cache": self.cache, **report}
+
+    def manifests(self):
+        """Each kernel's launch recipe (manifest JSON) as a dict."""
+        return [json.loads(k.manifest_json) if k.manifest_json else {} for k in self.kernels]
+
+
+def make_request(graph, shapes=None, arch="sm_90", allow_precision_increase=False):
+    """A CompileRequest: `graph` a fusion_pb2.FusionGraph (or its bytes),
+    `shapes` one list of sizes per graph input (needed for symbolic ones)."""
+    request = service_pb2.CompileRequest()
+    if isinstance(graph, (bytes, bytearray)):
+        request.graph.ParseFromString(bytes(graph))
+    else:
+        request.graph.CopyFrom(graph)
+    for shape in shapes or []:
+        request.signature.inputs.add().sizes.extend(int(d) for d in shape)
+    request.options.arch = arch
+    request.options.allow_precision_increase = allow_precision_increase
+    return request
+
+
+class FusionClient:
+    """A connection to one fusiond. Thread safe (one gRPC channel)."""
+
+    def __init__(self, target, timeout=60.0, max_message_bytes=_MAX_MESSAGE_BYTES):
+        self.target = target
+        self.timeout = timeout
+        self._channel = grpc.insecure_channel(
+            target,
+            options=[
+                ("grpc.max_receive_message_length", max_message_bytes),
+                ("grpc.max_send_message_length", max_message_bytes),
+            ],
+        )
+        self._stub = service_pb2_grpc.FusionCompilerStub(self._channel)
+
+    def close(self):
+        self._channel.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _call(self, method, request, timeout):
+        try:
+            return method(request, timeout=self.timeout if timeout is None else timeout)
+        except grpc.RpcError as e:
+            raise FusionError(e.code(), e.details()) from None
+
+    def compile(self, graph, shapes=None, arch="sm_90", allow_precision_increase=False,
+                timeout=None):
+        """Compiles (or fetches from the cache) one fusion -> CompileResult."""
+        request = make_request(graph, shapes, arch, allow_precision_increase)
+        return CompileResult(self._call(self._stub.Compile, request, timeout))
+
+    def compile_request(self, request, timeout=None):
+        return CompileResult(self._call(self._stub.Compile, request, timeout))
+
+    def lookup(self, graph, shapes=None, arch="sm_90", allow_precision_increase=False,
+               timeout=None):
+        """The cached result, or None on a miss; never compiles."""
+        request = make_request(graph, shapes, arch, allow_precision_increase)
+        try:
+            return CompileResult(self._call(self._stub.Lookup, request, timeout))
+        except FusionError as e:
+            if e.code == grpc.StatusCode.NOT_FOUND:
+                return None
+            raise
+
+    def compile_stream(self, requests, timeout=None):
+        """Yields (index, CompileResult or FusionError) as each finishes."""
+        stream_request = service_pb2.CompileStreamRequest(requests=list(requests))
+        try:
+            for item in self._stub.CompileStream(
+                    stream_request, timeout=self.timeout if timeout is None else timeout):
+                if item.code == 0:
+                    yield item.index, CompileResult(item.response)
+                else:
+                    yield item.index, FusionError(grpc.StatusCode(_code_tuple(item.code)),
+                                                  item.message)
+        except grpc.RpcError as e:
+            raise FusionError(e.code(), e.details()) from None
+
+    def stats(self, timeout=None):
+        """The daemon's counters as a dict."""
+        response = self._call(self._stub.Stats, service_pb2.StatsRequest(), timeout)
+        return {f.name: getattr(response, f.name) for f in response.DESCRIPTOR.fields}
+
+    def health(self, timeout=5.0):
+        """grpc.health.v1 status of the server: "SERVING", "NOT_SERVING", ...
+        (hand-encoded messages: Debian ships no grpc_health module)."""
+        check = self._channel.unary_unary(
+            "/grpc.health.v1.Health/Check",
+            request_serializer=lambda b: b, response_deserializer=lambda b: b)
+        try:
+            raw = check(b"", timeout=timeout)  # HealthCheckRequest{service: ""}
+        except grpc.RpcError as e:
+            raise FusionError(e.code(), e.details()) from None
+        status = raw[1] if len(raw) >= 2 and raw[0] == 0x08 else 0
+        return {0: "UNKNOWN", 1: "SERVING", 2: "NOT_SERVING", 3: "SERVICE_UNKNOWN"}.get(
+            status, "UNKNOWN")
+
+    def wait_ready(self, timeout=10.0):
+        """Blocks until the channel connects; raises FusionError otherwise."""
+        try:
+            grpc.channel_ready_future(self._channel).result(timeout=timeout)
+        except grpc.FutureTimeoutError:
+            raise FusionError(grpc.StatusCode.UNAVAILABLE,
+                              f"no fusiond at {self.target} after {timeout}s") from None
+
+
+def _code_tuple(number):
+    for code in grpc.StatusCode:
+        if code.value[0] == number:
+            return code.value
+    return grpc.StatusCode.UNKNOWN.value
+
+
+class GraphBuilder:
+    """Builds a fusion_pb2.FusionGraph by hand (what front ends send).
+
+        b = GraphBuilder()
+        x = b.define_tensor([-1, -1], "bfloat16")
+        y = b.op("cast", x, dtype="float32")
+        b.add_output(b.op("mul", y, b.define_constant(2.0)))
+        graph = b.build()
+
+    Value references follow fusion.proto: inputs first, then constants, then
+    node outputs; the builder keeps that order by deferring numbering.
+    """
+
+    def __init__(self):
+        self._inputs = []     # fusion_pb2.Input
+        self._constants = []  # fusion_pb2.Constant
+        self._nodes = []      # (fusion_pb2.Node, [operand handles], n_outputs)
+        self._outputs = []
+
+    @staticmethod
+    def _dtype(name):
+        return fusion_pb2.DataType.Value(name.upper()) if isinstance(name, str) else name
+
+    def define_tensor(self, sizes, dtype="float32", name=""):
+        self._inputs.append(fusion_pb2.Input(
+            name=name, dtype=self._dtype(dtype), is_tensor=True, sizes=list(sizes)))
+        return ("input", len(self._inputs) - 1)
+
+    def define_scalar(self, dtype="float64", name=""):
+        self._inputs.append(fusion_pb2.Input(name=name, dtype=self._dtype(dtype)))
+        return ("input", len(self._inputs) - 1)
+
+    def define_constant(self, value, dtype="float64", name=""):
+        self._constants.append(fusion_pb2.Constant(
+            name=name, dtype=self._dtype(dtype), value=float(value)))
+        return ("constant", len(self._constants) - 1)
+
+    def op(self, kind, *operands, outputs=1, dtype=None, **attrs):
+        """A node of OpKind `kind` ("add", "sum", ...); attrs are Node fields
+        (dims=[1], keepdim=True, broadcast_dims=[0], ...). Returns the output
+        handle (a tuple of two for outputs=2)."""
+        node = fusion_pb2.Node(op=fusion_pb2.OpKind.Value(kind.upper()), **attrs)
+        if dtype is not None:
+            node.dtype = self._dtype(dtype)
+        self._nodes.append((node, list(operands), outputs))
+        index = len(self._nodes) - 1
+        handles = tuple(("node", index, k) for k in range(outputs))
+        return handles[0] if outputs == 1 else handles
+
+    def add_output(self, handle):
+        self._outputs.append(handle)
+
+    def build(self):
+        first_node_value = len(self._inputs) + len(self._constants)
+        node_base = []
+        for _, _, n in self._nodes:
+            node_base.append(first_node_value)
+            first_node_value += n
+
+        def ref(h):
+            if h[0] == "input":
+                return h[1]
+            if h[0] == "constant":
+                return len(self._inputs) + h[1]
+            return node_base[h[1]] + h[2]
+
+        graph = fusion_pb2.FusionGraph(version=1)
+        graph.inputs.extend(self._inputs)
+        graph.constants.extend(self._constants)
+        for node, operands, _ in self._nodes:
+            n = graph.nodes.add()
+            n.CopyFrom(node)
+            n.operands.extend(ref(h) for h in operands)
+        graph.outputs.extend(ref(h) for h in self._outputs)
+        return graph

@@ -1,0 +1,315 @@
+#include "server/compiler_service.h"
+
+#include <atomic>
+#include <chrono>
+#include <deque>
+#include <mutex>
+
+#include "server/status_map.h"
+
+namespace fusiond {
+namespace {
+
+namespace pb = fusiond::v1;
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// Fills `response` from a result; the record is moved, not copied.
+void FillResponse(CachedCompileResult&& r, Clock::time_point start, pb::CompileResponse* response) {
+  response->set_cache(r.hit ? pb::HIT : pb::MISS);
+  *response->mutable_result() = std::move(r.compiled);
+  response->set_cache_key(std::move(r.cache_key));
+  response->set_server_micros(SecondsSince(start) * 1e6);
+}
+
+std::string CodeName(grpc::StatusCode code) {
+  static const char* kNames[] = {"OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT",
+                                 "DEADLINE_EXCEEDED", "NOT_FOUND", "ALREADY_EXISTS",
+                                 "PERMISSION_DENIED", "RESOURCE_EXHAUSTED",
+                                 "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE",
+                                 "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS",
+                                 "UNAUTHENTICATED"};
+  int c = static_cast<int>(code);
+  return c >= 0 && c <= 16 ? kNames[c] : "UNKNOWN";
+}
+
+// The status a call ends with when the client went away: DEADLINE_EXCEEDED
+// past its deadline, else CANCELLED.
+grpc::Status GoneStatus(grpc::CallbackServerContext* context) {
+  if (context->deadline() <= std::chrono::system_clock::now()) {
+    return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "deadline exceeded");
+  }
+  return grpc::Status(grpc::StatusCode::CANCELLED, "cancelled by the client");
+}
+
+// One Compile call. Lives until both gRPC is done with it (OnDone) and the
+// compile callback ran; whichever of Finish/OnCancel comes first wins.
+class CompileReactor : public grpc::ServerUnaryReactor {
+ public:
+  CompileReactor(grpc::CallbackServerContext* context, pb::CompileResponse* response,
+                 ServiceMetrics* metrics)
+      : context_(context), response_(response), metrics_(metrics), start_(Clock::now()) {}
+
+  void Start(CachedCompiler* compiler, const pb::CompileRequest& request) {
+    compiler->CompileAsync(
+        FromProtoRequest(request),
+        [this](absl::StatusOr<CachedCompileResult> r) {
+          if (!r.ok()) {
+            End(ToGrpcStatus(r.status()), RpcResult::kError, nullptr);
+          } else {
+            if (metrics_ && (r->hit || r->compiled_here)) metrics_->ObserveStages(r->stage_micros);
+            End(grpc::Status::OK, r->hit ? RpcResult::kHit : RpcResult::kMiss, &*r);
+          }
+          Unref();
+        },
+        [this] { return !finished_.load(); });
+  }
+
+  void OnCancel() override { End(GoneStatus(context_), RpcResult::kError, nullptr); }
+  void OnDone() override { Unref(); }
+
+ private:
+  // Finishes the call once; the response is filled only by the winner, so
+  // it is never touched after gRPC is done with it.
+  void End(const grpc::Status& status, RpcResult result, CachedCompileResult* r) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (finished_.load()) return;
+      if (r) FillResponse(std::move(*r), start_, response_);
+      finished_ = true;
+    }
+    if (metrics_) {
+      metrics_->ObserveRpc("Compile", result, SecondsSince(start_), CodeName(status.error_code()));
+    }
+    Finish(status);
+  }
+  void Unref() {
+    if (refs_.fetch_sub(1) == 1) delete this;
+  }
+
+  grpc::CallbackServerContext* context_;
+  pb::CompileResponse* response_;
+  ServiceMetrics* metrics_;
+  Clock::time_point start_;
+  std::mutex mu_;
+  std::atomic<bool> finished_{false};
+  std::atomic<int> refs_{2};  // OnDone + the compile callback
+};
+
+// One CompileStream call: at most `window` compiles at once, results
+// written in the order they finish.
+class StreamReactor : public grpc::ServerWriteReactor<pb::CompileStreamResponse> {
+ public:
+  StreamReactor(grpc::CallbackServerContext* context, const pb::CompileStreamRequest* request,
+                CachedCompiler* compiler, ServiceMetrics* metrics, int window)
+      : context_(context), request_(request), compiler_(compiler), metrics_(metrics),
+        window_(window < 1 ? 1 : window), total_(request->requests_size()),
+        start_(Clock::now()) {}
+
+  void Start() {
+    if (total_ == 0) {
+      EndOnce(grpc::Status::OK);
+      Unref();
+      return;
+    }
+    Launch();
+    Unref();  // the starter's reference
+  }
+
+  void OnWriteDone(bool ok) override {
+    std::unique_lock<std::mutex> lock(mu_);
+    writing_ = false;
+    if (!ok) {
+      cancelled_ = true;
+      lock.unlock();
+      EndOnce(GoneStatus(context_));
+      return;
+    }
+    pending_.pop_front();
+    MaybeWriteOrFinishLocked(lock);
+  }
+  void OnCancel() override {
+    std::unique_lock<std::mutex> lock(mu_);
+    cancelled_ = true;
+    bool idle = !writing_;
+    lock.unlock();
+    if (idle) EndOnce(GoneStatus(context_));
+  }
+  void OnDone() override { Unref(); }
+
+ private:
+  // Starts compiles up to the window. Re-entrant calls (a hit answered
+  // inline) leave the work to the loop already running.
+  void Launch() {
+    for (;;) {
+      int index;
+      FusionRequest request;
+      {
+        // request_ is read only under the lock while not cancelled: once
+        // cancelled the call may finish and gRPC free it.
+        std::lock_guard<std::mutex> lock(mu_);
+        if (launching_) return;
+        if (cancelled_ || finished_ || outstanding_ >= window_ || next_ >= total_) return;
+        index = next_++;
+        request = FromProtoRequest(request_->requests(index));
+        ++outstanding_;
+        launching_ = true;
+        refs_.fetch_add(1);
+      }
+      compiler_->CompileAsync(
+          std::move(request),
+          [this, index](absl::StatusOr<CachedCompileResult> r) { OnResult(index, std::move(r)); },
+          [this] {
+            std::lock_guard<std::mutex> lock(mu_);
+            return !cancelled_;
+          });
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        launching_ = false;
+      }
+    }
+  }
+
+  void OnResult(int index, absl::StatusOr<CachedCompileResult> r) {
+    pb::CompileStreamResponse out;
+    out.set_index(index);
+    if (r.ok()) {
+      if (metrics_ && (r->hit || r->compiled_here)) metrics_->ObserveStages(r->stage_micros);
+      FillResponse(*std::move(r), start_, out.mutable_response());
+    } else {
+      grpc::Status st = ToGrpcStatus(r.status());
+      out.set_code(st.error_code());
+      out.set_message(st.error_message());
+    }
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      --outstanding_;
+      ++completed_;
+      pending_.push_back(std::move(out));
+      MaybeWriteOrFinishLocked(lock);
+    }
+    Launch();
+    Unref();
+  }
+
+  void MaybeWriteOrFinishLocked(std::unique_lock<std::mutex>& lock) {
+    if (writing_ || cancelled_) return;
+    if (!pending_.empty()) {
+      writing_ = true;
+      StartWrite(&pending_.front());
+      return;
+    }
+    if (completed_ == total_) {
+      lock.unlock();
+      EndOnce(grpc::Status::OK);
+    }
+  }
+
+  void EndOnce(const grpc::Status& status) {
+    if (finished_.exchange(true)) return;
+    if (metrics_) {
+      metrics_->ObserveRpc("CompileStream", status.ok() ? RpcResult::kOk : RpcResult::kError,
+                           SecondsSince(start_), CodeName(status.error_code()));
+    }
+    Finish(status);
+  }
+  void Unref() {
+    if (refs_.fetch_sub(1) == 1) delete this;
+  }
+
+  grpc::CallbackServerContext* context_;
+  const pb::CompileStreamRequest* request_;
+  CachedCompiler* compiler_;
+  ServiceMetrics* metrics_;
+  const int window_;
+  const int total_;
+  Clock::time_point start_;
+
+  std::mutex mu_;
+  std::deque<pb::CompileStreamResponse> pending_;  // front is being written
+  bool writing_ = false, cancelled_ = false, launching_ = false;
+  int next_ = 0, outstanding_ = 0, completed_ = 0;
+  std::atomic<bool> finished_{false};
+  std::atomic<int> refs_{2};  // OnDone + Start; +1 per compile in flight
+};
+
+}  // namespace
+
+FusionRequest FromProtoRequest(const pb::CompileRequest& request) {
+  FusionRequest r;
+  r.graph = request.graph();
+  for (const auto& shape : request.signature().inputs()) {
+    r.input_shapes.emplace_back(shape.sizes().begin(), shape.sizes().end());
+  }
+  if (!request.options().arch().empty()) r.options.arch = request.options().arch();
+  r.options.allow_precision_increase = request.options().allow_precision_increase();
+  return r;
+}
+
+CompilerService::CompilerService(CachedCompiler* compiler, ServiceMetrics* metrics,
+                                 Options options)
+    : compiler_(compiler), metrics_(metrics), options_(options) {}
+
+grpc::ServerUnaryReactor* CompilerService::Compile(grpc::CallbackServerContext* context,
+                                                   const pb::CompileRequest* request,
+                                                   pb::CompileResponse* response) {
+  auto* reactor = new CompileReactor(context, response, metrics_);
+  reactor->Start(compiler_, *request);
+  return reactor;
+}
+
+grpc::ServerWriteReactor<pb::CompileStreamResponse>* CompilerService::CompileStream(
+    grpc::CallbackServerContext* context, const pb::CompileStreamRequest* request) {
+  auto* reactor = new StreamReactor(context, request, compiler_, metrics_, options_.stream_window);
+  reactor->Start();
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* CompilerService::Lookup(grpc::CallbackServerContext* context,
+                                                  const pb::CompileRequest* request,
+                                                  pb::CompileResponse* response) {
+  Clock::time_point start = Clock::now();
+  auto* reactor = context->DefaultReactor();
+  absl::StatusOr<CachedCompileResult> r = compiler_->Lookup(FromProtoRequest(*request));
+  grpc::Status status = ToGrpcStatus(r.status());
+  if (r.ok()) {
+    if (metrics_) metrics_->ObserveStages(r->stage_micros);
+    FillResponse(*std::move(r), start, response);
+  }
+  if (metrics_) {
+    RpcResult result = status.ok() ? RpcResult::kHit
+                       : status.error_code() == grpc::StatusCode::NOT_FOUND ? RpcResult::kMiss
+                                                                            : RpcResult::kError;
+    metrics_->ObserveRpc("Lookup", result, SecondsSince(start), CodeName(status.error_code()));
+  }
+  reactor->Finish(status);
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* CompilerService::Stats(grpc::CallbackServerContext* context,
+                                                 const pb::StatsRequest* request,
+                                                 pb::StatsResponse* response) {
+  Clock::time_point start = Clock::now();
+  CachedCompilerStats c = compiler_->Stats();
+  KernelCacheStats k = compiler_->cache()->Stats();
+  response->set_hits(c.hits);
+  response->set_misses(c.misses);
+  response->set_compiles(c.compiles);
+  response->set_corrupt_records(k.corrupt_records);
+  response->set_evictions(k.evictions);
+  response->set_entries(k.entries);
+  response->set_bytes(k.bytes);
+  response->set_in_flight(c.in_flight);
+  response->set_queue_depth(c.queue_depth);
+  response->set_single_flight_joins(c.joins);
+  response->set_rejected(c.rejected);
+  if (metrics_) metrics_->ObserveRpc("Stats", RpcResult::kOk, SecondsSince(start));
+  auto* reactor = context->DefaultReactor();
+  reactor->Finish(grpc::Status::OK);
+  return reactor;
+}
+
+}  // namespace fusiond

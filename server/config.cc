@@ -1,0 +1,140 @@
+#include "server/config.h"
+
+#include <fstream>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "absl/strings/ascii.h"
+
+namespace fusiond {
+namespace {
+
+template <typename T>
+absl::Status ParseNumber(const std::string& key, const std::string& value, T* out) {
+  if (!absl::SimpleAtoi(value, out)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", key, ": expected a whole number, got '", value, "'"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadConfigFile(const std::string& path, ServerConfig* config) {
+  std::ifstream in(path);
+  if (!in) return absl::InvalidArgumentError(absl::StrCat("--config: cannot read ", path));
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    line = line.substr(0, line.find('#'));
+    absl::string_view text = absl::StripAsciiWhitespace(line);
+    if (text.empty()) continue;
+    size_t eq = text.find('=');
+    if (eq == absl::string_view::npos) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ":", number, ": expected 'key = value'"));
+    }
+    std::string key(absl::StripAsciiWhitespace(text.substr(0, eq)));
+    std::string value(absl::StripAsciiWhitespace(text.substr(eq + 1)));
+    if (absl::Status st = ApplySetting(key, value, config); !st.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(path, ":", number, ": ", st.message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::string ServerUsage() {
+  return R"(usage: fusiond [flags]
+The fusion compilation daemon: compiles fusions to CUDA kernels, caches them
+in RocksDB, serves them over gRPC (fusiond.v1.FusionCompiler).
+
+  --listen HOST:PORT        gRPC address (default 127.0.0.1:50051)
+  --metrics HOST:PORT       Prometheus /metrics address, "" for none
+                            (default 127.0.0.1:9464)
+  --cache-dir DIR           kernel cache directory (default $FUSIOND_CACHE_DIR,
+                            else $XDG_CACHE_HOME/fusiond, else ~/.cache/fusiond)
+  --cache-max-bytes N       cap on cached bytes, LRU eviction (default 8 GiB, 0 = none)
+  --compile-threads N       compile threads (default: the number of cores)
+  --max-queue N             misses waiting for a thread before RESOURCE_EXHAUSTED (default 64)
+  --max-message-bytes N     largest gRPC message (default 64 MiB)
+  --max-graph-nodes N       most nodes in one fusion (default 100000)
+  --evict-interval-s N      seconds between eviction passes (default 30)
+  --log-level LEVEL         debug | info | warning | error (default info)
+  --config FILE             read "key = value" settings (flag names without
+                            dashes) before the flags
+  --help                    this text
+SIGTERM or SIGINT shuts down cleanly: in-flight RPCs finish, the cache closes.
+)";
+}
+
+absl::Status ApplySetting(const std::string& key, const std::string& value, ServerConfig* c) {
+  if (key == "listen") {
+    c->listen = value;
+  } else if (key == "metrics") {
+    c->metrics = value;
+  } else if (key == "cache-dir" || key == "cache_dir") {
+    c->cache_dir = value;
+  } else if (key == "cache-max-bytes" || key == "cache_max_bytes") {
+    return ParseNumber(key, value, &c->cache_max_bytes);
+  } else if (key == "compile-threads" || key == "compile_threads") {
+    return ParseNumber(key, value, &c->compile_threads);
+  } else if (key == "max-queue" || key == "max_queue") {
+    return ParseNumber(key, value, &c->max_queue);
+  } else if (key == "max-message-bytes" || key == "max_message_bytes") {
+    return ParseNumber(key, value, &c->max_message_bytes);
+  } else if (key == "max-graph-nodes" || key == "max_graph_nodes") {
+    return ParseNumber(key, value, &c->max_graph_nodes);
+  } else if (key == "evict-interval-s" || key == "evict_interval_s") {
+    return ParseNumber(key, value, &c->evict_interval_s);
+  } else if (key == "log-level" || key == "log_level") {
+    c->log_level = value;
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat("unknown setting '", key, "' (see --help)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ServerConfig> ParseServerFlags(int argc, char** argv) {
+  std::vector<std::pair<std::string, std::string>> flags;
+  std::string config_file;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") return absl::NotFoundError("help");
+    if (arg.rfind("--", 0) != 0) {
+      return absl::InvalidArgumentError(absl::StrCat("unexpected argument '", arg, "' (see --help)"));
+    }
+    std::string key = arg.substr(2), value;
+    size_t eq = key.find('=');
+    if (eq != std::string::npos) {
+      value = key.substr(eq + 1);
+      key = key.substr(0, eq);
+    } else if (i + 1 < argc) {
+      value = argv[++i];
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat("--", key, " needs a value"));
+    }
+    if (key == "config") {
+      config_file = value;
+    } else {
+      flags.emplace_back(key, value);
+    }
+  }
+  ServerConfig config;
+  config.config_file = config_file;
+  if (!config_file.empty()) {
+    if (absl::Status st = ReadConfigFile(config_file, &config); !st.ok()) return st;
+  }
+  for (const auto& [key, value] : flags) {
+    if (absl::Status st = ApplySetting(key, value, &config); !st.ok()) return st;
+  }
+  if (config.max_queue < 0 || config.compile_threads < 0 || config.max_message_bytes <= 0 ||
+      config.max_graph_nodes <= 0 || config.evict_interval_s <= 0) {
+    return absl::InvalidArgumentError("numeric settings must be positive (see --help)");
+  }
+  return config;
+}
+
+}  // namespace fusiond

@@ -1,0 +1,50 @@
+// fusiond's settings: command-line flags, optionally a config file
+// (deploy/fusiond.conf.example), flags winning over the file.
+#ifndef FUSIOND_SERVER_CONFIG_H_
+#define FUSIOND_SERVER_CONFIG_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace fusiond {
+
+struct ServerConfig {
+  // gRPC address. Default: "127.0.0.1:50051".
+  std::string listen = "127.0.0.1:50051";
+  // Prometheus /metrics address; "" turns metrics off. Default: "127.0.0.1:9464".
+  std::string metrics = "127.0.0.1:9464";
+  // Kernel cache directory. Default: DefaultCacheDir().
+  std::string cache_dir;
+  // Cap on cached record bytes (LRU eviction above it); 0 = none. Default: 8 GiB.
+  uint64_t cache_max_bytes = uint64_t{8} << 30;
+  // Compile threads. Default: the number of cores.
+  int compile_threads = 0;
+  // Misses waiting for a compile thread before RESOURCE_EXHAUSTED. Default: 64.
+  int max_queue = 64;
+  // Largest request or response message, bytes. Default: 64 MiB.
+  int max_message_bytes = 64 << 20;
+  // Most nodes in one fusion. Default: 100,000.
+  int max_graph_nodes = 100000;
+  // Seconds between background eviction passes. Default: 30.
+  int evict_interval_s = 30;
+  // debug | info | warning | error. Default: info.
+  std::string log_level = "info";
+  // Config file read before the flags ("" = none). Default: none.
+  std::string config_file;
+};
+
+// The usage text printed by --help.
+std::string ServerUsage();
+
+// Parses argv. Returns NotFound("help") for --help (the caller prints the
+// usage and exits 0); InvalidArgument naming the flag for bad input.
+absl::StatusOr<ServerConfig> ParseServerFlags(int argc, char** argv);
+
+// Applies one "key = value" setting (flag name without dashes).
+absl::Status ApplySetting(const std::string& key, const std::string& value, ServerConfig* config);
+
+}  // namespace fusiond
+
+#endif  // FUSIOND_SERVER_CONFIG_H_

@@ -1,0 +1,63 @@
+#include "server/config.h"
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace fusiond {
+namespace {
+
+absl::StatusOr<ServerConfig> Parse(std::vector<std::string> args) {
+  args.insert(args.begin(), "fusiond");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  return ParseServerFlags(static_cast<int>(argv.size()), argv.data());
+}
+
+TEST(ServerConfigTest, FlagsOfTheInterface) {
+  auto c = Parse({"--listen", "127.0.0.1:7000", "--metrics=127.0.0.1:7001", "--cache-dir",
+                  "/tmp/x", "--cache-max-bytes", "1000"});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->listen, "127.0.0.1:7000");
+  EXPECT_EQ(c->metrics, "127.0.0.1:7001");
+  EXPECT_EQ(c->cache_dir, "/tmp/x");
+  EXPECT_EQ(c->cache_max_bytes, 1000u);
+}
+
+TEST(ServerConfigTest, HelpAndErrors) {
+  EXPECT_TRUE(absl::IsNotFound(Parse({"--help"}).status()));
+  auto bad = Parse({"--cache-max-bytes", "lots"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("cache-max-bytes"), absl::string_view::npos);
+  EXPECT_FALSE(Parse({"--no-such-flag", "1"}).ok());
+  EXPECT_FALSE(Parse({"--listen"}).ok());
+  EXPECT_FALSE(Parse({"stray"}).ok());
+}
+
+TEST(ServerConfigTest, ConfigFileThenFlagsWin) {
+  std::string path = ::testing::TempDir() + "/fusiond_test.conf";
+  {
+    std::ofstream out(path);
+    out << "# comment\nlisten = 0.0.0.0:1234\ncache_max_bytes = 42  # trailing\n"
+        << "compile-threads = 3\n";
+  }
+  auto c = Parse({"--config", path, "--listen", "127.0.0.1:5"});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->listen, "127.0.0.1:5");
+  EXPECT_EQ(c->cache_max_bytes, 42u);
+  EXPECT_EQ(c->compile_threads, 3);
+  {
+    std::ofstream out(path);
+    out << "listen 1234\n";
+  }
+  auto bad = Parse({"--config", path});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find(":1:"), absl::string_view::npos) << bad.status();
+  std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace fusiond

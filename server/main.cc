@@ -1,0 +1,175 @@
+// fusiond: the fusion compilation daemon. Wires the kernel cache, the
+// cached compiler, the gRPC service (with health checking and reflection)
+// and the Prometheus exposer; shuts down cleanly on SIGTERM / SIGINT.
+#include <pthread.h>
+#include <signal.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "cache/cached_compiler.h"
+#include "cache/cache_key.h"
+#include "cache/kernel_cache.h"
+#include "grpcpp/ext/proto_server_reflection_plugin.h"
+#include "grpcpp/grpcpp.h"
+#include "grpcpp/health_check_service_interface.h"
+#include "prometheus/exposer.h"
+#include "server/compiler_service.h"
+#include "server/config.h"
+#include "server/log.h"
+#include "server/metrics.h"
+
+namespace fusiond {
+namespace {
+
+// Runs EvictToCap every `interval` until Stop().
+class Evictor {
+ public:
+  Evictor(KernelCache* cache, std::chrono::seconds interval)
+      : thread_([this, cache, interval] {
+          std::unique_lock<std::mutex> lock(mu_);
+          while (!cv_.wait_for(lock, interval, [this] { return stop_; })) {
+            lock.unlock();
+            absl::StatusOr<int> n = cache->EvictToCap();
+            if (!n.ok()) {
+              Log(LogLevel::kWarning, "evict_failed", {{"error", n.status().ToString()}});
+            } else if (*n > 0) {
+              Log(LogLevel::kInfo, "evicted", {{"records", *n}});
+            }
+            lock.lock();
+          }
+        }) {}
+  void Stop() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+int Run(const ServerConfig& config) {
+  LogLevel level;
+  if (!ParseLogLevel(config.log_level, &level)) {
+    std::fprintf(stderr, "fusiond: --log-level: unknown level '%s'\n", config.log_level.c_str());
+    return 2;
+  }
+  SetLogLevel(level);
+
+  // Block the shutdown signals in every thread; the main thread waits for them.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  KernelCacheOptions cache_options;
+  cache_options.dir = config.cache_dir;
+  cache_options.max_bytes = config.cache_max_bytes;
+  absl::StatusOr<std::unique_ptr<KernelCache>> cache = KernelCache::Open(cache_options);
+  if (!cache.ok()) {
+    Log(LogLevel::kError, "cache_open_failed", {{"error", cache.status().ToString()}});
+    return 1;
+  }
+  if (absl::StatusOr<int> n = (*cache)->EvictToCap(); n.ok() && *n > 0) {
+    Log(LogLevel::kInfo, "evicted", {{"records", *n}});
+  }
+
+  std::unique_ptr<ServiceMetrics> metrics;
+  CachedCompilerOptions compiler_options;
+  compiler_options.compile_threads = config.compile_threads > 0
+                                         ? config.compile_threads
+                                         : std::max(1u, std::thread::hardware_concurrency());
+  compiler_options.max_queue = config.max_queue;
+  compiler_options.graph_limits.max_nodes = config.max_graph_nodes;
+  compiler_options.on_compiled = [&metrics](const CachedCompileResult& r, const CompileResult&) {
+    if (metrics) metrics->ObserveCompile(r);
+    Log(LogLevel::kInfo, "compiled",
+        {{"key", r.cache_key}, {"segments", r.compiled.segments_size()},
+         {"micros", [&] {
+            double total = 0;
+            for (const auto& [stage, us] : r.stage_micros) total += us;
+            return total;
+          }()}});
+  };
+  auto compiler = std::make_unique<CachedCompiler>(cache->get(), compiler_options);
+  metrics = std::make_unique<ServiceMetrics>(compiler.get());
+
+  std::unique_ptr<prometheus::Exposer> exposer;
+  if (!config.metrics.empty()) {
+    try {
+      exposer = std::make_unique<prometheus::Exposer>(config.metrics);
+    } catch (const std::exception& e) {
+      Log(LogLevel::kError, "metrics_listen_failed",
+          {{"address", config.metrics}, {"error", e.what()}});
+      return 1;
+    }
+    for (const auto& c : metrics->collectables()) exposer->RegisterCollectable(c);
+  }
+
+  CompilerService service(compiler.get(), metrics.get(), CompilerService::Options());
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort(config.listen, grpc::InsecureServerCredentials(), &port);
+  builder.SetMaxReceiveMessageSize(config.max_message_bytes);
+  builder.SetMaxSendMessageSize(config.max_message_bytes);
+  builder.RegisterService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (!server || port == 0) {
+    Log(LogLevel::kError, "listen_failed", {{"address", config.listen}});
+    return 1;
+  }
+  server->GetHealthCheckService()->SetServingStatus(true);
+  KernelCacheStats stats = (*cache)->Stats();
+  Log(LogLevel::kInfo, "serving",
+      {{"listen", config.listen}, {"port", port}, {"metrics", config.metrics},
+       {"cache_dir", (*cache)->options().dir}, {"cache_entries", stats.entries},
+       {"cache_bytes", stats.bytes}, {"cache_max_bytes", config.cache_max_bytes},
+       {"compile_threads", compiler_options.compile_threads},
+       {"nvrtc", NvrtcVersionString()}, {"codegen", kCodegenVersion}});
+
+  Evictor evictor(cache->get(), std::chrono::seconds(config.evict_interval_s));
+  int signal_number = 0;
+  sigwait(&signals, &signal_number);
+  Log(LogLevel::kInfo, "shutting_down", {{"signal", signal_number}});
+  server->GetHealthCheckService()->SetServingStatus(false);
+  // In-flight RPCs get a few seconds; compiles still queued then finish
+  // (their results are cached) before the cache closes.
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  evictor.Stop();
+  exposer.reset();
+  metrics.reset();
+  compiler.reset();
+  cache->reset();
+  Log(LogLevel::kInfo, "stopped");
+  return 0;
+}
+
+}  // namespace
+}  // namespace fusiond
+
+int main(int argc, char** argv) {
+  absl::StatusOr<fusiond::ServerConfig> config = fusiond::ParseServerFlags(argc, argv);
+  if (!config.ok()) {
+    if (absl::IsNotFound(config.status())) {
+      std::fputs(fusiond::ServerUsage().c_str(), stdout);
+      return 0;
+    }
+    std::fprintf(stderr, "fusiond: %s\n", std::string(config.status().message()).c_str());
+    return 2;
+  }
+  return fusiond::Run(*config);
+}

@@ -1,0 +1,188 @@
+#include "server/metrics.h"
+
+#include <vector>
+
+#include "prometheus/collectable.h"
+#include "prometheus/metric_family.h"
+
+namespace fusiond {
+namespace {
+
+using prometheus::Histogram;
+
+const Histogram::BucketBoundaries& LatencyBuckets() {
+  static const Histogram::BucketBoundaries b = {
+      0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+      0.05,    0.1,    0.25,    0.5,    1,     2.5,    5,     10,   30};
+  return b;
+}
+
+const char* ResultName(RpcResult r) {
+  switch (r) {
+    case RpcResult::kHit: return "hit";
+    case RpcResult::kMiss: return "miss";
+    case RpcResult::kError: return "error";
+    case RpcResult::kOk: return "ok";
+  }
+  return "ok";
+}
+
+// Counters and gauges read from the cache and the compiler at scrape time.
+class StatsCollectable : public prometheus::Collectable {
+ public:
+  explicit StatsCollectable(CachedCompiler* compiler) : compiler_(compiler) {}
+
+  std::vector<prometheus::MetricFamily> Collect() const override {
+    CachedCompilerStats c = compiler_->Stats();
+    KernelCacheStats k = compiler_->cache()->Stats();
+    std::vector<prometheus::MetricFamily> out;
+    auto add = [&](const char* name, const char* help, prometheus::MetricType type,
+                   double value) {
+      prometheus::MetricFamily f;
+      f.name = name;
+      f.help = help;
+      f.type = type;
+      prometheus::ClientMetric m;
+      if (type == prometheus::MetricType::Counter) {
+        m.counter.value = value;
+      } else {
+        m.gauge.value = value;
+      }
+      f.metric.push_back(m);
+      out.push_back(std::move(f));
+    };
+    using T = prometheus::MetricType;
+    add("fusiond_cache_hits_total", "Compile requests served from the kernel cache", T::Counter,
+        c.hits);
+    add("fusiond_cache_misses_total", "Compile requests that needed a compile", T::Counter,
+        c.misses);
+    add("fusiond_compiles_total", "Full compilations run (codegen and NVRTC)", T::Counter,
+        c.compiles);
+    add("fusiond_single_flight_joins_total",
+        "Requests that joined an identical compile already in flight", T::Counter, c.joins);
+    add("fusiond_rejected_total", "Requests refused because the compile queue was full",
+        T::Counter, c.rejected);
+    add("fusiond_key_resolutions_total",
+        "Front-half pipeline runs to find the cache key of a new request", T::Counter,
+        c.key_resolutions);
+    add("fusiond_cache_corrupt_records_total",
+        "Stored records that failed their checksum (deleted, recompiled)", T::Counter,
+        k.corrupt_records);
+    add("fusiond_cache_evictions_total", "Records evicted to stay under the size cap",
+        T::Counter, k.evictions);
+    add("fusiond_cache_inserts_total", "Records written to the kernel cache", T::Counter,
+        k.inserts);
+    add("fusiond_cache_bytes", "Bytes of records in the kernel cache", T::Gauge, k.bytes);
+    add("fusiond_cache_entries", "Records in the kernel cache", T::Gauge, k.entries);
+    add("fusiond_compiles_in_flight", "Compile tasks running now", T::Gauge, c.in_flight);
+    add("fusiond_compile_queue_depth", "Compile tasks waiting for a thread", T::Gauge,
+        c.queue_depth);
+    return out;
+  }
+
+ private:
+  CachedCompiler* compiler_;
+};
+
+}  // namespace
+
+ServiceMetrics::ServiceMetrics(CachedCompiler* compiler)
+    : registry_(std::make_shared<prometheus::Registry>()) {
+  rpc_latency_ = &prometheus::BuildHistogram()
+                      .Name("fusiond_rpc_duration_seconds")
+                      .Help("Latency of each RPC by result (hit, miss, error; ok for Stats)")
+                      .Register(*registry_);
+  stage_latency_ = &prometheus::BuildHistogram()
+                        .Name("fusiond_compile_stage_duration_seconds")
+                        .Help("Wall time of each compile stage a request ran")
+                        .Register(*registry_);
+  errors_ = &prometheus::BuildCounter()
+                 .Name("fusiond_errors_total")
+                 .Help("RPCs that ended in an error, by gRPC status code")
+                 .Register(*registry_);
+  segments_by_scheduler_ = &prometheus::BuildCounter()
+                                .Name("fusiond_segments_total")
+                                .Help("Compiled segments (kernels) by scheduler kind")
+                                .Register(*registry_);
+  auto histogram = [&](const char* name, const char* help,
+                       Histogram::BucketBoundaries buckets) -> Histogram* {
+    return &prometheus::BuildHistogram().Name(name).Help(help).Register(*registry_).Add(
+        {}, std::move(buckets));
+  };
+  segments_per_fusion_ = histogram("fusiond_fusion_segments", "Segments (kernels) per compiled fusion",
+                                   {1, 2, 3, 4, 6, 8, 16});
+  vectorize_ = histogram("fusiond_kernel_vectorize_width",
+                         "Elements per vectorized access of each compiled kernel", {1, 2, 4, 8, 16});
+  threads_per_block_ = histogram("fusiond_kernel_threads_per_block",
+                                 "Threads per block (block_x * block_y) of each compiled kernel",
+                                 {32, 64, 128, 256, 512, 1024});
+  persistent_batch_ = histogram("fusiond_kernel_persistent_batch",
+                                "Persistent batch of each compiled kernel", {1, 2, 4, 8, 16, 32});
+  registers_ = histogram("fusiond_kernel_registers", "Registers per thread (ptxas) of each kernel",
+                         {16, 32, 48, 64, 96, 128, 168, 255});
+  spill_bytes_ = histogram("fusiond_kernel_spill_bytes", "Spill bytes (ptxas) of each kernel",
+                           {0, 16, 64, 256, 1024, 4096});
+  smem_bytes_ = histogram("fusiond_kernel_smem_bytes",
+                          "Shared memory per block (static + dynamic) of each kernel, bytes",
+                          {0, 1024, 4096, 16384, 49152, 101376, 232448});
+  // The (rpc, result) pairs that occur; others are made on first use.
+  const std::pair<const char*, RpcResult> kPairs[] = {
+      {"Compile", RpcResult::kHit},   {"Compile", RpcResult::kMiss},
+      {"Compile", RpcResult::kError}, {"Lookup", RpcResult::kHit},
+      {"Lookup", RpcResult::kMiss},   {"Lookup", RpcResult::kError},
+      {"CompileStream", RpcResult::kOk}, {"CompileStream", RpcResult::kError},
+      {"Stats", RpcResult::kOk}};
+  for (const auto& [rpc, r] : kPairs) {
+    rpc_children_[std::string(rpc) + "/" + ResultName(r)] =
+        &rpc_latency_->Add({{"rpc", rpc}, {"result", ResultName(r)}}, LatencyBuckets());
+  }
+  for (const char* stage : {"parse", "key", "verify", "passes", "segment", "schedule", "codegen",
+                            "nvrtc", "cache_io"}) {
+    stage_children_[stage] = &stage_latency_->Add({{"stage", stage}}, LatencyBuckets());
+  }
+  stats_ = std::make_shared<StatsCollectable>(compiler);
+}
+
+Histogram& ServiceMetrics::RpcHistogram(const std::string& rpc, RpcResult result) {
+  auto it = rpc_children_.find(rpc + "/" + ResultName(result));
+  if (it != rpc_children_.end()) return *it->second;
+  return rpc_latency_->Add({{"rpc", rpc}, {"result", ResultName(result)}}, LatencyBuckets());
+}
+
+void ServiceMetrics::ObserveRpc(const std::string& rpc, RpcResult result, double seconds,
+                                const std::string& error_code) {
+  RpcHistogram(rpc, result).Observe(seconds);
+  if (result == RpcResult::kError) {
+    errors_->Add({{"rpc", rpc}, {"code", error_code}}).Increment();
+  }
+}
+
+void ServiceMetrics::ObserveStages(const std::map<std::string, double>& stage_micros) {
+  for (const auto& [stage, micros] : stage_micros) {
+    auto it = stage_children_.find(stage);
+    Histogram& h = it != stage_children_.end()
+                       ? *it->second
+                       : stage_latency_->Add({{"stage", stage}}, LatencyBuckets());
+    h.Observe(micros * 1e-6);
+  }
+}
+
+void ServiceMetrics::ObserveCompile(const CachedCompileResult& result) {
+  const auto& fusion = result.compiled;
+  segments_per_fusion_->Observe(fusion.segments_size());
+  for (const auto& segment : fusion.segments()) {
+    const auto& p = segment.params();
+    segments_by_scheduler_->Add({{"scheduler", p.kind()}}).Increment();
+    vectorize_->Observe(p.vectorize());
+    threads_per_block_->Observe(double(p.block_x()) * p.block_y());
+    persistent_batch_->Observe(p.persistent_batch());
+    if (segment.has_kernel()) {
+      const auto& k = segment.kernel();
+      if (k.registers() >= 0) registers_->Observe(k.registers());
+      spill_bytes_->Observe(k.spill_bytes());
+      smem_bytes_->Observe(double(k.static_smem_bytes()) + double(p.smem_bytes()));
+    }
+  }
+}
+
+}  // namespace fusiond
