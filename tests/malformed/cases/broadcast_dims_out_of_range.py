@@ -1,0 +1,21 @@
+# expect: out of range for output rank 2
+# expect-line: 10
+import torch
+from nvfuser import FusionDefinition, DataType
+
+
+def f(fd: FusionDefinition) -> None:
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+    T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)
+    T2 = fd.ops.broadcast_in_dim(T1, shape=T0.shape(), broadcast_dims=[2])
+    fd.add_output(T2)
+
+
+with FusionDefinition() as fd:
+    f(fd)
+
+inputs = [
+    torch.randn((16, 32), dtype=torch.float32, device="cuda:0"),
+    torch.randn((32,), dtype=torch.float32, device="cuda:0"),
+]
+fd.execute(inputs)

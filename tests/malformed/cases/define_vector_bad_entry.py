@@ -1,0 +1,23 @@
+# expect: is not a size
+# expect-line: 11
+import torch
+from nvfuser import FusionDefinition, DataType
+
+
+def f(fd: FusionDefinition) -> None:
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+    T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)
+    S2 = fd.define_scalar(2.5, dtype=DataType.Double)
+    V3 = fd.define_vector([T0.size(0), S2], dtype=DataType.Int)
+    T2 = fd.ops.broadcast_in_dim(T1, shape=V3, broadcast_dims=[1])
+    fd.add_output(T2)
+
+
+with FusionDefinition() as fd:
+    f(fd)
+
+inputs = [
+    torch.randn((16, 32), dtype=torch.float32, device="cuda:0"),
+    torch.randn((32,), dtype=torch.float32, device="cuda:0"),
+]
+fd.execute(inputs)

@@ -1,0 +1,20 @@
+# expect: size -3 is negative
+# expect-line: 18
+import torch
+from nvfuser import FusionDefinition, DataType
+
+
+def f(fd: FusionDefinition) -> None:
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+    T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)
+    T2 = fd.ops.exp(T0)
+    fd.add_output(T2)
+
+
+with FusionDefinition() as fd:
+    f(fd)
+
+inputs = [
+    torch.randn((-3, 32), dtype=torch.float32, device="cuda:0"),
+    torch.randn((32,), dtype=torch.float32, device="cuda:0"),
+]

@@ -1,0 +1,4 @@
+# expect: no fusion definition found
+# expect-line: 3
+import torch
+from nvfuser import FusionDefinition, DataType

@@ -1,0 +1,23 @@
+# expect: .size() called on the scalar
+# expect-line: 11
+import torch
+from nvfuser import FusionDefinition, DataType
+
+
+def f(fd: FusionDefinition) -> None:
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+    T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)
+    S2 = fd.define_scalar(1.0, dtype=DataType.Double)
+    S3 = S2.size(0)
+    T2 = fd.ops.mul(T0, S3)
+    fd.add_output(T2)
+
+
+with FusionDefinition() as fd:
+    f(fd)
+
+inputs = [
+    torch.randn((16, 32), dtype=torch.float32, device="cuda:0"),
+    torch.randn((32,), dtype=torch.float32, device="cuda:0"),
+]
+fd.execute(inputs)

@@ -1,0 +1,14 @@
+# expect: is not a permutation
+# expect-line: 8
+import torch
+from nvfuser import FusionDefinition, DataType
+
+
+def f(fd: FusionDefinition) -> None:
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, stride_order=[0, 0])
+    T2 = fd.ops.exp(T0)
+    fd.add_output(T2)
+
+
+with FusionDefinition() as fd:
+    f(fd)
