@@ -1,0 +1,337 @@
+#include "compiler/segmenter/segmenter.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "compiler/ir/builder.h"
+#include "compiler/ir/printer.h"
+
+namespace fusiond {
+namespace {
+
+// Shape ops, `size` and scalar arithmetic are recomputed by every group that
+// reads them; everything else is a compute node that belongs to one group.
+bool IsCompute(const Graph& g, const Node& n) {
+  if (IsShapeOp(n.op) || n.op == OpKind::kSize) return false;
+  return g.value(n.outputs[0]).is_tensor;
+}
+
+class Partitioner {
+ public:
+  Partitioner(const Graph& g, const SizeBinding& sizes, const Target& t)
+      : g_(g), sizes_(sizes), t_(t) {}
+
+  absl::StatusOr<std::vector<Segment>> Run();
+
+ private:
+  // Compute nodes that produce the values node n reads, looking through
+  // recomputed (shape / scalar) nodes.
+  std::set<NodeId> Producers(NodeId n) const;
+  // The standalone graph of a set of compute nodes (+ outputs it must
+  // provide), with the original values it reads and writes.
+  absl::StatusOr<Segment> Build(const std::set<NodeId>& nodes) const;
+  ScheduleChoice Try(const std::set<NodeId>& nodes, Segment* out = nullptr) const;
+  int64_t Bytes(ValueId v) const;
+  // Values produced by group a and read by group b.
+  std::set<ValueId> Crossing(int a, int b) const;
+  bool Reaches(int from, int to, bool skip_direct) const;
+
+  const Graph& g_;
+  const SizeBinding& sizes_;
+  const Target& t_;
+  std::vector<int> group_of_;             // node -> group (compute nodes only)
+  std::vector<std::set<NodeId>> groups_;  // empty when merged away
+  std::vector<std::vector<NodeId>> uses_;
+};
+
+std::set<NodeId> Partitioner::Producers(NodeId n) const {
+  std::set<NodeId> out;
+  std::vector<ValueId> work(g_.node(n).inputs.begin(), g_.node(n).inputs.end());
+  std::set<ValueId> seen;
+  while (!work.empty()) {
+    ValueId v = work.back();
+    work.pop_back();
+    if (!seen.insert(v).second) continue;
+    const Node* d = g_.def(v);
+    if (!d) continue;
+    if (IsCompute(g_, *d)) {
+      out.insert(d->id);
+    } else {
+      work.insert(work.end(), d->inputs.begin(), d->inputs.end());
+    }
+  }
+  return out;
+}
+
+int64_t Partitioner::Bytes(ValueId v) const {
+  int64_t n = DataTypeSize(g_.value(v).dtype);
+  for (int64_t s : sizes_.Shape(g_, v)) n *= s;
+  return n;
+}
+
+absl::StatusOr<Segment> Partitioner::Build(const std::set<NodeId>& nodes) const {
+  // The closure: the compute nodes plus the recomputed nodes they read, and
+  // the recomputed nodes between them and graph outputs they own.
+  std::set<NodeId> closure(nodes.begin(), nodes.end());
+  std::vector<NodeId> work(nodes.begin(), nodes.end());
+  std::set<ValueId> seg_inputs;
+  while (!work.empty()) {
+    NodeId n = work.back();
+    work.pop_back();
+    for (ValueId in : g_.node(n).inputs) {
+      const Node* d = g_.def(in);
+      if (d && !IsCompute(g_, *d)) {
+        if (closure.insert(d->id).second) work.push_back(d->id);
+      } else if (d && !closure.count(d->id)) {
+        seg_inputs.insert(in);
+      } else if (!d && !g_.value(in).is_constant()) {
+        seg_inputs.insert(in);
+      }
+    }
+  }
+  // Graph outputs computed by recomputed nodes over this group's results.
+  std::vector<ValueId> outputs;
+  for (ValueId o : g_.outputs) {
+    const Node* d = g_.def(o);
+    if (d && closure.count(d->id) && std::find(outputs.begin(), outputs.end(), o) == outputs.end()) {
+      outputs.push_back(o);
+    }
+  }
+  // Results that compute nodes of other groups read (through recomputed nodes).
+  for (const Node& n : g_.nodes) {
+    if (nodes.count(n.id) || !IsCompute(g_, n)) continue;
+    for (NodeId p : Producers(n.id)) {
+      if (!nodes.count(p)) continue;
+      for (ValueId o : g_.node(p).outputs) {
+        if (std::find(outputs.begin(), outputs.end(), o) == outputs.end()) outputs.push_back(o);
+      }
+    }
+  }
+  Segment seg;
+  GraphBuilder b(&seg.graph);
+  std::map<ValueId, ValueId> map;
+  auto static_extent = [&](Extent e) { return Extent::Static(sizes_.Resolve(g_, e)); };
+  for (ValueId in : g_.inputs) {  // keep the original input order first
+    if (!seg_inputs.count(in)) continue;
+    seg_inputs.erase(in);
+    seg_inputs.insert(in);
+  }
+  std::vector<ValueId> ordered;
+  for (ValueId in : g_.inputs) if (seg_inputs.count(in)) ordered.push_back(in);
+  for (ValueId in : seg_inputs) if (!g_.IsInput(in)) ordered.push_back(in);
+  for (ValueId in : ordered) {
+    const Value& v = g_.value(in);
+    if (!v.is_tensor) {
+      map[in] = b.DefineScalarInput(v.dtype, v.name);
+      seg.input_shapes.push_back({});
+    } else {
+      std::vector<int64_t> shape = sizes_.Shape(g_, in);
+      auto id = b.DefineTensor(v.name.empty() ? ValueName(g_, in) : v.name, v.dtype, shape);
+      if (!id.ok()) return id.status();
+      map[in] = *id;
+      seg.input_shapes.push_back(shape);
+    }
+    seg.source_inputs.push_back(in);
+  }
+  for (const Node& n : g_.nodes) {
+    if (!closure.count(n.id)) continue;
+    std::vector<ValueId> ins;
+    for (ValueId in : n.inputs) {
+      if (!map.count(in)) {
+        const Value& c = g_.value(in);
+        map[in] = b.DefineConstant(*c.constant, c.dtype, c.name);
+      }
+      ins.push_back(map[in]);
+    }
+    Attrs attrs = n.attrs;
+    for (Extent& e : attrs.shape) e = static_extent(e);
+    auto outs = b.AddNode(n.op, ins, attrs);
+    if (!outs.ok()) return outs.status();
+    for (size_t k = 0; k < n.outputs.size(); ++k) {
+      map[n.outputs[k]] = (*outs)[k];
+      seg.graph.value((*outs)[k]).name = g_.value(n.outputs[k]).name;
+    }
+  }
+  for (ValueId o : outputs) {
+    if (absl::Status s = b.AddOutput(map[o]); !s.ok()) return s;
+    seg.source_outputs.push_back(o);
+  }
+  return seg;
+}
+
+ScheduleChoice Partitioner::Try(const std::set<NodeId>& nodes, Segment* out) const {
+  ScheduleChoice refused;
+  auto seg = Build(nodes);
+  if (!seg.ok()) {
+    refused.reason = std::string(seg.status().message());
+    return refused;
+  }
+  auto sizes = BindShapes(seg->graph, seg->input_shapes);
+  if (!sizes.ok()) {
+    refused.reason = std::string(sizes.status().message());
+    return refused;
+  }
+  ScheduleChoice c = ChooseScheduler(AnalyzeFusion(seg->graph, *sizes), t_);
+  if (out) *out = *std::move(seg);
+  return c;
+}
+
+std::set<ValueId> Partitioner::Crossing(int a, int b) const {
+  std::set<ValueId> out;
+  for (NodeId n : groups_[b]) {
+    for (NodeId p : Producers(n)) {
+      if (group_of_[p] == a) {
+        // The compute results of p read (through recomputed nodes) by n.
+        for (ValueId o : g_.node(p).outputs) out.insert(o);
+      }
+    }
+  }
+  return out;
+}
+
+bool Partitioner::Reaches(int from, int to, bool skip_direct) const {
+  // Depth-first over group edges (producer -> consumer).
+  std::vector<int> work;
+  std::set<int> seen;
+  auto successors = [&](int grp) {
+    std::set<int> s;
+    for (size_t n = 0; n < g_.nodes.size(); ++n) {
+      if (group_of_[n] < 0 || group_of_[n] == grp) continue;
+      for (NodeId p : Producers(static_cast<NodeId>(n))) {
+        if (group_of_[p] == grp) s.insert(group_of_[n]);
+      }
+    }
+    return s;
+  };
+  for (int s : successors(from)) {
+    if (skip_direct && s == to) continue;
+    work.push_back(s);
+  }
+  while (!work.empty()) {
+    int x = work.back();
+    work.pop_back();
+    if (x == to) return true;
+    if (!seen.insert(x).second) continue;
+    for (int s : successors(x)) work.push_back(s);
+  }
+  return false;
+}
+
+absl::StatusOr<std::vector<Segment>> Partitioner::Run() {
+  uses_.assign(g_.values.size(), {});
+  for (const Node& n : g_.nodes) {
+    for (ValueId in : n.inputs) uses_[in].push_back(n.id);
+  }
+  group_of_.assign(g_.nodes.size(), -1);
+  for (const Node& n : g_.nodes) {
+    if (!IsCompute(g_, n)) continue;
+    group_of_[n.id] = static_cast<int>(groups_.size());
+    groups_.push_back({n.id});
+    ScheduleChoice alone = Try(groups_.back());
+    if (!alone.accepted) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "node ", NodeString(g_, n), " cannot be scheduled even alone: ", alone.reason));
+    }
+  }
+  // Greedy merging, most bytes saved first.
+  while (true) {
+    int best_a = -1, best_b = -1;
+    int64_t best_bytes = -1;
+    for (size_t b = 0; b < groups_.size(); ++b) {
+      std::set<int> producers;
+      for (NodeId n : groups_[b]) {
+        for (NodeId p : Producers(n)) {
+          if (group_of_[p] != static_cast<int>(b)) producers.insert(group_of_[p]);
+        }
+      }
+      for (int a : producers) {
+        int64_t bytes = 0;
+        for (ValueId v : Crossing(a, static_cast<int>(b))) bytes += Bytes(v);
+        if (bytes <= best_bytes) continue;
+        if (Reaches(a, static_cast<int>(b), /*skip_direct=*/true)) continue;  // cycle
+        std::set<NodeId> merged = groups_[a];
+        merged.insert(groups_[b].begin(), groups_[b].end());
+        if (!Try(merged).accepted) continue;
+        best_a = a;
+        best_b = static_cast<int>(b);
+        best_bytes = bytes;
+      }
+    }
+    if (best_a < 0) break;
+    for (NodeId n : groups_[best_b]) group_of_[n] = best_a;
+    groups_[best_a].insert(groups_[best_b].begin(), groups_[best_b].end());
+    groups_[best_b].clear();
+  }
+  // Segments in a topological order of the groups (by first node otherwise).
+  std::vector<int> order;
+  std::set<int> done;
+  std::function<void(int)> place = [&](int grp) {
+    if (done.count(grp)) return;
+    done.insert(grp);
+    for (NodeId n : groups_[grp]) {
+      for (NodeId p : Producers(n)) place(group_of_[p]);
+    }
+    order.push_back(grp);
+  };
+  for (const Node& n : g_.nodes) {
+    if (group_of_[n.id] >= 0) place(group_of_[n.id]);
+  }
+  std::vector<Segment> segments;
+  std::map<int, int> index_of;
+  for (int grp : order) {
+    Segment seg;
+    ScheduleChoice c = Try(groups_[grp], &seg);
+    if (!c.accepted) return absl::InternalError(absl::StrCat("segment refused after merging: ", c.reason));
+    seg.kind = c.kind;
+    seg.scheduler_reason = c.reason;
+    std::vector<std::string> cuts;
+    for (const auto& [other, idx] : index_of) {
+      std::set<ValueId> crossing = Crossing(other, grp);
+      if (crossing.empty()) continue;
+      std::set<NodeId> merged = groups_[other];
+      merged.insert(groups_[grp].begin(), groups_[grp].end());
+      ScheduleChoice m = Try(merged);
+      std::vector<std::string> names;
+      int64_t bytes = 0;
+      for (ValueId v : crossing) {
+        names.push_back(absl::StrCat(ValueName(g_, v), " : ", TypeString(g_, v)));
+        bytes += Bytes(v);
+      }
+      cuts.push_back(absl::StrCat(
+          "reads ", absl::StrJoin(names, ", "), " (", bytes, " bytes) from segment ", idx, ": ",
+          m.accepted ? "merging would make the segments cyclic"
+                     : absl::StrCat("one kernel for both is refused: ", m.reason)));
+    }
+    seg.boundary_reason = absl::StrJoin(cuts, "; ");
+    index_of[grp] = static_cast<int>(segments.size());
+    segments.push_back(std::move(seg));
+  }
+  return segments;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<Segment>> SegmentFusion(const Graph& g, const SizeBinding& sizes,
+                                                   const Target& target) {
+  // The whole graph first.
+  ScheduleChoice whole = ChooseScheduler(AnalyzeFusion(g, sizes), target);
+  if (whole.accepted) {
+    Segment seg;
+    seg.graph = g;
+    for (ValueId in : g.inputs) {
+      seg.input_shapes.push_back(g.value(in).is_tensor ? sizes.Shape(g, in) : std::vector<int64_t>{});
+      seg.source_inputs.push_back(in);
+    }
+    seg.source_outputs = g.outputs;
+    seg.kind = whole.kind;
+    seg.scheduler_reason = whole.reason;
+    return std::vector<Segment>{std::move(seg)};
+  }
+  return Partitioner(g, sizes, target).Run();
+}
+
+}  // namespace fusiond
