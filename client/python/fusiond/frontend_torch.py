@@ -1,0 +1,481 @@
+"""A small torch implementation of the nvFuser-style fd.ops front end.
+
+Executes a repro script (``../shared/fusions/*.py``: ``fd.define_tensor``,
+``fd.ops.*``, ``fd.add_output``, then ``inputs = [...]``) without nvFuser: the
+script runs against a stand-in ``nvfuser`` module whose FusionDefinition
+records the definition, and the record is turned into straight-line torch
+code (Python source, printable with ``program.source()``). Two versions:
+
+* ``native``: what PyTorch eager (and torch.compile of the same function)
+  computes: every op in the dtype the definition says.
+* ``float64``: the reference. Every floating value is held in float64; a
+  cast to bfloat16/float16 is honoured by rounding (``x.to(bf16).to(f64)``),
+  a cast to float32 is not (float64 stands in for it).
+
+The ``inputs = [...]`` list is evaluated with a torch proxy that redirects
+``device=`` and can substitute sizes (``size_map``), so one script yields
+inputs at other shapes for symbolic definitions.
+
+Standalone on purpose (imports only torch, lazily): loadable by path.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import sys
+import types
+from typing import Dict, List, Optional, Sequence
+
+# nvFuser DataType names -> torch dtype attribute names.
+_DTYPES = {
+    "Float": "float32", "Double": "float64", "BFloat16": "bfloat16", "Half": "float16",
+    "Int": "int64", "Int32": "int32", "Bool": "bool", "ComplexFloat": "complex64",
+    "ComplexDouble": "complex128", "Null": None,
+}
+_REDUCED_FLOATS = ("bfloat16", "float16")
+
+
+class DataType:
+    """Stand-in for nvfuser.DataType: attributes are the names themselves."""
+
+
+for _name in _DTYPES:
+    setattr(DataType, _name, _name)
+
+
+class Value:
+    """A recorded value: a tensor (rank known) or a scalar (Python number)."""
+
+    def __init__(self, fd: "FusionDefinition", expr: str, is_tensor: bool, ndim: int = 0,
+                 dtype: Optional[str] = None):
+        self._fd = fd
+        self.expr = expr
+        self.is_tensor = is_tensor
+        self.ndim = ndim
+        self.dtype = dtype
+        self.length = None  # number of entries, for shape vectors
+
+    # nvFuser's tensor API used by repro scripts.
+    def shape(self) -> "Value":
+        v = Value(self._fd, f"list({self.expr}.shape)", False)
+        v.length = self.ndim
+        return v
+
+    def size(self, axis: int) -> "Value":
+        return self._fd._scalar(f"{self.expr}.shape[{int(axis)}]")
+
+    def __repr__(self):
+        return f"Value({self.expr})"
+
+
+class UnsupportedOp(Exception):
+    pass
+
+
+def _lit(v) -> str:
+    """Python source for an argument: a recorded value or a literal."""
+    if isinstance(v, Value):
+        return v.expr
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_lit(x) for x in v) + "]"
+    if isinstance(v, float):
+        if math.isinf(v) or math.isnan(v):
+            return f"float('{v}')"
+        return repr(v)
+    if isinstance(v, (int, bool)) or v is None:
+        return repr(v)
+    if isinstance(v, str) and v in _DTYPES:
+        return repr(v)
+    raise UnsupportedOp(f"cannot use argument {v!r}")
+
+
+def _is_tensor(v) -> bool:
+    return isinstance(v, Value) and v.is_tensor
+
+
+# Unary ops: name -> (torch form, scalar form). {x} is the operand.
+_UNARY = {
+    "neg": ("(-{x})", "(-{x})"),
+    "abs": ("torch.abs({x})", "abs({x})"),
+    "exp": ("torch.exp({x})", "math.exp({x})"),
+    "log": ("torch.log({x})", "math.log({x})"),
+    "log1p": ("torch.log1p({x})", "math.log1p({x})"),
+    "expm1": ("torch.expm1({x})", "math.expm1({x})"),
+    "sqrt": ("torch.sqrt({x})", "math.sqrt({x})"),
+    "rsqrt": ("torch.rsqrt({x})", "(1.0 / math.sqrt({x}))"),
+    "reciprocal": ("torch.reciprocal({x})", "(1.0 / {x})"),
+    "tanh": ("torch.tanh({x})", "math.tanh({x})"),
+    "sigmoid": ("torch.sigmoid({x})", "(1.0 / (1.0 + math.exp(-{x})))"),
+    "sin": ("torch.sin({x})", "math.sin({x})"),
+    "cos": ("torch.cos({x})", "math.cos({x})"),
+    "erf": ("torch.erf({x})", "math.erf({x})"),
+    "relu": ("torch.relu({x})", "max({x}, 0.0)"),
+    "isnan": ("torch.isnan({x})", "math.isnan({x})"),
+    "bitwise_not": ("torch.bitwise_not({x})", "(~{x})"),
+}
+# Binary ops: name -> Python operator or torch function.
+_BINARY_OPERATORS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**",
+                     "eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+_BINARY_FUNCTIONS = {"maximum": "torch.maximum", "minimum": "torch.minimum",
+                     "atan2": "torch.atan2", "fmod": "torch.fmod"}
+_REDUCTIONS = {"sum": "torch.sum", "max": "torch.amax", "min": "torch.amin", "prod": "torch.prod"}
+
+
+class _Ops:
+    """fd.ops: every call appends a line of torch code to the definition."""
+
+    def __init__(self, fd: "FusionDefinition"):
+        self._fd = fd
+
+    def __getattr__(self, name):
+        if name in _UNARY:
+            return lambda x: self._fd._unary(name, x)
+        if name in _BINARY_OPERATORS or name in _BINARY_FUNCTIONS:
+            return lambda a, b: self._fd._binary(name, a, b)
+        if name in _REDUCTIONS:
+            return lambda x, dims=None, keepdim=False, dtype=None: self._fd._reduce(
+                name, x, dims, keepdim, dtype)
+        raise UnsupportedOp(f"fd.ops.{name} is not implemented by the torch front end")
+
+    def cast(self, x, dtype):
+        return self._fd._cast(x, dtype)
+
+    def broadcast_in_dim(self, x, shape, broadcast_dims):
+        fd = self._fd
+        return fd._tensor(f"_bcast({_lit(x)}, {_lit(shape)}, {_lit(list(broadcast_dims))})",
+                          len(shape) if isinstance(shape, (list, tuple)) else _rank_of(shape),
+                          x.dtype if isinstance(x, Value) else None)
+
+    def broadcast(self, x, is_broadcast_dim):
+        return self._fd._tensor(f"_bcast_dims({_lit(x)}, {_lit(list(is_broadcast_dim))})",
+                                len(is_broadcast_dim), x.dtype)
+
+    def var_mean(self, x, dims, correction=1, keepdim=False):
+        fd = self._fd
+        var = fd._new_var()
+        mean = fd._new_var()
+        fd._lines.append(f"{var}, {mean} = torch.var_mean({x.expr}, dim={_lit(list(dims))}, "
+                         f"correction={_lit(correction)}, keepdim={_lit(keepdim)})")
+        ndim = x.ndim if keepdim else x.ndim - len(dims)
+        return Value(fd, var, True, ndim, x.dtype), Value(fd, mean, True, ndim, x.dtype)
+
+    def var(self, x, dims, correction=1, keepdim=False):
+        ndim = x.ndim if keepdim else x.ndim - len(dims)
+        return self._fd._tensor(f"torch.var({x.expr}, dim={_lit(list(dims))}, correction="
+                                f"{_lit(correction)}, keepdim={_lit(keepdim)})", ndim, x.dtype)
+
+    def where(self, cond, a, b):
+        fd = self._fd
+        if not any(_is_tensor(v) for v in (cond, a, b)):
+            return fd._scalar(f"({_lit(a)} if {_lit(cond)} else {_lit(b)})")
+        ref = next(v for v in (a, b, cond) if _is_tensor(v))
+        c = f"torch.as_tensor({_lit(cond)}, device={ref.expr}.device)" if not _is_tensor(cond) else cond.expr
+        return fd._tensor(f"torch.where({c}, {_lit(a)}, {_lit(b)})", ref.ndim, ref.dtype)
+
+    def reshape(self, x, new_shape):
+        return self._fd._tensor(f"{x.expr}.reshape({_lit(new_shape)})", len(new_shape), x.dtype)
+
+    def permute(self, x, dims):
+        return self._fd._tensor(f"{x.expr}.permute({_lit(list(dims))})", x.ndim, x.dtype)
+
+    def squeeze(self, x, dims):
+        dims = sorted((d + x.ndim) % x.ndim for d in dims)
+        code = x.expr
+        for d in reversed(dims):
+            code = f"{code}.squeeze({d})"
+        return self._fd._tensor(code, x.ndim - len(dims), x.dtype)
+
+    def set(self, x):
+        return x
+
+    def segment_set(self, x):
+        return x
+
+
+def _rank_of(shape):
+    if isinstance(shape, Value) and shape.length is not None:
+        return shape.length
+    raise UnsupportedOp("broadcast_in_dim needs a shape list, T.shape() or fd.define_vector")
+
+
+class FusionDefinition:
+    """Stand-in for nvfuser.FusionDefinition: records the definition."""
+
+    _last: Optional["FusionDefinition"] = None
+
+    def __init__(self):
+        self._lines: List[str] = []
+        self._params: List[str] = []
+        self._param_kinds: List[str] = []  # "tensor" or "scalar"
+        self._param_dtypes: List[Optional[str]] = []
+        self._outputs: List[Value] = []
+        self._count = 0
+        self._symbolic = False
+        self.ops = _Ops(self)
+        FusionDefinition._last = self
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    # Repro-script API.
+    def define_tensor(self, shape=None, contiguity=None, dtype="Float", is_cpu=False,
+                      stride_order=None, symbolic_sizes=None, **_):
+        sizes = shape if shape is not None else symbolic_sizes
+        if any(d == -1 for d in sizes):
+            self._symbolic = True
+        name = f"T{len(self._params)}"
+        self._params.append(name)
+        self._param_kinds.append("tensor")
+        self._param_dtypes.append(_DTYPES.get(dtype))
+        return Value(self, name, True, len(sizes), _DTYPES.get(dtype))
+
+    def define_scalar(self, value=None, dtype="Double"):
+        if value is None:
+            name = f"S{len(self._params)}"
+            self._params.append(name)
+            self._param_kinds.append("scalar")
+            self._param_dtypes.append(_DTYPES.get(dtype))
+            return Value(self, name, False, 0, _DTYPES.get(dtype))
+        if dtype in ("Double", "Float") and not isinstance(value, bool):
+            value = float(value)
+        return self._scalar(_lit(value))
+
+    def define_vector(self, values, dtype="Int"):
+        v = Value(self, _lit(list(values)), False)
+        v.length = len(values)
+        return v
+
+    def add_output(self, value, *_):
+        self._outputs.append(value)
+
+    def execute(self, inputs, **_):
+        self.executed_inputs = inputs
+        return None
+
+    # Recording helpers.
+    def _new_var(self) -> str:
+        self._count += 1
+        return f"v{self._count}"
+
+    def _tensor(self, code: str, ndim: int, dtype) -> Value:
+        var = self._new_var()
+        self._lines.append(f"{var} = {code}")
+        return Value(self, var, True, ndim, dtype)
+
+    def _scalar(self, code: str) -> Value:
+        var = self._new_var()
+        self._lines.append(f"{var} = {code}")
+        return Value(self, var, False)
+
+    def _unary(self, name, x):
+        tensor_form, scalar_form = _UNARY[name]
+        if _is_tensor(x):
+            return self._tensor(tensor_form.format(x=x.expr), x.ndim, x.dtype)
+        return self._scalar(scalar_form.format(x=_lit(x)))
+
+    def _binary(self, name, a, b):
+        tensors = [v for v in (a, b) if _is_tensor(v)]
+        if name in _BINARY_OPERATORS:
+            code = f"({_lit(a)} {_BINARY_OPERATORS[name]} {_lit(b)})"
+        elif tensors:
+            # torch.maximum and friends want tensors on both sides.
+            def t(v):
+                return v.expr if _is_tensor(v) else f"torch.as_tensor({_lit(v)}, device={tensors[0].expr}.device)"
+            code = f"{_BINARY_FUNCTIONS[name]}({t(a)}, {t(b)})"
+        else:
+            code = {"maximum": "max", "minimum": "min", "atan2": "math.atan2",
+                    "fmod": "math.fmod"}[name] + f"({_lit(a)}, {_lit(b)})"
+        if not tensors:
+            return self._scalar(code)
+        ndim = max(v.ndim for v in tensors)
+        return self._tensor(code, ndim, tensors[0].dtype)
+
+    def _reduce(self, name, x, dims, keepdim, dtype):
+        dims = list(range(x.ndim)) if dims is None else list(dims)
+        code = f"{_REDUCTIONS[name]}({x.expr}, dim={_lit(dims)}, keepdim={_lit(bool(keepdim))})"
+        ndim = x.ndim if keepdim else x.ndim - len(dims)
+        out = self._tensor(code, ndim, x.dtype)
+        if dtype is not None and _DTYPES.get(dtype) is not None:
+            return self._cast(out, dtype)
+        return out
+
+    def _cast(self, x, dtype):
+        target = _DTYPES.get(dtype)
+        if target is None:
+            raise UnsupportedOp(f"cast to {dtype}")
+        if not _is_tensor(x):
+            py = {"float32": "float", "float64": "float", "bfloat16": "float", "float16": "float",
+                  "int64": "int", "int32": "int", "bool": "bool"}[target]
+            return self._scalar(f"{py}({_lit(x)})")
+        return self._tensor(f"_cast({x.expr}, {target!r})", x.ndim, target)
+
+    # The program.
+    def program(self) -> "FusionProgram":
+        return FusionProgram(self._params, self._param_kinds, self._param_dtypes, self._lines,
+                             [o.expr for o in self._outputs], self._symbolic)
+
+
+_PRELUDE = '''
+def _bcast(x, shape, dims):
+    shape = [int(s) for s in shape]
+    if not isinstance(x, torch.Tensor):
+        return torch.full(shape, x)
+    view = [1] * len(shape)
+    for i, d in enumerate(dims):
+        view[d] = x.shape[i]
+    return x.reshape(view).expand(shape)
+
+
+def _bcast_dims(x, is_broadcast):
+    for d, b in enumerate(is_broadcast):
+        if b:
+            x = x.unsqueeze(d)
+    return x
+'''
+
+_CAST_NATIVE = '''
+def _cast(x, dtype):
+    return x.to(getattr(torch, dtype))
+'''
+
+# float64 reference: keep floats in float64, round where the definition
+# narrows to a 16-bit float.
+_CAST_FLOAT64 = '''
+def _cast(x, dtype):
+    if dtype in ("bfloat16", "float16"):
+        return x.to(getattr(torch, dtype)).to(torch.float64)
+    if dtype in ("float32", "float64"):
+        return x.to(torch.float64)
+    return x.to(getattr(torch, dtype))
+'''
+
+
+class FusionProgram:
+    """A recorded definition as Python source; builds callables."""
+
+    def __init__(self, params, kinds, dtypes, lines, outputs, symbolic=False):
+        self.symbolic = symbolic  # some input extent is -1 (any size)
+        self.params = params
+        self.param_kinds = kinds
+        self.param_dtypes = dtypes
+        self.lines = lines
+        self.outputs = outputs
+
+    def source(self, mode: str = "native") -> str:
+        body = "\n".join("    " + line for line in self.lines) or "    pass"
+        cast = _CAST_NATIVE if mode == "native" else _CAST_FLOAT64
+        return (f"{_PRELUDE}{cast}\n\ndef fusion({', '.join(self.params)}):\n{body}\n"
+                f"    return [{', '.join(self.outputs)}]\n")
+
+    def function(self, mode: str = "native"):
+        """mode: "native" (eager semantics) or "float64" (the reference)."""
+        import torch
+        namespace = {"torch": torch, "math": math}
+        exec(compile(self.source(mode), f"<fusion:{mode}>", "exec"), namespace)  # noqa: S102
+        fn = namespace["fusion"]
+        if mode == "native":
+            return fn
+
+        def reference(*inputs):
+            up = [x.to(torch.float64) if isinstance(x, torch.Tensor) and x.is_floating_point() else x
+                  for x in inputs]
+            return fn(*up)
+        return reference
+
+
+class _TorchProxy:
+    """The `torch` seen by a script's inputs list: device= redirected, sizes
+    substituted through size_map (old extent -> new extent)."""
+
+    def __init__(self, torch, device, size_map):
+        self._torch = torch
+        self._device = device
+        self._size_map = size_map or {}
+
+    def _shape(self, s):
+        if isinstance(s, (list, tuple)) and all(isinstance(d, int) for d in s):
+            return type(s)(self._size_map.get(d, d) for d in s)
+        return s
+
+    def __getattr__(self, name):
+        attr = getattr(self._torch, name)
+        if not callable(attr) or isinstance(attr, type) or isinstance(attr, self._torch.dtype):
+            return attr
+
+        def call(*args, **kwargs):
+            if "device" in kwargs:
+                kwargs["device"] = self._device
+            if args:
+                args = (self._shape(args[0]),) + args[1:]
+                if (len(args) > 1 and all(isinstance(a, int) for a in args)
+                        and name in ("randn", "rand", "zeros", "ones", "empty")):
+                    args = tuple(self._size_map.get(a, a) for a in args)
+            if "size" in kwargs:
+                kwargs["size"] = self._shape(kwargs["size"])
+            return attr(*args, **kwargs)
+        return call
+
+
+class LoadedScript:
+    """A repro script: its program and a way to make its inputs."""
+
+    def __init__(self, path: str, program: FusionProgram, inputs_src: Optional[str]):
+        self.path = path
+        self.program = program
+        self._inputs_src = inputs_src
+
+    def make_inputs(self, device="cuda", size_map: Optional[Dict[int, int]] = None, seed: int = 0):
+        """Evaluates the script's `inputs = [...]` on `device`, with extents
+        replaced through size_map."""
+        import torch
+        if self._inputs_src is None:
+            raise ValueError(f"{self.path}: no `inputs = [...]` list")
+        torch.manual_seed(seed)
+        ns = {"torch": _TorchProxy(torch, device, size_map), "math": math}
+        return list(eval(compile(self._inputs_src, f"{self.path}:inputs", "eval"), ns))  # noqa: S307
+
+
+def load_script(path: str) -> LoadedScript:
+    """Records the definition of a repro script (without evaluating its
+    inputs list or fd.execute)."""
+    with open(path, "r", encoding="utf-8") as f:
+        text = f.read()
+    tree = ast.parse(text, filename=path)
+    inputs_src = None
+    body = []
+    for stmt in tree.body:
+        if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == "inputs"):
+            inputs_src = ast.get_source_segment(text, stmt.value)
+            continue
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+            func = stmt.value.func
+            if isinstance(func, ast.Attribute) and func.attr == "execute":
+                continue
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            names = [a.name for a in stmt.names]
+            if isinstance(stmt, ast.Import) and names == ["torch"]:
+                continue  # the definition needs no torch
+        body.append(stmt)
+    module = types.ModuleType("nvfuser")
+    module.FusionDefinition = FusionDefinition
+    module.DataType = DataType
+    saved = sys.modules.get("nvfuser")
+    sys.modules["nvfuser"] = module
+    FusionDefinition._last = None
+    try:
+        code = compile(ast.Module(body=body, type_ignores=[]), path, "exec")
+        exec(code, {"__name__": "__fusion_script__"})  # noqa: S102
+    finally:
+        if saved is None:
+            del sys.modules["nvfuser"]
+        else:
+            sys.modules["nvfuser"] = saved
+    fd = FusionDefinition._last
+    if fd is None:
+        raise ValueError(f"{path}: no FusionDefinition was created")
+    return LoadedScript(path, fd.program(), inputs_src)
