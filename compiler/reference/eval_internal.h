@@ -22,8 +22,45 @@ namespace reference_internal {
 
 using Shape = std::vector<int64_t>;
 
+// An uninitialized array of doubles (no zero fill: every producer writes
+// all of it).
+class Buffer {
+ public:
+  explicit Buffer(int64_t n) : data_(new double[n > 0 ? n : 1]), size_(n) {}
+  double* data() { return data_.get(); }
+  const double* data() const { return data_.get(); }
+  int64_t size() const { return size_; }
+
+ private:
+  std::unique_ptr<double[]> data_;
+  int64_t size_;
+};
+
+// Buffers of values that died during one Evaluate call, kept for reuse so
+// that large evaluations do not pay for fresh pages on every node.
+class BufferPool {
+ public:
+  // A buffer of exactly n doubles, recycled when one is free.
+  std::shared_ptr<Buffer> Get(int64_t n);
+  // Takes b back when nothing else holds it.
+  void Put(std::shared_ptr<Buffer> b);
+
+ private:
+  std::vector<std::shared_ptr<Buffer>> free_;
+};
+
+// While alive, NewView draws from `pool` (on this thread).
+class ScopedBufferPool {
+ public:
+  explicit ScopedBufferPool(BufferPool* pool);
+  ~ScopedBufferPool();
+
+ private:
+  BufferPool* prev_;
+};
+
 struct View {
-  std::shared_ptr<std::vector<double>> buf;
+  std::shared_ptr<Buffer> buf;
   int64_t offset = 0;
   Shape shape;
   Shape strides;  // in elements; 0 on broadcast axes
@@ -38,7 +75,7 @@ struct View {
 
 int64_t NumElements(const Shape& shape);
 Shape RowMajorStrides(const Shape& shape);
-// A fresh contiguous view of `shape` (values uninitialized to 0).
+// A fresh contiguous view of `shape`; its values are uninitialized.
 View NewView(const Shape& shape, DataType dtype);
 // A rank-0 view holding one value (already rounded by the caller).
 View ScalarView(double v, DataType dtype);

@@ -80,6 +80,8 @@ absl::StatusOr<std::vector<HostTensor>> Evaluate(const Graph& g,
   absl::StatusOr<SizeBinding> binding = BindShapes(g, shapes);
   if (!binding.ok()) return binding.status();
 
+  reference_internal::BufferPool pool;
+  reference_internal::ScopedBufferPool use_pool(&pool);
   const int nv = static_cast<int>(g.values.size());
   std::vector<std::optional<View>> vals(nv);
   // Last node reading each value; outputs live to the end.
@@ -164,7 +166,10 @@ absl::StatusOr<std::vector<HostTensor>> Evaluate(const Graph& g,
       vals[n.outputs[j]] = std::move(outs[j]);
     }
     for (ValueId id : n.inputs) {
-      if (last_use[id] == n.id) vals[id].reset();
+      if (last_use[id] != n.id || !vals[id]) continue;
+      std::shared_ptr<reference_internal::Buffer> buf = std::move(vals[id]->buf);
+      vals[id].reset();
+      pool.Put(std::move(buf));
     }
   }
 

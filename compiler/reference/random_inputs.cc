@@ -15,11 +15,28 @@ double Uniform01(std::mt19937_64& rng) {
   return (static_cast<double>(rng() >> 11) + 1.0) * 0x1.0p-53;
 }
 
-// Standard normal by the Box-Muller transform (one draw per call).
-double StandardNormal(std::mt19937_64& rng) {
-  const double u1 = Uniform01(rng), u2 = Uniform01(rng);
-  return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
-}
+// Standard normals by the Box-Muller transform, two per pair of uniforms.
+class NormalSource {
+ public:
+  explicit NormalSource(std::mt19937_64* rng) : rng_(rng) {}
+  double Next() {
+    if (has_spare_) {
+      has_spare_ = false;
+      return spare_;
+    }
+    const double u1 = Uniform01(*rng_), u2 = Uniform01(*rng_);
+    const double r = std::sqrt(-2.0 * std::log(u1));
+    const double a = 6.283185307179586 * u2;
+    spare_ = r * std::sin(a);
+    has_spare_ = true;
+    return r * std::cos(a);
+  }
+
+ private:
+  std::mt19937_64* rng_;
+  double spare_ = 0;
+  bool has_spare_ = false;
+};
 
 }  // namespace
 
@@ -27,6 +44,7 @@ std::vector<HostTensor> RandomInputs(const Graph& g,
                                      const std::vector<std::vector<int64_t>>& shapes,
                                      uint64_t seed) {
   std::mt19937_64 rng(seed);
+  NormalSource normal(&rng);
   std::vector<HostTensor> out;
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     const Value& v = g.value(g.inputs[i]);
@@ -45,7 +63,7 @@ std::vector<HostTensor> RandomInputs(const Graph& g,
     for (int64_t k = 0; k < n; ++k) {
       double x;
       if (IsFloatingPoint(t.dtype)) {
-        x = StandardNormal(rng);
+        x = normal.Next();
       } else if (t.dtype == DataType::kBool) {
         x = static_cast<double>(rng() & 1);
       } else {

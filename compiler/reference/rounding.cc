@@ -27,31 +27,51 @@ struct FloatFormat {
 constexpr FloatFormat kBFloat16{8, -126, 127};
 constexpr FloatFormat kHalf{11, -14, 15};
 
-double RoundToFormat(double v, const FloatFormat& f) {
+constexpr double MaxFinite(const FloatFormat& f) {
+  // (2 - 2^(1-p)) * 2^max_exp, built by repeated doubling (constexpr).
+  double m = 2.0, ulp = 1.0, scale = 1.0;
+  for (int i = 1; i < f.precision; ++i) ulp /= 2;
+  m -= ulp;
+  for (int i = 0; i < f.max_exp; ++i) scale *= 2;
+  return m * scale;
+}
+
+template <const FloatFormat& f>
+double RoundToFormat(double v) {
+  constexpr double kMaxFinite = MaxFinite(f);
+  constexpr int kDropNormal = 52 - (f.precision - 1);
   uint64_t bits;
   std::memcpy(&bits, &v, sizeof bits);
   const bool negative = (bits >> 63) != 0;
   const int biased = static_cast<int>((bits >> 52) & 0x7ff);
-  const uint64_t fraction = bits & ((uint64_t{1} << 52) - 1);
   if (biased == 0x7ff) return v;  // inf and NaN stay as they are
   // Double subnormals (and zero) are far below the smallest subnormal of
   // any format here: they round to a signed zero.
   if (biased == 0) return negative ? -0.0 : 0.0;
   const int exp = biased - 1023;  // v = 1.fraction * 2^exp
-  const uint64_t sig = (uint64_t{1} << 52) | fraction;
-  // Bits of the 53-bit significand that do not fit: more when the result
-  // is subnormal in the target format.
-  int drop = 52 - (f.precision - 1);
-  if (exp < f.min_exp) drop += f.min_exp - exp;
+  if (exp >= f.min_exp) {
+    // Normal in the target: round the fraction bits in place; a carry out
+    // of the fraction correctly bumps the exponent.
+    const uint64_t half = uint64_t{1} << (kDropNormal - 1);
+    const uint64_t odd = (bits >> kDropNormal) & 1;
+    uint64_t r = (bits + half - 1 + odd) & ~((uint64_t{1} << kDropNormal) - 1);
+    double out;
+    std::memcpy(&out, &r, sizeof out);
+    if (std::fabs(out) > kMaxFinite) {
+      return negative ? -std::numeric_limits<double>::infinity()
+                      : std::numeric_limits<double>::infinity();
+    }
+    return out;
+  }
+  // Subnormal in the target: round the 53-bit significand to fewer bits.
+  const uint64_t sig = (uint64_t{1} << 52) | (bits & ((uint64_t{1} << 52) - 1));
+  const int drop = kDropNormal + (f.min_exp - exp);
   if (drop >= 54) return negative ? -0.0 : 0.0;  // below half the smallest subnormal
   uint64_t kept = sig >> drop;
   const uint64_t rest = sig & ((uint64_t{1} << drop) - 1);
   const uint64_t half = uint64_t{1} << (drop - 1);
   if (rest > half || (rest == half && (kept & 1))) ++kept;
-  double r = std::ldexp(static_cast<double>(kept), exp - 52 + drop);
-  const double max_finite =
-      std::ldexp(2.0 - std::ldexp(1.0, 1 - f.precision), f.max_exp);
-  if (r > max_finite) r = std::numeric_limits<double>::infinity();
+  const double r = std::ldexp(static_cast<double>(kept), exp - 52 + drop);
   return negative ? -r : r;
 }
 
@@ -76,8 +96,8 @@ double RoundTo(DataType dtype, double v) {
     case DataType::kBool: return v != 0 ? 1.0 : 0.0;  // NaN is true
     case DataType::kInt32: return WrapToInt(v, 32);
     case DataType::kInt64: return WrapToInt(v, 64);
-    case DataType::kHalf: return RoundToFormat(v, kHalf);
-    case DataType::kBFloat16: return RoundToFormat(v, kBFloat16);
+    case DataType::kHalf: return RoundToFormat<kHalf>(v);
+    case DataType::kBFloat16: return RoundToFormat<kBFloat16>(v);
     case DataType::kFloat: return static_cast<double>(static_cast<float>(v));
     case DataType::kDouble: return v;
   }
@@ -94,10 +114,10 @@ void RoundBuffer(DataType dtype, double* p, int64_t n) {
       for (int64_t i = 0; i < n; ++i) p[i] = static_cast<float>(p[i]);
       return;
     case DataType::kBFloat16:
-      for (int64_t i = 0; i < n; ++i) p[i] = RoundToFormat(p[i], kBFloat16);
+      for (int64_t i = 0; i < n; ++i) p[i] = RoundToFormat<kBFloat16>(p[i]);
       return;
     case DataType::kHalf:
-      for (int64_t i = 0; i < n; ++i) p[i] = RoundToFormat(p[i], kHalf);
+      for (int64_t i = 0; i < n; ++i) p[i] = RoundToFormat<kHalf>(p[i]);
       return;
     default:
       for (int64_t i = 0; i < n; ++i) p[i] = RoundTo(dtype, p[i]);

@@ -5,6 +5,32 @@
 
 namespace fusiond {
 namespace reference_internal {
+namespace {
+thread_local BufferPool* current_pool = nullptr;
+}  // namespace
+
+std::shared_ptr<Buffer> BufferPool::Get(int64_t n) {
+  for (size_t i = 0; i < free_.size(); ++i) {
+    if (free_[i]->size() == n) {
+      std::shared_ptr<Buffer> b = std::move(free_[i]);
+      free_.erase(free_.begin() + i);
+      return b;
+    }
+  }
+  return std::make_shared<Buffer>(n);
+}
+
+void BufferPool::Put(std::shared_ptr<Buffer> b) {
+  // Small buffers are cheap to allocate; keep only large ones, and a few.
+  if (b && b.use_count() == 1 && b->size() >= 4096 && free_.size() < 16) {
+    free_.push_back(std::move(b));
+  }
+}
+
+ScopedBufferPool::ScopedBufferPool(BufferPool* pool) : prev_(current_pool) {
+  current_pool = pool;
+}
+ScopedBufferPool::~ScopedBufferPool() { current_pool = prev_; }
 
 int64_t NumElements(const Shape& shape) {
   int64_t n = 1;
@@ -33,7 +59,8 @@ Shape RowMajorStrides(const Shape& shape) {
 
 View NewView(const Shape& shape, DataType dtype) {
   View v;
-  v.buf = std::make_shared<std::vector<double>>(NumElements(shape));
+  const int64_t n = NumElements(shape);
+  v.buf = current_pool ? current_pool->Get(n) : std::make_shared<Buffer>(n);
   v.shape = shape;
   v.strides = RowMajorStrides(shape);
   v.dtype = dtype;
@@ -42,7 +69,7 @@ View NewView(const Shape& shape, DataType dtype) {
 
 View ScalarView(double value, DataType dtype) {
   View v = NewView({}, dtype);
-  (*v.buf)[0] = value;
+  v.buf->data()[0] = value;
   return v;
 }
 
