@@ -25,6 +25,7 @@ class Analyzer {
   }
   std::optional<AxisMap> Identity(const std::vector<int64_t>& shape) const;
   bool MapNode(const Node& n);
+  bool CheckNode(const Node& n);
   Mask Covered(ValueId v) const;
   TensorSummary Summarize(ValueId v, Mask inner_axes, Mask column_axes) const;
 
@@ -59,44 +60,55 @@ Mask Analyzer::Covered(ValueId v) const {
   return m;
 }
 
+// Places n's operands and results in the space from whichever side is
+// known; returns true when it placed something new. Runs to a fixed point.
 bool Analyzer::MapNode(const Node& n) {
   const ValueId out = n.outputs[0];
-  if (!g_.value(out).is_tensor) return true;
-  for (ValueId in : n.inputs) derived_[out] |= derived_[in];
-  for (ValueId o : n.outputs) derived_[o] = derived_[out];
-  if (auto id = Identity(shape_[out]); id && !IsReduction(n.op)) {
-    map_[out] = id;
-  }
+  if (!g_.value(out).is_tensor || n.op == OpKind::kSize) return false;
+  bool placed = false;
+  auto set = [&](ValueId v, AxisMap m) {
+    if (map_[v]) return;
+    map_[v] = std::move(m);
+    placed = true;
+  };
+  if (auto id = Identity(shape_[out]); id && !IsReduction(n.op)) set(out, *id);
   const ValueId x = n.inputs[0];
   switch (CategoryOf(n.op)) {
     case OpCategory::kShape: {
       if (n.op == OpKind::kBroadcastInDim) {
         const auto& bd = n.attrs.broadcast_dims;
-        if (map_[out] && !map_[x]) {  // an input placed by its broadcast
+        if (map_[out] && !map_[x]) {
           AxisMap m;
           for (size_t i = 0; i < bd.size(); ++i) {
             m.push_back(shape_[x][i] == 1 ? -1 : (*map_[out])[bd[i]]);
           }
-          map_[x] = m;
+          set(x, m);
         } else if (!map_[out] && map_[x]) {
           AxisMap m(shape_[out].size(), -1);
           for (size_t i = 0; i < bd.size(); ++i) m[bd[i]] = (*map_[x])[i];
           for (size_t a = 0; a < m.size(); ++a) {
             if (m[a] == -1 && shape_[out][a] != 1) {
-              return Fail(absl::StrCat(ValueName(g_, out), " broadcasts to an axis outside the iteration space"));
+              Fail(absl::StrCat(ValueName(g_, out), " broadcasts to an axis outside the iteration space"));
+              return false;
             }
           }
-          map_[out] = m;
+          set(out, m);
         }
       } else if (n.op == OpKind::kSqueeze) {
+        const auto& sq = n.attrs.dims;
         if (map_[x] && !map_[out]) {
           AxisMap m;
           for (int a = 0; a < static_cast<int>(map_[x]->size()); ++a) {
-            if (!std::binary_search(n.attrs.dims.begin(), n.attrs.dims.end(), a)) {
-              m.push_back((*map_[x])[a]);
-            }
+            if (!std::binary_search(sq.begin(), sq.end(), a)) m.push_back((*map_[x])[a]);
           }
-          map_[out] = m;
+          set(out, m);
+        } else if (map_[out] && !map_[x]) {
+          AxisMap m;
+          size_t k = 0;
+          for (int a = 0; a < static_cast<int>(shape_[x].size()); ++a) {
+            m.push_back(std::binary_search(sq.begin(), sq.end(), a) ? -1 : (*map_[out])[k++]);
+          }
+          set(x, m);
         }
       } else {
         layout_ops_ = true;  // reshape / permute / unconverted broadcasts
@@ -105,44 +117,61 @@ bool Analyzer::MapNode(const Node& n) {
     }
     case OpCategory::kReduction:
     case OpCategory::kVarMean: {
-      if (!map_[x]) return Fail(absl::StrCat("reduction ", ValueName(g_, out), " reads ", ValueName(g_, x), ", which has no place in the iteration space"));
-      Mask reduced = 0;
+      if (!map_[x] || map_[out]) break;
       AxisMap m;
       for (int a = 0; a < static_cast<int>(map_[x]->size()); ++a) {
         const bool r = std::binary_search(n.attrs.dims.begin(), n.attrs.dims.end(), a);
-        if (r && (*map_[x])[a] >= 0) reduced |= Mask{1} << (*map_[x])[a];
         if (!r) m.push_back((*map_[x])[a]);
         else if (n.attrs.keepdim) m.push_back(-1);
       }
-      if ((Covered(x) & nontrivial_) != nontrivial_) {
-        return Fail(absl::StrCat("reduction ", ValueName(g_, out), " reads ", TypeString(g_, x),
-                                 ", only part of the iteration space [", absl::StrJoin(space_, ", "), "]"));
-      }
-      for (ValueId o : n.outputs) {
-        map_[o] = m;
-        derived_[o] |= reduced;
-      }
-      if (reduced != 0) reductions_.push_back({n.id, reduced});
+      for (ValueId o : n.outputs) set(o, m);
       break;
     }
-    default: {  // pointwise
+    default: {  // pointwise: operands of the result's shape share its map
       if (!map_[out]) {
         for (ValueId in : n.inputs) {
-          if (map_[in] && shape_[in] == shape_[out]) map_[out] = map_[in];
+          if (map_[in] && shape_[in] == shape_[out]) {
+            set(out, *map_[in]);
+            break;
+          }
         }
       }
       if (map_[out]) {
         for (ValueId in : n.inputs) {
-          if (!map_[in] && g_.value(in).is_tensor && shape_[in] == shape_[out]) map_[in] = map_[out];
+          if (g_.value(in).is_tensor && shape_[in] == shape_[out]) set(in, *map_[out]);
         }
       }
       break;
     }
   }
-  if (!map_[out]) {
-    return Fail(absl::StrCat(ValueName(g_, out), " : ", TypeString(g_, out),
-                             " has no place in the iteration space [", absl::StrJoin(space_, ", "), "]"));
+  return placed;
+}
+
+// After placement: reductions must read the whole space; records their
+// reduced axes and what every value derives from.
+bool Analyzer::CheckNode(const Node& n) {
+  const ValueId out = n.outputs[0];
+  if (!g_.value(out).is_tensor || n.op == OpKind::kSize) return true;
+  for (ValueId in : n.inputs) derived_[out] |= derived_[in];
+  for (ValueId o : n.outputs) derived_[o] = derived_[out];
+  for (ValueId v : n.outputs) {
+    if (!map_[v]) {
+      return Fail(absl::StrCat(ValueName(g_, v), " : ", TypeString(g_, v),
+                               " has no place in the iteration space [", absl::StrJoin(space_, ", "), "]"));
+    }
   }
+  if (!IsReduction(n.op)) return true;
+  const ValueId x = n.inputs[0];
+  if ((Covered(x) & nontrivial_) != nontrivial_) {
+    return Fail(absl::StrCat("reduction ", ValueName(g_, out), " reads ", TypeString(g_, x),
+                             ", only part of the iteration space [", absl::StrJoin(space_, ", "), "]"));
+  }
+  Mask reduced = 0;
+  for (int64_t a : n.attrs.dims) {
+    if ((*map_[x])[a] >= 0) reduced |= Mask{1} << (*map_[x])[a];
+  }
+  for (ValueId o : n.outputs) derived_[o] |= reduced;
+  if (reduced != 0) reductions_.push_back({n.id, reduced});
   return true;
 }
 
@@ -186,8 +215,16 @@ FusionAnalysis Analyzer::Run() {
   for (ValueId in : g_.inputs) {
     if (g_.value(in).is_tensor) map_[in] = Identity(shape_[in]);
   }
+  // Forward and backward until nothing new is placed (a lower-rank input is
+  // placed by the broadcast that reads it, possibly after a cast).
+  for (size_t round = 0; round <= g_.nodes.size() && failure_.empty(); ++round) {
+    bool placed = false;
+    for (const Node& n : g_.nodes) placed |= MapNode(n);
+    for (auto it = g_.nodes.rbegin(); it != g_.nodes.rend(); ++it) placed |= MapNode(*it);
+    if (!placed) break;
+  }
   for (const Node& n : g_.nodes) {
-    if (!MapNode(n)) break;
+    if (!failure_.empty() || !CheckNode(n)) break;
   }
   a.num_reductions = static_cast<int>(reductions_.size());
   if (failure_.empty()) {

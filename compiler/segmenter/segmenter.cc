@@ -82,6 +82,7 @@ absl::StatusOr<Segment> Partitioner::Build(const std::set<NodeId>& nodes) const 
   while (!work.empty()) {
     NodeId n = work.back();
     work.pop_back();
+    if (g_.node(n).op == OpKind::kSize) continue;  // becomes a constant below
     for (ValueId in : g_.node(n).inputs) {
       const Node* d = g_.def(in);
       if (d && !IsCompute(g_, *d)) {
@@ -139,6 +140,12 @@ absl::StatusOr<Segment> Partitioner::Build(const std::set<NodeId>& nodes) const 
   }
   for (const Node& n : g_.nodes) {
     if (!closure.count(n.id)) continue;
+    if (n.op == OpKind::kSize) {  // split segments have static sizes
+      const Extent e = g_.value(n.inputs[0]).shape[n.attrs.axis];
+      map[n.outputs[0]] = b.DefineConstant(static_cast<double>(sizes_.Resolve(g_, e)),
+                                           DataType::kInt64, g_.value(n.outputs[0]).name);
+      continue;
+    }
     std::vector<ValueId> ins;
     for (ValueId in : n.inputs) {
       if (!map.count(in)) {

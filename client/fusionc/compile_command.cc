@@ -1,0 +1,143 @@
+// `fusionc compile FILE`: runs the compile pipeline (compiler/pipeline.h) on
+// a repro script and prints what it decided: passes, segments, schedulers
+// and every heuristic parameter (--explain), or the same as one JSON object
+// (--json).
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "client/fusionc/commands.h"
+#include "client/fusionc/flags.h"
+#include "compiler/frontend/frontend.h"
+#include "compiler/ir/printer.h"
+#include "compiler/pipeline.h"
+#include "compiler/scheduler/target.h"
+
+namespace fusiond {
+namespace fusionc {
+namespace {
+
+constexpr char kCompileUsage[] =
+    "usage: fusionc compile FILE [--arch sm_90] [--json] [--explain]\n"
+    "                            [--dump PASS|all] [--allow-precision-increase]\n"
+    "\n"
+    "Parses the repro script FILE and runs the compile pipeline at the script's\n"
+    "input sizes (the trailing `inputs = [...]` list, else the static sizes):\n"
+    "verify, optimization passes, segmentation, scheduling (heuristics).\n"
+    "\n"
+    "flags:\n"
+    "  --arch A                    target architecture: sm_80, sm_86, sm_89, sm_90,\n"
+    "                              sm_100 (default sm_90)\n"
+    "  --explain                   print the passes applied (with timings and notes),\n"
+    "                              every segment with its scheduler and why, every\n"
+    "                              heuristic parameter, and the optimized IR\n"
+    "  --json                      print the same as one JSON object:\n"
+    "                              {\"canonical_hash\", \"passes\":[...], \"segments\":\n"
+    "                              [{\"scheduler\", \"heuristics\":{...}, ...}], ...}\n"
+    "  --dump PASS|all             print the IR after PASS (or every pass) when it\n"
+    "                              changed the graph; passes: constant_folding,\n"
+    "                              algebra, pow_constant, cast_chains,\n"
+    "                              trivial_reductions, shape_chains, cse, dce\n"
+    "  --allow-precision-increase  also remove narrowing cast round trips\n"
+    "                              (f32->bf16->f32); the report says so\n"
+    "  --help                      this text\n"
+    "\n"
+    "Without --explain or --json: one line per segment and the canonical hash.\n"
+    "exit codes: 0 ok, 2 bad input (parse/verify errors, unknown --arch, bad\n"
+    "flags), 1 internal error.\n";
+
+std::string Explain(const CompileResult& r, const std::string& arch) {
+  std::string out = absl::StrCat("fusion ", r.canonical_hash, " for ", arch, "\n\npasses:\n");
+  for (const PassRecord& p : r.passes) {
+    if (!p.changed && p.notes.empty()) continue;
+    absl::StrAppend(&out, absl::StrFormat("  %-20s %s %8.1f us\n", p.name,
+                                          p.changed ? "changed" : "kept   ", p.micros));
+    for (const std::string& n : p.notes) absl::StrAppend(&out, "    note: ", n, "\n");
+  }
+  int unchanged = 0;
+  double total = 0;
+  for (const PassRecord& p : r.passes) {
+    unchanged += !p.changed;
+    total += p.micros;
+  }
+  absl::StrAppend(&out, absl::StrFormat("  (%d pass runs, %d without change, %.1f us in all)\n",
+                                        r.passes.size(), unchanged, total));
+  absl::StrAppend(&out, "\nsegments: ", r.segments.size(), "\n");
+  for (size_t i = 0; i < r.segments.size(); ++i) {
+    const SegmentResult& s = r.segments[i];
+    absl::StrAppend(&out, "  segment ", i, ": ", SchedulerName(s.kind), "\n    why: ",
+                    s.scheduler_reason, "\n");
+    if (!s.boundary_reason.empty()) absl::StrAppend(&out, "    boundary: ", s.boundary_reason, "\n");
+    absl::StrAppend(&out, "    inputs ", s.graph.inputs.size(), ", outputs ", s.graph.outputs.size(), "\n");
+    absl::StrAppend(&out, "    heuristics (hash ", absl::StrFormat("%016x", s.params.Hash()), "):\n");
+    for (absl::string_view field : absl::StrSplit(s.params.ToString(), ' ')) {
+      std::pair<std::string, std::string> kv = absl::StrSplit(field, absl::MaxSplits('=', 1));
+      absl::StrAppend(&out, absl::StrFormat("      %-18s %s\n", kv.first, kv.second));
+    }
+  }
+  absl::StrAppend(&out, "\nstages (us):");
+  for (const auto& [stage, micros] : r.stage_micros) {
+    absl::StrAppend(&out, absl::StrFormat(" %s=%.1f", stage, micros));
+  }
+  absl::StrAppend(&out, "\n\noptimized IR:\n", PrintGraph(r.optimized));
+  return out;
+}
+
+int RunCompileCommand(const std::vector<std::string>& args) {
+  auto flags = ParseFlags(args, {{"arch", true},
+                                 {"json", false},
+                                 {"explain", false},
+                                 {"dump", true},
+                                 {"allow-precision-increase", false}});
+  if (!flags.ok()) return ReportError("compile", flags.status());
+  if (flags->help) {
+    std::fputs(kCompileUsage, stdout);
+    return kExitOk;
+  }
+  if (flags->positional.size() != 1) {
+    std::fputs(kCompileUsage, stderr);
+    return ReportError("compile", absl::InvalidArgumentError(absl::StrCat(
+                                      "expected one FILE, got ", flags->positional.size())));
+  }
+  CompileOptions options;
+  options.arch = flags->Get("arch").value_or("sm_90");
+  options.allow_precision_increase = flags->Has("allow-precision-increase");
+  options.dump_pass = flags->Get("dump").value_or("");
+  if (auto t = LookupTarget(options.arch); !t.ok()) return ReportError("compile", t.status());
+  auto parsed = ParseReproFile(flags->positional[0]);
+  if (!parsed.ok()) return ReportError("compile", parsed.status());
+  auto result = CompileFusion(parsed->graph, parsed->input_shapes, options);
+  if (!result.ok()) return ReportError("compile", result.status());
+
+  if (flags->Has("json")) {
+    std::fputs((CompileResultToJson(*result) + "\n").c_str(), stdout);
+    return kExitOk;
+  }
+  std::string out;
+  for (const PassRecord& p : result->passes) {
+    if (!p.dump.empty()) absl::StrAppend(&out, "// IR after ", p.name, "\n", p.dump, "\n");
+  }
+  if (flags->Has("explain")) {
+    absl::StrAppend(&out, Explain(*result, options.arch));
+  } else {
+    for (size_t i = 0; i < result->segments.size(); ++i) {
+      const SegmentResult& s = result->segments[i];
+      absl::StrAppend(&out, "segment ", i, ": ", SchedulerName(s.kind), "  ", s.params.ToString(), "\n");
+    }
+    absl::StrAppend(&out, "canonical_hash ", result->canonical_hash, "\n");
+  }
+  std::fputs(out.c_str(), stdout);
+  return kExitOk;
+}
+
+}  // namespace
+
+FUSIONC_COMMAND(compile, "compile a fusion: passes, segments, schedulers, heuristics",
+                kCompileUsage, RunCompileCommand);
+
+}  // namespace fusionc
+}  // namespace fusiond

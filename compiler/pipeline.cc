@@ -1,0 +1,197 @@
+// The compile pipeline, one stage a block: verify, optimize (passes),
+// segment, schedule, generate code, compile. Each stage is timed into
+// CompileResult::stage_micros.
+#include "compiler/pipeline.h"
+
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "compiler/ir/binding.h"
+#include "compiler/ir/printer.h"
+#include "compiler/ir/verifier.h"
+#include "compiler/passes/algebra.h"
+#include "compiler/passes/canonical.h"
+#include "compiler/passes/cast_chains.h"
+#include "compiler/passes/constant_folding.h"
+#include "compiler/passes/cse.h"
+#include "compiler/passes/dce.h"
+#include "compiler/passes/pass_manager.h"
+#include "compiler/passes/pow_constant.h"
+#include "compiler/passes/shape_chains.h"
+#include "compiler/passes/trivial_reductions.h"
+#include "compiler/scheduler/scheduler.h"
+#include "compiler/scheduler/target.h"
+#include "compiler/segmenter/segmenter.h"
+#include "compiler/util/json.h"
+
+namespace fusiond {
+namespace {
+
+// Adds the wall time between construction and Stop() to micros[name].
+class StageTimer {
+ public:
+  StageTimer(std::map<std::string, double>* micros, const char* name)
+      : micros_(micros), name_(name), start_(std::chrono::steady_clock::now()) {}
+  ~StageTimer() { Stop(); }
+  void Stop() {
+    if (!micros_) return;
+    (*micros_)[name_] += std::chrono::duration<double, std::micro>(
+                             std::chrono::steady_clock::now() - start_).count();
+    micros_ = nullptr;
+  }
+
+ private:
+  std::map<std::string, double>* micros_;
+  const char* name_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+// The optimization passes in order, repeated until none changes the graph.
+absl::Status Optimize(Graph& g, const CompileOptions& options, std::vector<PassRecord>* records) {
+  PassOptions po;
+  po.allow_precision_increase = options.allow_precision_increase;
+  po.dump_pass = options.dump_pass;
+  PassManager pm(po, records);
+  for (int round = 0; round < po.max_rounds; ++round) {
+    bool changed = false;
+    // First: static sizes and scalar arithmetic become the constants the
+    // other passes match (x * (1/8192), pow(x, 3.0)).
+    changed |= pm.Run("constant_folding", RunConstantFolding, g);
+    changed |= pm.Run("algebra", RunAlgebra, g);
+    changed |= pm.Run("pow_constant", RunPowConstant, g);
+    // After pow_constant, which adds casts around 16-bit products.
+    changed |= pm.Run("cast_chains", RunCastChains, g);
+    changed |= pm.Run("trivial_reductions", RunTrivialReductions, g);
+    // After trivial_reductions: composes the squeezes they leave with
+    // the broadcasts around them.
+    changed |= pm.Run("shape_chains", RunShapeChains, g);
+    changed |= pm.Run("cse", RunCse, g);
+    changed |= pm.Run("dce", RunDce, g);
+    if (!pm.status().ok()) return pm.status();
+    if (!changed) break;
+  }
+  return pm.status();
+}
+
+// The static sizes of a definition without symbolic axes.
+absl::StatusOr<std::vector<std::vector<int64_t>>> StaticShapes(const Graph& g) {
+  std::vector<std::vector<int64_t>> shapes;
+  for (ValueId in : g.inputs) {
+    std::vector<int64_t> s;
+    for (const Extent& e : g.value(in).shape) {
+      Extent c = g.Canonical(e);
+      if (!c.is_static()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "input ", ValueName(g, in), " has symbolic size ", g.ExtentName(e),
+            "; pass concrete input shapes"));
+      }
+      s.push_back(c.size);
+    }
+    shapes.push_back(s);
+  }
+  return shapes;
+}
+
+}  // namespace
+
+absl::StatusOr<CompileResult> CompileFusion(
+    const Graph& graph, const std::vector<std::vector<int64_t>>& input_shapes,
+    const CompileOptions& options) {
+  CompileResult result;
+  auto target = LookupTarget(options.arch);
+  if (!target.ok()) return target.status();
+
+  // Verify: the definition and the concrete sizes (bad input, not our bug).
+  StageTimer verify(&result.stage_micros, "verify");
+  if (absl::Status s = VerifyGraph(graph); !s.ok()) return s;
+  std::vector<std::vector<int64_t>> shapes = input_shapes;
+  if (shapes.empty()) {
+    auto s = StaticShapes(graph);
+    if (!s.ok()) return s.status();
+    shapes = *std::move(s);
+  }
+  if (auto b = BindShapes(graph, shapes); !b.ok()) return b.status();
+  verify.Stop();
+
+  // Optimize. The passes keep the inputs and size symbols, so the shapes
+  // still bind afterwards.
+  StageTimer passes(&result.stage_micros, "passes");
+  result.optimized = graph;
+  if (absl::Status s = Optimize(result.optimized, options, &result.passes); !s.ok()) return s;
+  result.canonical_hash = CanonicalHashHex(result.optimized);
+  passes.Stop();
+
+  // Segment: the whole graph unless no scheduler accepts it.
+  StageTimer segment(&result.stage_micros, "segment");
+  auto sizes = BindShapes(result.optimized, shapes);
+  if (!sizes.ok()) return absl::InternalError(absl::StrCat("after the passes: ", sizes.status().message()));
+  auto segments = SegmentFusion(result.optimized, *sizes, *target);
+  if (!segments.ok()) return segments.status();
+  segment.Stop();
+
+  // Schedule: heuristic parameters per segment at the concrete sizes.
+  StageTimer schedule(&result.stage_micros, "schedule");
+  for (Segment& seg : *segments) {
+    auto seg_sizes = BindShapes(seg.graph, seg.input_shapes);
+    if (!seg_sizes.ok()) return absl::InternalError(std::string(seg_sizes.status().message()));
+    SegmentResult r;
+    r.kind = seg.kind;
+    r.params = SchedulerFor(seg.kind).ComputeHeuristics(AnalyzeFusion(seg.graph, *seg_sizes), *target);
+    r.scheduler_reason = std::move(seg.scheduler_reason);
+    r.boundary_reason = std::move(seg.boundary_reason);
+    r.graph = std::move(seg.graph);
+    result.segments.push_back(std::move(r));
+  }
+  schedule.Stop();
+
+  // codegen and NVRTC stages: added by compiler/codegen (when
+  // options.generate_code, fill SegmentResult::kernel and time "codegen"
+  // and "nvrtc").
+  return result;
+}
+
+std::string CompileResultToJson(const CompileResult& result) {
+  std::string out = absl::StrCat("{\"canonical_hash\":", JsonString(result.canonical_hash),
+                                 ",\"passes\":[");
+  for (size_t i = 0; i < result.passes.size(); ++i) {
+    const PassRecord& p = result.passes[i];
+    absl::StrAppend(&out, i ? "," : "", "{\"name\":", JsonString(p.name),
+                    ",\"changed\":", JsonBool(p.changed), ",\"micros\":", JsonNumber(p.micros),
+                    ",\"notes\":[");
+    for (size_t k = 0; k < p.notes.size(); ++k) {
+      absl::StrAppend(&out, k ? "," : "", JsonString(p.notes[k]));
+    }
+    absl::StrAppend(&out, "]");
+    if (!p.dump.empty()) absl::StrAppend(&out, ",\"dump\":", JsonString(p.dump));
+    absl::StrAppend(&out, "}");
+  }
+  absl::StrAppend(&out, "],\"segments\":[");
+  for (size_t i = 0; i < result.segments.size(); ++i) {
+    const SegmentResult& s = result.segments[i];
+    absl::StrAppend(&out, i ? "," : "", "{\"scheduler\":", JsonString(SchedulerName(s.kind)),
+                    ",\"reason\":", JsonString(s.scheduler_reason),
+                    ",\"boundary_reason\":", JsonString(s.boundary_reason),
+                    ",\"heuristics\":", s.params.ToJson(),
+                    ",\"heuristics_hash\":", JsonString(absl::StrFormat("%016x", s.params.Hash())),
+                    ",\"num_inputs\":", s.graph.inputs.size(),
+                    ",\"num_outputs\":", s.graph.outputs.size(),
+                    ",\"ir\":", JsonString(PrintGraph(s.graph)));
+    if (s.kernel) {
+      absl::StrAppend(&out, ",\"kernel\":{\"name\":", JsonString(s.kernel->kernel_name),
+                      ",\"registers\":", s.kernel->registers,
+                      ",\"spill_bytes\":", s.kernel->spill_bytes, "}");
+    }
+    absl::StrAppend(&out, "}");
+  }
+  absl::StrAppend(&out, "],\"stage_micros\":{");
+  bool first = true;
+  for (const auto& [stage, micros] : result.stage_micros) {
+    absl::StrAppend(&out, first ? "" : ",", JsonString(stage), ":", JsonNumber(micros));
+    first = false;
+  }
+  absl::StrAppend(&out, "},\"optimized_ir\":", JsonString(PrintGraph(result.optimized)), "}");
+  return out;
+}
+
+}  // namespace fusiond
