@@ -1,0 +1,108 @@
+// fusiond_cgdev: a developer tool for the code generator. Parses a repro
+// script, chooses the scheduler and heuristics as the pipeline would (no
+// passes, one segment), lets fields be overridden, generates the kernel,
+// compiles it with NVRTC and writes DIR/<kernel>.cu, the binary and
+// DIR/manifest.json.
+//   fusiond_cgdev FILE DIR [field=value ...] [--shape=AxB,C,...]
+// Fields: kind vectorize block_x block_y grid_x grid_y persistent_batch
+// multi_pass unroll smem_buffer.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "compiler/codegen/codegen.h"
+#include "compiler/codegen/manifest.h"
+#include "compiler/frontend/frontend.h"
+#include "compiler/ir/binding.h"
+#include "compiler/nvrtc/nvrtc_compiler.h"
+#include "compiler/scheduler/scheduler.h"
+
+using namespace fusiond;
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: %s FILE DIR [field=value ...]\n", argv[0]);
+    return 2;
+  }
+  auto parsed = ParseReproFile(argv[1]);
+  if (!parsed.ok()) { std::cerr << parsed.status() << "\n"; return 1; }
+  std::vector<std::vector<int64_t>> shapes = parsed->input_shapes;
+  std::vector<std::string> sets;
+  for (int i = 3; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.rfind("--shape=", 0) == 0) {
+      shapes.clear();
+      for (auto t : absl::StrSplit(a.substr(8), ',')) {
+        std::vector<int64_t> s;
+        for (auto d : absl::StrSplit(t, 'x', absl::SkipEmpty())) s.push_back(std::stoll(std::string(d)));
+        shapes.push_back(s);
+      }
+    } else {
+      sets.push_back(a);
+    }
+  }
+  auto binding = BindShapes(parsed->graph, shapes);
+  if (!binding.ok()) { std::cerr << binding.status() << "\n"; return 1; }
+  auto target = LookupTarget("sm_90");
+  if (!target.ok()) { std::cerr << target.status() << "\n"; return 1; }
+  FusionAnalysis fa = AnalyzeFusion(parsed->graph, *binding);
+  ScheduleChoice choice = ChooseScheduler(fa, *target);
+  HeuristicParams hp = choice.params;
+  if (!choice.accepted) hp = HeuristicParams();
+  for (const std::string& s : sets) {
+    std::vector<std::string> kv = absl::StrSplit(s, '=');
+    if (kv.size() != 2) continue;
+    const std::string& k = kv[0];
+    const int64_t v = k == "kind" ? 0 : std::stoll(kv[1]);
+    if (k == "kind") {
+      for (const Scheduler* sc : Schedulers()) {
+        if (SchedulerName(sc->kind()) == kv[1]) hp.kind = sc->kind();
+      }
+    } else if (k == "vectorize") hp.vectorize = v;
+    else if (k == "block_x") hp.block_x = v;
+    else if (k == "block_y") hp.block_y = v;
+    else if (k == "grid_x") hp.grid_x = v;
+    else if (k == "grid_y") hp.grid_y = v;
+    else if (k == "persistent_batch") hp.persistent_batch = v;
+    else if (k == "multi_pass") hp.multi_pass = v != 0;
+    else if (k == "smem_buffer") hp.smem_buffer = v != 0;
+    else if (k == "unroll") hp.unroll = v;
+    else { std::cerr << "unknown field " << k << "\n"; return 2; }
+  }
+  std::cerr << "scheduler: " << choice.reason << "\nparams: " << hp.ToString() << "\n";
+  CodegenOptions co;
+  std::string base = argv[1];
+  base = base.substr(base.find_last_of('/') + 1);
+  base = base.substr(0, base.find('.'));
+  co.kernel_name = "fz_" + base;
+  auto k = GenerateKernel(parsed->graph, hp, co);
+  if (!k.ok()) { std::cerr << k.status() << "\n"; return 1; }
+  const std::string dir = argv[2];
+  std::ofstream(dir + "/" + co.kernel_name + ".cu") << k->source;
+  NvrtcOptions no;
+  auto bin = CompileWithNvrtc(k->source, k->name, no);
+  if (!bin.ok()) { std::cerr << bin.status() << "\n"; return 1; }
+  const std::string file = co.kernel_name + (bin->is_ptx ? ".ptx" : ".cubin");
+  std::ofstream(dir + "/" + file, std::ios::binary) << bin->binary;
+  CompileResult r;
+  r.optimized = parsed->graph;
+  SegmentResult seg;
+  seg.graph = parsed->graph;
+  seg.kind = hp.kind;
+  seg.params = hp;
+  KernelArtifact art;
+  art.kernel_name = k->name;
+  art.arch = bin->arch;
+  art.registers = bin->registers;
+  art.spill_bytes = bin->spill_bytes;
+  art.static_smem_bytes = bin->static_smem_bytes;
+  art.manifest_json = KernelManifestJson(*k, file, bin->registers, bin->static_smem_bytes, 132);
+  seg.kernel = art;
+  r.segments.push_back(seg);
+  std::ofstream(dir + "/manifest.json") << FusionManifestJson(r, base);
+  std::cerr << "registers " << bin->registers << " spill " << bin->spill_bytes << " smem "
+            << bin->static_smem_bytes << " nvrtc_ms " << bin->micros / 1000 << "\n";
+  return bin->spill_bytes > 0 ? 3 : 0;
+}

@@ -1,0 +1,79 @@
+// Code generation: CUDA C++ for one scheduled segment.
+//
+// Every scheduler kind is emitted by one generator over a KernelPlan
+// (kernel_plan.h): a grid-stride loop over rows; within a row, threads own
+// fixed chunks of `vectorize` elements (128-bit accesses when possible). Row
+// reductions run in stages over values kept in registers (persistent) or
+// re-read from memory (multi-pass, chosen at run time when a row does not fit
+// on chip, or always when HeuristicParams::multi_pass); each stage ends in a
+// warp-shuffle + shared-memory block reduction and, when several blocks share
+// a row (grid_y > 1), a grid-wide step through a workspace. Column reductions
+// (sums over rows, e.g. a norm's weight gradient) accumulate per-thread
+// partials, write them to a workspace, meet at a grid barrier and are summed
+// by the whole grid. A pointwise segment is the same kernel with one row.
+//
+// Symbolic extents are int64 kernel parameters (one cubin serves all shapes);
+// static ones are baked in.
+#ifndef FUSIOND_COMPILER_CODEGEN_CODEGEN_H_
+#define FUSIOND_COMPILER_CODEGEN_CODEGEN_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compiler/ir/graph.h"
+#include "compiler/scheduler/heuristics.h"
+
+namespace fusiond {
+
+struct CodegenOptions {
+  // The kernel's (extern "C") name. Default: "fusion_kernel".
+  std::string kernel_name = "fusion_kernel";
+  // Multiprocessors of the target, for the co-residency bound of
+  // cooperative grids. Default: 132 (H100 SXM / H200).
+  int sm_count = 132;
+};
+
+// One kernel parameter as docs/manifest.md names it.
+struct ParamBinding {
+  std::string kind;    // "input", "output", "workspace", "scalar", "size"
+  int index = 0;       // input/output/workspace/scalar index
+  std::string symbol;  // kind "size": the symbol name
+};
+
+struct GeneratedKernel {
+  std::string name;
+  std::string source;  // the prelude plus the kernel
+  std::string scheduler;
+  bool cooperative = false;
+  int block_x = 128, block_y = 1;
+  // Grid: x = min(grid_x_cap, ceil_div(rows, block_y)) (further bounded by
+  // co-residency for cooperative kernels), y = grid_y_expr.
+  int64_t grid_x_cap = 1;
+  std::string rows_expr;    // rows of the iteration space
+  std::string grid_y_expr;  // blocks sharing a row
+  // Workspace: bytes = ws_fixed + grid_x * ws_per_grid_x ("" when none).
+  bool needs_workspace = false;
+  int64_t ws_fixed = 0;
+  std::string ws_per_grid_x;
+  std::vector<ParamBinding> params;
+  // The symbol names used in expressions: name -> (input index, axis).
+  std::vector<std::pair<std::string, std::pair<int, int>>> symbols;
+};
+
+absl::StatusOr<GeneratedKernel> GenerateKernel(const Graph& g,
+                                               const HeuristicParams& params,
+                                               const CodegenOptions& options);
+
+// The kernel's launch grid as manifest expressions, with the cooperative
+// bound applied from the compiled kernel's registers and static shared
+// memory (registers < 0: unknown, assume one block per SM).
+std::vector<std::string> LaunchGrid(const GeneratedKernel& k, int registers,
+                                    int static_smem_bytes, int sm_count);
+// The workspace size in bytes as an expression over the same grid.
+std::string WorkspaceBytes(const GeneratedKernel& k, const std::string& grid_x);
+
+}  // namespace fusiond
+
+#endif  // FUSIOND_COMPILER_CODEGEN_CODEGEN_H_

@@ -1,0 +1,154 @@
+#include "compiler/codegen/expr_emitter.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "absl/strings/str_cat.h"
+
+namespace fusiond {
+namespace {
+
+bool IsF32Like(DataType t) {
+  return t == DataType::kFloat || t == DataType::kBFloat16 || t == DataType::kHalf;
+}
+
+std::string Conv(DataType from, DataType to, const std::string& e) {
+  if (ComputeTypeName(from) == std::string(ComputeTypeName(to))) return e;
+  if (to == DataType::kBool) return absl::StrCat("((", e, ") != 0)");
+  return absl::StrCat("((", ComputeTypeName(to), ")(", e, "))");
+}
+
+// Name of a float or double math function.
+std::string Fn(const char* name, DataType t) {
+  return IsF32Like(t) ? absl::StrCat(name, "f") : std::string(name);
+}
+
+}  // namespace
+
+const char* ComputeTypeName(DataType t) {
+  switch (t) {
+    case DataType::kBool: return "bool";
+    case DataType::kInt32: return "int";
+    case DataType::kInt64: return "i64";
+    case DataType::kDouble: return "double";
+    default: return "float";
+  }
+}
+
+std::string Literal(double v, DataType t) {
+  if (t == DataType::kBool) return v != 0 ? "true" : "false";
+  if (IsIntegral(t)) return absl::StrCat("((", ComputeTypeName(t), ")", static_cast<long long>(v), "LL)");
+  const bool f = IsF32Like(t);
+  if (std::isnan(v)) return f ? "__int_as_float(0x7fc00000)" : "__longlong_as_double(0x7ff8000000000000LL)";
+  if (std::isinf(v)) {
+    std::string s = f ? "__int_as_float(0x7f800000)" : "__longlong_as_double(0x7ff0000000000000LL)";
+    return v < 0 ? "(-" + s + ")" : s;
+  }
+  char buf[64];
+  if (f) {
+    std::snprintf(buf, sizeof(buf), "%.9ef", static_cast<double>(static_cast<float>(v)));
+  } else {
+    std::snprintf(buf, sizeof(buf), "%.17e", v);
+  }
+  return absl::StrCat("(", buf, ")");
+}
+
+std::string RoundTo(DataType t, const std::string& expr) {
+  if (t == DataType::kBFloat16) return absl::StrCat("Ty<5>::round(", expr, ")");
+  if (t == DataType::kHalf) return absl::StrCat("Ty<4>::round(", expr, ")");
+  return expr;
+}
+
+absl::StatusOr<std::string> EmitPointwise(const Graph& g, const Node& n,
+                                          const std::vector<std::string>& ops,
+                                          const ExprOptions& options) {
+  const DataType rt = g.value(n.outputs[0]).dtype;
+  auto in_t = [&](int i) { return g.value(n.inputs[i]).dtype; };
+  auto arg = [&](int i) { return Conv(in_t(i), rt, ops[i]); };
+  const bool fl = IsFloatingPoint(rt);
+  const bool approx = options.approx_transcendentals && IsF32Like(rt);
+  std::string e;
+  switch (n.op) {
+    case OpKind::kCast: e = Conv(in_t(0), rt, ops[0]); break;
+    case OpKind::kAbs:
+      e = fl ? absl::StrCat(Fn("fabs", rt), "(", arg(0), ")")
+             : absl::StrCat("(", arg(0), " < 0 ? -", arg(0), " : ", arg(0), ")");
+      break;
+    case OpKind::kNeg: e = absl::StrCat("(-", arg(0), ")"); break;
+    case OpKind::kExp: e = absl::StrCat(approx ? "__expf" : Fn("exp", rt), "(", arg(0), ")"); break;
+    case OpKind::kExp2: e = absl::StrCat(Fn("exp2", rt), "(", arg(0), ")"); break;
+    case OpKind::kLog: e = absl::StrCat(approx ? "__logf" : Fn("log", rt), "(", arg(0), ")"); break;
+    case OpKind::kLog1p: e = absl::StrCat(Fn("log1p", rt), "(", arg(0), ")"); break;
+    case OpKind::kExpm1: e = absl::StrCat(Fn("expm1", rt), "(", arg(0), ")"); break;
+    case OpKind::kSqrt: e = absl::StrCat(Fn("sqrt", rt), "(", arg(0), ")"); break;
+    case OpKind::kRsqrt: e = absl::StrCat(Fn("rsqrt", rt), "(", arg(0), ")"); break;
+    case OpKind::kReciprocal: e = absl::StrCat("(", Literal(1, rt), " / ", arg(0), ")"); break;
+    case OpKind::kSin: e = absl::StrCat(Fn("sin", rt), "(", arg(0), ")"); break;
+    case OpKind::kCos: e = absl::StrCat(Fn("cos", rt), "(", arg(0), ")"); break;
+    case OpKind::kTanh: e = absl::StrCat(approx ? "fz_tanh_approx" : Fn("tanh", rt), "(", arg(0), ")"); break;
+    case OpKind::kSigmoid:
+      e = absl::StrCat("(", Literal(1, rt), " / (", Literal(1, rt), " + ", approx ? "__expf" : Fn("exp", rt),
+                       "(-", arg(0), ")))");
+      break;
+    case OpKind::kErf: e = absl::StrCat(Fn("erf", rt), "(", arg(0), ")"); break;
+    case OpKind::kErfc: e = absl::StrCat(Fn("erfc", rt), "(", arg(0), ")"); break;
+    case OpKind::kRelu: e = absl::StrCat("fz_max(", arg(0), ", ", Literal(0, rt), ")"); break;
+    case OpKind::kLogicalNot: e = absl::StrCat("(!", Conv(in_t(0), DataType::kBool, ops[0]), ")"); break;
+    case OpKind::kFloor: e = fl ? absl::StrCat(Fn("floor", rt), "(", arg(0), ")") : arg(0); break;
+    case OpKind::kCeil: e = fl ? absl::StrCat(Fn("ceil", rt), "(", arg(0), ")") : arg(0); break;
+    case OpKind::kAdd: e = absl::StrCat("(", arg(0), " + ", arg(1), ")"); break;
+    case OpKind::kSub: e = absl::StrCat("(", arg(0), " - ", arg(1), ")"); break;
+    case OpKind::kMul: e = absl::StrCat("(", arg(0), " * ", arg(1), ")"); break;
+    case OpKind::kDiv: e = absl::StrCat("(", arg(0), " / ", arg(1), ")"); break;
+    case OpKind::kPow: {
+      const Value& ex = g.value(n.inputs[1]);
+      const std::string b = arg(0);
+      if (ex.is_constant() && fl) {
+        const double c = *ex.constant;
+        if (c == 1) { e = b; break; }
+        if (c == 2) { e = absl::StrCat("(", b, " * ", b, ")"); break; }
+        if (c == 3) { e = absl::StrCat("(", b, " * ", b, " * ", b, ")"); break; }
+        if (c == 0.5) { e = absl::StrCat(Fn("sqrt", rt), "(", b, ")"); break; }
+        if (c == -1) { e = absl::StrCat("(", Literal(1, rt), " / ", b, ")"); break; }
+      }
+      if (!fl) {
+        return absl::UnimplementedError(absl::StrCat("codegen: integer pow (node ", n.id, ")"));
+      }
+      e = absl::StrCat(Fn("pow", rt), "(", b, ", ", arg(1), ")");
+      break;
+    }
+    case OpKind::kFmod:
+      e = fl ? absl::StrCat(Fn("fmod", rt), "(", arg(0), ", ", arg(1), ")")
+             : absl::StrCat("(", arg(0), " % ", arg(1), ")");
+      break;
+    case OpKind::kMaximum: e = absl::StrCat("fz_max(", arg(0), ", ", arg(1), ")"); break;
+    case OpKind::kMinimum: e = absl::StrCat("fz_min(", arg(0), ", ", arg(1), ")"); break;
+    case OpKind::kEq: case OpKind::kNe: case OpKind::kLt:
+    case OpKind::kLe: case OpKind::kGt: case OpKind::kGe: {
+      const DataType ct = PromoteTypes(in_t(0), in_t(1));
+      const char* op = n.op == OpKind::kEq ? " == " : n.op == OpKind::kNe ? " != "
+                     : n.op == OpKind::kLt ? " < " : n.op == OpKind::kLe ? " <= "
+                     : n.op == OpKind::kGt ? " > " : " >= ";
+      e = absl::StrCat("(", Conv(in_t(0), ct, ops[0]), op, Conv(in_t(1), ct, ops[1]), ")");
+      break;
+    }
+    case OpKind::kLogicalAnd:
+      e = absl::StrCat("(", Conv(in_t(0), DataType::kBool, ops[0]), " && ",
+                       Conv(in_t(1), DataType::kBool, ops[1]), ")");
+      break;
+    case OpKind::kLogicalOr:
+      e = absl::StrCat("(", Conv(in_t(0), DataType::kBool, ops[0]), " || ",
+                       Conv(in_t(1), DataType::kBool, ops[1]), ")");
+      break;
+    case OpKind::kWhere:
+      e = absl::StrCat("(", Conv(in_t(0), DataType::kBool, ops[0]), " ? ",
+                       Conv(in_t(1), rt, ops[1]), " : ", Conv(in_t(2), rt, ops[2]), ")");
+      break;
+    default:
+      return absl::UnimplementedError(
+          absl::StrCat("codegen: ", OpName(n.op), " is not pointwise (node ", n.id, ")"));
+  }
+  return RoundTo(rt, e);
+}
+
+}  // namespace fusiond

@@ -1,0 +1,311 @@
+#include "compiler/codegen/kernel_plan.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+
+namespace fusiond {
+namespace {
+
+constexpr int kUnknown = -2;
+
+absl::Status Unsupported(const Graph& g, const Node& n, const std::string& why) {
+  return absl::UnimplementedError(
+      absl::StrCat("codegen: node ", n.id, " (", OpName(n.op), "): ", why));
+}
+
+uint32_t Bit(int a) { return uint32_t{1} << a; }
+
+std::vector<int> AxesOf(uint32_t mask, int rank) {
+  std::vector<int> out;
+  for (int a = 0; a < rank; ++a) if (mask & Bit(a)) out.push_back(a);
+  return out;
+}
+
+// Merges `from` into `to` axis by axis; true when `to` changed.
+bool Merge(const std::vector<int>& from, std::vector<int>& to) {
+  bool changed = false;
+  for (size_t i = 0; i < to.size() && i < from.size(); ++i) {
+    if (to[i] == kUnknown && from[i] != kUnknown) {
+      to[i] = from[i];
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+// One sweep of axis-map propagation over every node, both directions.
+bool PropagateOnce(const Graph& g, std::vector<std::vector<int>>& m) {
+  bool changed = false;
+  for (const Node& n : g.nodes) {
+    const ValueId out = n.outputs[0];
+    if (!g.value(out).is_tensor) continue;
+    std::vector<int>& om = m[out];
+    const OpCategory cat = CategoryOf(n.op);
+    if (IsPointwise(n.op)) {
+      for (ValueId in : n.inputs) {
+        const Value& v = g.value(in);
+        if (!v.is_tensor || v.rank() != g.value(out).rank()) continue;
+        changed |= Merge(om, m[in]);
+        changed |= Merge(m[in], om);
+      }
+      continue;
+    }
+    std::vector<int>& im = m[n.inputs[0]];
+    if (cat == OpCategory::kReduction || cat == OpCategory::kVarMean) {
+      const auto& dims = n.attrs.dims;
+      if (n.attrs.keepdim) {
+        changed |= Merge(im, om);
+        changed |= Merge(om, im);
+      } else {
+        std::vector<int> kept;
+        for (size_t i = 0; i < im.size(); ++i) {
+          if (!std::count(dims.begin(), dims.end(), static_cast<int64_t>(i))) kept.push_back(i);
+        }
+        for (size_t k = 0; k < kept.size(); ++k) {
+          if (om[k] == kUnknown && im[kept[k]] != kUnknown) { om[k] = im[kept[k]]; changed = true; }
+          if (im[kept[k]] == kUnknown && om[k] != kUnknown) { im[kept[k]] = om[k]; changed = true; }
+        }
+      }
+      for (ValueId o : n.outputs) changed |= Merge(om, m[o]);
+      continue;
+    }
+    auto link = [&](size_t i, size_t o) {
+      if (om[o] == kUnknown && im[i] != kUnknown) { om[o] = im[i]; changed = true; }
+      if (im[i] == kUnknown && om[o] != kUnknown) { im[i] = om[o]; changed = true; }
+    };
+    switch (n.op) {
+      case OpKind::kBroadcastInDim:
+        for (size_t i = 0; i < n.attrs.broadcast_dims.size(); ++i) link(i, n.attrs.broadcast_dims[i]);
+        break;
+      case OpKind::kBroadcast: {
+        size_t j = 0;
+        for (size_t o = 0; o < n.attrs.is_broadcast_dim.size(); ++o) {
+          if (!n.attrs.is_broadcast_dim[o]) link(j++, o);
+        }
+        break;
+      }
+      case OpKind::kExpand:
+        for (size_t i = 0; i < im.size(); ++i) link(i, i);
+        break;
+      case OpKind::kSqueeze: {
+        size_t o = 0;
+        for (size_t i = 0; i < im.size(); ++i) {
+          if (!std::count(n.attrs.dims.begin(), n.attrs.dims.end(), static_cast<int64_t>(i))) link(i, o++);
+        }
+        break;
+      }
+      case OpKind::kPermute:
+        for (size_t o = 0; o < n.attrs.dims.size(); ++o) link(n.attrs.dims[o], o);
+        break;
+      default:
+        break;
+    }
+  }
+  return changed;
+}
+
+}  // namespace
+
+std::string KernelPlan::ExtentExpr(Extent e) const {
+  e = graph->Canonical(e);
+  if (e.is_static()) return std::to_string(e.size);
+  return symbol_names.at(e.symbol);
+}
+
+std::string KernelPlan::ProductExpr(const std::vector<int>& axes) const {
+  int64_t k = 1;
+  std::string sym;
+  for (int a : axes) {
+    if (ref[a].is_static()) {
+      k *= ref[a].size;
+    } else {
+      sym = sym.empty() ? ExtentExpr(ref[a]) : absl::StrCat(sym, " * ", ExtentExpr(ref[a]));
+    }
+  }
+  if (sym.empty()) return std::to_string(k);
+  return k == 1 ? sym : absl::StrCat(sym, " * ", k);
+}
+
+bool KernelPlan::IsStatic() const {
+  for (const Extent& e : ref) if (!e.is_static()) return false;
+  return true;
+}
+
+uint32_t KernelPlan::ReducedAxes(const Node& n) const {
+  uint32_t d = 0;
+  const auto& im = axis_map[n.inputs[0]];
+  for (int64_t dim : n.attrs.dims) if (im[dim] >= 0) d |= Bit(im[dim]);
+  return d;
+}
+
+absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise) {
+  KernelPlan p;
+  p.graph = &g;
+  const size_t nv = g.values.size();
+  // Symbol names in input order.
+  for (ValueId in : g.inputs) {
+    for (const Extent& e0 : g.value(in).shape) {
+      Extent e = g.Canonical(e0);
+      if (!e.is_static() && !p.symbol_names.count(e.symbol)) {
+        p.symbol_names[e.symbol] = absl::StrCat("s", p.symbol_order.size());
+        p.symbol_order.push_back(e.symbol);
+      }
+    }
+  }
+  // Reference: the widest rank; per axis the first extent that is not 1.
+  for (const Value& v : g.values) if (v.is_tensor) p.rank = std::max(p.rank, v.rank());
+  if (p.rank == 0) return absl::UnimplementedError("codegen: segment has no tensor of rank > 0");
+  if (p.rank > 8) return absl::UnimplementedError("codegen: rank above 8");
+  p.ref.assign(p.rank, Extent::Static(1));
+  for (const Value& v : g.values) {
+    if (!v.is_tensor || v.rank() != p.rank) continue;
+    for (int a = 0; a < p.rank; ++a) {
+      Extent e = g.Canonical(v.shape[a]);
+      if (p.ref[a].is_broadcast() && !e.is_broadcast()) p.ref[a] = e;
+    }
+  }
+  for (const Node& n : g.nodes) {
+    if (n.op == OpKind::kReshape) return Unsupported(g, n, "reshape is not supported");
+  }
+  // Axis maps: seed full-rank values one at a time, propagate to a fixpoint.
+  std::vector<std::vector<int>>& m = p.axis_map;
+  m.resize(nv);
+  for (size_t v = 0; v < nv; ++v) m[v].assign(g.values[v].rank(), kUnknown);
+  for (;;) {
+    while (PropagateOnce(g, m)) {}
+    bool seeded = false;
+    for (size_t v = 0; v < nv && !seeded; ++v) {
+      const Value& val = g.values[v];
+      if (!val.is_tensor || val.rank() != p.rank) continue;
+      if (std::all_of(m[v].begin(), m[v].end(), [](int x) { return x == kUnknown; })) {
+        for (int a = 0; a < p.rank; ++a) m[v][a] = a;
+        seeded = true;
+      }
+    }
+    if (!seeded) break;
+  }
+  p.vary.assign(nv, 0);
+  p.shape_mask.assign(nv, 0);
+  for (size_t v = 0; v < nv; ++v) {
+    const Value& val = g.values[v];
+    for (int i = 0; i < val.rank(); ++i) {
+      if (g.Canonical(val.shape[i]).is_broadcast()) {
+        m[v][i] = -1;
+      } else if (m[v][i] < 0) {
+        return absl::UnimplementedError(absl::StrCat(
+            "codegen: cannot place axis ", i, " of value ", v, " in the iteration space"));
+      } else {
+        p.shape_mask[v] |= Bit(m[v][i]);
+      }
+    }
+  }
+  // Variation by dataflow.
+  for (ValueId in : g.inputs) p.vary[in] = p.shape_mask[in];
+  for (const Node& n : g.nodes) {
+    uint32_t u = 0;
+    for (ValueId in : n.inputs) u |= p.vary[in];
+    if (IsReduction(n.op)) u &= ~p.ReducedAxes(n);
+    if (n.op == OpKind::kSize) u = 0;
+    for (ValueId o : n.outputs) p.vary[o] = u & p.shape_mask[o];
+  }
+  // Needed values.
+  p.needed.assign(nv, false);
+  for (ValueId o : g.outputs) p.needed[o] = true;
+  for (int i = static_cast<int>(g.nodes.size()) - 1; i >= 0; --i) {
+    const Node& n = g.nodes[i];
+    bool any = false;
+    for (ValueId o : n.outputs) any |= p.needed[o];
+    if (any) for (ValueId in : n.inputs) p.needed[in] = true;
+  }
+  // Row domain R.
+  const uint32_t all = (p.rank >= 32 ? ~0u : Bit(p.rank) - 1);
+  std::vector<NodeId> reds;
+  for (const Node& n : g.nodes) {
+    if (!IsReduction(n.op) || !p.needed[n.outputs[0]]) continue;
+    uint32_t eff = p.ReducedAxes(n) & p.vary[n.inputs[0]];
+    if (eff == 0) {
+      p.trivial_reds.push_back(n.id);
+      continue;
+    }
+    if (pointwise) return Unsupported(g, n, "a reduction in a pointwise segment");
+    reds.push_back(n.id);
+    if (eff & Bit(p.rank - 1)) {
+      if (p.r_mask != 0 && p.r_mask != eff) {
+        return Unsupported(g, n, "row reductions over different axes");
+      }
+      p.r_mask = eff;
+    }
+  }
+  if (pointwise) {
+    p.r_mask = all;
+  } else if (p.r_mask == 0) {
+    if (reds.empty()) return absl::UnimplementedError("codegen: reduction kernel without reductions");
+    // Only reductions over outer axes: rows are what they keep.
+    p.r_mask = all & ~(p.ReducedAxes(g.node(reds[0])) & p.vary[g.node(reds[0]).inputs[0]]);
+  }
+  p.r_axes = AxesOf(p.r_mask, p.rank);
+  p.i_axes = AxesOf(all & ~p.r_mask, p.rank);
+  // Classify reductions; column reductions mark their results.
+  std::vector<bool> post_col(nv, false);
+  std::vector<bool> is_col(g.nodes.size(), false);
+  for (NodeId id : reds) {
+    const Node& n = g.node(id);
+    const uint32_t in_vary = p.vary[n.inputs[0]];
+    const uint32_t eff = p.ReducedAxes(n) & in_vary;
+    if (eff == (in_vary & p.r_mask)) continue;  // row reduction
+    if (eff == (in_vary & ~p.r_mask) && (eff & p.r_mask) == 0) {
+      if (n.op != OpKind::kSum && n.op != OpKind::kMax && n.op != OpKind::kMin) {
+        return Unsupported(g, n, "only sum/max/min as column reductions");
+      }
+      is_col[id] = true;
+      p.col_reds.push_back(id);
+      continue;
+    }
+    return Unsupported(g, n, "reduces some but not all of the row axes");
+  }
+  for (const Node& n : g.nodes) {
+    bool pc = is_col[n.id];
+    for (ValueId in : n.inputs) pc |= post_col[in];
+    if (pc && !is_col[n.id] && !IsPointwise(n.op) && !IsShapeOp(n.op)) {
+      return Unsupported(g, n, "a reduction of a column-reduction result");
+    }
+    for (ValueId o : n.outputs) post_col[o] = pc;
+  }
+  p.domain.assign(nv, Domain::kScalar);
+  for (size_t v = 0; v < nv; ++v) {
+    if (!g.values[v].is_tensor) continue;
+    if (post_col[v]) p.domain[v] = Domain::kCol;
+    else if (p.vary[v] & p.r_mask) p.domain[v] = Domain::kElem;
+    else if (p.vary[v]) p.domain[v] = Domain::kRow;
+  }
+  for (const Node& n : g.nodes) {
+    if (!p.needed[n.outputs[0]] || p.domain[n.outputs[0]] == Domain::kCol) continue;
+    for (ValueId in : n.inputs) {
+      if (p.domain[in] == Domain::kCol) {
+        return Unsupported(g, n, "uses a column-reduction result in the row domain");
+      }
+    }
+  }
+  // Stages.
+  p.avail.assign(nv, 0);
+  for (const Node& n : g.nodes) {
+    int a = 0;
+    for (ValueId in : n.inputs) a = std::max(a, p.avail[in]);
+    const bool row_red = IsReduction(n.op) && !is_col[n.id] &&
+                         std::count(reds.begin(), reds.end(), n.id) && p.needed[n.outputs[0]];
+    if (row_red) {
+      p.row_slots.push_back({n.id, false, a});
+      const bool two = n.op == OpKind::kVar || n.op == OpKind::kVarMean;
+      if (two) p.row_slots.push_back({n.id, true, a + 1});
+      a += two ? 2 : 1;
+      p.num_stages = std::max(p.num_stages, a);
+    }
+    for (ValueId o : n.outputs) p.avail[o] = a;
+  }
+  std::stable_sort(p.row_slots.begin(), p.row_slots.end(),
+                   [](const ReductionSlot& x, const ReductionSlot& y) { return x.stage < y.stage; });
+  return p;
+}
+
+}  // namespace fusiond

@@ -1,0 +1,178 @@
+#include "compiler/codegen/manifest.h"
+
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+
+namespace fusiond {
+namespace {
+
+std::string QuoteAll(const std::vector<std::string>& v) {
+  std::vector<std::string> q;
+  for (const std::string& s : v) q.push_back(JsonQuote(s));
+  return absl::StrCat("[", absl::StrJoin(q, ", "), "]");
+}
+
+// Symbol names of a graph: root symbol -> "s<k>" in input order (the same
+// rule the code generator uses).
+std::map<SymbolId, std::string> SymbolNames(const Graph& g, std::vector<SymbolId>* order) {
+  std::map<SymbolId, std::string> names;
+  for (ValueId in : g.inputs) {
+    for (const Extent& e0 : g.value(in).shape) {
+      Extent e = g.Canonical(e0);
+      if (!e.is_static() && !names.count(e.symbol)) {
+        names[e.symbol] = absl::StrCat("s", names.size());
+        if (order) order->push_back(e.symbol);
+      }
+    }
+  }
+  return names;
+}
+
+std::string TensorJson(const Graph& g, ValueId v, const std::map<SymbolId, std::string>& names,
+                       const std::string& fallback_name) {
+  const Value& val = g.value(v);
+  std::vector<std::string> shape;
+  for (const Extent& e0 : val.shape) {
+    Extent e = g.Canonical(e0);
+    shape.push_back(e.is_static() ? std::to_string(e.size) : names.at(e.symbol));
+  }
+  return absl::StrCat("{\"name\": ", JsonQuote(val.name.empty() ? fallback_name : val.name),
+                      ", \"dtype\": ", JsonQuote(DataTypeName(val.dtype)), ", \"shape\": ", QuoteAll(shape),
+                      val.is_tensor ? "" : ", \"scalar\": true", "}");
+}
+
+}  // namespace
+
+std::string JsonQuote(const std::string& s) {
+  std::string o = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"': o += "\\\""; break;
+      case '\\': o += "\\\\"; break;
+      case '\n': o += "\\n"; break;
+      case '\t': o += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          snprintf(buf, sizeof(buf), "\\u%04x", c);
+          o += buf;
+        } else {
+          o += c;
+        }
+    }
+  }
+  return o + "\"";
+}
+
+std::string KernelManifestJson(const GeneratedKernel& k, const std::string& binary_file,
+                               int registers, int static_smem_bytes, int sm_count) {
+  std::vector<std::string> grid = LaunchGrid(k, registers, static_smem_bytes, sm_count);
+  std::vector<std::string> params;
+  for (const ParamBinding& p : k.params) {
+    if (p.kind == "size") {
+      params.push_back(absl::StrCat("{\"kind\": \"size\", \"symbol\": ", JsonQuote(p.symbol), "}"));
+    } else {
+      params.push_back(absl::StrCat("{\"kind\": ", JsonQuote(p.kind), ", \"index\": ", p.index, "}"));
+    }
+  }
+  std::string j = absl::StrCat(
+      "{\"name\": ", JsonQuote(k.name), ", \"binary\": ", JsonQuote(binary_file),
+      ", \"scheduler\": ", JsonQuote(k.scheduler), ", \"cooperative\": ", k.cooperative ? "true" : "false",
+      ", \"block\": ", QuoteAll({std::to_string(k.block_x), std::to_string(k.block_y), "1"}),
+      ", \"grid\": ", QuoteAll(grid), ", \"smem_bytes\": \"0\", \"params\": [",
+      absl::StrJoin(params, ", "), "]");
+  if (k.needs_workspace) {
+    absl::StrAppend(&j, ", \"workspace\": {\"bytes\": ", JsonQuote(WorkspaceBytes(k, grid[0])),
+                    ", \"zero\": true}");
+  }
+  absl::StrAppend(&j, ", \"registers\": ", registers, "}");
+  return j;
+}
+
+std::string FusionManifestJson(const CompileResult& r, const std::string& fusion_name) {
+  const Graph& g = r.optimized;
+  std::vector<SymbolId> order;
+  auto names = SymbolNames(g, &order);
+  std::map<int, int> input_pos;  // graph input position -> fusion input index
+  std::vector<std::string> symbols, inputs, outputs, intermediates, workspaces, kernels;
+  for (SymbolId s : order) {
+    int idx = 0;
+    for (size_t i = 0; i < g.inputs.size(); ++i) if (g.inputs[i] == g.symbols[s].input) idx = i;
+    symbols.push_back(absl::StrCat("{\"name\": ", JsonQuote(names.at(s)), ", \"input\": ", idx,
+                                   ", \"axis\": ", g.symbols[s].axis, "}"));
+  }
+  std::map<std::string, std::string> by_name;  // value name -> "input:i" / "output:i" / "intermediate:i"
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    inputs.push_back(TensorJson(g, g.inputs[i], names, absl::StrCat("in", i)));
+    by_name[g.value(g.inputs[i]).name] = absl::StrCat("input:", i);
+  }
+  for (size_t i = 0; i < g.outputs.size(); ++i) {
+    outputs.push_back(TensorJson(g, g.outputs[i], names, absl::StrCat("out", i)));
+  }
+  for (size_t si = 0; si < r.segments.size(); ++si) {
+    const SegmentResult& seg = r.segments[si];
+    if (!seg.kernel) continue;
+    std::string kj = seg.kernel->manifest_json;
+    // Lift the workspace.
+    const std::string key = "\"workspace\": {\"bytes\": ";
+    if (size_t p = kj.find(key); p != std::string::npos) {
+      const size_t obj = kj.find('{', p);
+      const size_t end = kj.find('}', obj);
+      workspaces.push_back(kj.substr(obj, end + 1 - obj));
+      kj.erase(p - 2, end + 1 - (p - 2));
+      kj = absl::StrReplaceAll(kj, {{"{\"kind\": \"workspace\", \"index\": 0}",
+                                     absl::StrCat("{\"kind\": \"workspace\", \"index\": ", workspaces.size() - 1, "}")}});
+    }
+    if (r.segments.size() > 1) {
+      // Rebind the segment's inputs/outputs to fusion inputs, outputs or
+      // intermediates by value name.
+      const Graph& sg = seg.graph;
+      for (size_t i = 0; i < sg.inputs.size(); ++i) {
+        const std::string& nm = sg.value(sg.inputs[i]).name;
+        std::string to;
+        if (auto it = by_name.find(nm); it != by_name.end()) to = it->second;
+        if (to.rfind("input:", 0) == 0) {
+          to = absl::StrCat("{\"kind\": \"input\", \"index\": ", to.substr(6), "}");
+        } else if (to.rfind("intermediate:", 0) == 0) {
+          to = absl::StrCat("{\"kind\": \"intermediate\", \"index\": ", to.substr(13), "}");
+        } else {
+          continue;
+        }
+        kj = absl::StrReplaceAll(kj, {{absl::StrCat("{\"kind\": \"input\", \"index\": ", i, "}"),
+                                       absl::StrReplaceAll(to, {{"\"kind\"", "\"@kind\""}})}});
+      }
+      for (size_t o = 0; o < sg.outputs.size(); ++o) {
+        const std::string& nm = sg.value(sg.outputs[o]).name;
+        int fusion_out = -1;
+        for (size_t q = 0; q < g.outputs.size(); ++q) if (g.value(g.outputs[q]).name == nm) fusion_out = q;
+        std::string to;
+        if (fusion_out >= 0) {
+          to = absl::StrCat("{\"kind\": \"output\", \"index\": ", fusion_out, "}");
+        } else {
+          intermediates.push_back(TensorJson(sg, sg.outputs[o], SymbolNames(sg, nullptr),
+                                             absl::StrCat("t", intermediates.size())));
+          by_name[nm] = absl::StrCat("intermediate:", intermediates.size() - 1);
+          to = absl::StrCat("{\"kind\": \"intermediate\", \"index\": ", intermediates.size() - 1, "}");
+        }
+        kj = absl::StrReplaceAll(kj, {{absl::StrCat("{\"kind\": \"output\", \"index\": ", o, "}"),
+                                       absl::StrReplaceAll(to, {{"\"kind\"", "\"@kind\""}})}});
+      }
+      kj = absl::StrReplaceAll(kj, {{"\"@kind\"", "\"kind\""}});
+    }
+    kernels.push_back(kj);
+  }
+  const std::string arch = r.segments.empty() || !r.segments[0].kernel ? "" : r.segments[0].kernel->arch;
+  return absl::StrCat(
+      "{\n  \"manifest_version\": 1,\n  \"fusion\": ", JsonQuote(fusion_name),
+      ",\n  \"canonical_hash\": ", JsonQuote(r.canonical_hash), ",\n  \"arch\": ", JsonQuote(arch),
+      ",\n  \"symbols\": [", absl::StrJoin(symbols, ", "), "],\n  \"inputs\": [",
+      absl::StrJoin(inputs, ", "), "],\n  \"outputs\": [", absl::StrJoin(outputs, ", "),
+      "],\n  \"intermediates\": [", absl::StrJoin(intermediates, ", "), "],\n  \"workspaces\": [",
+      absl::StrJoin(workspaces, ", "), "],\n  \"kernels\": [\n    ", absl::StrJoin(kernels, ",\n    "),
+      "\n  ]\n}\n");
+}
+
+}  // namespace fusiond

@@ -1,0 +1,32 @@
+// The launch manifest (docs/manifest.md): one `kernels[]` entry per compiled
+// segment, and the fusion-level document that the runtimes read.
+#ifndef FUSIOND_COMPILER_CODEGEN_MANIFEST_H_
+#define FUSIOND_COMPILER_CODEGEN_MANIFEST_H_
+
+#include <string>
+
+#include "compiler/codegen/codegen.h"
+#include "compiler/pipeline.h"
+
+namespace fusiond {
+
+// One kernels[] entry. `binary_file` is the file name of the cubin/PTX;
+// registers / static_smem_bytes come from ptxas (registers < 0: unknown) and
+// bound cooperative grids. A kernel that needs a workspace also carries
+// "workspace": {"bytes": ..., "zero": true}, which FusionManifestJson lifts
+// into the fusion's workspaces[] (its params name workspace index 0).
+std::string KernelManifestJson(const GeneratedKernel& k, const std::string& binary_file,
+                               int registers, int static_smem_bytes, int sm_count);
+
+// The fusion-level manifest: symbols and inputs/outputs of the optimized
+// graph, workspaces, and every segment's kernel entry in order. Segments'
+// inputs and outputs are matched to the fusion's by value name; a segment
+// input that is no fusion input is an intermediate.
+std::string FusionManifestJson(const CompileResult& result, const std::string& fusion_name);
+
+// JSON string literal with escapes.
+std::string JsonQuote(const std::string& s);
+
+}  // namespace fusiond
+
+#endif  // FUSIOND_COMPILER_CODEGEN_MANIFEST_H_

@@ -1,0 +1,175 @@
+#include "compiler/codegen/prelude.h"
+
+namespace fusiond {
+namespace {
+
+// Type codes are fusiond::DataType values: 1 bool, 2 int32, 3 int64,
+// 4 float16, 5 bfloat16, 6 float32, 7 float64. Elements are packed
+// little-endian into 32-bit words; element l of a 16-bit type lives in word
+// l / 2, half l % 2.
+constexpr const char kPrelude[] = R"PRELUDE(
+typedef unsigned int u32;
+typedef unsigned long long u64;
+typedef long long i64;
+
+__device__ __forceinline__ float fz_bf16_to_f32(u32 h) { return __uint_as_float(h << 16); }
+__device__ __forceinline__ u32 fz_f32_to_bf16(float f) {
+  u32 u = __float_as_uint(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return 0x7fc0u;
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return u >> 16;
+}
+__device__ __forceinline__ float fz_f16_to_f32(u32 h) {
+  float f; unsigned short s = (unsigned short)h;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(s));
+  return f;
+}
+__device__ __forceinline__ u32 fz_f32_to_f16(float f) {
+  unsigned short s;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(s) : "f"(f));
+  return s;
+}
+__device__ __forceinline__ float fz_tanh_approx(float x) {
+  float y; asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x)); return y;
+}
+__device__ __forceinline__ float fz_max(float a, float b) { return (a != a || a > b) ? a : b; }
+__device__ __forceinline__ float fz_min(float a, float b) { return (a != a || a < b) ? a : b; }
+__device__ __forceinline__ double fz_max(double a, double b) { return (a != a || a > b) ? a : b; }
+__device__ __forceinline__ double fz_min(double a, double b) { return (a != a || a < b) ? a : b; }
+template <typename T> __device__ __forceinline__ T fz_max(T a, T b) { return a > b ? a : b; }
+template <typename T> __device__ __forceinline__ T fz_min(T a, T b) { return a < b ? a : b; }
+
+template <int DT> struct Ty;
+template <> struct Ty<6> {
+  typedef float C;
+  static __device__ __forceinline__ C get(const u32* w, int l) { return __uint_as_float(w[l]); }
+  static __device__ __forceinline__ void put(u32* w, int l, C v) { w[l] = __float_as_uint(v); }
+  static __device__ __forceinline__ C round(C v) { return v; }
+  static __device__ __forceinline__ C load(const void* p) { return *(const float*)p; }
+  static __device__ __forceinline__ void store(void* p, C v) { *(float*)p = v; }
+};
+template <> struct Ty<5> {
+  typedef float C;
+  static __device__ __forceinline__ C get(const u32* w, int l) {
+    return __uint_as_float((l & 1) ? (w[l >> 1] & 0xffff0000u) : (w[l >> 1] << 16));
+  }
+  static __device__ __forceinline__ void put(u32* w, int l, C v) {
+    w[l >> 1] |= fz_f32_to_bf16(v) << ((l & 1) * 16);
+  }
+  static __device__ __forceinline__ C round(C v) { return fz_bf16_to_f32(fz_f32_to_bf16(v)); }
+  static __device__ __forceinline__ C load(const void* p) { return fz_bf16_to_f32(*(const unsigned short*)p); }
+  static __device__ __forceinline__ void store(void* p, C v) { *(unsigned short*)p = (unsigned short)fz_f32_to_bf16(v); }
+};
+template <> struct Ty<4> {
+  typedef float C;
+  static __device__ __forceinline__ C get(const u32* w, int l) {
+    return fz_f16_to_f32((l & 1) ? (w[l >> 1] >> 16) : (w[l >> 1] & 0xffffu));
+  }
+  static __device__ __forceinline__ void put(u32* w, int l, C v) {
+    w[l >> 1] |= fz_f32_to_f16(v) << ((l & 1) * 16);
+  }
+  static __device__ __forceinline__ C round(C v) { return fz_f16_to_f32(fz_f32_to_f16(v)); }
+  static __device__ __forceinline__ C load(const void* p) { return fz_f16_to_f32(*(const unsigned short*)p); }
+  static __device__ __forceinline__ void store(void* p, C v) { *(unsigned short*)p = (unsigned short)fz_f32_to_f16(v); }
+};
+template <> struct Ty<7> {
+  typedef double C;
+  static __device__ __forceinline__ C get(const u32* w, int l) { return __hiloint2double(w[2 * l + 1], w[2 * l]); }
+  static __device__ __forceinline__ void put(u32* w, int l, C v) {
+    w[2 * l] = (u32)__double2loint(v); w[2 * l + 1] = (u32)__double2hiint(v);
+  }
+  static __device__ __forceinline__ C round(C v) { return v; }
+  static __device__ __forceinline__ C load(const void* p) { return *(const double*)p; }
+  static __device__ __forceinline__ void store(void* p, C v) { *(double*)p = v; }
+};
+template <> struct Ty<3> {
+  typedef i64 C;
+  static __device__ __forceinline__ C get(const u32* w, int l) { return (i64)(((u64)w[2 * l + 1] << 32) | w[2 * l]); }
+  static __device__ __forceinline__ void put(u32* w, int l, C v) { w[2 * l] = (u32)v; w[2 * l + 1] = (u32)((u64)v >> 32); }
+  static __device__ __forceinline__ C round(C v) { return v; }
+  static __device__ __forceinline__ C load(const void* p) { return *(const i64*)p; }
+  static __device__ __forceinline__ void store(void* p, C v) { *(i64*)p = v; }
+};
+template <> struct Ty<2> {
+  typedef int C;
+  static __device__ __forceinline__ C get(const u32* w, int l) { return (int)w[l]; }
+  static __device__ __forceinline__ void put(u32* w, int l, C v) { w[l] = (u32)v; }
+  static __device__ __forceinline__ C round(C v) { return v; }
+  static __device__ __forceinline__ C load(const void* p) { return *(const int*)p; }
+  static __device__ __forceinline__ void store(void* p, C v) { *(int*)p = v; }
+};
+template <> struct Ty<1> {
+  typedef bool C;
+  static __device__ __forceinline__ C get(const u32* w, int l) { return ((w[l >> 2] >> ((l & 3) * 8)) & 0xffu) != 0; }
+  static __device__ __forceinline__ void put(u32* w, int l, C v) { w[l >> 2] |= (v ? 1u : 0u) << ((l & 3) * 8); }
+  static __device__ __forceinline__ C round(C v) { return v; }
+  static __device__ __forceinline__ C load(const void* p) { return *(const unsigned char*)p != 0; }
+  static __device__ __forceinline__ void store(void* p, C v) { *(unsigned char*)p = v ? 1 : 0; }
+};
+
+// Loads / stores of B bytes (B in 1, 2, 4, 8, 16) into packed words.
+template <int B> struct Chunk;
+template <> struct Chunk<16> {
+  static __device__ __forceinline__ void ld(u32* w, const void* p) {
+    uint4 t = *(const uint4*)p; w[0] = t.x; w[1] = t.y; w[2] = t.z; w[3] = t.w;
+  }
+  static __device__ __forceinline__ void st(void* p, const u32* w) { *(uint4*)p = make_uint4(w[0], w[1], w[2], w[3]); }
+};
+template <> struct Chunk<8> {
+  static __device__ __forceinline__ void ld(u32* w, const void* p) { uint2 t = *(const uint2*)p; w[0] = t.x; w[1] = t.y; }
+  static __device__ __forceinline__ void st(void* p, const u32* w) { *(uint2*)p = make_uint2(w[0], w[1]); }
+};
+template <> struct Chunk<4> {
+  static __device__ __forceinline__ void ld(u32* w, const void* p) { w[0] = *(const u32*)p; }
+  static __device__ __forceinline__ void st(void* p, const u32* w) { *(u32*)p = w[0]; }
+};
+template <> struct Chunk<2> {
+  static __device__ __forceinline__ void ld(u32* w, const void* p) { w[0] = *(const unsigned short*)p; }
+  static __device__ __forceinline__ void st(void* p, const u32* w) { *(unsigned short*)p = (unsigned short)w[0]; }
+};
+template <> struct Chunk<1> {
+  static __device__ __forceinline__ void ld(u32* w, const void* p) { w[0] = *(const unsigned char*)p; }
+  static __device__ __forceinline__ void st(void* p, const u32* w) { *(unsigned char*)p = (unsigned char)w[0]; }
+};
+template <int N> struct VW { static constexpr int value = N; };
+
+// Reduction operators: 0 sum, 1 max, 2 min, 3 prod.
+template <int OP, typename T> __device__ __forceinline__ T fz_comb(T a, T b) {
+  if (OP == 0) return a + b;
+  if (OP == 1) return fz_max(a, b);
+  if (OP == 2) return fz_min(a, b);
+  return a * b;
+}
+template <int OP, typename T> __device__ __forceinline__ T fz_warp_reduce(T v) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v = fz_comb<OP, T>(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+
+// Grid barrier for cooperative launches: bar[0] counts arrivals, bar[1] is
+// the generation. The workspace holding it is zeroed before the launch.
+__device__ __forceinline__ void fz_grid_sync(u32* bar) {
+  __syncthreads();
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
+    const u32 nb = gridDim.x * gridDim.y;
+    volatile u32* gen = bar + 1;
+    const u32 g = *gen;
+    __threadfence();
+    if (atomicAdd(bar, 1u) == nb - 1) {
+      atomicExch(bar, 0u);
+      __threadfence();
+      atomicAdd(bar + 1, 1u);
+    } else {
+      while (*gen == g) { __nanosleep(32); }
+    }
+    __threadfence();
+  }
+  __syncthreads();
+}
+)PRELUDE";
+
+}  // namespace
+
+const char* DevicePrelude() { return kPrelude; }
+
+}  // namespace fusiond

@@ -1,0 +1,15 @@
+// The device prelude: a small header of our own that every generated kernel
+// starts with, so NVRTC never parses toolkit headers. It holds 16-bit float
+// conversion (round to nearest even), element access inside packed words,
+// vectorized loads/stores of 2..16 bytes, warp reductions and a grid barrier.
+#ifndef FUSIOND_COMPILER_CODEGEN_PRELUDE_H_
+#define FUSIOND_COMPILER_CODEGEN_PRELUDE_H_
+
+namespace fusiond {
+
+// The prelude's source text (a constant string).
+const char* DevicePrelude();
+
+}  // namespace fusiond
+
+#endif  // FUSIOND_COMPILER_CODEGEN_PRELUDE_H_

@@ -1,0 +1,100 @@
+#include "compiler/codegen/value_emitter.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+
+namespace fusiond {
+
+std::string ValueEmitter::Declare(ValueId v, Scope& s, const std::string& expr) {
+  const char* prefix = s.kind == Scope::kElem ? "e" : s.kind == Scope::kRow ? "rv" : "cv";
+  std::string name = absl::StrCat(prefix, v);
+  absl::StrAppend(s.out, s.indent, "const ", ComputeTypeName(g_.value(v).dtype), " ",
+                  name, " = ", expr, ";\n");
+  (*s.memo)[v] = name;
+  return name;
+}
+
+absl::StatusOr<std::string> ValueEmitter::Scalar(ValueId v, Scope& s) {
+  const Value& val = g_.value(v);
+  if (val.is_constant()) return Literal(*val.constant, val.dtype);
+  const Node* n = g_.def(v);
+  if (n == nullptr) {
+    if (val.is_tensor) return absl::StrCat("Ty<", static_cast<int>(val.dtype), ">::load(in",
+                                           input_index_.at(v), ")");
+    return absl::StrCat("((", ComputeTypeName(val.dtype), ")sc", input_index_.at(v), ")");
+  }
+  if (n->op == OpKind::kSize) {
+    const Value& t = g_.value(n->inputs[0]);
+    return absl::StrCat("((i64)", p_.ExtentExpr(t.shape[n->attrs.axis]), ")");
+  }
+  if (IsShapeOp(n->op)) return Get(n->inputs[0], s);
+  if (!IsPointwise(n->op)) {
+    return absl::UnimplementedError(absl::StrCat("codegen: ", OpName(n->op),
+                                                 " of a value that varies along nothing"));
+  }
+  std::vector<std::string> ops;
+  for (ValueId in : n->inputs) {
+    auto e = Get(in, s);
+    if (!e.ok()) return e.status();
+    ops.push_back(*e);
+  }
+  return EmitPointwise(g_, *n, ops, opt_);
+}
+
+absl::StatusOr<std::string> ValueEmitter::Get(ValueId v, Scope& s) {
+  if (auto it = s.memo->find(v); it != s.memo->end()) return it->second;
+  const Value& val = g_.value(v);
+  const Domain d = val.is_tensor ? p_.domain[v] : Domain::kScalar;
+  if (d == Domain::kScalar) return Scalar(v, s);
+  if (d == Domain::kRow && s.kind != Scope::kRow) {
+    if (s.row == nullptr) {
+      return absl::InternalError(absl::StrCat("codegen: row value ", v, " outside a row"));
+    }
+    return Get(v, *s.row);
+  }
+  if (d == Domain::kCol && s.kind != Scope::kCol) {
+    return absl::InternalError(absl::StrCat("codegen: column value ", v, " outside the epilogue"));
+  }
+  const Node* n = g_.def(v);
+  if (n == nullptr) return Declare(v, s, s.load(v));
+  if (IsShapeOp(n->op)) {
+    auto e = Get(n->inputs[0], s);
+    if (e.ok()) (*s.memo)[v] = *e;
+    return e;
+  }
+  if (IsReduction(n->op)) {
+    if (std::count(p_.trivial_reds.begin(), p_.trivial_reds.end(), n->id) == 0) {
+      return absl::InternalError(absl::StrCat("codegen: reduction ", n->id, " used before it is computed"));
+    }
+    // A reduction over axes the value does not vary along.
+    auto e = Get(n->inputs[0], s);
+    if (!e.ok()) return e.status();
+    int64_t count = 1;
+    bool symbolic = false;
+    for (int64_t dim : n->attrs.dims) {
+      Extent x = g_.Canonical(g_.value(n->inputs[0]).shape[dim]);
+      if (x.is_static()) count *= x.size; else symbolic = true;
+    }
+    const DataType rt = val.dtype;
+    std::string x = absl::StrCat("((", ComputeTypeName(rt), ")", *e, ")");
+    if (n->op == OpKind::kVar || n->op == OpKind::kVarMean) {
+      return absl::UnimplementedError("codegen: var over axes of extent 1");
+    }
+    if ((n->op == OpKind::kSum || n->op == OpKind::kProd) && (symbolic || count != 1)) {
+      return absl::UnimplementedError("codegen: sum/prod over a broadcast axis");
+    }
+    return Declare(v, s, RoundTo(rt, x));
+  }
+  std::vector<std::string> ops;
+  for (ValueId in : n->inputs) {
+    auto e = Get(in, s);
+    if (!e.ok()) return e.status();
+    ops.push_back(*e);
+  }
+  auto expr = EmitPointwise(g_, *n, ops, opt_);
+  if (!expr.ok()) return expr.status();
+  return Declare(v, s, *expr);
+}
+
+}  // namespace fusiond

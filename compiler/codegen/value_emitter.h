@@ -1,0 +1,51 @@
+// Emits the scalar code of graph values inside one scope of a generated
+// kernel (an element lane, a row, or a column of the epilogue), memoizing each
+// value's variable. Internal to the code generator.
+#ifndef FUSIOND_COMPILER_CODEGEN_VALUE_EMITTER_H_
+#define FUSIOND_COMPILER_CODEGEN_VALUE_EMITTER_H_
+
+#include <functional>
+#include <map>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "compiler/codegen/expr_emitter.h"
+#include "compiler/codegen/kernel_plan.h"
+
+namespace fusiond {
+
+struct Scope {
+  enum Kind { kElem, kRow, kCol };
+  Kind kind = kElem;
+  std::string* out = nullptr;  // statements are appended here
+  std::string indent;
+  std::map<ValueId, std::string>* memo = nullptr;
+  // The expression loading an input tensor in this scope (compute type).
+  std::function<std::string(ValueId)> load;
+  // Row scope used for row values referenced from an element scope.
+  Scope* row = nullptr;
+};
+
+class ValueEmitter {
+ public:
+  ValueEmitter(const KernelPlan& plan, ExprOptions options,
+               std::map<ValueId, int> input_index)
+      : p_(plan), g_(*plan.graph), opt_(options), input_index_(std::move(input_index)) {}
+
+  // The name (or inline expression) of v's value in scope s, emitting the
+  // statements it needs.
+  absl::StatusOr<std::string> Get(ValueId v, Scope& s);
+
+ private:
+  absl::StatusOr<std::string> Scalar(ValueId v, Scope& s);
+  std::string Declare(ValueId v, Scope& s, const std::string& expr);
+
+  const KernelPlan& p_;
+  const Graph& g_;
+  ExprOptions opt_;
+  std::map<ValueId, int> input_index_;  // graph input value -> its index
+};
+
+}  // namespace fusiond
+
+#endif  // FUSIOND_COMPILER_CODEGEN_VALUE_EMITTER_H_

@@ -1,0 +1,49 @@
+// NVRTC: CUDA C++ source -> cubin (or PTX when this NVRTC does not know the
+// requested architecture as a real target), with ptxas' resource report.
+#ifndef FUSIOND_COMPILER_NVRTC_NVRTC_COMPILER_H_
+#define FUSIOND_COMPILER_NVRTC_NVRTC_COMPILER_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace fusiond {
+
+struct NvrtcOptions {
+  // Target, "sm_80" ... "sm_100". Default: "sm_90".
+  std::string arch = "sm_90";
+  // Extra NVRTC options appended after ours. Default: none.
+  std::vector<std::string> extra;
+};
+
+struct NvrtcOutput {
+  std::string binary;  // cubin bytes, or PTX text when is_ptx
+  bool is_ptx = false;
+  std::string arch;    // what the binary is for ("sm_90" or "compute_90")
+  std::vector<std::string> options;  // as passed to nvrtcCompileProgram
+  std::string log;                   // NVRTC's program log (ptxas report included)
+  int registers = -1;                // ptxas: registers per thread
+  int spill_bytes = 0;               // ptxas: spill stores + spill loads
+  int static_smem_bytes = 0;         // ptxas: static shared memory
+  double micros = 0;                 // wall time of the compile
+};
+
+// Compiles `source`, whose entry point is `kernel_name` (extern "C").
+// Internal with the NVRTC log and the kernel name when compilation fails;
+// Unavailable when this build has no NVRTC.
+absl::StatusOr<NvrtcOutput> CompileWithNvrtc(const std::string& source,
+                                             const std::string& kernel_name,
+                                             const NvrtcOptions& options);
+
+// "13.0", or "none" without NVRTC. Part of the cache key.
+std::string NvrtcVersion();
+
+// Parses ptxas' "-v" report in a log into out's registers, spill bytes and
+// shared memory (for the function `kernel_name`; any function when empty).
+void ParsePtxasReport(const std::string& log, const std::string& kernel_name,
+                      NvrtcOutput* out);
+
+}  // namespace fusiond
+
+#endif  // FUSIOND_COMPILER_NVRTC_NVRTC_COMPILER_H_
