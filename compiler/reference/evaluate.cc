@@ -147,7 +147,7 @@ absl::StatusOr<std::vector<HostTensor>> Evaluate(const Graph& g,
         break;
       }
       case OpCategory::kSize: {
-        const int64_t axis = n.attrs.axis;
+        const int64_t axis = n.attrs.axis < 0 ? n.attrs.axis + in[0]->rank() : n.attrs.axis;
         if (axis < 0 || axis >= in[0]->rank()) {
           return absl::InvalidArgumentError(absl::StrCat(
               "node ", n.id, " (size): axis ", axis, " is out of range"));

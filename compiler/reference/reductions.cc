@@ -52,6 +52,7 @@ absl::StatusOr<std::vector<View>> EvalReduction(const Node& n, const View& in,
   const int r = in.rank();
   std::vector<bool> reduced(r, false);
   for (int64_t d : n.attrs.dims) {
+    if (d < 0) d += r;  // graphs may keep axes as written (-1 = last)
     if (d < 0 || d >= r) {
       return absl::InvalidArgumentError(absl::StrCat(
           "node ", n.id, " (", OpName(n.op), "): axis ", d, " is out of range"));

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "compiler/ir/verifier.h"
 #include "compiler/reference/test_util.h"
 
 namespace fusiond {
@@ -107,6 +108,45 @@ TEST(Reductions, IntegerSumIsInt64) {
   HostTensor r = EvalOne(g, {Tensor(DataType::kInt32, {3}, {2147483647, 1, 1})});
   EXPECT_EQ(r.dtype, DataType::kInt64);
   EXPECT_EQ(r.data[0], 2147483649.0);
+}
+
+}  // namespace
+}  // namespace fusiond
+
+namespace fusiond {
+namespace {
+
+// Passes and the wire format may leave axes as written (negative); the
+// builder normalizes its own copy only.
+TEST(Reductions, NegativeAxesInStoredAttrs) {
+  Graph g;
+  GraphBuilder b(&g);
+  ValueId x = *b.DefineTensor("T0", DataType::kDouble, {2, 3});
+  ValueId s = *b.Reduce(OpKind::kSum, x, {1}, false);
+  ASSERT_TRUE(b.AddOutput(s).ok());
+  g.nodes[0].attrs.dims = {-1};
+  ASSERT_TRUE(VerifyGraph(g).ok());
+  HostTensor r = testing_util::EvalOne(
+      g, {testing_util::Tensor(DataType::kDouble, {2, 3}, {1, 2, 3, 4, 5, 6})});
+  EXPECT_EQ(r.data, (std::vector<double>{6, 15}));
+}
+
+TEST(Reductions, EmptyExtents) {
+  Graph g;
+  GraphBuilder b(&g);
+  ValueId x = *b.DefineTensor("T0", DataType::kFloat, {-1, -1});
+  ValueId s = *b.Reduce(OpKind::kSum, x, {1}, false);
+  ValueId m = *b.Reduce(OpKind::kMax, x, {1}, false);
+  ValueId e = *b.Unary(OpKind::kExp, x);
+  ASSERT_TRUE(b.AddOutput(s).ok());
+  ASSERT_TRUE(b.AddOutput(m).ok());
+  ASSERT_TRUE(b.AddOutput(e).ok());
+  auto r = Evaluate(g, {testing_util::Tensor(DataType::kFloat, {2, 0}, {})});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ((*r)[0].data, (std::vector<double>{0, 0}));
+  EXPECT_EQ((*r)[1].data[0], -std::numeric_limits<double>::infinity());
+  EXPECT_EQ((*r)[2].shape, (std::vector<int64_t>{2, 0}));
+  EXPECT_TRUE((*r)[2].data.empty());
 }
 
 }  // namespace

@@ -66,7 +66,8 @@ absl::StatusOr<View> EvalShapeOp(const Node& n, const View& in, const Shape& out
       v.strides.clear();
       const auto& d = n.attrs.dims;
       for (int i = 0; i < r; ++i) {
-        bool drop = std::find(d.begin(), d.end(), i) != d.end();
+        bool drop = std::find(d.begin(), d.end(), i) != d.end() ||
+                    std::find(d.begin(), d.end(), i - r) != d.end();
         if (drop && in.shape[i] != 1) return Mismatch(n, in, out);
         if (drop) continue;
         v.shape.push_back(in.shape[i]);
@@ -80,9 +81,10 @@ absl::StatusOr<View> EvalShapeOp(const Node& n, const View& in, const Shape& out
       if (static_cast<int>(d.size()) != r) return Mismatch(n, in, out);
       View v = in;
       for (int i = 0; i < r; ++i) {
-        if (d[i] < 0 || d[i] >= r) return Mismatch(n, in, out);
-        v.shape[i] = in.shape[d[i]];
-        v.strides[i] = in.strides[d[i]];
+        const int64_t a = d[i] < 0 ? d[i] + r : d[i];
+        if (a < 0 || a >= r) return Mismatch(n, in, out);
+        v.shape[i] = in.shape[a];
+        v.strides[i] = in.strides[a];
       }
       if (v.shape != out) return Mismatch(n, in, out);
       return v;

@@ -33,6 +33,34 @@ TEST(RandomGraph, SeedsZeroTo999VerifyAndEvaluate) {
   std::cout << "1000 random graphs generated, verified and evaluated in " << s << " s\n";
 }
 
+// Wrong inputs never crash the reference: a changed extent, a dropped
+// input or a wrong dtype is InvalidArgument (or, for an extent the graph
+// does not constrain, a normal result).
+TEST(RandomGraph, ReferenceRejectsWrongInputsCleanly) {
+  for (uint64_t seed = 0; seed < 300; ++seed) {
+    RandomGraphCase c = RandomGraphWithShapes(seed);
+    auto in = RandomInputs(c.graph, c.input_shapes, seed);
+    for (size_t i = 0; i < in.size(); ++i) {
+      if (in[i].shape.empty()) continue;
+      auto bad = in;
+      bad[i].shape[seed % bad[i].shape.size()] += 1;
+      bad[i].data.assign(bad[i].numel(), 0.5);
+      auto r = Evaluate(c.graph, bad);
+      if (!r.ok()) EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << r.status();
+      bad = in;
+      bad[i].dtype = bad[i].dtype == DataType::kFloat ? DataType::kHalf : DataType::kFloat;
+      r = Evaluate(c.graph, bad);
+      ASSERT_FALSE(r.ok());
+      EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+    }
+    auto fewer = in;
+    fewer.pop_back();
+    auto r = Evaluate(c.graph, fewer);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  }
+}
+
 TEST(RandomGraph, SameSeedSameGraph) {
   EXPECT_EQ(PrintGraph(RandomGraph(42)), PrintGraph(RandomGraph(42)));
   EXPECT_NE(PrintGraph(RandomGraph(42)), PrintGraph(RandomGraph(43)));
