@@ -7,6 +7,7 @@
 #include <string>
 
 #include "compiler/pipeline.h"
+#include "cache/report.h"
 #include "proto/cache.pb.h"
 
 namespace fusiond {
@@ -14,10 +15,6 @@ namespace fusiond {
 // Every field of `result`, the kernels' binaries included, plus its report
 // (CompileResultToJson) so a cached result prints exactly as when compiled.
 fusiond::v1::CompiledFusion CompiledFusionFromResult(const CompileResult& result);
-
-// The `fusionc compile --json` report of `compiled` with "cache": "hit" or
-// "miss" added as the first field.
-std::string ReportWithCacheStatus(const fusiond::v1::CompiledFusion& compiled, bool hit);
 
 }  // namespace fusiond
 

@@ -1,0 +1,202 @@
+"""Test helpers: start the real fusiond and a real Prometheus on 127.0.0.1,
+with bounded waits, and always stop them."""
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+
+import fusiond
+
+FUSIOND_BIN = os.environ.get("FUSIOND_BIN", "fusiond")
+CACHE_TOOL_BIN = os.environ.get("FUSIOND_CACHE_TOOL", "fusiond_cache_tool")
+PROMETHEUS_BIN = os.environ.get("PROMETHEUS_BIN", "/usr/bin/prometheus")
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_until(predicate, timeout, what, interval=0.1):
+    deadline = time.monotonic() + timeout
+    last_error = None
+    while time.monotonic() < deadline:
+        try:
+            value = predicate()
+            if value:
+                return value
+        except Exception as e:  # the server may not be up yet
+            last_error = e
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what} (last error: {last_error})")
+
+
+class Daemon:
+    """One fusiond process on free loopback ports."""
+
+    def __init__(self, cache_dir, extra_args=(), metrics=True):
+        self.cache_dir = cache_dir
+        self.port = free_port()
+        self.metrics_port = free_port() if metrics else None
+        self.extra_args = list(extra_args)
+        self.proc = None
+        self.log_path = os.path.join(cache_dir + ".logs", f"fusiond-{self.port}.log")
+        os.makedirs(os.path.dirname(self.log_path), exist_ok=True)
+        self.client = None
+
+    @property
+    def target(self):
+        return f"127.0.0.1:{self.port}"
+
+    def start(self, timeout=30):
+        args = [FUSIOND_BIN, "--listen", self.target, "--cache-dir", self.cache_dir,
+                "--metrics", f"127.0.0.1:{self.metrics_port}" if self.metrics_port else ""]
+        args += self.extra_args
+        self._log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(args, stdout=self._log, stderr=self._log)
+
+        # Wait for the port before making the client: a channel that finds
+        # nothing listening backs off for a second or more.
+        def listening():
+            if self.proc.poll() is not None:
+                raise AssertionError(f"fusiond exited with {self.proc.returncode}: {self.log()}")
+            with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                return True
+        wait_until(listening, timeout, "fusiond to listen", interval=0.02)
+        self.client = fusiond.FusionClient(self.target, timeout=120)
+        wait_until(lambda: self.client.health(timeout=2) == "SERVING", timeout, "fusiond to serve")
+        return self
+
+    def stop(self, sig=signal.SIGTERM, timeout=20):
+        if self.client:
+            self.client.close()
+            self.client = None
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+        code = self.proc.returncode if self.proc else None
+        self.proc = None
+        if hasattr(self, "_log"):
+            self._log.close()
+        return code
+
+    def kill9(self):
+        return self.stop(sig=signal.SIGKILL)
+
+    def restart(self):
+        self.stop()
+        return self.start()
+
+    def log(self):
+        try:
+            with open(self.log_path, "r", errors="replace") as f:
+                return f.read()[-4000:]
+        except OSError:
+            return ""
+
+    def metrics_text(self):
+        url = f"http://127.0.0.1:{self.metrics_port}/metrics"
+        with urllib.request.urlopen(url, timeout=5) as r:
+            return r.read().decode()
+
+
+class Prometheus:
+    """A real Prometheus scraping one fusiond every second."""
+
+    def __init__(self, scrape_target, workdir):
+        self.port = free_port()
+        self.workdir = workdir
+        self.config = os.path.join(workdir, "prometheus.yml")
+        with open(self.config, "w") as f:
+            f.write("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
+                    "scrape_configs:\n  - job_name: fusiond\n    scrape_interval: 1s\n"
+                    f"    static_configs:\n      - targets: ['{scrape_target}']\n")
+        self.proc = None
+
+    def start(self, timeout=30):
+        self._log = open(os.path.join(self.workdir, "prometheus.log"), "ab")
+        self.proc = subprocess.Popen(
+            [PROMETHEUS_BIN, f"--config.file={self.config}",
+             f"--storage.tsdb.path={os.path.join(self.workdir, 'data')}",
+             f"--web.listen-address=127.0.0.1:{self.port}"],
+            stdout=self._log, stderr=self._log)
+
+        def ready():
+            if self.proc.poll() is not None:
+                raise AssertionError("prometheus exited")
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/-/ready", timeout=2) as r:
+                return r.status == 200
+        wait_until(ready, timeout, "prometheus to be ready", interval=0.25)
+        return self
+
+    def query(self, expr):
+        """Instant query -> list of (labels dict, float value)."""
+        url = (f"http://127.0.0.1:{self.port}/api/v1/query?"
+               + urllib.parse.urlencode({"query": expr}))
+        with urllib.request.urlopen(url, timeout=5) as r:
+            body = json.loads(r.read().decode())
+        if body.get("status") != "success":
+            raise AssertionError(f"query {expr} failed: {body}")
+        return [(item["metric"], float(item["value"][1])) for item in body["data"]["result"]]
+
+    def value(self, expr):
+        result = self.query(expr)
+        return result[0][1] if len(result) == 1 else None
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+        self.proc = None
+        if hasattr(self, "_log"):
+            self._log.close()
+
+
+def cache_tool(cache_dir, *args):
+    return subprocess.run([CACHE_TOOL_BIN, "--cache-dir", cache_dir, *args],
+                          capture_output=True, text=True, timeout=60)
+
+
+def scaled_graph(constant, rows=-1, cols=-1):
+    """y = x * constant + x over float32[rows, cols]; distinct constants give
+    distinct fusions."""
+    b = fusiond.GraphBuilder()
+    x = b.define_tensor([rows, cols], "float32", name="T0")
+    k = b.define_constant(constant, "float64")
+    y = b.op("mul", x, k)
+    b.add_output(b.op("add", y, x))
+    return b.build()
+
+
+def invalid_graph():
+    """A node that reads a value that does not exist."""
+    b = fusiond.GraphBuilder()
+    x = b.define_tensor([4, 4], "float32")
+    b.add_output(b.op("neg", x))
+    g = b.build()
+    g.nodes[0].operands.append(77)
+    return g
+
+
+class TempDir:
+    def __init__(self, prefix):
+        self.path = tempfile.mkdtemp(prefix=prefix)
+
+    def cleanup(self):
+        shutil.rmtree(self.path, ignore_errors=True)

@@ -1,0 +1,277 @@
+#!/usr/bin/env python3
+"""Integration tests of the real fusiond: cache hits and misses across
+restarts, 1,000 entries after a restart, single flight, corrupt records,
+limits, and a real Prometheus scraping the daemon's metrics.
+
+Run by CTest (tests/service/CMakeLists.txt sets FUSIOND_BIN,
+FUSIOND_CACHE_TOOL, PROMETHEUS_BIN and PYTHONPATH=<build>/python):
+    service_test.py [TestCase[.test_name] ...]
+"""
+
+import concurrent.futures
+import os
+import sys
+import threading
+import unittest
+
+import grpc
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import daemon as d  # noqa: E402
+import fusiond  # noqa: E402
+
+SHAPES = [[64, 256]]
+ENTRIES = int(os.environ.get("FUSIOND_TEST_ENTRIES", "1000"))
+
+
+class DaemonTestCase(unittest.TestCase):
+    extra_args = ()
+
+    def setUp(self):
+        self.tmp = d.TempDir("fusiond-test-")
+        self.cache_dir = os.path.join(self.tmp.path, "cache")
+        self.daemon = d.Daemon(self.cache_dir, self.extra_args)
+        self.addCleanup(self.tmp.cleanup)
+        self.addCleanup(self.daemon.stop)
+        self.daemon.start()
+
+    @property
+    def client(self):
+        return self.daemon.client
+
+
+class HitMissTest(DaemonTestCase):
+    def test_second_request_hits_and_survives_restart_and_kill9(self):
+        g = d.scaled_graph(1.5)
+        first = self.client.compile(g, SHAPES)
+        self.assertEqual(first.cache, "miss")
+        self.assertGreaterEqual(len(first.segments), 1)
+        report = first.report()
+        self.assertEqual(report["cache"], "miss")
+        self.assertIn("segments", report)
+        second = self.client.compile(g, SHAPES)
+        self.assertEqual(second.cache, "hit")
+        self.assertEqual(second.compiled, first.compiled)
+        self.assertEqual(self.client.stats()["compiles"], 1)
+
+        self.assertEqual(self.daemon.restart().stop(), 0, "SIGTERM must exit cleanly")
+        self.daemon.start()
+        third = self.client.compile(g, SHAPES)
+        self.assertEqual(third.cache, "hit")
+        self.assertEqual(third.compiled, first.compiled)
+        stats = self.client.stats()
+        self.assertEqual((stats["compiles"], stats["hits"], stats["misses"]), (0, 1, 0))
+
+        # A record written before a kill -9 is still there afterwards.
+        g2 = d.scaled_graph(2.5)
+        self.assertEqual(self.client.compile(g2, SHAPES).cache, "miss")
+        self.daemon.kill9()
+        self.daemon.start()
+        self.assertEqual(self.client.compile(g2, SHAPES).cache, "hit")
+        self.assertEqual(self.client.compile(g, SHAPES).cache, "hit")
+        self.assertEqual(self.client.stats()["compiles"], 0)
+
+    def test_lookup_never_compiles(self):
+        g = d.scaled_graph(3.25)
+        self.assertIsNone(self.client.lookup(g, SHAPES))
+        self.assertEqual(self.client.stats()["compiles"], 0)
+        self.client.compile(g, SHAPES)
+        found = self.client.lookup(g, SHAPES)
+        self.assertIsNotNone(found)
+        self.assertEqual(found.cache, "hit")
+
+    def test_bad_graph_is_invalid_argument(self):
+        with self.assertRaises(fusiond.FusionError) as e:
+            self.client.compile(d.invalid_graph())
+        self.assertEqual(e.exception.code, grpc.StatusCode.INVALID_ARGUMENT)
+        self.assertEqual(self.client.stats()["entries"], 0)
+
+    def test_health_and_reflection(self):
+        self.assertEqual(self.client.health(), "SERVING")
+        channel = grpc.insecure_channel(self.daemon.target)
+        try:
+            info = channel.stream_stream(
+                "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+                request_serializer=lambda b: b, response_deserializer=lambda b: b)
+            # ServerReflectionRequest{list_services: ""} (field 7, a string).
+            replies = list(info(iter([b"\x3a\x00"]), timeout=10))
+        finally:
+            channel.close()
+        self.assertEqual(len(replies), 1)
+        self.assertIn(b"fusiond.v1.FusionCompiler", replies[0])
+        self.assertIn(b"grpc.health.v1.Health", replies[0])
+
+
+class ThousandEntriesTest(DaemonTestCase):
+    def test_all_entries_served_after_restart_without_recompiles(self):
+        requests = [fusiond.make_request(d.scaled_graph(1000.0 + i), SHAPES)
+                    for i in range(ENTRIES)]
+        warmed = {}
+        for index, result in self.client.compile_stream(requests, timeout=900):
+            self.assertIsInstance(result, fusiond.CompileResult, f"request {index}: {result}")
+            self.assertEqual(result.cache, "miss")
+            warmed[index] = result.response.cache_key
+        self.assertEqual(len(warmed), ENTRIES)
+        self.assertEqual(len(set(warmed.values())), ENTRIES, "distinct fusions, distinct keys")
+        stats = self.client.stats()
+        self.assertEqual((stats["compiles"], stats["entries"]), (ENTRIES, ENTRIES))
+
+        self.daemon.restart()
+        for index, result in self.client.compile_stream(requests, timeout=300):
+            self.assertIsInstance(result, fusiond.CompileResult, f"request {index}: {result}")
+            self.assertEqual(result.cache, "hit", f"request {index}")
+            self.assertEqual(result.response.cache_key, warmed[index])
+        # The unary path too, for a sample.
+        for i in range(0, ENTRIES, max(1, ENTRIES // 50)):
+            self.assertEqual(self.client.compile_request(requests[i]).cache, "hit")
+        stats = self.client.stats()
+        self.assertEqual(stats["compiles"], 0)
+        self.assertEqual(stats["misses"], 0)
+        self.assertGreaterEqual(stats["hits"], ENTRIES)
+
+
+class SingleFlightTest(DaemonTestCase):
+    def test_64_concurrent_identical_requests_compile_once(self):
+        g = d.scaled_graph(42.0)
+        barrier = threading.Barrier(64)
+
+        def call(_):
+            barrier.wait(timeout=30)
+            return self.client.compile(g, SHAPES)
+
+        with concurrent.futures.ThreadPoolExecutor(max_workers=64) as pool:
+            results = list(pool.map(call, range(64)))
+        keys = {r.response.cache_key for r in results}
+        self.assertEqual(len(keys), 1)
+        stats = self.client.stats()
+        self.assertEqual(stats["compiles"], 1, stats)
+        self.assertEqual(stats["hits"] + stats["misses"], 64)
+        self.assertEqual(stats["rejected"], 0)
+        for r in results[1:]:
+            self.assertEqual(r.compiled, results[0].compiled, "every caller gets the same artifacts")
+
+
+class CorruptRecordTest(DaemonTestCase):
+    def test_corrupt_record_is_recompiled_once_and_counted(self):
+        g = d.scaled_graph(-7.0)
+        good = self.client.compile(g, SHAPES)
+        self.assertEqual(good.cache, "miss")
+        key = good.response.cache_key
+        self.daemon.stop()
+        out = d.cache_tool(self.cache_dir, "corrupt", key)
+        self.assertEqual(out.returncode, 0, out.stderr + out.stdout)
+        self.assertIn("corrupted 1 record", out.stdout)
+        self.daemon.start()
+
+        again = self.client.compile(g, SHAPES)
+        self.assertEqual(again.cache, "miss")
+        self.assertEqual(again.compiled.canonical_hash, good.compiled.canonical_hash)
+        self.assertEqual([k.binary for k in again.kernels], [k.binary for k in good.kernels])
+        self.assertEqual([s.params for s in again.segments], [s.params for s in good.segments])
+        stats = self.client.stats()
+        self.assertEqual((stats["corrupt_records"], stats["compiles"]), (1, 1), stats)
+        self.assertEqual(self.client.compile(g, SHAPES).cache, "hit")
+        self.assertEqual(self.client.stats()["corrupt_records"], 1)
+        self.assertIn("fusiond_cache_corrupt_records_total 1", self.daemon.metrics_text())
+
+
+class LimitsTest(DaemonTestCase):
+    extra_args = ("--compile-threads", "1", "--max-queue", "1")
+
+    def test_full_queue_is_resource_exhausted(self):
+        graphs = [d.scaled_graph(500.0 + i) for i in range(6)]
+        with concurrent.futures.ThreadPoolExecutor(max_workers=6) as pool:
+            futures = [pool.submit(self.client.compile, g, SHAPES) for g in graphs]
+            codes = []
+            for f in futures:
+                try:
+                    f.result()
+                    codes.append(grpc.StatusCode.OK)
+                except fusiond.FusionError as e:
+                    codes.append(e.code)
+        self.assertIn(grpc.StatusCode.RESOURCE_EXHAUSTED, codes, codes)
+        self.assertIn(grpc.StatusCode.OK, codes, codes)
+        self.assertEqual(self.client.stats()["rejected"], codes.count(grpc.StatusCode.RESOURCE_EXHAUSTED))
+
+    def test_deadline_is_honoured_and_the_compile_still_lands(self):
+        g = d.scaled_graph(0.125)
+        with self.assertRaises(fusiond.FusionError) as e:
+            self.client.compile(g, SHAPES, timeout=0.001)
+        self.assertEqual(e.exception.code, grpc.StatusCode.DEADLINE_EXCEEDED)
+        d.wait_until(lambda: self.client.lookup(g, SHAPES) is not None or
+                     self.client.stats()["compiles"] == 0 and self.client.stats()["in_flight"] == 0
+                     and self.client.stats()["queue_depth"] == 0, 60, "the compile to settle")
+        self.assertEqual(self.client.compile(g, SHAPES).report()["cache"] in ("hit", "miss"), True)
+
+    def test_too_many_nodes_is_resource_exhausted(self):
+        self.daemon.stop()
+        self.daemon.extra_args = ["--max-graph-nodes", "3"]
+        self.daemon.start()
+        b = fusiond.GraphBuilder()
+        x = b.define_tensor([4, 4])
+        for _ in range(5):
+            x = b.op("neg", x)
+        b.add_output(x)
+        with self.assertRaises(fusiond.FusionError) as e:
+            self.client.compile(b.build())
+        self.assertEqual(e.exception.code, grpc.StatusCode.RESOURCE_EXHAUSTED)
+
+
+class PrometheusTest(DaemonTestCase):
+    def test_prometheus_sees_the_scripted_hits_and_misses(self):
+        work = os.path.join(self.tmp.path, "prometheus")
+        os.makedirs(work)
+        prom = d.Prometheus(f"127.0.0.1:{self.daemon.metrics_port}", work)
+        self.addCleanup(prom.stop)
+        prom.start()
+        # The script: 3 misses, 5 hits, 1 invalid request, 1 lookup miss.
+        graphs = [d.scaled_graph(0.5 + i) for i in range(3)]
+        for g in graphs:
+            self.assertEqual(self.client.compile(g, SHAPES).cache, "miss")
+        for i in range(5):
+            self.assertEqual(self.client.compile(graphs[i % 3], SHAPES).cache, "hit")
+        with self.assertRaises(fusiond.FusionError):
+            self.client.compile(d.invalid_graph())
+        self.assertIsNone(self.client.lookup(d.scaled_graph(99.0), SHAPES))
+
+        expected = {
+            'fusiond_cache_hits_total{job="fusiond"}': 5,
+            'fusiond_cache_misses_total{job="fusiond"}': 3,
+            'fusiond_compiles_total{job="fusiond"}': 3,
+            'fusiond_cache_entries{job="fusiond"}': 3,
+            'fusiond_cache_corrupt_records_total{job="fusiond"}': 0,
+            'fusiond_errors_total{rpc="Compile",code="INVALID_ARGUMENT"}': 1,
+            'fusiond_rpc_duration_seconds_count{rpc="Compile",result="hit"}': 5,
+            'fusiond_rpc_duration_seconds_count{rpc="Compile",result="miss"}': 3,
+            'fusiond_rpc_duration_seconds_count{rpc="Compile",result="error"}': 1,
+            'fusiond_rpc_duration_seconds_count{rpc="Lookup",result="miss"}': 1,
+            'sum(fusiond_segments_total)': None,  # >= 3, checked below
+            'fusiond_fusion_segments_count': 3,
+            'fusiond_compiles_in_flight': 0,
+            'fusiond_compile_queue_depth': 0,
+        }
+
+        def all_seen():
+            for expr, want in expected.items():
+                got = prom.value(expr)
+                if got is None or (want is not None and got != want):
+                    return False
+            return True
+
+        try:
+            d.wait_until(all_seen, 45, "Prometheus to scrape the expected values", interval=0.5)
+        except AssertionError:
+            seen = {expr: prom.query(expr) for expr in expected}
+            raise AssertionError(f"Prometheus saw {seen}") from None
+        self.assertGreaterEqual(prom.value("sum(fusiond_segments_total)"), 3)
+        self.assertGreater(prom.value('fusiond_cache_bytes{job="fusiond"}'), 0)
+        # Stage histograms: a miss ran the pipeline, every request did cache I/O.
+        self.assertGreaterEqual(
+            prom.value('fusiond_compile_stage_duration_seconds_count{stage="cache_io"}'), 8)
+        self.assertGreaterEqual(
+            prom.value('fusiond_compile_stage_duration_seconds_count{stage="passes"}'), 3)
+        self.assertEqual(prom.value('up{job="fusiond"}'), 1)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
