@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
+#include <limits>
 #include <map>
 
 #include "compiler/ir/binding.h"
@@ -97,19 +99,20 @@ TEST(RandomGraph, CoversThePatterns) {
     }
     if (symbolic) ++seen["symbolic"];
     for (const Node& n : g.nodes) {
-      auto constant = [&](int i) -> std::optional<double> {
+      // The value of constant operand i, or NaN (equal to nothing).
+      auto constant = [&](int i) {
         const Value& v = g.value(n.inputs[i]);
-        return v.constant;
+        return v.constant.value_or(std::numeric_limits<double>::quiet_NaN());
       };
       const Node* d0 = g.def(n.inputs[0]);
       switch (n.op) {
         case OpKind::kPow:
-          if (auto e = constant(1)) {
-            if (*e == static_cast<int>(*e) && *e < 0) ++seen["pow negative int"];
-            if (*e == 0) ++seen["pow 0"];
-            if (*e == 0.5 || *e == -0.5) ++seen["pow +-0.5"];
-            if (*e == 2 || *e == 3) ++seen["pow 2 or 3"];
-            if (*e != static_cast<int>(*e) && *e != 0.5 && *e != -0.5) ++seen["pow fraction"];
+          if (const double e = constant(1); !std::isnan(e)) {
+            if (e == static_cast<int>(e) && e < 0) ++seen["pow negative int"];
+            if (e == 0) ++seen["pow 0"];
+            if (e == 0.5 || e == -0.5) ++seen["pow +-0.5"];
+            if (e == 2 || e == 3) ++seen["pow 2 or 3"];
+            if (e != static_cast<int>(e) && e != 0.5 && e != -0.5) ++seen["pow fraction"];
             if (IsIntegral(g.value(n.inputs[1]).dtype)) ++seen["pow int exponent"];
           }
           break;
