@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Everything one device run does, in one command (run from the repo root on
+# the lent GPU after scripts/device_bundle.sh here, with carry [".devcarry"]):
+# the C++ and Python runtime GPU tests, the harness on the self-test artifact,
+# then the harness on every corpus fusion (eager, torch.compile, ours).
+# Logs and results go to $OUT (at most 8 files come back).
+# Usage: bash bench/gpu/device_run.sh [extra run.py flags]
+set -uo pipefail
+export PYTHONUNBUFFERED=1
+OUT=${OUT:-bench/out}
+mkdir -p "$OUT"
+D=.devcarry
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
+echo "== C++ runtime GPU tests"
+FUSIOND_RUNTIME_TESTDATA=$D/runtime_testdata LD_LIBRARY_PATH=$D/lib \
+  $D/bin/runtime_gpu_test 2>&1 | tee "$OUT/runtime_gpu_test.log" | grep -E "^\[  (PASSED|FAILED|SKIPPED) |FAILED|Failure" 
+echo "== Python runtime tests"
+FUSIOND_RUNTIME_TESTDATA=$D/runtime_testdata python3 client/python/fusiond/runtime_test.py \
+  >"$OUT/runtime_python_test.log" 2>&1; echo "python runtime tests rc=$?"; tail -3 "$OUT/runtime_python_test.log"
+echo "== harness self-test (hand-written softmax through the runtime)"
+python3 bench/gpu/run.py --no-compile --artifacts $D/selftest --fusions $D/fusions/softmax_fwd.py \
+  --out "$OUT" --tag selftest --rep 50 2>&1 | tail -8
+echo "== harness: corpus"
+python3 bench/gpu/run.py --artifacts $D/artifacts --fusions $D/fusions/*.py --out "$OUT" "$@"

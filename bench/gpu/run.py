@@ -1,0 +1,361 @@
+#!/usr/bin/env python3
+"""GPU harness: our kernels vs PyTorch eager vs torch.compile, one run.
+
+    python3 bench/gpu/run.py --fusions F1.py F2.py ... [--artifacts DIR] [--out DIR]
+
+For every repro script F (the fd.ops text form of ../shared/fusions), executed
+through the torch front end (client/python/fusiond/frontend_torch.py):
+
+* eager: the definition run op by op in PyTorch;
+* compile: torch.compile of the same function;
+* ours: the kernels `fusionc compile F --out DIR/<stem>` produced, launched
+  by client/python/fusiond/runtime.py (skipped when DIR/<stem> is missing);
+* reference: the same definition in float64 (casts to bf16/fp16 rounded).
+
+Correctness: per output, max|out - ref| / max|ref| (the max-norm relative
+error); bf16/fp16 outputs pass at <= 1e-2, fp32 at <= 1e-4, any NaN fails.
+Our outputs are filled with NaN before each checked launch, so an element
+the kernels never write fails.
+
+Timing: triton.testing.do_bench median (it clears L2 between repetitions),
+after a warm-up. Bytes moved = every input read once + every output written
+once; achieved bandwidth is reported as a fraction of the device-to-device
+copy bandwidth measured in the same run (bytes read + written / time of a
+1 GiB copy_).
+
+Also "one cubin, three shapes": each symbolic definition with artifacts is
+run by its one compiled artifact at three other shapes and checked.
+
+Writes a table to stdout, gpu-<date>.json and gpu-<date>.png under --out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import importlib.util
+import json
+import math
+import os
+import sys
+import time
+import traceback
+
+_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def _load(name, rel):
+    """Loads a module by path (the fusiond package's __init__ pulls in gRPC)."""
+    spec = importlib.util.spec_from_file_location(name, os.path.join(_ROOT, rel))
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+frontend = _load("fusiond_frontend_torch", "client/python/fusiond/frontend_torch.py")
+runtime = _load("fusiond_runtime", "client/python/fusiond/runtime.py")
+
+TOLERANCE = {"bfloat16": 1e-2, "float16": 1e-2, "float32": 1e-4, "float64": 1e-4}
+
+# Other shapes for the "one cubin, three shapes" check: old extent -> new.
+THREE_SHAPES = [
+    {2048: 1024, 8192: 4096, 4096: 1024, 16384: 4096},
+    {2048: 4096, 8192: 1024, 4096: 8192, 16384: 768},
+    {2048: 333, 8192: 5000, 4096: 777, 16384: 3000},
+]
+
+
+def max_rel_error(out, ref):
+    """max|out - ref| / max|ref| in float64; inf when out has a NaN/inf that
+    ref does not (NaN never passes)."""
+    import torch
+    o = out.detach().to(torch.float64)
+    r = ref.detach().to(torch.float64)
+    if tuple(o.shape) != tuple(r.shape):
+        return float("inf")
+    if not torch.isfinite(o).all().item():
+        return float("inf")
+    scale = r.abs().max().item() if r.numel() else 0.0
+    diff = (o - r).abs().max().item() if r.numel() else 0.0
+    return diff / scale if scale > 0 else diff
+
+
+def dtype_name(t):
+    return str(t.dtype).replace("torch.", "")
+
+
+def check_outputs(outs, refs):
+    """[(dtype, shape, err, ok)] per output."""
+    rows = []
+    for o, r in zip(outs, refs):
+        err = max_rel_error(o, r)
+        rows.append({"dtype": dtype_name(o), "shape": list(o.shape), "max_rel_err": err,
+                     "pass": bool(err <= TOLERANCE.get(dtype_name(o), 1e-4))})
+    if len(outs) != len(refs):
+        rows.append({"dtype": "?", "shape": [], "max_rel_err": float("inf"), "pass": False})
+    return rows
+
+
+DEVICE = "cuda"
+
+
+def bench(fn, warmup_ms, rep_ms):
+    """Median time of fn in microseconds."""
+    if DEVICE == "cuda":
+        from triton.testing import do_bench
+        return do_bench(fn, warmup=warmup_ms, rep=rep_ms, return_mode="median") * 1e3
+    times = []  # --device cpu: a smoke test of the harness itself
+    for _ in range(5):
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1e6)
+    return sorted(times)[len(times) // 2]
+
+
+def synchronize():
+    import torch
+    if DEVICE == "cuda":
+        torch.cuda.synchronize()
+
+
+def copy_bandwidth(warmup_ms, rep_ms):
+    """Device-to-device copy bandwidth in bytes/s (read + write)."""
+    import torch
+    n = 1 << 30 if DEVICE == "cuda" else 1 << 24
+    src = torch.empty(n, dtype=torch.uint8, device=DEVICE).random_()
+    dst = torch.empty_like(src)
+    us = bench(lambda: dst.copy_(src), warmup_ms, rep_ms)
+    del src, dst
+    return 2 * n / (us * 1e-6)
+
+
+def tensor_bytes(ts):
+    import torch
+    return sum(t.numel() * t.element_size() for t in ts if isinstance(t, torch.Tensor))
+
+
+def run_ours(fusion, inputs, ref):
+    """One checked launch into NaN-filled outputs; returns (outputs, checks)."""
+    import torch
+    plan = fusion.plan([tuple(x.shape) if isinstance(x, torch.Tensor) else None for x in inputs])
+    outs = [torch.full(s, float("nan"), dtype=runtime._torch_dtype(t.dtype), device=DEVICE)
+            for s, t in zip(plan.output_shapes, fusion.manifest.outputs)]
+    fusion.run(inputs, outputs=outs)
+    synchronize()
+    return outs, check_outputs(outs, ref)
+
+
+def fmt_us(v):
+    return f"{v:9.1f}" if isinstance(v, (int, float)) and v == v and v is not None else "      n/a"
+
+
+def bench_fusion(path, args, copy_bw):
+    import torch
+    stem = os.path.splitext(os.path.basename(path))[0]
+    row = {"fusion": stem, "file": os.path.basename(path)}
+    script = frontend.load_script(path)
+    row["symbolic"] = script.program.symbolic
+    inputs = script.make_inputs(DEVICE, seed=1, size_map=args.size_map if script.program.symbolic else None)
+    row["shapes"] = [list(x.shape) if isinstance(x, torch.Tensor) else "scalar" for x in inputs]
+    row["dtypes"] = [dtype_name(x) if isinstance(x, torch.Tensor) else "scalar" for x in inputs]
+    eager = script.program.function("native")
+    ref = [r for r in script.program.function("float64")(*inputs)]
+    outs = eager(*inputs)
+    row["bytes"] = tensor_bytes(inputs) + tensor_bytes(outs)
+    row["floor_us"] = row["bytes"] / copy_bw * 1e6
+    row["eager"] = {"check": check_outputs(outs, ref)}
+    row["eager"]["us"] = bench(lambda: eager(*inputs), args.warmup, args.rep)
+    if not args.no_compile:
+        try:
+            t0 = time.time()
+            compiled = torch.compile(eager, dynamic=False)
+            couts = compiled(*inputs)
+            synchronize()
+            row["compile"] = {"compile_s": time.time() - t0, "check": check_outputs(couts, ref)}
+            row["compile"]["us"] = bench(lambda: compiled(*inputs), args.warmup, args.rep)
+        except Exception as e:  # noqa: BLE001 - report and go on
+            row["compile"] = {"error": f"{type(e).__name__}: {e}"}
+    art = os.path.join(args.artifacts, stem) if args.artifacts else None
+    if art and os.path.isfile(os.path.join(art, "manifest.json")):
+        try:
+            fusion = runtime.load(art)
+            checks = None
+            for _ in range(2):  # two poisoned, checked launches
+                ours_out, checks = run_ours(fusion, inputs, ref)
+            row["ours"] = {"check": checks, "kernels": [
+                {"name": k.name, "scheduler": k.scheduler, "cooperative": k.cooperative}
+                for k in fusion.manifest.kernels]}
+            row["ours"]["us"] = bench(lambda: fusion.run(inputs, outputs=ours_out), args.warmup, args.rep)
+            if stem in args.three_shapes or (args.three_shapes == ["all-symbolic"] and script.program.symbolic):
+                row["three_shapes"] = three_shapes(script, fusion)
+        except Exception as e:  # noqa: BLE001
+            row["ours"] = {"error": f"{type(e).__name__}: {e}", "trace": traceback.format_exc(limit=3)}
+    else:
+        row["ours"] = {"error": f"no artifacts at {art}" if art else "no --artifacts"}
+    for impl in ("eager", "compile", "ours"):
+        r = row.get(impl, {})
+        if "us" in r:
+            r["pct_copy_bw"] = 100.0 * row["floor_us"] / r["us"]
+            r["pass"] = all(c["pass"] for c in r["check"])
+            r["max_rel_err"] = max(c["max_rel_err"] for c in r["check"])
+    return row
+
+
+def three_shapes(script, fusion):
+    """Runs one compiled artifact at three shapes; checks each."""
+    import torch
+    results = []
+    for i, size_map in enumerate(THREE_SHAPES):
+        inputs = script.make_inputs(DEVICE, size_map=size_map, seed=10 + i)
+        ref = script.program.function("float64")(*inputs)
+        try:
+            _, checks = run_ours(fusion, inputs, ref)
+            results.append({"shapes": [list(x.shape) for x in inputs if isinstance(x, torch.Tensor)],
+                            "check": checks, "pass": all(c["pass"] for c in checks)})
+        except Exception as e:  # noqa: BLE001
+            results.append({"shapes": [list(x.shape) for x in inputs if isinstance(x, torch.Tensor)],
+                            "error": f"{type(e).__name__}: {e}", "pass": False})
+    return results
+
+
+def _finite(o):
+    """JSON has no inf/NaN: write them as strings."""
+    if isinstance(o, float) and not math.isfinite(o):
+        return str(o)
+    if isinstance(o, dict):
+        return {k: _finite(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [_finite(v) for v in o]
+    return o
+
+
+def print_table(rows, copy_bw):
+    print(f"\ncopy bandwidth (D2D, read+write): {copy_bw / 1e12:.2f} TB/s")
+    head = (f"{'fusion':24} {'shape':18} {'floor us':>9} {'eager us':>9} {'compile us':>10} "
+            f"{'ours us':>9} {'ours/compile':>12} {'ours %bw':>8} {'cmp %bw':>8} {'ours err':>9} "
+            f"{'result':>6}")
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        if "error" in r:
+            print(f"{r['fusion']:24} ERROR {r['error']}")
+            continue
+        shape = "x".join(str(d) for d in r["shapes"][0]) if r["shapes"] else ""
+        e, c, o = r.get("eager", {}), r.get("compile", {}), r.get("ours", {})
+        speed = "%.2fx" % (c["us"] / o["us"]) if "us" in c and "us" in o else "n/a"
+        result = ("PASS" if o.get("pass") else "FAIL") if "us" in o else "n/a"
+        o_bw = "%.0f%%" % o["pct_copy_bw"] if "us" in o else "n/a"
+        c_bw = "%.0f%%" % c["pct_copy_bw"] if "us" in c else "n/a"
+        o_err = "%.1e" % o["max_rel_err"] if "us" in o else "n/a"
+        print(f"{r['fusion']:24} {shape:18} {r['floor_us']:9.1f} {fmt_us(e.get('us'))} "
+              f"{fmt_us(c.get('us')):>10} {fmt_us(o.get('us'))} {speed:>12} {o_bw:>8} {c_bw:>8} "
+              f"{o_err:>9} {result:>6}")
+    print("\nbaseline checks (max rel err vs float64; eager / compile):")
+    for r in rows:
+        if "error" in r:
+            continue
+        parts = []
+        for impl in ("eager", "compile"):
+            x = r.get(impl, {})
+            parts.append(f"{impl} {x['max_rel_err']:.1e} {'ok' if x['pass'] else 'FAIL'}" if "us" in x
+                         else f"{impl} {x.get('error', 'n/a')[:80]}")
+        print(f"  {r['fusion']:24} " + "; ".join(parts))
+        if "error" in r.get("ours", {}):
+            print(f"  {'':24} ours: {r['ours']['error'][:200]}")
+        for t in r.get("three_shapes", []):
+            print(f"  {'':24} one cubin at {t['shapes'][0]}: {'PASS' if t['pass'] else 'FAIL'} "
+                  + (t.get("error", "") or ", ".join(f"{c['max_rel_err']:.1e}" for c in t["check"])))
+
+
+def plot(rows, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    rows = [r for r in rows if "error" not in r]
+    impls = [("eager", "PyTorch eager"), ("compile", "torch.compile"), ("ours", "fusiond")]
+    fig, ax = plt.subplots(figsize=(max(8, 1.3 * len(rows)), 5))
+    width = 0.27
+    for k, (impl, label) in enumerate(impls):
+        vals = [r.get(impl, {}).get("pct_copy_bw", 0.0) for r in rows]
+        bars = ax.bar([i + (k - 1) * width for i in range(len(rows))], vals, width, label=label)
+        for b, r in zip(bars, rows):
+            x = r.get(impl, {})
+            if "us" in x:
+                ax.text(b.get_x() + b.get_width() / 2, b.get_height() + 1, f"{x['us']:.0f}",
+                        ha="center", va="bottom", fontsize=6, rotation=90)
+    ax.set_xticks(range(len(rows)))
+    ax.set_xticklabels([r["fusion"] for r in rows], rotation=30, ha="right", fontsize=8)
+    ax.set_ylabel("% of D2D copy bandwidth (labels: median us)")
+    ax.axhline(100, color="gray", lw=0.5)
+    ax.legend()
+    ax.set_title("fusiond vs PyTorch on the same definitions")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--fusions", nargs="+", required=True, help="repro scripts")
+    p.add_argument("--artifacts", default="", help="DIR with DIR/<stem>/manifest.json per fusion")
+    p.add_argument("--out", default=os.path.join(_ROOT, "bench", "results"), help="where JSON/PNG go")
+    p.add_argument("--no-compile", action="store_true", help="skip torch.compile")
+    p.add_argument("--three-shapes", nargs="*", default=["all-symbolic"],
+                   help="fusions (stems) to run at three other shapes with one artifact; "
+                        "default: every symbolic one")
+    p.add_argument("--warmup", type=float, default=25, help="do_bench warm-up, ms")
+    p.add_argument("--rep", type=float, default=100, help="do_bench repetition time, ms")
+    p.add_argument("--tag", default="", help="suffix for the output file names")
+    p.add_argument("--device", default="cuda", choices=["cuda", "cpu"],
+                   help="cpu: a smoke test of the harness (no triton, no kernels of ours)")
+    p.add_argument("--size-map", default="", help="for symbolic definitions, replace extents of "
+                   "the script's inputs: OLD:NEW,OLD:NEW (e.g. 2048:64,8192:96)")
+    args = p.parse_args(argv)
+    args.size_map = {int(a): int(b) for a, b in (kv.split(":") for kv in args.size_map.split(",") if kv)}
+    global DEVICE
+    DEVICE = args.device
+    import torch
+    if DEVICE == "cuda" and not torch.cuda.is_available():
+        print("no CUDA device", file=sys.stderr)
+        return 2
+    copy_bw = copy_bandwidth(args.warmup, args.rep)
+    rows = []
+    for path in args.fusions:
+        t0 = time.time()
+        try:
+            rows.append(bench_fusion(path, args, copy_bw))
+        except Exception as e:  # noqa: BLE001 - one bad file must not stop the run
+            rows.append({"fusion": os.path.basename(path), "error": f"{type(e).__name__}: {e}",
+                         "trace": traceback.format_exc(limit=4)})
+        print(f"[{time.time() - t0:6.1f}s] {os.path.basename(path)}", flush=True)
+    print_table(rows, copy_bw)
+    os.makedirs(args.out, exist_ok=True)
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+    base = os.path.join(args.out, f"gpu-{date}{('-' + args.tag) if args.tag else ''}")
+    report = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+              "device": torch.cuda.get_device_name() if DEVICE == "cuda" else "cpu",
+              "torch": torch.__version__,
+              "copy_bandwidth_bytes_per_s": copy_bw,
+              "method": {"timing": "triton.testing.do_bench median (L2 cleared between reps)",
+                         "warmup_ms": args.warmup, "rep_ms": args.rep,
+                         "error": "max|out-ref|/max|ref| vs float64 evaluation; bf16 <= 1e-2, fp32 <= 1e-4",
+                         "bytes": "inputs read once + outputs written once"},
+              "fusions": rows}
+    with open(base + ".json", "w") as f:
+        json.dump(_finite(report), f, indent=1)
+    try:
+        plot(rows, base + ".png")
+    except Exception as e:  # noqa: BLE001
+        print(f"plot failed: {e}", file=sys.stderr)
+    print(f"\nwrote {base}.json and {base}.png")
+    ours = [r for r in rows if "us" in r.get("ours", {})]
+    failed = [r["fusion"] for r in ours if not r["ours"]["pass"]] + [
+        f"{r['fusion']} (three shapes)" for r in ours if not all(t["pass"] for t in r.get("three_shapes", []))]
+    if failed:
+        print("FAILED: " + ", ".join(failed))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

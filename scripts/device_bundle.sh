@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Packs what a run on the lent GPU needs into the git-ignored .devcarry/:
+#   .devcarry/fusions/*.py          the corpus (../shared does not travel)
+#   .devcarry/artifacts/<stem>/     `fusionc compile <file> --out ...` per fusion
+#   .devcarry/selftest/<stem>/      hand-written harness self-test artifacts
+#   .devcarry/bin, .devcarry/lib    runtime_gpu_test and the shared libraries it
+#                                   needs (all but libc/libm/libpthread/libdl/
+#                                   librt/ld-linux/libcuda), stripped
+#   .devcarry/runtime_testdata/     the runtime tests' nvcc-built kernels
+# Other subfolders of .devcarry/ (other engineers' bundles) are left alone.
+# Then prints the carry list and the device command (bench/gpu/device_run.sh).
+# Usage: scripts/device_bundle.sh [BUILD_DIR]   (default build-rt)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${1:-build-rt}
+CORPUS=${FUSIOND_CORPUS_DIR:-../shared/fusions}
+OUT=.devcarry
+# .devcarry/ is shared with other engineers' bundles: replace only our parts.
+for sub in fusions artifacts selftest bin lib runtime_testdata; do rm -rf "${OUT:?}/$sub"; done
+mkdir -p "$OUT/fusions" "$OUT/artifacts" "$OUT/selftest" "$OUT/bin" "$OUT/lib"
+
+[ -f "$BUILD/build.ninja" ] || cmake -S . -B "$BUILD" -G Ninja -DFUSIOND_BUILD_SERVICE=OFF >/dev/null
+targets=(runtime_gpu_test runtime_testdata)
+grep -q "build client/fusionc/fusionc:" "$BUILD/build.ninja" && targets+=(fusionc)
+ninja -C "$BUILD" -j2 "${targets[@]}" >/dev/null
+
+cp "$CORPUS"/*.py "$OUT/fusions/"
+
+# Our artifacts, compiled here (NVRTC works without a GPU).
+FUSIONC="$BUILD/client/fusionc/fusionc"
+if [ -x "$FUSIONC" ] && "$FUSIONC" compile --help 2>&1 | grep -q -- "--out"; then
+  for f in "$OUT"/fusions/*.py; do
+    stem=$(basename "$f" .py)
+    if ! "$FUSIONC" compile "$f" --out "$OUT/artifacts/$stem" >"$OUT/artifacts/$stem.log" 2>&1; then
+      echo "device_bundle: fusionc compile $stem failed (see $OUT/artifacts/$stem.log)" >&2
+      rm -rf "${OUT:?}/artifacts/$stem"
+    fi
+  done
+else
+  echo "device_bundle: fusionc compile --out not available yet; no artifacts of ours" >&2
+fi
+
+# Harness self-test artifacts (hand-written kernels; never reported as ours).
+for cu in bench/gpu/selftest/*.cu; do
+  stem=$(basename "$cu" .cu)
+  mkdir -p "$OUT/selftest/$stem"
+  cp "bench/gpu/selftest/$stem/manifest.json" "$OUT/selftest/$stem/"
+  nvcc -cubin -arch=sm_90 -O3 "$cu" -o "$OUT/selftest/$stem/selftest_$stem.cubin"
+done
+
+# The C++ runtime's GPU test and its shared libraries.
+cp "$BUILD/client/runtime/runtime_gpu_test" "$OUT/bin/"
+strip "$OUT/bin/runtime_gpu_test"
+ldd "$BUILD/client/runtime/runtime_gpu_test" | awk '/=> \//{print $3}' | while read -r lib; do
+  case "$(basename "$lib")" in
+    libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|ld-linux*|libcuda.so*) ;;
+    libstdc++.so*|libgcc_s.so*) ;;  # the device's newer ones serve
+    *) cp -L "$lib" "$OUT/lib/" ;;
+  esac
+done
+cp -r "$BUILD/client/runtime/testdata" "$OUT/runtime_testdata"
+
+echo "device_bundle: $(du -sh "$OUT" | cut -f1) in $OUT ($(ls "$OUT/artifacts" | grep -vc '\.log$' || true) artifacts)" >&2
+echo 'carry: [".devcarry"]'
+echo 'command: bash bench/gpu/device_run.sh'
