@@ -21,4 +21,4 @@ echo "== harness self-test (hand-written softmax through the runtime)"
 python3 bench/gpu/run.py --no-compile --artifacts $D/selftest --fusions $D/fusions/softmax_fwd.py \
   --out "$OUT" --tag selftest --rep 50 2>&1 | tail -8
 echo "== harness: corpus"
-python3 bench/gpu/run.py --artifacts $D/artifacts --fusions $D/fusions/*.py --out "$OUT" "$@"
+timeout ${HARNESS_TIMEOUT:-240} python3 bench/gpu/run.py --artifacts $D/artifacts --fusions $D/fusions/*.py --out "$OUT" "$@"

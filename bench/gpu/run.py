@@ -319,7 +319,24 @@ def main(argv=None):
         print("no CUDA device", file=sys.stderr)
         return 2
     copy_bw = copy_bandwidth(args.warmup, args.rep)
+    os.makedirs(args.out, exist_ok=True)
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+    base = os.path.join(args.out, f"gpu-{date}{('-' + args.tag) if args.tag else ''}")
     rows = []
+
+    def write_report():  # after every fusion, so a cut-short run leaves its rows
+        report = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                  "device": torch.cuda.get_device_name() if DEVICE == "cuda" else "cpu",
+                  "torch": torch.__version__,
+                  "copy_bandwidth_bytes_per_s": copy_bw,
+                  "method": {"timing": "triton.testing.do_bench median (L2 cleared between reps)",
+                             "warmup_ms": args.warmup, "rep_ms": args.rep,
+                             "error": "max|out-ref|/max|ref| vs float64 evaluation; bf16 <= 1e-2, fp32 <= 1e-4",
+                             "bytes": "inputs read once + outputs written once"},
+                  "fusions": rows}
+        with open(base + ".json", "w") as f:
+            json.dump(_finite(report), f, indent=1)
+
     for path in args.fusions:
         t0 = time.time()
         try:
@@ -327,22 +344,9 @@ def main(argv=None):
         except Exception as e:  # noqa: BLE001 - one bad file must not stop the run
             rows.append({"fusion": os.path.basename(path), "error": f"{type(e).__name__}: {e}",
                          "trace": traceback.format_exc(limit=4)})
+        write_report()
         print(f"[{time.time() - t0:6.1f}s] {os.path.basename(path)}", flush=True)
     print_table(rows, copy_bw)
-    os.makedirs(args.out, exist_ok=True)
-    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
-    base = os.path.join(args.out, f"gpu-{date}{('-' + args.tag) if args.tag else ''}")
-    report = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-              "device": torch.cuda.get_device_name() if DEVICE == "cuda" else "cpu",
-              "torch": torch.__version__,
-              "copy_bandwidth_bytes_per_s": copy_bw,
-              "method": {"timing": "triton.testing.do_bench median (L2 cleared between reps)",
-                         "warmup_ms": args.warmup, "rep_ms": args.rep,
-                         "error": "max|out-ref|/max|ref| vs float64 evaluation; bf16 <= 1e-2, fp32 <= 1e-4",
-                         "bytes": "inputs read once + outputs written once"},
-              "fusions": rows}
-    with open(base + ".json", "w") as f:
-        json.dump(_finite(report), f, indent=1)
     try:
         plot(rows, base + ".png")
     except Exception as e:  # noqa: BLE001
