@@ -253,13 +253,16 @@ void Generator::OpPow() {
       -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 0.5, -0.5, 1.0, 2.0, 3.0, 1.7, -1.3, 2.5, 0.25};
   Entry x = PickAny();
   ValueId base = x.id;
-  if (Chance(0.6)) {  // a positive base: |x| + 0.5
+  const double e = Pick(kExponents);
+  // A negative base only under a non-negative integer exponent (else NaN
+  // or, at zero, infinity would flood the results).
+  const bool int_exponent = e == static_cast<int>(e) && e >= 0;
+  if (!int_exponent || Chance(0.5)) {  // a positive base: |x| + 0.5
     auto p = b_.Unary(OpKind::kAbs, x.id);
     if (Ok(p)) p = b_.Binary(OpKind::kAdd, *p, Const(0.5));
     if (!Ok(p)) return;
     base = *p;
   }
-  const double e = Pick(kExponents);
   // Integer exponents sometimes come as an int64 scalar.
   ValueId exponent = e == static_cast<int>(e) && Chance(0.2)
                          ? b_.DefineConstant(e, DataType::kInt64)
