@@ -10,16 +10,8 @@
 #include "compiler/ir/binding.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"
-#include "compiler/passes/algebra.h"
 #include "compiler/passes/canonical.h"
-#include "compiler/passes/cast_chains.h"
-#include "compiler/passes/constant_folding.h"
-#include "compiler/passes/cse.h"
-#include "compiler/passes/dce.h"
-#include "compiler/passes/pass_manager.h"
-#include "compiler/passes/pow_constant.h"
-#include "compiler/passes/shape_chains.h"
-#include "compiler/passes/trivial_reductions.h"
+#include "compiler/passes/optimize.h"
 #include "compiler/scheduler/scheduler.h"
 #include "compiler/scheduler/target.h"
 #include "compiler/segmenter/segmenter.h"
@@ -46,33 +38,6 @@ class StageTimer {
   const char* name_;
   std::chrono::steady_clock::time_point start_;
 };
-
-// The optimization passes in order, repeated until none changes the graph.
-absl::Status Optimize(Graph& g, const CompileOptions& options, std::vector<PassRecord>* records) {
-  PassOptions po;
-  po.allow_precision_increase = options.allow_precision_increase;
-  po.dump_pass = options.dump_pass;
-  PassManager pm(po, records);
-  for (int round = 0; round < po.max_rounds; ++round) {
-    bool changed = false;
-    // First: static sizes and scalar arithmetic become the constants the
-    // other passes match (x * (1/8192), pow(x, 3.0)).
-    changed |= pm.Run("constant_folding", RunConstantFolding, g);
-    changed |= pm.Run("algebra", RunAlgebra, g);
-    changed |= pm.Run("pow_constant", RunPowConstant, g);
-    // After pow_constant, which adds casts around 16-bit products.
-    changed |= pm.Run("cast_chains", RunCastChains, g);
-    changed |= pm.Run("trivial_reductions", RunTrivialReductions, g);
-    // After trivial_reductions: composes the squeezes they leave with
-    // the broadcasts around them.
-    changed |= pm.Run("shape_chains", RunShapeChains, g);
-    changed |= pm.Run("cse", RunCse, g);
-    changed |= pm.Run("dce", RunDce, g);
-    if (!pm.status().ok()) return pm.status();
-    if (!changed) break;
-  }
-  return pm.status();
-}
 
 // The static sizes of a definition without symbolic axes.
 absl::StatusOr<std::vector<std::vector<int64_t>>> StaticShapes(const Graph& g) {
@@ -118,7 +83,13 @@ absl::StatusOr<CompileResult> CompileFusion(
   // still bind afterwards.
   StageTimer passes(&result.stage_micros, "passes");
   result.optimized = graph;
-  if (absl::Status s = Optimize(result.optimized, options, &result.passes); !s.ok()) return s;
+  PassOptions pass_options;
+  pass_options.allow_precision_increase = options.allow_precision_increase;
+  pass_options.dump_pass = options.dump_pass;
+  if (absl::Status s = RunOptimizationPasses(result.optimized, pass_options, &result.passes);
+      !s.ok()) {
+    return s;
+  }
   result.canonical_hash = CanonicalHashHex(result.optimized);
   passes.Stop();
 

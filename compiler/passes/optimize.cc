@@ -1,0 +1,50 @@
+#include "compiler/passes/optimize.h"
+
+#include "compiler/passes/algebra.h"
+#include "compiler/passes/cast_chains.h"
+#include "compiler/passes/constant_folding.h"
+#include "compiler/passes/cse.h"
+#include "compiler/passes/dce.h"
+#include "compiler/passes/pow_constant.h"
+#include "compiler/passes/shape_chains.h"
+#include "compiler/passes/trivial_reductions.h"
+
+namespace fusiond {
+
+const std::vector<NamedPass>& OptimizationPasses() {
+  static const std::vector<NamedPass>* passes = new std::vector<NamedPass>{
+      // First: static sizes and scalar arithmetic become the constants the
+      // other passes match (x * (1/8192), pow(x, 3.0)).
+      {"constant_folding", RunConstantFolding},
+      {"algebra", RunAlgebra},
+      {"pow_constant", RunPowConstant},
+      // After pow_constant, which adds casts around 16-bit products.
+      {"cast_chains", RunCastChains},
+      {"trivial_reductions", RunTrivialReductions},
+      // After trivial_reductions: composes the squeezes they leave with the
+      // broadcasts around them.
+      {"shape_chains", RunShapeChains},
+      {"cse", RunCse},
+      {"dce", RunDce},
+  };
+  return *passes;
+}
+
+absl::Status RunOptimizationPasses(Graph& g, const PassOptions& options,
+                                   std::vector<PassRecord>* records,
+                                   const PassObserver& observer) {
+  PassManager pm(options, records);
+  for (int round = 0; round < options.max_rounds; ++round) {
+    bool changed = false;
+    for (const NamedPass& p : OptimizationPasses()) {
+      if (pm.Run(p.name, p.run, g)) {
+        changed = true;
+        if (observer) observer(p.name, g);
+      }
+    }
+    if (!pm.status().ok() || !changed) break;
+  }
+  return pm.status();
+}
+
+}  // namespace fusiond
