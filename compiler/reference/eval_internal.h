@@ -95,8 +95,7 @@ absl::StatusOr<Shape> BroadcastStrides(const View& v, const Shape& out);
 // is operand k's element offset at the row start. A rank-0 shape has one
 // row of one element.
 template <size_t N, class Body>
-void ForEachRow(const Shape& shape, const std::array<const Shape*, N>& strides,
-                Body&& body) {
+void ForEachRow(const Shape& shape, const std::array<const Shape*, N>& strides, Body&& body) {
   std::array<int64_t, N> off{};
   std::array<int64_t, N> inner{};
   const int r = static_cast<int>(shape.size());

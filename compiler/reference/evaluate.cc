@@ -25,29 +25,28 @@ namespace {
 
 absl::Status CheckInputs(const Graph& g, const std::vector<HostTensor>& inputs) {
   if (inputs.size() != g.inputs.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the fusion takes ", g.inputs.size(), " inputs, got ", inputs.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the fusion takes ", g.inputs.size(), " inputs, got ", inputs.size()));
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Value& v = g.value(g.inputs[i]);
     const HostTensor& t = inputs[i];
     const std::string where = absl::StrCat("input ", i, " (", ValueName(g, v.id), ")");
     if (t.dtype != v.dtype) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          where, " is ", DataTypeName(v.dtype), " but was given ", DataTypeName(t.dtype)));
+      return absl::InvalidArgumentError(absl::StrCat(where, " is ", DataTypeName(v.dtype),
+                                                     " but was given ", DataTypeName(t.dtype)));
     }
     for (int64_t e : t.shape) {
       if (e < 0) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            where, " was given a negative extent in [", absl::StrJoin(t.shape, ", "), "]"));
+        return absl::InvalidArgumentError(absl::StrCat(where, " was given a negative extent in [",
+                                                       absl::StrJoin(t.shape, ", "), "]"));
       }
     }
     double n = 1;
     for (int64_t e : t.shape) n *= static_cast<double>(e);
     if (n != static_cast<double>(t.data.size())) {
       return absl::InvalidArgumentError(absl::StrCat(
-          where, " has shape [", absl::StrJoin(t.shape, ", "), "] but ",
-          t.data.size(), " values"));
+          where, " has shape [", absl::StrJoin(t.shape, ", "), "] but ", t.data.size(), " values"));
     }
   }
   return absl::OkStatus();
@@ -108,8 +107,8 @@ absl::StatusOr<std::vector<HostTensor>> Evaluate(const Graph& g,
     std::vector<const View*> in;
     for (ValueId id : n.inputs) {
       if (!vals[id]) {
-        return absl::InternalError(absl::StrCat("reference: node ", n.id,
-                                                " reads a value that is gone"));
+        return absl::InternalError(
+            absl::StrCat("reference: node ", n.id, " reads a value that is gone"));
       }
       in.push_back(&*vals[id]);
     }
@@ -117,9 +116,9 @@ absl::StatusOr<std::vector<HostTensor>> Evaluate(const Graph& g,
     double elements = 1;
     for (int64_t e : out_shape) elements *= static_cast<double>(e);
     if (elements > static_cast<double>(options.max_elements)) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "reference: node ", n.id, " (", OpName(n.op), ") would make ", elements,
-          " elements; the limit is ", options.max_elements));
+      return absl::ResourceExhaustedError(
+          absl::StrCat("reference: node ", n.id, " (", OpName(n.op), ") would make ", elements,
+                       " elements; the limit is ", options.max_elements));
     }
     const std::vector<DataType> types = OutputTypes(g, n);
     std::vector<View> outs;
@@ -149,8 +148,8 @@ absl::StatusOr<std::vector<HostTensor>> Evaluate(const Graph& g,
       case OpCategory::kSize: {
         const int64_t axis = n.attrs.axis < 0 ? n.attrs.axis + in[0]->rank() : n.attrs.axis;
         if (axis < 0 || axis >= in[0]->rank()) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "node ", n.id, " (size): axis ", axis, " is out of range"));
+          return absl::InvalidArgumentError(
+              absl::StrCat("node ", n.id, " (size): axis ", axis, " is out of range"));
         }
         outs.push_back(reference_internal::ScalarView(
             RoundTo(types[0], static_cast<double>(in[0]->shape[axis])), types[0]));
@@ -158,8 +157,8 @@ absl::StatusOr<std::vector<HostTensor>> Evaluate(const Graph& g,
       }
     }
     if (outs.size() != n.outputs.size()) {
-      return absl::InternalError(absl::StrCat("reference: node ", n.id, " made ",
-                                              outs.size(), " outputs"));
+      return absl::InternalError(
+          absl::StrCat("reference: node ", n.id, " made ", outs.size(), " outputs"));
     }
     for (size_t j = 0; j < outs.size(); ++j) {
       outs[j].dtype = types[j];

@@ -61,8 +61,7 @@ TEST(Evaluate, RejectsStaticExtentMismatch) {
 TEST(Evaluate, RejectsInvalidGraph) {
   Graph g = ScaleRows(DataType::kFloat);
   g.outputs.push_back(999);
-  auto r = Evaluate(g, {Tensor(DataType::kFloat, {1, 1}, {1}),
-                        Tensor(DataType::kFloat, {1}, {1})});
+  auto r = Evaluate(g, {Tensor(DataType::kFloat, {1, 1}, {1}), Tensor(DataType::kFloat, {1}, {1})});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
 }
@@ -111,8 +110,8 @@ TEST(RandomInputs, SeededAndRounded) {
     sq += v * v;
   }
   const double n = a[0].data.size();
-  EXPECT_NEAR(sum / n, 0.0, 0.15);        // standard normal: mean 0
-  EXPECT_NEAR(sq / n, 1.0, 0.15);         // and variance 1
+  EXPECT_NEAR(sum / n, 0.0, 0.15);  // standard normal: mean 0
+  EXPECT_NEAR(sq / n, 1.0, 0.15);   // and variance 1
   EXPECT_TRUE(Evaluate(g, a).ok());
 }
 
@@ -122,11 +121,9 @@ TEST(MaxRelativeError, Definition) {
   HostTensor ref = Tensor(DataType::kFloat, {3}, {100, -2, 0});
   EXPECT_EQ(MaxRelativeError(ref, ref), 0.0);
   // Relative per element: 1% off on the -2.
-  EXPECT_NEAR(MaxRelativeError(Tensor(DataType::kFloat, {3}, {100, -2.02, 0}), ref),
-              0.01, 1e-12);
+  EXPECT_NEAR(MaxRelativeError(Tensor(DataType::kFloat, {3}, {100, -2.02, 0}), ref), 0.01, 1e-12);
   // An error on the 0 is measured against floor * max|b| = 0.1.
-  EXPECT_NEAR(MaxRelativeError(Tensor(DataType::kFloat, {3}, {100, -2, 0.001}), ref),
-              0.01, 1e-12);
+  EXPECT_NEAR(MaxRelativeError(Tensor(DataType::kFloat, {3}, {100, -2, 0.001}), ref), 0.01, 1e-12);
   EXPECT_EQ(MaxRelativeError(Tensor(DataType::kFloat, {3}, {100, nan, 0}), ref), inf);
   EXPECT_EQ(MaxRelativeError(Tensor(DataType::kFloat, {2}, {100, -2}), ref), inf);
   HostTensor special = Tensor(DataType::kFloat, {3}, {nan, inf, 1});

@@ -15,8 +15,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // Applies f to the operands at every index of `out`, writing dst densely.
 // The op is a template parameter so each op gets its own tight loop.
 template <size_t N, class F>
-absl::Status MapN(const std::array<const View*, N>& in, const Shape& out,
-                  double* dst, F f) {
+absl::Status MapN(const std::array<const View*, N>& in, const Shape& out, double* dst, F f) {
   std::array<Shape, N> strides;
   std::array<const Shape*, N> sp;
   std::array<const double*, N> base;
@@ -28,27 +27,28 @@ absl::Status MapN(const std::array<const View*, N>& in, const Shape& out,
     base[k] = in[k]->data();
   }
   int64_t pos = 0;
-  ForEachRow<N>(out, sp, [&](const std::array<int64_t, N>& off, int64_t len,
-                             const std::array<int64_t, N>& inner) {
-    if constexpr (N == 1) {
-      const double* a = base[0] + off[0];
-      for (int64_t j = 0; j < len; ++j) dst[pos + j] = f(a[j * inner[0]]);
-    } else if constexpr (N == 2) {
-      const double* a = base[0] + off[0];
-      const double* b = base[1] + off[1];
-      for (int64_t j = 0; j < len; ++j) {
-        dst[pos + j] = f(a[j * inner[0]], b[j * inner[1]]);
-      }
-    } else {
-      const double* a = base[0] + off[0];
-      const double* b = base[1] + off[1];
-      const double* c = base[2] + off[2];
-      for (int64_t j = 0; j < len; ++j) {
-        dst[pos + j] = f(a[j * inner[0]], b[j * inner[1]], c[j * inner[2]]);
-      }
-    }
-    pos += len;
-  });
+  ForEachRow<N>(
+      out, sp,
+      [&](const std::array<int64_t, N>& off, int64_t len, const std::array<int64_t, N>& inner) {
+        if constexpr (N == 1) {
+          const double* a = base[0] + off[0];
+          for (int64_t j = 0; j < len; ++j) dst[pos + j] = f(a[j * inner[0]]);
+        } else if constexpr (N == 2) {
+          const double* a = base[0] + off[0];
+          const double* b = base[1] + off[1];
+          for (int64_t j = 0; j < len; ++j) {
+            dst[pos + j] = f(a[j * inner[0]], b[j * inner[1]]);
+          }
+        } else {
+          const double* a = base[0] + off[0];
+          const double* b = base[1] + off[1];
+          const double* c = base[2] + off[2];
+          for (int64_t j = 0; j < len; ++j) {
+            dst[pos + j] = f(a[j * inner[0]], b[j * inner[1]], c[j * inner[2]]);
+          }
+        }
+        pos += len;
+      });
   return absl::OkStatus();
 }
 
@@ -68,56 +68,91 @@ absl::Status Unary(OpKind op, const View& x, const Shape& out, double* dst) {
   std::array<const View*, 1> in{&x};
   auto map = [&](auto f) { return MapN<1>(in, out, dst, f); };
   switch (op) {
-    case OpKind::kAbs: return map([](double v) { return std::fabs(v); });
-    case OpKind::kNeg: return map([](double v) { return -v; });
-    case OpKind::kExp: return map([](double v) { return std::exp(v); });
-    case OpKind::kExp2: return map([](double v) { return std::exp2(v); });
-    case OpKind::kLog: return map([](double v) { return std::log(v); });
-    case OpKind::kLog1p: return map([](double v) { return std::log1p(v); });
-    case OpKind::kExpm1: return map([](double v) { return std::expm1(v); });
-    case OpKind::kSqrt: return map([](double v) { return std::sqrt(v); });
-    case OpKind::kRsqrt: return map([](double v) { return 1.0 / std::sqrt(v); });
-    case OpKind::kReciprocal: return map([](double v) { return 1.0 / v; });
-    case OpKind::kSin: return map([](double v) { return std::sin(v); });
-    case OpKind::kCos: return map([](double v) { return std::cos(v); });
-    case OpKind::kTanh: return map([](double v) { return std::tanh(v); });
-    case OpKind::kSigmoid: return map(Sigmoid);
-    case OpKind::kErf: return map([](double v) { return std::erf(v); });
-    case OpKind::kErfc: return map([](double v) { return std::erfc(v); });
-    case OpKind::kRelu: return map([](double v) { return MaxNaN(v, 0.0); });
-    case OpKind::kLogicalNot: return map([](double v) { return v == 0 ? 1.0 : 0.0; });
-    case OpKind::kFloor: return map([](double v) { return std::floor(v); });
-    case OpKind::kCeil: return map([](double v) { return std::ceil(v); });
-    default: break;
+    case OpKind::kAbs:
+      return map([](double v) { return std::fabs(v); });
+    case OpKind::kNeg:
+      return map([](double v) { return -v; });
+    case OpKind::kExp:
+      return map([](double v) { return std::exp(v); });
+    case OpKind::kExp2:
+      return map([](double v) { return std::exp2(v); });
+    case OpKind::kLog:
+      return map([](double v) { return std::log(v); });
+    case OpKind::kLog1p:
+      return map([](double v) { return std::log1p(v); });
+    case OpKind::kExpm1:
+      return map([](double v) { return std::expm1(v); });
+    case OpKind::kSqrt:
+      return map([](double v) { return std::sqrt(v); });
+    case OpKind::kRsqrt:
+      return map([](double v) { return 1.0 / std::sqrt(v); });
+    case OpKind::kReciprocal:
+      return map([](double v) { return 1.0 / v; });
+    case OpKind::kSin:
+      return map([](double v) { return std::sin(v); });
+    case OpKind::kCos:
+      return map([](double v) { return std::cos(v); });
+    case OpKind::kTanh:
+      return map([](double v) { return std::tanh(v); });
+    case OpKind::kSigmoid:
+      return map(Sigmoid);
+    case OpKind::kErf:
+      return map([](double v) { return std::erf(v); });
+    case OpKind::kErfc:
+      return map([](double v) { return std::erfc(v); });
+    case OpKind::kRelu:
+      return map([](double v) { return MaxNaN(v, 0.0); });
+    case OpKind::kLogicalNot:
+      return map([](double v) { return v == 0 ? 1.0 : 0.0; });
+    case OpKind::kFloor:
+      return map([](double v) { return std::floor(v); });
+    case OpKind::kCeil:
+      return map([](double v) { return std::ceil(v); });
+    default:
+      break;
   }
   return absl::InternalError(absl::StrCat("reference: ", OpName(op), " is not unary"));
 }
 
-absl::Status Binary(OpKind op, const View& x, const View& y, const Shape& out,
-                    double* dst) {
+absl::Status Binary(OpKind op, const View& x, const View& y, const Shape& out, double* dst) {
   std::array<const View*, 2> in{&x, &y};
   auto map = [&](auto f) { return MapN<2>(in, out, dst, f); };
   auto b = [](bool v) { return v ? 1.0 : 0.0; };
   switch (op) {
-    case OpKind::kAdd: return map([](double p, double q) { return p + q; });
-    case OpKind::kSub: return map([](double p, double q) { return p - q; });
-    case OpKind::kMul: return map([](double p, double q) { return p * q; });
-    case OpKind::kDiv: return map([](double p, double q) { return p / q; });
-    case OpKind::kPow: return map([](double p, double q) { return std::pow(p, q); });
-    case OpKind::kFmod: return map([](double p, double q) { return std::fmod(p, q); });
-    case OpKind::kMaximum: return map(MaxNaN);
-    case OpKind::kMinimum: return map(MinNaN);
-    case OpKind::kEq: return map([&](double p, double q) { return b(p == q); });
-    case OpKind::kNe: return map([&](double p, double q) { return b(p != q); });
-    case OpKind::kLt: return map([&](double p, double q) { return b(p < q); });
-    case OpKind::kLe: return map([&](double p, double q) { return b(p <= q); });
-    case OpKind::kGt: return map([&](double p, double q) { return b(p > q); });
-    case OpKind::kGe: return map([&](double p, double q) { return b(p >= q); });
+    case OpKind::kAdd:
+      return map([](double p, double q) { return p + q; });
+    case OpKind::kSub:
+      return map([](double p, double q) { return p - q; });
+    case OpKind::kMul:
+      return map([](double p, double q) { return p * q; });
+    case OpKind::kDiv:
+      return map([](double p, double q) { return p / q; });
+    case OpKind::kPow:
+      return map([](double p, double q) { return std::pow(p, q); });
+    case OpKind::kFmod:
+      return map([](double p, double q) { return std::fmod(p, q); });
+    case OpKind::kMaximum:
+      return map(MaxNaN);
+    case OpKind::kMinimum:
+      return map(MinNaN);
+    case OpKind::kEq:
+      return map([&](double p, double q) { return b(p == q); });
+    case OpKind::kNe:
+      return map([&](double p, double q) { return b(p != q); });
+    case OpKind::kLt:
+      return map([&](double p, double q) { return b(p < q); });
+    case OpKind::kLe:
+      return map([&](double p, double q) { return b(p <= q); });
+    case OpKind::kGt:
+      return map([&](double p, double q) { return b(p > q); });
+    case OpKind::kGe:
+      return map([&](double p, double q) { return b(p >= q); });
     case OpKind::kLogicalAnd:
       return map([&](double p, double q) { return b(p != 0 && q != 0); });
     case OpKind::kLogicalOr:
       return map([&](double p, double q) { return b(p != 0 || q != 0); });
-    default: break;
+    default:
+      break;
   }
   return absl::InternalError(absl::StrCat("reference: ", OpName(op), " is not binary"));
 }
@@ -144,8 +179,7 @@ absl::StatusOr<View> EvalPointwise(const Node& n, const std::vector<const View*>
       s = MapN<1>({in[0]}, out_shape, dst, [](double v) { return v; });
       break;
     default:
-      return absl::InternalError(
-          absl::StrCat("reference: ", OpName(n.op), " is not pointwise"));
+      return absl::InternalError(absl::StrCat("reference: ", OpName(n.op), " is not pointwise"));
   }
   if (!s.ok()) {
     return absl::InvalidArgumentError(

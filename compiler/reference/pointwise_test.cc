@@ -52,8 +52,7 @@ TEST(Pointwise, UnaryMath) {
   EXPECT_DOUBLE_EQ(RunUnary(OpKind::kExpm1, f64, {1e-20})[0], 1e-20);
   EXPECT_EQ(RunUnary(OpKind::kFloor, f64, {-1.5, 1.5}), (std::vector<double>{-2, 1}));
   EXPECT_EQ(RunUnary(OpKind::kCeil, f64, {-1.5, 1.5}), (std::vector<double>{-1, 2}));
-  EXPECT_EQ(RunUnary(OpKind::kLogicalNot, DataType::kBool, {0, 1}),
-            (std::vector<double>{1, 0}));
+  EXPECT_EQ(RunUnary(OpKind::kLogicalNot, DataType::kBool, {0, 1}), (std::vector<double>{1, 0}));
 }
 
 TEST(Pointwise, ResultIsRoundedToDtype) {
@@ -77,10 +76,8 @@ TEST(Pointwise, ResultIsRoundedToDtype) {
 
 TEST(Pointwise, BinaryMath) {
   const DataType f64 = DataType::kDouble;
-  EXPECT_EQ(RunBinary(OpKind::kPow, f64, {2, 4, -2}, {3, 0.5, 2}),
-            (std::vector<double>{8, 2, 4}));
-  EXPECT_EQ(RunBinary(OpKind::kFmod, f64, {5.5, -5.5}, {2, 2}),
-            (std::vector<double>{1.5, -1.5}));
+  EXPECT_EQ(RunBinary(OpKind::kPow, f64, {2, 4, -2}, {3, 0.5, 2}), (std::vector<double>{8, 2, 4}));
+  EXPECT_EQ(RunBinary(OpKind::kFmod, f64, {5.5, -5.5}, {2, 2}), (std::vector<double>{1.5, -1.5}));
   EXPECT_EQ(RunBinary(OpKind::kDiv, f64, {1}, {4}), (std::vector<double>{0.25}));
   auto mx = RunBinary(OpKind::kMaximum, f64, {1, kNaN, 3}, {2, 0, kNaN});
   EXPECT_EQ(mx[0], 2);
@@ -89,8 +86,7 @@ TEST(Pointwise, BinaryMath) {
   auto mn = RunBinary(OpKind::kMinimum, f64, {1, kNaN}, {2, 0});
   EXPECT_EQ(mn[0], 1);
   EXPECT_TRUE(std::isnan(mn[1]));
-  EXPECT_EQ(RunBinary(OpKind::kLt, f64, {1, 2, kNaN}, {2, 2, 0}),
-            (std::vector<double>{1, 0, 0}));
+  EXPECT_EQ(RunBinary(OpKind::kLt, f64, {1, 2, kNaN}, {2, 2, 0}), (std::vector<double>{1, 0, 0}));
   EXPECT_EQ(RunBinary(OpKind::kGe, f64, {1, 2}, {2, 2}), (std::vector<double>{0, 1}));
   EXPECT_EQ(RunBinary(OpKind::kNe, f64, {1, kNaN}, {1, kNaN}), (std::vector<double>{0, 1}));
   EXPECT_EQ(RunBinary(OpKind::kLogicalAnd, DataType::kBool, {1, 1, 0}, {1, 0, 0}),
@@ -108,8 +104,8 @@ TEST(Pointwise, IntegerDivisionIsTrueDivisionAndIntsWrap) {
   ValueId p = *b.Binary(OpKind::kMul, x, y);
   ASSERT_TRUE(b.AddOutput(q).ok());
   ASSERT_TRUE(b.AddOutput(p).ok());
-  auto r = Evaluate(g, {Tensor(DataType::kInt32, {2}, {7, 65536}),
-                        Tensor(DataType::kInt32, {2}, {2, 65536})});
+  auto r = Evaluate(
+      g, {Tensor(DataType::kInt32, {2}, {7, 65536}), Tensor(DataType::kInt32, {2}, {2, 65536})});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ((*r)[0].dtype, DataType::kFloat);
   EXPECT_EQ((*r)[0].data, (std::vector<double>{3.5, 1}));
@@ -163,8 +159,8 @@ TEST(Pointwise, ScalarOps) {
   ValueId s = b.DefineScalarInput(DataType::kDouble, "s");
   y = *b.Binary(OpKind::kAdd, y, s);
   ASSERT_TRUE(b.AddOutput(y).ok());
-  HostTensor r = EvalOne(g, {Tensor(DataType::kFloat, {1, 4}, {4, 8, 12, 16}),
-                             Tensor(DataType::kDouble, {}, {0.5})});
+  HostTensor r = EvalOne(
+      g, {Tensor(DataType::kFloat, {1, 4}, {4, 8, 12, 16}), Tensor(DataType::kDouble, {}, {0.5})});
   EXPECT_EQ(r.data, (std::vector<double>{1.5, 2.5, 3.5, 4.5}));
 }
 

@@ -18,21 +18,21 @@ namespace {
 template <class F>
 void Fold(const View& in, const Shape& acc_strides, double* acc, F f) {
   const double* src = in.data();
-  ForEachRow<2>(in.shape, {&in.strides, &acc_strides},
-                [&](const std::array<int64_t, 2>& off, int64_t len,
-                    const std::array<int64_t, 2>& inner) {
-                  const double* x = src + off[0];
-                  double* a = acc + off[1];
-                  if (inner[1] == 0) {
-                    double r = a[0];
-                    for (int64_t j = 0; j < len; ++j) r = f(r, x[j * inner[0]]);
-                    a[0] = r;
-                  } else {
-                    for (int64_t j = 0; j < len; ++j) {
-                      a[j * inner[1]] = f(a[j * inner[1]], x[j * inner[0]]);
-                    }
-                  }
-                });
+  ForEachRow<2>(
+      in.shape, {&in.strides, &acc_strides},
+      [&](const std::array<int64_t, 2>& off, int64_t len, const std::array<int64_t, 2>& inner) {
+        const double* x = src + off[0];
+        double* a = acc + off[1];
+        if (inner[1] == 0) {
+          double r = a[0];
+          for (int64_t j = 0; j < len; ++j) r = f(r, x[j * inner[0]]);
+          a[0] = r;
+        } else {
+          for (int64_t j = 0; j < len; ++j) {
+            a[j * inner[1]] = f(a[j * inner[1]], x[j * inner[0]]);
+          }
+        }
+      });
 }
 
 double MaxNaN(double a, double b) {
@@ -54,8 +54,8 @@ absl::StatusOr<std::vector<View>> EvalReduction(const Node& n, const View& in,
   for (int64_t d : n.attrs.dims) {
     if (d < 0) d += r;  // graphs may keep axes as written (-1 = last)
     if (d < 0 || d >= r) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "node ", n.id, " (", OpName(n.op), "): axis ", d, " is out of range"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("node ", n.id, " (", OpName(n.op), "): axis ", d, " is out of range"));
     }
     reduced[d] = true;
   }
@@ -65,15 +65,17 @@ absl::StatusOr<std::vector<View>> EvalReduction(const Node& n, const View& in,
   int64_t count = 1;
   for (int a = 0; a < r; ++a) {
     if (!reduced[a]) kept.push_back(in.shape[a]);
-    if (!reduced[a]) result_shape.push_back(in.shape[a]);
-    else if (n.attrs.keepdim) result_shape.push_back(1);
+    if (!reduced[a])
+      result_shape.push_back(in.shape[a]);
+    else if (n.attrs.keepdim)
+      result_shape.push_back(1);
     if (reduced[a]) count *= in.shape[a];
   }
   if (result_shape != out_shape) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "node ", n.id, " (", OpName(n.op), "): reducing [", absl::StrJoin(in.shape, ", "),
-        "] gives [", absl::StrJoin(result_shape, ", "), "], but the output is [",
-        absl::StrJoin(out_shape, ", "), "]"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("node ", n.id, " (", OpName(n.op), "): reducing [",
+                     absl::StrJoin(in.shape, ", "), "] gives [", absl::StrJoin(result_shape, ", "),
+                     "], but the output is [", absl::StrJoin(out_shape, ", "), "]"));
   }
   const Shape kept_strides = RowMajorStrides(kept);
   Shape acc_strides(r, 0);
@@ -110,16 +112,16 @@ absl::StatusOr<std::vector<View>> EvalReduction(const Node& n, const View& in,
       // mean is read through the accumulator index, as acc is.
       std::fill(acc, acc + m, 0.0);
       const double* src = in.data();
-      ForEachRow<2>(in.shape, {&in.strides, &acc_strides},
-                    [&](const std::array<int64_t, 2>& off, int64_t len,
-                        const std::array<int64_t, 2>& inner) {
-                      const double* x = src + off[0];
-                      for (int64_t j = 0; j < len; ++j) {
-                        const int64_t o = off[1] + j * inner[1];
-                        const double d = x[j * inner[0]] - mean[o];
-                        acc[o] += d * d;
-                      }
-                    });
+      ForEachRow<2>(
+          in.shape, {&in.strides, &acc_strides},
+          [&](const std::array<int64_t, 2>& off, int64_t len, const std::array<int64_t, 2>& inner) {
+            const double* x = src + off[0];
+            for (int64_t j = 0; j < len; ++j) {
+              const int64_t o = off[1] + j * inner[1];
+              const double d = x[j * inner[0]] - mean[o];
+              acc[o] += d * d;
+            }
+          });
       const double divisor = std::max<double>(0.0, count - n.attrs.correction);
       for (int64_t i = 0; i < m; ++i) acc[i] /= divisor;
       if (n.op == OpKind::kVarMean) {
@@ -135,8 +137,7 @@ absl::StatusOr<std::vector<View>> EvalReduction(const Node& n, const View& in,
       break;
     }
     default:
-      return absl::InternalError(
-          absl::StrCat("reference: ", OpName(n.op), " is not a reduction"));
+      return absl::InternalError(absl::StrCat("reference: ", OpName(n.op), " is not a reduction"));
   }
   RoundBuffer(out_dtypes[0], acc, m);
   return std::vector<View>{first};

@@ -82,8 +82,8 @@ TEST(Reductions, AccumulatesInDoubleThenRounds) {
   ValueId x = *b.DefineTensor("T0", DataType::kBFloat16, {4096});
   ValueId s = *b.Reduce(OpKind::kSum, x, {0}, false);
   ASSERT_TRUE(b.AddOutput(s).ok());
-  HostTensor r = EvalOne(g, {Tensor(DataType::kBFloat16, {4096},
-                                    std::vector<double>(4096, 1 + std::ldexp(1, -7)))});
+  HostTensor r = EvalOne(
+      g, {Tensor(DataType::kBFloat16, {4096}, std::vector<double>(4096, 1 + std::ldexp(1, -7)))});
   EXPECT_EQ(r.dtype, DataType::kBFloat16);
   EXPECT_EQ(r.data[0], 4128);
 }

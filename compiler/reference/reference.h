@@ -49,11 +49,11 @@ struct EvaluateOptions {
 // order. InvalidArgument when the graph fails VerifyGraph or the inputs
 // disagree with the definition (count, scalar/tensor, dtype, rank, extents,
 // data size). Input data are rounded to their dtype before use.
-absl::StatusOr<std::vector<HostTensor>> Evaluate(
-    const Graph& g, const std::vector<HostTensor>& inputs);
-absl::StatusOr<std::vector<HostTensor>> Evaluate(
-    const Graph& g, const std::vector<HostTensor>& inputs,
-    const EvaluateOptions& options);
+absl::StatusOr<std::vector<HostTensor>> Evaluate(const Graph& g,
+                                                 const std::vector<HostTensor>& inputs);
+absl::StatusOr<std::vector<HostTensor>> Evaluate(const Graph& g,
+                                                 const std::vector<HostTensor>& inputs,
+                                                 const EvaluateOptions& options);
 
 // Seeded random inputs for g at the given shapes (one per input; an empty
 // shape for a scalar input): standard normal for floats (rounded to the

@@ -93,13 +93,20 @@ double WrapToInt(double v, int width) {
 
 double RoundTo(DataType dtype, double v) {
   switch (dtype) {
-    case DataType::kBool: return v != 0 ? 1.0 : 0.0;  // NaN is true
-    case DataType::kInt32: return WrapToInt(v, 32);
-    case DataType::kInt64: return WrapToInt(v, 64);
-    case DataType::kHalf: return RoundToFormat<kHalf>(v);
-    case DataType::kBFloat16: return RoundToFormat<kBFloat16>(v);
-    case DataType::kFloat: return static_cast<double>(static_cast<float>(v));
-    case DataType::kDouble: return v;
+    case DataType::kBool:
+      return v != 0 ? 1.0 : 0.0;  // NaN is true
+    case DataType::kInt32:
+      return WrapToInt(v, 32);
+    case DataType::kInt64:
+      return WrapToInt(v, 64);
+    case DataType::kHalf:
+      return RoundToFormat<kHalf>(v);
+    case DataType::kBFloat16:
+      return RoundToFormat<kBFloat16>(v);
+    case DataType::kFloat:
+      return static_cast<double>(static_cast<float>(v));
+    case DataType::kDouble:
+      return v;
   }
   return v;
 }

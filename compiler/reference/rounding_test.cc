@@ -21,8 +21,7 @@ TEST(Rounding, BFloat16KnownValues) {
   // goes up to 1 + 2 ulp.
   EXPECT_EQ(RoundTo(t, 1.0 + std::ldexp(1, -8)), 1.0);
   EXPECT_EQ(RoundTo(t, 1.0 + 3 * std::ldexp(1, -8)), 1.0 + std::ldexp(1, -6));
-  EXPECT_EQ(RoundTo(t, 1.0 + std::ldexp(1, -8) + std::ldexp(1, -30)),
-            1.0 + std::ldexp(1, -7));
+  EXPECT_EQ(RoundTo(t, 1.0 + std::ldexp(1, -8) + std::ldexp(1, -30)), 1.0 + std::ldexp(1, -7));
   EXPECT_EQ(RoundTo(t, -2.5), -2.5);
   EXPECT_EQ(RoundTo(t, 257.0), 256.0);
   EXPECT_EQ(RoundTo(t, 259.0), 260.0);
@@ -100,8 +99,7 @@ TEST(Rounding, HalfMatchesCompilerConversion) {
     // Magnitudes from 2^-30 to 2^17, covering subnormals and overflow.
     double v = std::ldexp(static_cast<double>(rng() >> 11) * 0x1.0p-53, int(rng() % 48) - 30);
     if (rng() & 1) v = -v;
-    ASSERT_EQ(RoundTo(DataType::kHalf, v), static_cast<double>(static_cast<_Float16>(v)))
-        << v;
+    ASSERT_EQ(RoundTo(DataType::kHalf, v), static_cast<double>(static_cast<_Float16>(v))) << v;
   }
 }
 #endif

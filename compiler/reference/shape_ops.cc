@@ -13,9 +13,8 @@ namespace {
 
 absl::Status Mismatch(const Node& n, const View& in, const Shape& out) {
   return absl::InvalidArgumentError(absl::StrCat(
-      "node ", n.id, " (", OpName(n.op), "): operand shape [",
-      absl::StrJoin(in.shape, ", "), "] does not fit output shape [",
-      absl::StrJoin(out, ", "), "]"));
+      "node ", n.id, " (", OpName(n.op), "): operand shape [", absl::StrJoin(in.shape, ", "),
+      "] does not fit output shape [", absl::StrJoin(out, ", "), "]"));
 }
 
 // Maps operand axis i to output axis dims[i]; unmapped output axes and
@@ -99,8 +98,7 @@ absl::StatusOr<View> EvalShapeOp(const Node& n, const View& in, const Shape& out
     default:
       break;
   }
-  return absl::InternalError(
-      absl::StrCat("reference: ", OpName(n.op), " is not a shape op"));
+  return absl::InternalError(absl::StrCat("reference: ", OpName(n.op), " is not a shape op"));
 }
 
 }  // namespace reference_internal

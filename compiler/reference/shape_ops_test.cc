@@ -14,8 +14,8 @@ TEST(ShapeOps, BroadcastInDimOfLowerRank) {
   ValueId w = *b.DefineTensor("T0", DataType::kFloat, {3});
   ValueId r = *b.BroadcastInDim(w, {Extent::Static(2), Extent::Static(3)}, {1});
   ValueId c = *b.BroadcastInDim(w, {Extent::Static(3), Extent::Static(2)}, {0});
-  ValueId y = *b.Binary(OpKind::kAdd, r, (*b.AddNode(OpKind::kPermute, {c},
-                                                     testing_util::WithDims({1, 0})))[0]);
+  ValueId y = *b.Binary(OpKind::kAdd, r,
+                        (*b.AddNode(OpKind::kPermute, {c}, testing_util::WithDims({1, 0})))[0]);
   ASSERT_TRUE(b.AddOutput(r).ok());
   ASSERT_TRUE(b.AddOutput(c).ok());
   ASSERT_TRUE(b.AddOutput(y).ok());

@@ -19,8 +19,7 @@ inline Attrs WithDims(std::vector<int64_t> dims) {
   return a;
 }
 
-inline HostTensor Tensor(DataType dtype, std::vector<int64_t> shape,
-                         std::vector<double> data) {
+inline HostTensor Tensor(DataType dtype, std::vector<int64_t> shape, std::vector<double> data) {
   HostTensor t;
   t.dtype = dtype;
   t.shape = std::move(shape);

@@ -27,9 +27,7 @@ void BufferPool::Put(std::shared_ptr<Buffer> b) {
   }
 }
 
-ScopedBufferPool::ScopedBufferPool(BufferPool* pool) : prev_(current_pool) {
-  current_pool = pool;
-}
+ScopedBufferPool::ScopedBufferPool(BufferPool* pool) : prev_(current_pool) { current_pool = pool; }
 ScopedBufferPool::~ScopedBufferPool() { current_pool = prev_; }
 
 int64_t NumElements(const Shape& shape) {
@@ -79,13 +77,13 @@ View Materialize(const View& v) {
   double* dst = out.buf->data();
   const double* src = v.data();
   int64_t k = 0;
-  ForEachRow<1>(v.shape, {&v.strides},
-                [&](const std::array<int64_t, 1>& off, int64_t len,
-                    const std::array<int64_t, 1>& inner) {
-                  const double* p = src + off[0];
-                  for (int64_t j = 0; j < len; ++j) dst[k + j] = p[j * inner[0]];
-                  k += len;
-                });
+  ForEachRow<1>(
+      v.shape, {&v.strides},
+      [&](const std::array<int64_t, 1>& off, int64_t len, const std::array<int64_t, 1>& inner) {
+        const double* p = src + off[0];
+        for (int64_t j = 0; j < len; ++j) dst[k + j] = p[j * inner[0]];
+        k += len;
+      });
   return out;
 }
 
@@ -103,16 +101,16 @@ absl::StatusOr<Shape> BroadcastStrides(const View& v, const Shape& out) {
   Shape s(out.size(), 0);
   if (v.rank() == 0) return s;
   if (v.rank() != static_cast<int>(out.size())) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "an operand of rank ", v.rank(), " cannot broadcast to rank ", out.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("an operand of rank ", v.rank(), " cannot broadcast to rank ", out.size()));
   }
   for (size_t a = 0; a < out.size(); ++a) {
     if (v.shape[a] == out[a]) {
       s[a] = out[a] == 1 ? 0 : v.strides[a];
     } else if (v.shape[a] != 1) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "operand shape [", absl::StrJoin(v.shape, ", "),
-          "] cannot broadcast to [", absl::StrJoin(out, ", "), "]"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("operand shape [", absl::StrJoin(v.shape, ", "), "] cannot broadcast to [",
+                       absl::StrJoin(out, ", "), "]"));
     }
   }
   return s;

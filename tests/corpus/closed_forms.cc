@@ -131,8 +131,7 @@ Tensors BatchNormBackwardThunder(const Tensors& in) {
       for (int64_t e = 0; e < l; ++e) {
         const int64_t k = at(a, ch, e);
         const double xhat = (x.data[k] - mu) * s;
-        gx.data[k] = w.data[ch] * s *
-                     (g.data[k] - sum_g / count - xhat * sum_g_xhat / count);
+        gx.data[k] = w.data[ch] * s * (g.data[k] - sum_g / count - xhat * sum_g_xhat / count);
       }
     }
   }

@@ -34,11 +34,9 @@ void SoftmaxRows(std::vector<double>& v, int64_t row) {
 
 }  // namespace
 
-std::vector<HostTensor> MakeCorpusInputs(const Graph& g,
-                                         const std::vector<InputSpec>& specs,
+std::vector<HostTensor> MakeCorpusInputs(const Graph& g, const std::vector<InputSpec>& specs,
                                          const std::vector<std::vector<int64_t>>& shapes,
-                                         uint64_t seed,
-                                         const std::vector<int>& softmax_inputs) {
+                                         uint64_t seed, const std::vector<int>& softmax_inputs) {
   std::mt19937_64 rng(seed);
   std::vector<HostTensor> out;
   for (size_t i = 0; i < g.inputs.size(); ++i) {
@@ -47,9 +45,8 @@ std::vector<HostTensor> MakeCorpusInputs(const Graph& g,
     t.shape = i < shapes.size() ? shapes[i] : std::vector<int64_t>{};
     const InputSpec spec = i < specs.size() ? specs[i] : InputSpec{};
     const bool softmax =
-        spec.generator == "softmax" ||
-        std::find(softmax_inputs.begin(), softmax_inputs.end(), static_cast<int>(i)) !=
-            softmax_inputs.end();
+        spec.generator == "softmax" || std::find(softmax_inputs.begin(), softmax_inputs.end(),
+                                                 static_cast<int>(i)) != softmax_inputs.end();
     t.data.resize(t.numel());
     if (!softmax && (spec.generator == "rand" || spec.generator == "make_tensor")) {
       for (double& v : t.data) v = Uniform01(rng);

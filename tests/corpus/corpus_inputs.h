@@ -18,8 +18,7 @@ namespace corpus {
 // One tensor per graph input at `shapes` (which may be smaller than the
 // file's). specs[i] describes input i (missing specs mean randn);
 // softmax_inputs lists inputs to make softmax rows whatever the spec says.
-std::vector<HostTensor> MakeCorpusInputs(const Graph& g,
-                                         const std::vector<InputSpec>& specs,
+std::vector<HostTensor> MakeCorpusInputs(const Graph& g, const std::vector<InputSpec>& specs,
                                          const std::vector<std::vector<int64_t>>& shapes,
                                          uint64_t seed,
                                          const std::vector<int>& softmax_inputs = {});

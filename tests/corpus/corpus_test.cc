@@ -52,8 +52,10 @@ std::vector<Shapes> RowShapes(const std::vector<std::vector<char>>& kinds) {
 std::vector<CorpusCase> Cases() {
   return {
       {"rmsnorm_bwd_thunder.py", corpus::RmsNormBackwardThunder, {}, {}},
-      {"rmsnorm_bwd_manual.py", corpus::RmsNormBackwardManual,
-       RowShapes({{'M', 'N'}, {'M', '1'}, {'M', 'N'}, {'N'}}), {}},
+      {"rmsnorm_bwd_manual.py",
+       corpus::RmsNormBackwardManual,
+       RowShapes({{'M', 'N'}, {'M', '1'}, {'M', 'N'}, {'N'}}),
+       {}},
       {"layernorm_bwd_thunder.py", corpus::LayerNormBackwardThunder, {}, {}},
       {"batchnorm_bwd_thunder.py", corpus::BatchNormBackwardThunder, {}, {}},
       {"layernorm_fwd.py", corpus::LayerNormForward, RowShapes({{'M', 'N'}, {'N'}, {'N'}}), {}},

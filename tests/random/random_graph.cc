@@ -34,7 +34,9 @@ class Generator {
   }
   bool Chance(double p) { return (rng_() >> 11) * 0x1.0p-53 < p; }
   template <class T>
-  const T& Pick(const std::vector<T>& v) { return v[Uniform(0, static_cast<int>(v.size()) - 1)]; }
+  const T& Pick(const std::vector<T>& v) {
+    return v[Uniform(0, static_cast<int>(v.size()) - 1)];
+  }
 
   DataType RandomFloat() {
     static const std::vector<DataType> kTypes = {DataType::kBFloat16, DataType::kHalf,
@@ -50,9 +52,7 @@ class Generator {
     if (!v.ok() && error_.ok()) error_ = v.status();
     return v.ok();
   }
-  void Add(ValueId v, Form f) {
-    pool_.push_back({v, std::move(f)});
-  }
+  void Add(ValueId v, Form f) { pool_.push_back({v, std::move(f)}); }
   ValueId Const(double v) { return b_.DefineConstant(v, DataType::kDouble); }
 
   void MakeInputs();
@@ -117,7 +117,10 @@ void Generator::MakeInputs() {
     Form f = full;
     int present = 0;
     for (int a = 0; a < rank_; ++a) {
-      if (Chance(0.5)) f[a] = Axis::kAbsent; else ++present;
+      if (Chance(0.5))
+        f[a] = Axis::kAbsent;
+      else
+        ++present;
     }
     if (present == 0) f[Uniform(0, rank_ - 1)] = Axis::kFull;
     if (present == rank_ && rank_ > 1) f[Uniform(0, rank_ - 1)] = Axis::kAbsent;
@@ -164,14 +167,30 @@ void Generator::OpUnary() {
   Entry x = PickAny();
   auto v = absl::StatusOr<ValueId>(x.id);
   switch (Uniform(0, 10)) {
-    case 0: v = b_.Unary(OpKind::kNeg, x.id); break;
-    case 1: v = b_.Unary(OpKind::kAbs, x.id); break;
-    case 2: v = b_.Unary(OpKind::kTanh, x.id); break;
-    case 3: v = b_.Unary(OpKind::kSigmoid, x.id); break;
-    case 4: v = b_.Unary(OpKind::kSin, x.id); break;
-    case 5: v = b_.Unary(OpKind::kCos, x.id); break;
-    case 6: v = b_.Unary(OpKind::kErf, x.id); break;
-    case 7: v = b_.Unary(OpKind::kRelu, x.id); break;
+    case 0:
+      v = b_.Unary(OpKind::kNeg, x.id);
+      break;
+    case 1:
+      v = b_.Unary(OpKind::kAbs, x.id);
+      break;
+    case 2:
+      v = b_.Unary(OpKind::kTanh, x.id);
+      break;
+    case 3:
+      v = b_.Unary(OpKind::kSigmoid, x.id);
+      break;
+    case 4:
+      v = b_.Unary(OpKind::kSin, x.id);
+      break;
+    case 5:
+      v = b_.Unary(OpKind::kCos, x.id);
+      break;
+    case 6:
+      v = b_.Unary(OpKind::kErf, x.id);
+      break;
+    case 7:
+      v = b_.Unary(OpKind::kRelu, x.id);
+      break;
     case 8:  // exp of a bounded value
       v = b_.Unary(OpKind::kTanh, x.id);
       if (Ok(v)) v = b_.Unary(OpKind::kExp, *v);
@@ -198,7 +217,7 @@ void Generator::OpBinary() {
       c = ToFull(c);
     }
   }
-  static const std::vector<OpKind> kOps = {OpKind::kAdd, OpKind::kSub, OpKind::kMul,
+  static const std::vector<OpKind> kOps = {OpKind::kAdd, OpKind::kSub,     OpKind::kMul,
                                            OpKind::kDiv, OpKind::kMaximum, OpKind::kMinimum};
   OpKind op = Pick(kOps);
   ValueId rhs = c.id;
@@ -220,8 +239,9 @@ void Generator::OpBinary() {
 void Generator::OpScalar() {
   Entry x = PickAny();
   static const std::vector<OpKind> kOps = {OpKind::kAdd, OpKind::kSub, OpKind::kMul};
-  ValueId s = scalar_input_ && Chance(0.5) ? c_.graph.inputs.back()
-                                          : Const(Pick(std::vector<double>{0.5, -2.0, 3.0, 1e-5, 0.044715}));
+  ValueId s = scalar_input_ && Chance(0.5)
+                  ? c_.graph.inputs.back()
+                  : Const(Pick(std::vector<double>{0.5, -2.0, 3.0, 1e-5, 0.044715}));
   auto v = Chance(0.5) ? b_.Binary(Pick(kOps), x.id, s) : b_.Binary(Pick(kOps), s, x.id);
   if (Ok(v)) Add(*v, x.form);
 }
@@ -230,12 +250,24 @@ void Generator::OpIdentity() {
   Entry x = PickAny();
   absl::StatusOr<ValueId> v = x.id;
   switch (Uniform(0, 7)) {
-    case 0: v = b_.Binary(OpKind::kMul, x.id, Const(1.0)); break;
-    case 1: v = b_.Binary(OpKind::kMul, Const(1.0), x.id); break;
-    case 2: v = b_.Binary(OpKind::kAdd, x.id, Const(0.0)); break;
-    case 3: v = b_.Binary(OpKind::kAdd, Const(0.0), x.id); break;
-    case 4: v = b_.Binary(OpKind::kSub, x.id, Const(0.0)); break;
-    case 5: v = b_.Binary(OpKind::kDiv, x.id, Const(1.0)); break;
+    case 0:
+      v = b_.Binary(OpKind::kMul, x.id, Const(1.0));
+      break;
+    case 1:
+      v = b_.Binary(OpKind::kMul, Const(1.0), x.id);
+      break;
+    case 2:
+      v = b_.Binary(OpKind::kAdd, x.id, Const(0.0));
+      break;
+    case 3:
+      v = b_.Binary(OpKind::kAdd, Const(0.0), x.id);
+      break;
+    case 4:
+      v = b_.Binary(OpKind::kSub, x.id, Const(0.0));
+      break;
+    case 5:
+      v = b_.Binary(OpKind::kDiv, x.id, Const(1.0));
+      break;
     case 6:
       v = b_.Unary(OpKind::kReciprocal, x.id);
       if (Ok(v)) v = b_.Unary(OpKind::kReciprocal, *v);
@@ -264,9 +296,8 @@ void Generator::OpPow() {
     base = *p;
   }
   // Integer exponents sometimes come as an int64 scalar.
-  ValueId exponent = e == static_cast<int>(e) && Chance(0.2)
-                         ? b_.DefineConstant(e, DataType::kInt64)
-                         : Const(e);
+  ValueId exponent =
+      e == static_cast<int>(e) && Chance(0.2) ? b_.DefineConstant(e, DataType::kInt64) : Const(e);
   auto v = b_.Binary(OpKind::kPow, base, exponent);
   if (Ok(v)) Add(*v, x.form);
 }
@@ -275,7 +306,9 @@ void Generator::OpCast() {
   Entry x = PickAny();
   absl::StatusOr<ValueId> v = x.id;
   switch (Uniform(0, 2)) {
-    case 0: v = b_.Cast(x.id, RandomFloat()); break;
+    case 0:
+      v = b_.Cast(x.id, RandomFloat());
+      break;
     case 1:  // bf16 -> f32 -> bf16
       v = b_.Cast(x.id, DataType::kBFloat16);
       if (Ok(v)) v = b_.Cast(*v, DataType::kFloat);
@@ -343,8 +376,8 @@ void Generator::OpBroadcast() {
 void Generator::OpWhere() {
   Entry a = ToFull(PickAny());
   Entry c = ToFull(PickAny());
-  auto cond = Chance(0.5) ? b_.Binary(OpKind::kGt, a.id, Const(0.0))
-                          : b_.Binary(OpKind::kLt, a.id, c.id);
+  auto cond =
+      Chance(0.5) ? b_.Binary(OpKind::kGt, a.id, Const(0.0)) : b_.Binary(OpKind::kLt, a.id, c.id);
   if (!Ok(cond)) return;
   auto v = b_.Where(*cond, a.id, c.id);
   if (Ok(v)) Add(*v, Form(rank_, Axis::kFull));
@@ -383,16 +416,38 @@ RandomGraphCase Generator::Run() {
   const int ops = std::max(1, opts_.num_ops);
   for (int k = 0; k < ops && error_.ok(); ++k) {
     switch (Uniform(0, 11)) {
-      case 0: case 1: OpUnary(); break;
-      case 2: case 3: OpBinary(); break;
-      case 4: OpScalar(); break;
-      case 5: OpIdentity(); break;
-      case 6: OpPow(); break;
-      case 7: OpCast(); break;
-      case 8: case 9: OpReduce(); break;
-      case 10: OpBroadcast(); break;
+      case 0:
+      case 1:
+        OpUnary();
+        break;
+      case 2:
+      case 3:
+        OpBinary();
+        break;
+      case 4:
+        OpScalar();
+        break;
+      case 5:
+        OpIdentity();
+        break;
+      case 6:
+        OpPow();
+        break;
+      case 7:
+        OpCast();
+        break;
+      case 8:
+      case 9:
+        OpReduce();
+        break;
+      case 10:
+        OpBroadcast();
+        break;
       default:
-        if (opts_.allow_where) OpWhere(); else OpBinary();
+        if (opts_.allow_where)
+          OpWhere();
+        else
+          OpBinary();
         break;
     }
   }

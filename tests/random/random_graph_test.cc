@@ -25,13 +25,11 @@ TEST(RandomGraph, SeedsZeroTo999VerifyAndEvaluate) {
     ASSERT_TRUE(v.ok()) << "seed " << seed << ": " << v << "\n" << PrintGraph(c.graph);
     ASSERT_EQ(c.input_shapes.size(), c.graph.inputs.size());
     auto out = Evaluate(c.graph, RandomInputs(c.graph, c.input_shapes, seed));
-    ASSERT_TRUE(out.ok()) << "seed " << seed << ": " << out.status() << "\n"
-                          << PrintGraph(c.graph);
+    ASSERT_TRUE(out.ok()) << "seed " << seed << ": " << out.status() << "\n" << PrintGraph(c.graph);
     ASSERT_EQ(out->size(), c.graph.outputs.size());
     for (const HostTensor& t : *out) EXPECT_LE(t.numel(), 512);
   }
-  const double s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cout << "1000 random graphs generated, verified and evaluated in " << s << " s\n";
 }
 
@@ -48,7 +46,9 @@ TEST(RandomGraph, ReferenceRejectsWrongInputsCleanly) {
       bad[i].shape[seed % bad[i].shape.size()] += 1;
       bad[i].data.assign(bad[i].numel(), 0.5);
       auto r = Evaluate(c.graph, bad);
-      if (!r.ok()) EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << r.status();
+      if (!r.ok()) {
+        EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << r.status();
+      }
       bad = in;
       bad[i].dtype = bad[i].dtype == DataType::kFloat ? DataType::kHalf : DataType::kFloat;
       r = Evaluate(c.graph, bad);
@@ -158,11 +158,11 @@ TEST(RandomGraph, CoversThePatterns) {
       }
     }
   }
-  for (const char* k : {"symbolic", "pow negative int", "pow 0", "pow +-0.5", "pow 2 or 3",
-                        "pow fraction", "pow int exponent", "cast round trip", "x*1", "x+0",
-                        "neg(neg)", "reciprocal(reciprocal)", "reduce", "reduce keepdim",
-                        "reduce size-1 axis", "broadcast lower rank",
-                        "broadcast size-1 axes", "where"}) {
+  for (const char* k :
+       {"symbolic", "pow negative int", "pow 0", "pow +-0.5", "pow 2 or 3", "pow fraction",
+        "pow int exponent", "cast round trip", "x*1", "x+0", "neg(neg)", "reciprocal(reciprocal)",
+        "reduce", "reduce keepdim", "reduce size-1 axis", "broadcast lower rank",
+        "broadcast size-1 axes", "where"}) {
     EXPECT_GE(seen[k], 5) << k;
   }
 }
@@ -187,7 +187,8 @@ TEST(ShrinkGraph, ShrinksToTheFailingPart) {
     EXPECT_EQ(s.outputs.size(), 1u) << PrintGraph(s);
     // What is left is the pow and the short chain that feeds it (a node is
     // bypassed only where an operand has the result's type and shape).
-    EXPECT_LE(s.nodes.size(), 6u) << "seed " << seed << "\n" << PrintGraph(g) << "\n"
+    EXPECT_LE(s.nodes.size(), 6u) << "seed " << seed << "\n"
+                                  << PrintGraph(g) << "\n"
                                   << PrintGraph(s);
     EXPECT_EQ(s.inputs.size(), g.inputs.size());
   }

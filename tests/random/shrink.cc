@@ -18,8 +18,10 @@ Graph ReplaceUses(const Graph& g, ValueId from, ValueId to) {
   const bool to_is_output = r.IsOutput(to);
   std::vector<ValueId> outs;
   for (ValueId o : r.outputs) {
-    if (o != from) outs.push_back(o);
-    else if (!to_is_output) outs.push_back(to);
+    if (o != from)
+      outs.push_back(o);
+    else if (!to_is_output)
+      outs.push_back(to);
   }
   r.outputs = outs;
   return r;
