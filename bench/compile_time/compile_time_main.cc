@@ -1,0 +1,221 @@
+// Cold compile time per fusion on this machine, split into our stages
+// (parse, verify, passes, segment, schedule, codegen) and NVRTC.
+//
+//   fusiond_compile_time [--repeat N] [--out FILE.json] [--goal-ms 150] FILES...
+//
+// Every file is compiled in a fresh child process (this binary run with
+// --single), so each "cold" number pays what a first compile pays: nothing
+// cached, NVRTC's one-time initialization included. The child then repeats
+// the compile N times in the same process for the warm median. End to end =
+// reading and parsing the repro script through the last cubin. The goal line
+// (rmsnorm_bwd_manual under --goal-ms, cold, end to end) prints PASS/FAIL.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "client/runtime/json.h"
+#include "compiler/frontend/frontend.h"
+#include "compiler/pipeline.h"
+
+namespace fusiond {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double MicrosSince(Clock::time_point t0) {
+  return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+}
+
+std::string Stem(const std::string& path) {
+  std::string base = path.substr(path.find_last_of('/') + 1);
+  size_t dot = base.rfind('.');
+  return dot == std::string::npos ? base : base.substr(0, dot);
+}
+
+std::string MapJson(const std::map<std::string, double>& m) {
+  std::string out = "{";
+  for (const auto& [k, v] : m) {
+    absl::StrAppend(&out, out.size() > 1 ? ", " : "", "\"", k, "\": ", absl::StrFormat("%.1f", v));
+  }
+  return out + "}";
+}
+
+// Child mode: one JSON object on stdout.
+int Single(const std::string& path, int repeat, const std::string& arch) {
+  CompileOptions options;
+  options.arch = arch;
+  Clock::time_point t0 = Clock::now();
+  absl::StatusOr<ParsedFusion> parsed = ParseReproFile(path);
+  double parse_us = MicrosSince(t0);
+  if (!parsed.ok()) {
+    std::printf("{\"fusion\": \"%s\", \"error\": \"parse: %s\"}\n", Stem(path).c_str(),
+                std::string(parsed.status().message()).c_str());
+    return 1;
+  }
+  Clock::time_point t1 = Clock::now();
+  absl::StatusOr<CompileResult> result = CompileFusion(parsed->graph, parsed->input_shapes, options);
+  double compile_us = MicrosSince(t1);
+  double total_us = MicrosSince(t0);
+  if (!result.ok()) {
+    std::string msg(result.status().message());
+    std::replace(msg.begin(), msg.end(), '"', '\'');
+    std::replace(msg.begin(), msg.end(), '\n', ' ');
+    std::printf("{\"fusion\": \"%s\", \"error\": \"compile: %s\"}\n", Stem(path).c_str(), msg.c_str());
+    return 1;
+  }
+  int kernels = 0;
+  bool binaries = true;
+  for (const SegmentResult& s : result->segments) {
+    if (s.kernel.has_value()) {
+      ++kernels;
+      binaries = binaries && !s.kernel->binary.empty();
+    } else {
+      binaries = false;
+    }
+  }
+  std::map<std::string, double> cold = result->stage_micros;
+  cold["parse"] = parse_us;
+  // Time in CompileFusion outside the named stages (glue, hashing, copies).
+  double staged = 0;
+  for (const auto& [k, v] : result->stage_micros) staged += v;
+  cold["other"] = std::max(0.0, compile_us - staged);
+  std::vector<double> warm;
+  for (int i = 0; i < repeat; ++i) {
+    Clock::time_point w0 = Clock::now();
+    absl::StatusOr<ParsedFusion> p = ParseReproFile(path);
+    if (!p.ok()) break;
+    absl::StatusOr<CompileResult> r = CompileFusion(p->graph, p->input_shapes, options);
+    if (!r.ok()) break;
+    warm.push_back(MicrosSince(w0));
+  }
+  std::sort(warm.begin(), warm.end());
+  double warm_median = warm.empty() ? -1 : warm[warm.size() / 2];
+  std::printf(
+      "{\"fusion\": \"%s\", \"segments\": %zu, \"kernels\": %d, \"binaries\": %s, "
+      "\"cold_total_us\": %.1f, \"cold_stage_us\": %s, \"warm_median_us\": %.1f, \"warm_runs\": %zu}\n",
+      Stem(path).c_str(), result->segments.size(), kernels, binaries ? "true" : "false", total_us,
+      MapJson(cold).c_str(), warm_median, warm.size());
+  return 0;
+}
+
+// Runs `self --single FILE` and returns its last stdout line.
+std::string RunChild(const std::string& self, const std::string& path, int repeat,
+                     const std::string& arch) {
+  std::string cmd = absl::StrCat("'", self, "' --single '", path, "' --repeat ", repeat,
+                                 " --arch ", arch, " 2>/dev/null");
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (pipe == nullptr) return "";
+  std::string out, line;
+  char buf[4096];
+  while (std::fgets(buf, sizeof(buf), pipe) != nullptr) {
+    line += buf;
+    if (!line.empty() && line.back() == '\n') {
+      out = line;
+      line.clear();
+    }
+  }
+  if (!line.empty()) out = line;
+  pclose(pipe);
+  return out;
+}
+
+double Stage(const runtime::JsonValue& row, const char* key) {
+  const runtime::JsonValue* stages = row.Find("cold_stage_us");
+  const runtime::JsonValue* v = stages ? stages->Find(key) : nullptr;
+  return v != nullptr && v->is_number() ? v->number_value() : 0;
+}
+
+int Main(int argc, char** argv) {
+  int repeat = 5;
+  double goal_ms = 150;
+  std::string out_path, single, arch = "sm_90";
+  std::vector<std::string> files;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+    if (a == "--repeat") repeat = std::max(0, std::atoi(next().c_str()));
+    else if (a == "--out") out_path = next();
+    else if (a == "--goal-ms") goal_ms = std::atof(next().c_str());
+    else if (a == "--single") single = next();
+    else if (a == "--arch") arch = next();
+    else if (a == "--help" || a == "-h") {
+      std::printf("usage: %s [--repeat N] [--out FILE.json] [--goal-ms 150] [--arch sm_90] FILES...\n", argv[0]);
+      return 0;
+    } else files.push_back(a);
+  }
+  if (!single.empty()) return Single(single, repeat, arch);
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  std::string self_path = n > 0 ? std::string(self, n) : std::string(argv[0]);
+  if (files.empty()) {
+    std::fprintf(stderr, "no fusion files given (try ../shared/fusions/*.py)\n");
+    return 2;
+  }
+  std::printf("%-24s %4s %9s %8s %8s %8s %8s %8s %9s %9s %10s %10s\n", "fusion", "kern", "parse",
+              "verify", "passes", "segment", "schedule", "codegen", "nvrtc", "other", "cold ms", "warm ms");
+  std::vector<std::string> rows;
+  bool goal_seen = false, goal_pass = false;
+  double goal_value_ms = -1;
+  for (const std::string& f : files) {
+    std::string line = RunChild(self_path, f, repeat, arch);
+    absl::StatusOr<runtime::JsonValue> row = runtime::ParseJson(line);
+    if (!row.ok() || !row->is_object()) {
+      std::printf("%-24s ERROR: child printed no result\n", Stem(f).c_str());
+      rows.push_back(absl::StrCat("{\"fusion\": \"", Stem(f), "\", \"error\": \"no result\"}"));
+      continue;
+    }
+    rows.push_back(line.substr(0, line.find_last_not_of("\n") + 1));
+    if (const runtime::JsonValue* err = row->Find("error")) {
+      std::printf("%-24s ERROR: %s\n", Stem(f).c_str(), err->string_value().c_str());
+      continue;
+    }
+    double cold_ms = row->Find("cold_total_us")->number_value() / 1000;
+    std::printf("%-24s %4lld %9.2f %8.2f %8.2f %8.2f %8.2f %8.2f %9.2f %9.2f %10.1f %10.1f%s\n",
+                Stem(f).c_str(), static_cast<long long>(row->Find("kernels")->int_value()),
+                Stage(*row, "parse") / 1000, Stage(*row, "verify") / 1000, Stage(*row, "passes") / 1000,
+                Stage(*row, "segment") / 1000, Stage(*row, "schedule") / 1000,
+                Stage(*row, "codegen") / 1000, Stage(*row, "nvrtc") / 1000, Stage(*row, "other") / 1000,
+                cold_ms, row->Find("warm_median_us")->number_value() / 1000,
+                row->Find("binaries")->bool_value() ? "" : "  (no binaries: NVRTC missing?)");
+    if (Stem(f) == "rmsnorm_bwd_manual") {
+      goal_seen = true;
+      goal_value_ms = cold_ms;
+      goal_pass = cold_ms < goal_ms && row->Find("binaries")->bool_value();
+    }
+  }
+  std::string goal_line =
+      goal_seen ? absl::StrFormat("goal: rmsnorm_bwd_manual cold end to end %.1f ms < %.0f ms: %s",
+                                  goal_value_ms, goal_ms, goal_pass ? "PASS" : "FAIL")
+                : "goal: rmsnorm_bwd_manual not among the files";
+  std::printf("(ms; stages from CompileResult::stage_micros, parse = ParseReproFile; each file in a "
+              "fresh process)\n%s\n", goal_line.c_str());
+  if (!out_path.empty()) {
+    std::ofstream out(out_path);
+    std::string loadavg;
+    std::ifstream("/proc/loadavg") >> loadavg;
+    out << "{\n \"benchmark\": \"cold compile time per fusion (fresh process each)\",\n"
+        << " \"loadavg_1min_at_end\": \"" << loadavg << "\",\n"
+        << " \"arch\": \"" << arch << "\",\n \"warm_repeats\": " << repeat << ",\n"
+        << " \"goal\": {\"fusion\": \"rmsnorm_bwd_manual\", \"limit_ms\": " << goal_ms
+        << ", \"cold_ms\": " << goal_value_ms << ", \"pass\": " << (goal_pass ? "true" : "false")
+        << "},\n \"fusions\": [\n  ";
+    for (size_t i = 0; i < rows.size(); ++i) out << (i ? ",\n  " : "") << rows[i];
+    out << "\n ]\n}\n";
+    std::printf("wrote %s\n", out_path.c_str());
+  }
+  return goal_seen && !goal_pass ? 1 : 0;
+}
+
+}  // namespace
+}  // namespace fusiond
+
+int main(int argc, char** argv) { return fusiond::Main(argc, argv); }

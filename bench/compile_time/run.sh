@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Builds fusiond_compile_time and runs it over the corpus; the JSON goes to
+# bench/results/compile-time-<date>.json.
+# Usage: bench/compile_time/run.sh [BUILD_DIR] [extra flags, e.g. --repeat 10]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BUILD=${1:-build-rt}
+shift || true
+CORPUS=${FUSIOND_CORPUS_DIR:-../shared/fusions}
+[ -f "$BUILD/build.ninja" ] || cmake -S . -B "$BUILD" -G Ninja -DFUSIOND_BUILD_SERVICE=OFF >/dev/null
+ninja -C "$BUILD" -j2 fusiond_compile_time >/dev/null
+mkdir -p bench/results
+"$BUILD/bench/compile_time/fusiond_compile_time" --out "bench/results/compile-time-$(date -u +%F).json" \
+  "$@" "$CORPUS"/*.py
