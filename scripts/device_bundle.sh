@@ -22,22 +22,34 @@ mkdir -p "$OUT/fusions" "$OUT/artifacts" "$OUT/selftest" "$OUT/bin" "$OUT/lib"
 [ -f "$BUILD/build.ninja" ] || cmake -S . -B "$BUILD" -G Ninja -DFUSIOND_BUILD_SERVICE=OFF >/dev/null
 targets=(runtime_gpu_test runtime_testdata)
 grep -q "build client/fusionc/fusionc:" "$BUILD/build.ninja" && targets+=(fusionc)
+grep -q "build bench/gpu/fusiond_artifacts:" "$BUILD/build.ninja" && targets+=(fusiond_artifacts)
 ninja -C "$BUILD" -j2 "${targets[@]}" >/dev/null
 
 cp "$CORPUS"/*.py "$OUT/fusions/"
 
-# Our artifacts, compiled here (NVRTC works without a GPU).
+# Our artifacts, compiled here (NVRTC works without a GPU): with
+# `fusionc compile --out` when it has it, else with bench/gpu's
+# fusiond_artifacts (the same pipeline call, the same files).
 FUSIONC="$BUILD/client/fusionc/fusionc"
+ARTIFACTS="$BUILD/bench/gpu/fusiond_artifacts"
 if [ -x "$FUSIONC" ] && "$FUSIONC" compile --help 2>&1 | grep -q -- "--out"; then
+  producer=("$FUSIONC" compile)
+elif [ -x "$ARTIFACTS" ]; then
+  producer=("$ARTIFACTS")
+else
+  producer=()
+  echo "device_bundle: neither fusionc compile --out nor fusiond_artifacts; no artifacts of ours" >&2
+fi
+if [ ${#producer[@]} -gt 0 ]; then
+  echo "${producer[*]##*/} (built $(date -u +%FT%TZ) from $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- compiler || echo '+uncommitted compiler/ changes'))" \
+    >"$OUT/artifacts/PRODUCER"
   for f in "$OUT"/fusions/*.py; do
     stem=$(basename "$f" .py)
-    if ! "$FUSIONC" compile "$f" --out "$OUT/artifacts/$stem" >"$OUT/artifacts/$stem.log" 2>&1; then
-      echo "device_bundle: fusionc compile $stem failed (see $OUT/artifacts/$stem.log)" >&2
+    if ! "${producer[@]}" "$f" --out "$OUT/artifacts/$stem" >"$OUT/artifacts/$stem.log" 2>&1; then
+      echo "device_bundle: compiling $stem failed (see $OUT/artifacts/$stem.log)" >&2
       rm -rf "${OUT:?}/artifacts/$stem"
     fi
   done
-else
-  echo "device_bundle: fusionc compile --out not available yet; no artifacts of ours" >&2
 fi
 
 # Harness self-test artifacts (hand-written kernels; never reported as ours).

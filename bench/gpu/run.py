@@ -328,6 +328,11 @@ def main(argv=None):
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
     base = os.path.join(args.out, f"gpu-{date}{('-' + args.tag) if args.tag else ''}")
     rows = []
+    producer = ""
+    if args.artifacts and os.path.isfile(os.path.join(args.artifacts, "PRODUCER")):
+        with open(os.path.join(args.artifacts, "PRODUCER")) as f:
+            producer = f.read().strip()
+        print(f"artifacts: {args.artifacts} from {producer}")
 
     def write_report():  # after every fusion, so a cut-short run leaves its rows
         report = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -338,6 +343,7 @@ def main(argv=None):
                              "warmup_ms": args.warmup, "rep_ms": args.rep,
                              "error": "max|out-ref|/max|ref| vs float64 evaluation; bf16 <= 1e-2, fp32 <= 1e-4",
                              "bytes": "inputs read once + outputs written once"},
+                  "artifacts": args.artifacts, "artifact_producer": producer,
                   "fusions": rows}
         with open(base + ".json", "w") as f:
             json.dump(_finite(report), f, indent=1)
