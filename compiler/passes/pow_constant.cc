@@ -63,7 +63,13 @@ absl::StatusOr<std::optional<ValueId>> Rewrite(Graph& g, ValueId x, double e, Da
   if (e != std::floor(e) || e < -4 || e > 8) return std::optional<ValueId>();
   const int n = static_cast<int>(e);
   if (n < 0 && !is_float) return std::optional<ValueId>();
-  const DataType compute = ComputeType(t);
+  // 16-bit results: products in float while they are exact there (bf16
+  // x^3 has 24 significant bits), else in float64, so the result is rounded
+  // once, like the pow. 32- and 64-bit results multiply in their own type.
+  DataType compute = ComputeType(t);
+  if (compute != t && (n < 0 || MantissaBits(t) * (n < 0 ? -n : n) > MantissaBits(compute))) {
+    compute = DataType::kDouble;
+  }
   auto xc = CastIfNeeded(g, x, compute);
   if (!xc.ok()) return xc.status();
   auto p = PowerBySquaring(g, *xc, n < 0 ? -n : n);

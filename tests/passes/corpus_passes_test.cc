@@ -80,6 +80,7 @@ class CorpusPasses : public ::testing::TestWithParam<std::string> {};
 TEST_P(CorpusPasses, NoForbiddenPatternsAfterThePasses) {
   ParsedFusion f = Parse(ReadCorpus(GetParam()), GetParam());
   CompileOptions options;
+  options.generate_code = false;  // passes and schedules only
   auto r = CompileFusion(f.graph, f.input_shapes, options);
   ASSERT_TRUE(r.ok()) << r.status();
   std::vector<std::string> found = ForbiddenPatterns(r->optimized);
@@ -104,6 +105,7 @@ TEST_P(CorpusPasses, OneSegmentWithTheReadmeScheduler) {
   ParsedFusion f = Parse(ReadCorpus(GetParam()), GetParam());
   for (const char* arch : {"sm_80", "sm_90", "sm_100"}) {
     CompileOptions options;
+  options.generate_code = false;  // passes and schedules only
     options.arch = arch;
     auto r = CompileFusion(f.graph, f.input_shapes, options);
     ASSERT_TRUE(r.ok()) << r.status();
@@ -137,6 +139,7 @@ TEST_P(CorpusPasses, CanonicalHashIgnoresNamesAndIndependentOrder) {
   EXPECT_NE(PrintGraph(a.graph), PrintGraph(b.graph));
   EXPECT_EQ(CanonicalHash(a.graph), CanonicalHash(b.graph));
   CompileOptions options;
+  options.generate_code = false;  // passes and schedules only
   auto ra = CompileFusion(a.graph, a.input_shapes, options);
   auto rb = CompileFusion(b.graph, b.input_shapes, options);
   ASSERT_TRUE(ra.ok() && rb.ok());
@@ -177,6 +180,7 @@ TEST(RmsNormBackward, ThunderAndManualGetIdenticalHeuristics) {
   ParsedFusion manual = Parse(ReadCorpus("rmsnorm_bwd_manual.py"), "manual");
   for (const char* arch : {"sm_80", "sm_86", "sm_89", "sm_90", "sm_100"}) {
     CompileOptions options;
+  options.generate_code = false;  // passes and schedules only
     options.arch = arch;
     auto t = CompileFusion(thunder.graph, thunder.input_shapes, options);
     auto m = CompileFusion(manual.graph, manual.input_shapes, options);
@@ -203,9 +207,11 @@ TEST(CastRoundTrip, AllowPrecisionIncreaseRemovesItAndSaysSo) {
     return all;
   };
   CompileOptions keep;
+  keep.generate_code = false;
   auto kept = CompileFusion(f.graph, f.input_shapes, keep);
   CompileOptions allow;
   allow.allow_precision_increase = true;
+  allow.generate_code = false;
   auto removed = CompileFusion(f.graph, f.input_shapes, allow);
   ASSERT_TRUE(kept.ok() && removed.ok());
   EXPECT_LT(count_casts(removed->optimized), count_casts(kept->optimized));
@@ -217,6 +223,7 @@ TEST(CastRoundTrip, AllowPrecisionIncreaseRemovesItAndSaysSo) {
 TEST(Dump, DumpAllKeepsTheIrOfEveryChangingPass) {
   ParsedFusion f = Parse(ReadCorpus("bias_gelu_fwd.py"), "gelu");
   CompileOptions options;
+  options.generate_code = false;  // passes and schedules only
   options.dump_pass = "pow_constant";
   auto r = CompileFusion(f.graph, f.input_shapes, options);
   ASSERT_TRUE(r.ok());

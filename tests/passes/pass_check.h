@@ -13,9 +13,10 @@
 
 namespace fusiond {
 
-// Largest accepted MaxRelativeError for an output of dtype t: pow -> products
+// Largest accepted MaxRelativeError for a value of dtype t: pow -> products
 // in float may move a float32 result by an ulp, which may flip the final
-// rounding of a 16-bit output by one of its ulps.
+// rounding of a 16-bit value by one of its ulps. An output is held to the
+// tolerance of the least precise float type it depends on.
 double OutputTolerance(DataType t);
 
 // "" when every pass preserved the results; else which pass broke what
