@@ -1,4 +1,4 @@
 # The compile pipeline (compiler/pipeline.cc): every stage in one call.
 add_library(fusion_pipeline ${CMAKE_CURRENT_LIST_DIR}/pipeline.cc)
-target_link_libraries(fusion_pipeline PUBLIC fusion_passes fusion_segmenter fusion_scheduler
+target_link_libraries(fusion_pipeline PUBLIC fusion_codegen_manifest fusion_passes fusion_segmenter fusion_scheduler
   fusion_ir absl::status absl::statusor absl::strings absl::str_format)

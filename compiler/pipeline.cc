@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "compiler/codegen/compile_segment.h"
 #include "compiler/ir/binding.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"
@@ -116,9 +117,22 @@ absl::StatusOr<CompileResult> CompileFusion(
   }
   schedule.Stop();
 
-  // codegen and NVRTC stages: added by compiler/codegen (when
-  // options.generate_code, fill SegmentResult::kernel and time "codegen"
-  // and "nvrtc").
+  // Generate and compile: one kernel per segment (codegen, then NVRTC;
+  // CompileSegment times both).
+  if (options.generate_code) {
+    for (size_t i = 0; i < result.segments.size(); ++i) {
+      SegmentResult& seg = result.segments[i];
+      SegmentCompileOptions so;
+      so.kernel_name = absl::StrCat("fusion_", result.canonical_hash.substr(0, 12), "_k", i);
+      so.arch = options.arch;
+      so.sm_count = target->sm_count;
+      auto k = CompileSegment(seg.graph, seg.params, so);
+      if (!k.ok()) return k.status();
+      result.stage_micros["codegen"] += k->codegen_micros;
+      result.stage_micros["nvrtc"] += k->nvrtc_micros;
+      seg.kernel = *std::move(k);
+    }
+  }
   return result;
 }
 

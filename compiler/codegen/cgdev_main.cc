@@ -102,6 +102,7 @@ int main(int argc, char** argv) {
   seg.kernel = art;
   r.segments.push_back(seg);
   std::ofstream(dir + "/manifest.json") << FusionManifestJson(r, base);
+  if (getenv("CGDEV_LOG")) std::cerr << bin->log << "\n";
   std::cerr << "registers " << bin->registers << " spill " << bin->spill_bytes << " smem "
             << bin->static_smem_bytes << " nvrtc_ms " << bin->micros / 1000 << "\n";
   return bin->spill_bytes > 0 ? 3 : 0;

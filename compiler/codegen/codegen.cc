@@ -91,6 +91,7 @@ class Generator {
   int V_ = 1, BX_ = 128, BY_ = 1, PB_ = 1, U_ = 1;
   bool pointwise_ = false, persistent_ = false, split_ = false;
   int64_t row_blocks_ = 1;
+  std::string row_swap_;
   std::map<ValueId, int> input_index_;
   std::map<ValueId, Access> in_access_;  // tensor inputs with a row-domain part
   std::vector<Access> out_access_;       // per graph output
@@ -141,16 +142,24 @@ std::string Generator::OffsetLambda(const Access& a) const {
   std::string s = absl::StrCat("  auto ro_", a.ptr, " = [&](i64 j) -> i64 { ");
   const std::string base = a.has_i ? absl::StrCat("rb_", a.ptr) : "0";
   if (a.fast_r) return absl::StrCat(s, "return ", base, " + j; };\n");
-  absl::StrAppend(&s, "i64 q = j; i64 o = ", base, ";");
-  for (int k = static_cast<int>(p_.r_axes.size()) - 1; k >= 0; --k) {
-    const int ax = p_.r_axes[k];
-    std::string coord = k == 0 ? "q" : absl::StrCat("(q % (i64)(", p_.ExtentExpr(p_.ref[ax]), "))");
-    for (const auto& [ra, stride] : a.r_terms) {
-      if (ra == ax) absl::StrAppend(&s, " o += ", coord, " * (i64)(", stride, ");");
+  // The decomposition of j over the row axes, in 32-bit arithmetic when the
+  // iteration space is small enough (integer division is costly).
+  auto decompose = [&](const char* t) {
+    std::string d = absl::StrCat(t, " q = (", t, ")j; ", t, " o = 0;");
+    for (int k = static_cast<int>(p_.r_axes.size()) - 1; k >= 0; --k) {
+      const int ax = p_.r_axes[k];
+      const std::string ext = absl::StrCat("(", t, ")(", p_.ExtentExpr(p_.ref[ax]), ")");
+      std::string coord = k == 0 ? "q" : absl::StrCat("(q % ", ext, ")");
+      for (const auto& [ra, stride] : a.r_terms) {
+        if (ra == ax) absl::StrAppend(&d, " o += ", coord, " * (", t, ")(", stride, ");");
+      }
+      if (k > 0) absl::StrAppend(&d, " q /= ", ext, ";");
     }
-    if (k > 0) absl::StrAppend(&s, " q /= (i64)(", p_.ExtentExpr(p_.ref[ax]), ");");
-  }
-  return absl::StrCat(s, " return o; };\n");
+    return d;
+  };
+  absl::StrAppend(&s, "if (small) { ", decompose("u32"), " return ", base, " + (i64)o; } ",
+                  decompose("i64"), " return ", base, " + o; };\n");
+  return s;
 }
 
 // Calls `body` for every chunk this thread owns in the current row: from the
@@ -427,7 +436,8 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   } else if (hp_.kind == SchedulerKind::kOuterPersistent) {
     // Threads of a block all run along the channel's elements; grid_x
     // blocks share a channel, grid_y covers the channels.
-    BX_ = std::max(32, hp_.block_x * std::max(1, hp_.block_y));
+    BX_ = std::max(32, std::min(512, hp_.block_x * std::max(1, hp_.block_y)));
+    BX_ = (BX_ + 31) / 32 * 32;
     BY_ = 1;
     split = std::max<int64_t>(1, hp_.grid_x);
     row_blocks_ = std::max<int64_t>(1, hp_.grid_y);
@@ -521,7 +531,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
 
   // ---- Kernel text.
   std::string c = DevicePrelude();
-  absl::StrAppend(&c, "\nextern \"C\" __global__ void __launch_bounds__(", BX_ * BY_, ") ", k.name,
+  absl::StrAppend(&c, "\nextern \"C\" __global__ void __launch_bounds__(", BX_ * BY_, ", 1) ", k.name,
                   "(", sig, ") {\n");
   absl::StrAppend(&c, "  const int tx = threadIdx.x, ty = threadIdx.y;\n  (void)ty;\n");
   // Typed pointers: element arithmetic per dtype.
@@ -549,7 +559,8 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   for (auto& a : out_access_) {
     if (a.vec && a.has_r) absl::StrAppend(&vec, " && ((u64)", a.ptr, " % ", V_ * a.esize, ") == 0");
   }
-  absl::StrAppend(&c, "  const bool vec_ok = ", vec, ";\n");
+  absl::StrAppend(&c, "  const bool vec_ok = ", vec, ";\n",
+                  "  const bool small = rows * rlen < 2147483647LL;\n  (void)small;\n");
   absl::StrAppend(&c, "  const bool fits = ", persistent_ ? "vec_ok && rlen <= T * " + std::to_string(PB_ * V_) : "false",
                   ";\n  (void)fits;\n");
   if (!p_.row_slots.empty() && BX_ > 32) {
@@ -597,50 +608,83 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
                       PB_ * V_, "; ++q) cacc", ci, "[q] = 0.f;\n");
     }
   }
-  // ---- Row loop.
-  absl::StrAppend(&c, "  const i64 rstride = (i64)gridDim.x * ", BY_, ";\n",
-                  "  const i64 iters = (rows + rstride - 1) / rstride;\n",
-                  "  for (i64 it = 0; it < iters; ++it) {\n",
-                  "    row = it * rstride + (i64)blockIdx.x * ", BY_, " + ty;\n",
-                  "    active = row < rows;\n");
-  // Row coordinates and bases.
+  // Row bases of every tensor with row axes, for row r.
   {
-    std::string rc;
-    absl::StrAppend(&rc, "    {\n      i64 q = row;\n");
+    std::string rb = "  auto rowbase = [&](i64 r) {\n    i64 q = r;\n";
     for (int kx = static_cast<int>(p_.i_axes.size()) - 1; kx >= 0; --kx) {
       const int ax = p_.i_axes[kx];
       if (kx > 0) {
-        absl::StrAppend(&rc, "      const i64 ic", ax, " = q % (i64)(", p_.ExtentExpr(p_.ref[ax]),
+        absl::StrAppend(&rb, "    const i64 ic", ax, " = q % (i64)(", p_.ExtentExpr(p_.ref[ax]),
                         "); q /= (i64)(", p_.ExtentExpr(p_.ref[ax]), ");\n");
       } else {
-        absl::StrAppend(&rc, "      const i64 ic", ax, " = q;\n");
+        absl::StrAppend(&rb, "    const i64 ic", ax, " = q;\n");
       }
     }
     auto base = [&](const Access& a) {
       std::string e = "0";
       for (const auto& [ra, stride] : a.i_terms) absl::StrAppend(&e, " + ic", ra, " * (i64)(", stride, ")");
-      return absl::StrCat("      rb_", a.ptr, " = ", e, ";\n");
+      return absl::StrCat("    rb_", a.ptr, " = ", e, ";\n");
     };
-    for (auto& [v, a] : in_access_) if (a.has_i) rc += base(a);
-    for (auto& a : out_access_) if (a.has_i) rc += base(a);
-    absl::StrAppend(&rc, "    }\n");
-    if (!p_.i_axes.empty()) c += rc;
+    for (auto& [v, a] : in_access_) if (a.has_i) rb += base(a);
+    for (auto& a : out_access_) if (a.has_i) rb += base(a);
+    absl::StrAppend(&rb, "  };\n");
+    if (!p_.i_axes.empty()) c += rb;
   }
+  const std::string first_row = absl::StrCat("(i64)blockIdx.x * ", BY_, " + ty");
+  absl::StrAppend(&c, "  const i64 rstride = (i64)gridDim.x * ", BY_, ";\n");
   if (persistent_) {
     for (auto& [v, a] : in_access_) {
       if (!a.has_r || !a.has_i || !a.vec || !p_.needed[v]) continue;
       const int w = (V_ * a.esize + 3) / 4;
-      absl::StrAppend(&c, "    u32 pb_", a.ptr, "[", PB_ * w, "];\n    if (fits) {\n#pragma unroll\n",
-                      "      for (int k = 0; k < ", PB_, "; ++k) {\n        const i64 jj = (t + (i64)k * T) * ", V_,
-                      ";\n        if (active && jj < rlen) Chunk<", V_ * a.esize, ">::ld(&pb_", a.ptr, "[k * ", w,
-                      "], ", a.ptr, " + ro_", a.ptr, "(jj));\n      }\n    }\n");
+      absl::StrAppend(&c, "  u32 pb_", a.ptr, "[", PB_ * w, "];\n");
+      absl::StrAppend(&c, "  if (fits && ", first_row, " < rows) {\n    rowbase(", first_row, ");\n#pragma unroll\n",
+                      "    for (int k = 0; k < ", PB_, "; ++k) {\n      const i64 jj = (t + (i64)k * T) * ", V_,
+                      ";\n      if (jj < rlen) Chunk<", V_ * a.esize, ">::ld(&pb_", a.ptr, "[k * ", w, "], ", a.ptr,
+                      " + ro_", a.ptr, "(jj));\n    }\n  }\n");
     }
+  }
+  // ---- Row loop.
+  absl::StrAppend(&c, "  const i64 iters = (rows + rstride - 1) / rstride;\n",
+                  "  for (i64 it = 0; it < iters; ++it) {\n",
+                  "    row = it * rstride + (i64)blockIdx.x * ", BY_, " + ty;\n",
+                  "    active = row < rows;\n");
+  // Row coordinates and bases.
+  if (!p_.i_axes.empty()) {
+    absl::StrAppend(&c, "    rowbase(row);\n");
+  }
+  if (persistent_) {
+    // The row's persistent data was loaded one iteration ahead; load the
+    // next row's now so its loads overlap this row's reductions.
+    std::string swap;
+    bool any = false;
+    for (auto& [v, a] : in_access_) {
+      if (!a.has_r || !a.has_i || !a.vec || !p_.needed[v]) continue;
+      any = true;
+      const int w = (V_ * a.esize + 3) / 4;
+      absl::StrAppend(&c, "    u32 nb_", a.ptr, "[", PB_ * w, "];\n");
+      absl::StrAppend(&swap, "#pragma unroll\n    for (int q = 0; q < ", PB_ * w, "; ++q) pb_", a.ptr,
+                      "[q] = nb_", a.ptr, "[q];\n");
+    }
+    if (any) {
+      absl::StrAppend(&c, "    {\n      const i64 nrow = row + rstride;\n      const bool nact = nrow < rows;\n",
+                      "      rowbase(nrow);\n      if (fits && nact) {\n#pragma unroll\n",
+                      "        for (int k = 0; k < ", PB_, "; ++k) {\n          const i64 jj = (t + (i64)k * T) * ", V_,
+                      ";\n          if (jj < rlen) {\n");
+      for (auto& [v, a] : in_access_) {
+        if (!a.has_r || !a.has_i || !a.vec || !p_.needed[v]) continue;
+        const int w = (V_ * a.esize + 3) / 4;
+        absl::StrAppend(&c, "            Chunk<", V_ * a.esize, ">::ld(&nb_", a.ptr, "[k * ", w, "], ", a.ptr,
+                        " + ro_", a.ptr, "(jj));\n");
+      }
+      absl::StrAppend(&c, "          }\n        }\n      }\n      rowbase(row);\n    }\n");
+    }
+    row_swap_ = swap;
   }
   for (int s = 0; s < p_.num_stages; ++s) {
     if (absl::Status st = EmitStage(s, c); !st.ok()) return st;
   }
   if (absl::Status st = EmitFinal(c); !st.ok()) return st;
-  absl::StrAppend(&c, "  }\n");
+  absl::StrAppend(&c, row_swap_, "  }\n");
   // ---- Column epilogue.
   if (cols) {
     const size_t nc = p_.col_reds.size();

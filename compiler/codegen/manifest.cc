@@ -1,5 +1,6 @@
 #include "compiler/codegen/manifest.h"
 
+#include <fstream>
 #include <map>
 
 #include "absl/strings/str_cat.h"
@@ -173,6 +174,36 @@ std::string FusionManifestJson(const CompileResult& r, const std::string& fusion
       "],\n  \"intermediates\": [", absl::StrJoin(intermediates, ", "), "],\n  \"workspaces\": [",
       absl::StrJoin(workspaces, ", "), "],\n  \"kernels\": [\n    ", absl::StrJoin(kernels, ",\n    "),
       "\n  ]\n}\n");
+}
+
+absl::Status WriteArtifacts(const CompileResult& r, const std::string& dir,
+                            const std::string& fusion_name) {
+  auto write = [&](const std::string& name, const std::string& data) -> absl::Status {
+    std::ofstream f(dir + "/" + name, std::ios::binary | std::ios::trunc);
+    f << data;
+    f.close();
+    if (!f) return absl::InvalidArgumentError(absl::StrCat("cannot write ", dir, "/", name));
+    return absl::OkStatus();
+  };
+  for (const SegmentResult& seg : r.segments) {
+    if (!seg.kernel) continue;
+    const KernelArtifact& k = *seg.kernel;
+    if (absl::Status s = write(k.kernel_name + ".cu", k.cuda_source); !s.ok()) return s;
+    if (k.binary.empty()) {
+      return absl::UnavailableError(absl::StrCat("kernel ", k.kernel_name, " has no binary (no NVRTC)"));
+    }
+    if (absl::Status s = write(k.kernel_name + (k.is_ptx ? ".ptx" : ".cubin"), k.binary); !s.ok()) return s;
+  }
+  return write("manifest.json", FusionManifestJson(r, fusion_name));
+}
+
+std::string EmittedCuda(const CompileResult& r) {
+  std::string out;
+  for (const SegmentResult& seg : r.segments) {
+    if (!seg.kernel) continue;
+    absl::StrAppend(&out, "// kernel ", seg.kernel->kernel_name, "\n", seg.kernel->cuda_source, "\n");
+  }
+  return out;
 }
 
 }  // namespace fusiond

@@ -24,6 +24,17 @@ std::string KernelManifestJson(const GeneratedKernel& k, const std::string& bina
 // input that is no fusion input is an intermediate.
 std::string FusionManifestJson(const CompileResult& result, const std::string& fusion_name);
 
+// Writes DIR/manifest.json and one binary per kernel (DIR/<kernel>.cubin or
+// .ptx), plus DIR/<kernel>.cu with the source; the `fusionc compile --out`
+// layout of docs/manifest.md. Unavailable when a kernel has no binary (no
+// NVRTC in this build); InvalidArgument when DIR cannot be written.
+absl::Status WriteArtifacts(const CompileResult& result, const std::string& dir,
+                            const std::string& fusion_name);
+
+// Every kernel's source, each preceded by a "// kernel <name>" line: what
+// `fusionc compile --emit-cuda` prints.
+std::string EmittedCuda(const CompileResult& result);
+
 // JSON string literal with escapes.
 std::string JsonQuote(const std::string& s);
 

@@ -14,10 +14,9 @@ typedef long long i64;
 
 __device__ __forceinline__ float fz_bf16_to_f32(u32 h) { return __uint_as_float(h << 16); }
 __device__ __forceinline__ u32 fz_f32_to_bf16(float f) {
-  u32 u = __float_as_uint(f);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return 0x7fc0u;
-  u += 0x7fffu + ((u >> 16) & 1u);
-  return u >> 16;
+  unsigned short s;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(s) : "f"(f));
+  return s;
 }
 __device__ __forceinline__ float fz_f16_to_f32(u32 h) {
   float f; unsigned short s = (unsigned short)h;

@@ -1,0 +1,134 @@
+// Code generation over hand-built graphs: the plan's domains and stages, the
+// generated source's parameters, and the manifest entry.
+#include "compiler/codegen/codegen.h"
+
+#include <gtest/gtest.h>
+
+#include "compiler/codegen/kernel_plan.h"
+#include "compiler/codegen/manifest.h"
+#include "compiler/ir/builder.h"
+
+namespace fusiond {
+namespace {
+
+// softmax over the last axis of a symbolic [M, N] bf16 input.
+Graph Softmax() {
+  Graph g;
+  GraphBuilder b(&g);
+  ValueId x = *b.DefineTensor("T0", DataType::kBFloat16, {-1, -1});
+  ValueId xf = *b.Cast(x, DataType::kFloat);
+  ValueId m = *b.Reduce(OpKind::kMax, xf, {1}, false);
+  ValueId mb = *b.BroadcastInDim(m, g.value(x).shape, {0});
+  ValueId e = *b.Unary(OpKind::kExp, *b.Binary(OpKind::kSub, xf, mb));
+  ValueId s = *b.Reduce(OpKind::kSum, e, {1}, false);
+  ValueId sb = *b.BroadcastInDim(s, g.value(x).shape, {0});
+  ValueId y = *b.Cast(*b.Binary(OpKind::kDiv, e, sb), DataType::kBFloat16);
+  EXPECT_TRUE(b.AddOutput(y).ok());
+  return g;
+}
+
+// out = x * w (w broadcast along rows), and colsum = sum(x, rows).
+Graph ScaleAndColumnSum() {
+  Graph g;
+  GraphBuilder b(&g);
+  ValueId x = *b.DefineTensor("x", DataType::kFloat, {64, 256});
+  ValueId w = *b.DefineTensor("w", DataType::kFloat, {256});
+  ValueId wb = *b.BroadcastInDim(w, g.value(x).shape, {1});
+  ValueId rs = *b.Reduce(OpKind::kSum, x, {1}, false);
+  ValueId rsb = *b.BroadcastInDim(rs, g.value(x).shape, {0});
+  ValueId y = *b.Binary(OpKind::kMul, *b.Binary(OpKind::kMul, x, wb), rsb);
+  ValueId cs = *b.Reduce(OpKind::kSum, x, {0}, false);
+  EXPECT_TRUE(b.AddOutput(y).ok());
+  EXPECT_TRUE(b.AddOutput(cs).ok());
+  return g;
+}
+
+TEST(KernelPlan, SoftmaxHasTwoStagesOverTheLastAxis) {
+  Graph g = Softmax();
+  auto p = PlanKernel(g, false);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->r_axes, std::vector<int>{1});
+  EXPECT_EQ(p->i_axes, std::vector<int>{0});
+  EXPECT_EQ(p->num_stages, 2);
+  ASSERT_EQ(p->row_slots.size(), 2u);
+  EXPECT_EQ(p->row_slots[0].stage, 0);
+  EXPECT_EQ(p->row_slots[1].stage, 1);
+  EXPECT_TRUE(p->col_reds.empty());
+  EXPECT_EQ(p->domain[g.outputs[0]], Domain::kElem);
+}
+
+TEST(KernelPlan, ColumnReductionIsSeparatedFromRows) {
+  Graph g = ScaleAndColumnSum();
+  auto p = PlanKernel(g, false);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->col_reds.size(), 1u);
+  EXPECT_EQ(p->row_slots.size(), 1u);
+  EXPECT_EQ(p->domain[g.outputs[1]], Domain::kCol);
+  EXPECT_TRUE(p->IsStatic());
+}
+
+TEST(KernelPlan, PointwiseRejectsReductions) {
+  Graph g = Softmax();
+  auto p = PlanKernel(g, true);
+  EXPECT_EQ(p.status().code(), absl::StatusCode::kUnimplemented);
+}
+
+TEST(Codegen, SymbolicKernelTakesSizesAsParameters) {
+  Graph g = Softmax();
+  HeuristicParams hp;
+  hp.kind = SchedulerKind::kInnerPersistent;
+  hp.vectorize = 8;
+  hp.block_x = 256;
+  hp.persistent_batch = 2;
+  hp.grid_x = 100;
+  CodegenOptions o;
+  o.kernel_name = "softmax_k";
+  auto k = GenerateKernel(g, hp, o);
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_NE(k->source.find("extern \"C\" __global__ void __launch_bounds__(256, 1) softmax_k("),
+            std::string::npos);
+  EXPECT_NE(k->source.find("i64 s0, i64 s1"), std::string::npos);
+  EXPECT_EQ(k->source.find("#include"), std::string::npos);  // no toolkit headers
+  EXPECT_FALSE(k->cooperative);
+  ASSERT_EQ(k->params.size(), 4u);
+  EXPECT_EQ(k->params[0].kind, "input");
+  EXPECT_EQ(k->params[1].kind, "output");
+  EXPECT_EQ(k->params[2].symbol, "s0");
+  EXPECT_EQ(k->params[3].symbol, "s1");
+  const std::string m = KernelManifestJson(*k, "softmax_k.cubin", 40, 128, 132);
+  EXPECT_NE(m.find("\"grid\": [\"min(100, max(1, ceil_div(s0, 1)))\", \"1\", \"1\"]"), std::string::npos) << m;
+  EXPECT_NE(m.find("{\"kind\": \"size\", \"symbol\": \"s1\"}"), std::string::npos);
+}
+
+TEST(Codegen, ColumnReductionIsCooperativeWithWorkspace) {
+  Graph g = ScaleAndColumnSum();
+  HeuristicParams hp;
+  hp.kind = SchedulerKind::kInnerOuterPersistent;
+  hp.vectorize = 4;
+  hp.block_x = 64;
+  hp.grid_x = 1000;
+  auto k = GenerateKernel(g, hp, CodegenOptions{});
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_TRUE(k->cooperative);
+  EXPECT_TRUE(k->needs_workspace);
+  EXPECT_NE(k->source.find("fz_grid_sync(bar)"), std::string::npos);
+  // 64 threads at 48 registers: at most 21 blocks per SM by registers and
+  // 32 by threads; the cap is the rows (64) here.
+  auto grid = LaunchGrid(*k, 48, 0, 132);
+  EXPECT_EQ(grid[0], "min(1000, max(1, ceil_div(64, 1)))");
+  grid = LaunchGrid(*k, 255, 0, 2);  // two SMs, few blocks each
+  EXPECT_EQ(grid[0], "min(8, max(1, ceil_div(64, 1)))");
+  EXPECT_EQ(WorkspaceBytes(*k, "G"), "256 + (G) * (0 + 4 * (256))");
+}
+
+TEST(Codegen, BadLaunchParametersAreInvalidArgument) {
+  Graph g = Softmax();
+  HeuristicParams hp;
+  hp.kind = SchedulerKind::kInnerPersistent;
+  hp.block_x = 48;
+  EXPECT_EQ(GenerateKernel(g, hp, CodegenOptions{}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace fusiond

@@ -1,0 +1,30 @@
+// Generate + compile one scheduled segment into a KernelArtifact: the
+// pipeline's codegen and NVRTC stages for one segment.
+#ifndef FUSIOND_COMPILER_CODEGEN_COMPILE_SEGMENT_H_
+#define FUSIOND_COMPILER_CODEGEN_COMPILE_SEGMENT_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "compiler/artifact.h"
+#include "compiler/ir/graph.h"
+#include "compiler/scheduler/heuristics.h"
+
+namespace fusiond {
+
+struct SegmentCompileOptions {
+  std::string kernel_name = "fusion_kernel";  // Default: "fusion_kernel"
+  std::string arch = "sm_90";                 // Default: "sm_90"
+  int sm_count = 132;                         // Default: 132 (H200)
+};
+
+// Fills every field of KernelArtifact. Without NVRTC in this build the
+// artifact has the source and an empty binary. Errors: Unimplemented for
+// graphs the generator does not handle, Internal (with the NVRTC log and
+// the kernel name) when NVRTC rejects the generated source.
+absl::StatusOr<KernelArtifact> CompileSegment(const Graph& g, const HeuristicParams& params,
+                                              const SegmentCompileOptions& options);
+
+}  // namespace fusiond
+
+#endif  // FUSIOND_COMPILER_CODEGEN_COMPILE_SEGMENT_H_

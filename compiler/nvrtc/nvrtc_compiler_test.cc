@@ -1,0 +1,61 @@
+#include "compiler/nvrtc/nvrtc_compiler.h"
+
+#include <gtest/gtest.h>
+
+namespace fusiond {
+namespace {
+
+TEST(PtxasReport, ParsesRegistersSpillsAndSmem) {
+  const std::string log =
+      "ptxas info    : Compiling entry function 'other' for 'sm_90'\n"
+      "ptxas info    : Used 12 registers\n"
+      "ptxas info    : Compiling entry function 'k' for 'sm_90'\n"
+      "ptxas info    : Function properties for k\n"
+      "    8 bytes stack frame, 8 bytes spill stores, 4 bytes spill loads\n"
+      "ptxas info    : Used 64 registers, used 1 barriers, 128 bytes smem, 400 bytes cmem[0]\n";
+  NvrtcOutput out;
+  ParsePtxasReport(log, "k", &out);
+  EXPECT_EQ(out.registers, 64);
+  EXPECT_EQ(out.spill_bytes, 12);
+  EXPECT_EQ(out.static_smem_bytes, 128);
+}
+
+TEST(Nvrtc, CompilesAKernelToACubin) {
+  const std::string src =
+      "extern \"C\" __global__ void add1(float* x, long long n) {\n"
+      "  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+      "  if (i < n) x[i] += 1.f;\n}\n";
+  auto out = CompileWithNvrtc(src, "add1", NvrtcOptions{});
+  if (absl::IsUnavailable(out.status())) GTEST_SKIP() << "no NVRTC in this build";
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_FALSE(out->is_ptx);
+  ASSERT_GE(out->binary.size(), 4u);
+  EXPECT_EQ(out->binary.substr(0, 4), std::string("\x7f" "ELF", 4));  // a cubin is an ELF file
+  EXPECT_GT(out->registers, 0);
+  EXPECT_EQ(out->spill_bytes, 0);
+  EXPECT_NE(NvrtcVersion(), "none");
+  bool has_arch = false;
+  for (const std::string& o : out->options) has_arch |= o == "--gpu-architecture=sm_90";
+  EXPECT_TRUE(has_arch);
+}
+
+TEST(Nvrtc, BadSourceIsInternalWithLogAndKernelName) {
+  const std::string src = "extern \"C\" __global__ void broken(float* x) { x[0] = undefined_thing; }\n";
+  auto out = CompileWithNvrtc(src, "broken", NvrtcOptions{});
+  if (absl::IsUnavailable(out.status())) GTEST_SKIP() << "no NVRTC in this build";
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kInternal);
+  EXPECT_NE(out.status().message().find("broken"), std::string::npos);
+  EXPECT_NE(out.status().message().find("undefined_thing"), std::string::npos);
+}
+
+TEST(Nvrtc, BadArchIsInvalidArgument) {
+  NvrtcOptions o;
+  o.arch = "gfx90a";
+  auto out = CompileWithNvrtc("extern \"C\" __global__ void k() {}", "k", o);
+  if (absl::IsUnavailable(out.status())) GTEST_SKIP();
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace fusiond
