@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -32,7 +33,7 @@ class Analyzer {
   const Graph& g_;
   const SizeBinding& sizes_;
   std::vector<int64_t> space_;
-  Mask nontrivial_ = 0;  // space axes of extent > 1
+  Mask nontrivial_ = 0;  // space axes of extent != 1
   std::vector<std::vector<int64_t>> shape_;
   std::vector<std::optional<AxisMap>> map_;
   std::vector<Mask> derived_;  // union of the reduced axes of upstream reductions
@@ -193,14 +194,21 @@ FusionAnalysis Analyzer::Run() {
   shape_.resize(nv);
   map_.resize(nv);
   derived_.assign(nv, 0);
-  int64_t best = -1;
+  // The space: the largest tensor (empty axes count as 1 for size and as
+  // real axes for the tie-break), then the most axes of extent != 1.
+  std::tuple<int64_t, int, size_t> best{-1, 0, 0};
   for (ValueId v = 0; v < nv; ++v) {
     if (!g_.value(v).is_tensor) continue;
     shape_[v] = sizes_.Shape(g_, v);
     int64_t numel = 1;
-    for (int64_t s : shape_[v]) numel *= s;
-    if (numel > best || (numel == best && shape_[v].size() > space_.size())) {
-      best = numel;
+    int real_axes = 0;
+    for (int64_t s : shape_[v]) {
+      numel *= std::max<int64_t>(s, 1);
+      real_axes += s != 1;
+    }
+    std::tuple<int64_t, int, size_t> key{numel, real_axes, shape_[v].size()};
+    if (key > best) {
+      best = key;
       space_ = shape_[v];
     }
   }
@@ -210,7 +218,7 @@ FusionAnalysis Analyzer::Run() {
     return a;
   }
   for (size_t i = 0; i < space_.size(); ++i) {
-    if (space_[i] > 1) nontrivial_ |= Mask{1} << i;
+    if (space_[i] != 1) nontrivial_ |= Mask{1} << i;
   }
   for (ValueId in : g_.inputs) {
     if (g_.value(in).is_tensor) map_[in] = Identity(shape_[in]);
@@ -241,7 +249,7 @@ FusionAnalysis Analyzer::Run() {
   const int rank = static_cast<int>(space_.size());
   std::vector<int> axes;
   for (int i = 0; i < rank; ++i) {
-    if (nontrivial_ >> i & 1) axes.push_back(i);
+    if (nontrivial_ >> i & 1) axes.push_back(i);  // (extent 0 included)
   }
   auto prefix = [&](size_t k) { Mask m = 0; for (size_t i = 0; i < k; ++i) m |= Mask{1} << axes[i]; return m; };
   std::optional<Mask> inner, outer, mixed;
@@ -304,7 +312,7 @@ FusionAnalysis Analyzer::Run() {
   } else if (inner && !mixed && (!outer || *outer == (nontrivial_ & ~*inner))) {
     inner_axes = *inner;
     a.inner_size = product(*inner);
-    a.outer_size = total / a.inner_size;
+    a.outer_size = total / std::max<int64_t>(a.inner_size, 1);
     if (!outer) {
       a.pattern = FusionPattern::kInner;
       a.reason = "row reductions over the innermost axes";
@@ -340,9 +348,13 @@ FusionAnalysis Analyzer::Run() {
     a.outer_size = product(kept);
     a.inner_size = product(*mixed);
     a.reduced_contiguous = product(after);
-    a.reduced_strided = a.inner_size / a.reduced_contiguous;
+    a.reduced_strided = a.inner_size / std::max<int64_t>(a.reduced_contiguous, 1);
   } else {
     a.reason = "row, column and mixed reductions that no single kernel pattern covers";
+  }
+  // Empty tensors: heuristics size kernels for at least one element.
+  for (int64_t* v : {&a.outer_size, &a.inner_size, &a.reduced_contiguous, &a.reduced_strided}) {
+    *v = std::max<int64_t>(*v, 1);
   }
   for (ValueId in : g_.inputs) {
     if (g_.value(in).is_tensor) a.inputs.push_back(Summarize(in, inner_axes, column_axes));

@@ -6,6 +6,7 @@
 // When even all co-resident blocks cannot, the kernel re-reads (multi_pass).
 // With no contiguous reduced axis ([N, C] over 0) threads run along C.
 #include <algorithm>
+#include <numeric>
 
 #include "compiler/scheduler/kernel_heuristics.h"
 
@@ -21,7 +22,8 @@ HeuristicParams OuterPersistentHeuristics(const FusionAnalysis& a, const Target&
   // The axis threads run along (x) and the one they stride over (y).
   const int64_t x_extent = contiguous_reduced ? a.reduced_contiguous : a.outer_size;
   const int64_t y_extent = a.reduced_strided;
-  p.vectorize = VectorWidth(a, x_extent);
+  // Divides both the axis threads run along and inner_size.
+  p.vectorize = VectorWidth(a, std::gcd(x_extent, a.inner_size));
   const int64_t lanes = CeilDiv(x_extent, p.vectorize);
   p.block_x = static_cast<int>(std::min<int64_t>(RoundUp(lanes, 32), contiguous_reduced ? 512 : 128));
   p.block_y = static_cast<int>(

@@ -36,6 +36,8 @@ class Partitioner {
   absl::StatusOr<Segment> Build(const std::set<NodeId>& nodes) const;
   ScheduleChoice Try(const std::set<NodeId>& nodes, Segment* out = nullptr) const;
   int64_t Bytes(ValueId v) const;
+  // Tensors a group reads from outside (graph inputs, other groups' results).
+  std::set<ValueId> Sources(const std::set<NodeId>& group) const;
   // Values produced by group a and read by group b.
   std::set<ValueId> Crossing(int a, int b) const;
   bool Reaches(int from, int to, bool skip_direct) const;
@@ -62,6 +64,25 @@ std::set<NodeId> Partitioner::Producers(NodeId n) const {
       out.insert(d->id);
     } else {
       work.insert(work.end(), d->inputs.begin(), d->inputs.end());
+    }
+  }
+  return out;
+}
+
+std::set<ValueId> Partitioner::Sources(const std::set<NodeId>& group) const {
+  std::set<ValueId> out;
+  std::vector<ValueId> work;
+  for (NodeId n : group) work.insert(work.end(), g_.node(n).inputs.begin(), g_.node(n).inputs.end());
+  std::set<ValueId> seen;
+  while (!work.empty()) {
+    ValueId v = work.back();
+    work.pop_back();
+    if (!seen.insert(v).second) continue;
+    const Node* d = g_.def(v);
+    if (d && !IsCompute(g_, *d)) {
+      if (d->op != OpKind::kSize) work.insert(work.end(), d->inputs.begin(), d->inputs.end());
+    } else if ((d && !group.count(d->id)) || (!d && g_.value(v).is_tensor)) {
+      out.insert(v);
     }
   }
   return out;
@@ -268,6 +289,26 @@ absl::StatusOr<std::vector<Segment>> Partitioner::Run() {
         best_bytes = bytes;
       }
     }
+    if (best_a < 0) {
+      // No producer/consumer merge left: join independent groups (fewer
+      // kernels), those reading the most bytes in common first.
+      for (size_t a = 0; a < groups_.size(); ++a) {
+        for (size_t b = a + 1; b < groups_.size(); ++b) {
+          if (groups_[a].empty() || groups_[b].empty()) continue;
+          if (Reaches(a, b, false) || Reaches(b, a, false)) continue;
+          std::set<ValueId> sa = Sources(groups_[a]), sb = Sources(groups_[b]);
+          int64_t bytes = 0;
+          for (ValueId v : sa) bytes += sb.count(v) ? Bytes(v) : 0;
+          if (bytes <= best_bytes) continue;
+          std::set<NodeId> merged = groups_[a];
+          merged.insert(groups_[b].begin(), groups_[b].end());
+          if (!Try(merged).accepted) continue;
+          best_a = static_cast<int>(a);
+          best_b = static_cast<int>(b);
+          best_bytes = bytes;
+        }
+      }
+    }
     if (best_a < 0) break;
     for (NodeId n : groups_[best_b]) group_of_[n] = best_a;
     groups_[best_a].insert(groups_[best_b].begin(), groups_[best_b].end());
@@ -312,6 +353,20 @@ absl::StatusOr<std::vector<Segment>> Partitioner::Run() {
           "reads ", absl::StrJoin(names, ", "), " (", bytes, " bytes) from segment ", idx, ": ",
           m.accepted ? "merging would make the segments cyclic"
                      : absl::StrCat("one kernel for both is refused: ", m.reason)));
+    }
+    if (cuts.empty() && !segments.empty()) {
+      // Independent of every earlier segment: say why it is not part of one.
+      std::vector<std::string> why;
+      for (const auto& [other, idx] : index_of) {
+        std::set<NodeId> merged = groups_[other];
+        merged.insert(groups_[grp].begin(), groups_[grp].end());
+        ScheduleChoice m = Try(merged);
+        why.push_back(absl::StrCat("segment ", idx, ": ",
+                                   m.accepted ? "merging would make the segments cyclic"
+                                              : absl::StrCat("refused: ", m.reason)));
+      }
+      cuts.push_back(absl::StrCat("reads nothing from earlier segments; one kernel with them: ",
+                                  absl::StrJoin(why, "; ")));
     }
     seg.boundary_reason = absl::StrJoin(cuts, "; ");
     index_of[grp] = static_cast<int>(segments.size());
