@@ -60,8 +60,9 @@ RandomGraphCase RandomGraphWithShapes(uint64_t seed, const RandomGraphOptions& o
 Graph RandomGraph(uint64_t seed, const RandomGraphOptions& opts = {});
 
 // Greedily shrinks g while still_fails(g') holds: drops outputs, moves an
-// output to an operand of its definition, and bypasses nodes whose operand
-// has the result's type and shape; dead nodes and constants are removed
+// output to an operand of its definition, bypasses nodes whose operand has
+// the result's type and shape, and makes nodes read a graph input instead
+// of a computed operand of the same type and shape; dead nodes and constants are removed
 // after every accepted step. Graph inputs are kept (same order and types),
 // so the inputs that made g fail still apply to the result. Candidates that
 // fail VerifyGraph are never passed to still_fails. Returns g itself when

@@ -143,6 +143,21 @@ Graph ShrinkGraph(const Graph& g, const std::function<bool(const Graph&)>& still
         if (changed) break;
       }
     }
+    // 4. Cut a computed operand off: read a graph input of the same type
+    //    and shape instead (the subtree behind it may then die).
+    for (int k = static_cast<int>(cur.nodes.size()) - 1; k >= 0 && !changed; --k) {
+      for (size_t j = 0; j < cur.nodes[k].inputs.size() && !changed; ++j) {
+        const ValueId x = cur.nodes[k].inputs[j];
+        if (cur.def(x) == nullptr) continue;
+        for (ValueId in : cur.inputs) {
+          if (!SameType(cur, in, x)) continue;
+          Graph c = cur;
+          c.nodes[k].inputs[j] = in;
+          changed = try_accept(c);
+          if (changed) break;
+        }
+      }
+    }
   }
   return cur;
 }
