@@ -42,9 +42,17 @@ class Partitioner {
   std::set<ValueId> Crossing(int a, int b) const;
   bool Reaches(int from, int to, bool skip_direct) const;
 
+  // A compute node, or a metadata op that makes a graph output out of
+  // graph inputs only (it needs a kernel of its own).
+  bool Compute(const Node& n) const { return IsCompute(g_, n) || forced_[n.id]; }
+  // The compute node whose result a chain of recomputed nodes ending in v
+  // starts from, or kNone when it starts at graph inputs.
+  NodeId ChainOwner(ValueId v) const;
+
   const Graph& g_;
   const SizeBinding& sizes_;
   const Target& t_;
+  std::vector<char> forced_;
   std::vector<int> group_of_;             // node -> group (compute nodes only)
   std::vector<std::set<NodeId>> groups_;  // empty when merged away
   std::vector<std::vector<NodeId>> uses_;
@@ -60,7 +68,7 @@ std::set<NodeId> Partitioner::Producers(NodeId n) const {
     if (!seen.insert(v).second) continue;
     const Node* d = g_.def(v);
     if (!d) continue;
-    if (IsCompute(g_, *d)) {
+    if (Compute(*d)) {
       out.insert(d->id);
     } else {
       work.insert(work.end(), d->inputs.begin(), d->inputs.end());
@@ -79,13 +87,21 @@ std::set<ValueId> Partitioner::Sources(const std::set<NodeId>& group) const {
     work.pop_back();
     if (!seen.insert(v).second) continue;
     const Node* d = g_.def(v);
-    if (d && !IsCompute(g_, *d)) {
+    if (d && !Compute(*d)) {
       if (d->op != OpKind::kSize) work.insert(work.end(), d->inputs.begin(), d->inputs.end());
     } else if ((d && !group.count(d->id)) || (!d && g_.value(v).is_tensor)) {
       out.insert(v);
     }
   }
   return out;
+}
+
+NodeId Partitioner::ChainOwner(ValueId v) const {
+  const Node* d = g_.def(v);
+  while (d && !IsCompute(g_, *d)) {
+    d = d->inputs.empty() || !g_.value(d->inputs[0]).is_tensor ? nullptr : g_.def(d->inputs[0]);
+  }
+  return d ? d->id : kNone;
 }
 
 int64_t Partitioner::Bytes(ValueId v) const {
@@ -98,7 +114,12 @@ absl::StatusOr<Segment> Partitioner::Build(const std::set<NodeId>& nodes) const 
   // The closure: the compute nodes plus the recomputed nodes they read, and
   // the recomputed nodes between them and graph outputs they own.
   std::set<NodeId> closure(nodes.begin(), nodes.end());
-  std::vector<NodeId> work(nodes.begin(), nodes.end());
+  // Graph outputs made by metadata ops over this group's results.
+  for (ValueId o : g_.outputs) {
+    const Node* d = g_.def(o);
+    if (d && !Compute(*d) && nodes.count(ChainOwner(o))) closure.insert(d->id);
+  }
+  std::vector<NodeId> work(closure.begin(), closure.end());
   std::set<ValueId> seg_inputs;
   while (!work.empty()) {
     NodeId n = work.back();
@@ -106,7 +127,7 @@ absl::StatusOr<Segment> Partitioner::Build(const std::set<NodeId>& nodes) const 
     if (g_.node(n).op == OpKind::kSize) continue;  // becomes a constant below
     for (ValueId in : g_.node(n).inputs) {
       const Node* d = g_.def(in);
-      if (d && !IsCompute(g_, *d)) {
+      if (d && !Compute(*d)) {
         if (closure.insert(d->id).second) work.push_back(d->id);
       } else if (d && !closure.count(d->id)) {
         seg_inputs.insert(in);
@@ -125,7 +146,7 @@ absl::StatusOr<Segment> Partitioner::Build(const std::set<NodeId>& nodes) const 
   }
   // Results that compute nodes of other groups read (through recomputed nodes).
   for (const Node& n : g_.nodes) {
-    if (nodes.count(n.id) || !IsCompute(g_, n)) continue;
+    if (nodes.count(n.id) || !Compute(n)) continue;
     for (NodeId p : Producers(n.id)) {
       if (!nodes.count(p)) continue;
       for (ValueId o : g_.node(p).outputs) {
@@ -250,13 +271,18 @@ bool Partitioner::Reaches(int from, int to, bool skip_direct) const {
 }
 
 absl::StatusOr<std::vector<Segment>> Partitioner::Run() {
+  forced_.assign(g_.nodes.size(), 0);
+  for (ValueId o : g_.outputs) {
+    const Node* d = g_.def(o);
+    if (d && !IsCompute(g_, *d) && ChainOwner(o) == kNone) forced_[d->id] = 1;
+  }
   uses_.assign(g_.values.size(), {});
   for (const Node& n : g_.nodes) {
     for (ValueId in : n.inputs) uses_[in].push_back(n.id);
   }
   group_of_.assign(g_.nodes.size(), -1);
   for (const Node& n : g_.nodes) {
-    if (!IsCompute(g_, n)) continue;
+    if (!Compute(n)) continue;
     group_of_[n.id] = static_cast<int>(groups_.size());
     groups_.push_back({n.id});
     ScheduleChoice alone = Try(groups_.back());

@@ -4,10 +4,16 @@
 // invariants the code generator relies on.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "compiler/ir/builder.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"
+#include "compiler/ir/binding.h"
+#include "compiler/passes/optimize.h"
 #include "compiler/pipeline.h"
+#include "compiler/reference/reference.h"
+#include "compiler/segmenter/segmenter.h"
 #include "tests/random/random_graph.h"
 
 namespace fusiond {
@@ -72,6 +78,50 @@ TEST(PipelineOnRandomGraphs, EmptyAndHugeExtentsSchedule) {
     CheckParams(r->segments[0].params, "width " + std::to_string(n));
     if (n >= 131072) EXPECT_TRUE(r->segments[0].params.multi_pass) << n;
   }
+}
+
+// Running the segments one after another on the reference gives the
+// fusion's results: every segment reads only values that exist by then and
+// every output is produced.
+TEST(PipelineOnRandomGraphs, SegmentsComposeToTheFusion) {
+  const Target target = *LookupTarget("sm_90");
+  int split = 0;
+  for (uint64_t seed = 0; seed < 1000; ++seed) {
+    RandomGraphCase c = RandomGraphWithShapes(seed);
+    Graph g = c.graph;
+    std::vector<PassRecord> records;
+    ASSERT_TRUE(RunOptimizationPasses(g, PassOptions{}, &records).ok()) << seed;
+    auto sizes = BindShapes(g, c.input_shapes);
+    ASSERT_TRUE(sizes.ok()) << seed;
+    auto segments = SegmentFusion(g, *sizes, target);
+    if (!segments.ok()) continue;  // (the other test checks the codes)
+    if (segments->size() < 2) continue;
+    ++split;
+    const std::vector<HostTensor> inputs = RandomInputs(g, c.input_shapes, seed);
+    auto whole = Evaluate(g, inputs);
+    ASSERT_TRUE(whole.ok()) << seed;
+    std::map<ValueId, HostTensor> env;
+    for (size_t i = 0; i < g.inputs.size(); ++i) env[g.inputs[i]] = inputs[i];
+    for (size_t k = 0; k < segments->size(); ++k) {
+      const Segment& s = (*segments)[k];
+      std::vector<HostTensor> ins;
+      for (ValueId v : s.source_inputs) {
+        ASSERT_TRUE(env.count(v)) << "seed " << seed << ": segment " << k << " reads "
+                                  << ValueName(g, v) << " before any segment made it\n"
+                                  << PrintGraph(g);
+        ins.push_back(env[v]);
+      }
+      auto outs = Evaluate(s.graph, ins);
+      ASSERT_TRUE(outs.ok()) << seed << ": " << outs.status();
+      for (size_t j = 0; j < s.source_outputs.size(); ++j) env[s.source_outputs[j]] = (*outs)[j];
+    }
+    for (size_t i = 0; i < g.outputs.size(); ++i) {
+      ASSERT_TRUE(env.count(g.outputs[i])) << "seed " << seed << ": output " << i
+                                           << " is made by no segment\n" << PrintGraph(g);
+      EXPECT_EQ(MaxRelativeError(env[g.outputs[i]], (*whole)[i]), 0.0) << "seed " << seed;
+    }
+  }
+  EXPECT_GT(split, 50);
 }
 
 }  // namespace
