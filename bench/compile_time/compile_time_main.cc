@@ -11,6 +11,8 @@
 // (rmsnorm_bwd_manual under --goal-ms, cold, end to end) prints PASS/FAIL.
 #include <unistd.h>
 
+#include <time.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -30,6 +32,14 @@ namespace fusiond {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// This process's CPU time (all threads), microseconds: less sensitive than
+// wall time to other work sharing the machine's cores.
+double CpuMicros() {
+  timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
 
 double MicrosSince(Clock::time_point t0) {
   return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
@@ -53,6 +63,7 @@ std::string MapJson(const std::map<std::string, double>& m) {
 int Single(const std::string& path, int repeat, const std::string& arch) {
   CompileOptions options;
   options.arch = arch;
+  double cpu0 = CpuMicros();
   Clock::time_point t0 = Clock::now();
   absl::StatusOr<ParsedFusion> parsed = ParseReproFile(path);
   double parse_us = MicrosSince(t0);
@@ -65,6 +76,7 @@ int Single(const std::string& path, int repeat, const std::string& arch) {
   absl::StatusOr<CompileResult> result = CompileFusion(parsed->graph, parsed->input_shapes, options);
   double compile_us = MicrosSince(t1);
   double total_us = MicrosSince(t0);
+  double cpu_us = CpuMicros() - cpu0;
   if (!result.ok()) {
     std::string msg(result.status().message());
     std::replace(msg.begin(), msg.end(), '"', '\'');
@@ -101,8 +113,8 @@ int Single(const std::string& path, int repeat, const std::string& arch) {
   double warm_median = warm.empty() ? -1 : warm[warm.size() / 2];
   std::printf(
       "{\"fusion\": \"%s\", \"segments\": %zu, \"kernels\": %d, \"binaries\": %s, "
-      "\"cold_total_us\": %.1f, \"cold_stage_us\": %s, \"warm_median_us\": %.1f, \"warm_runs\": %zu}\n",
-      Stem(path).c_str(), result->segments.size(), kernels, binaries ? "true" : "false", total_us,
+      "\"cold_total_us\": %.1f, \"cold_cpu_us\": %.1f, \"cold_stage_us\": %s, \"warm_median_us\": %.1f, \"warm_runs\": %zu}\n",
+      Stem(path).c_str(), result->segments.size(), kernels, binaries ? "true" : "false", total_us, cpu_us,
       MapJson(cold).c_str(), warm_median, warm.size());
   return 0;
 }
@@ -160,8 +172,8 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "no fusion files given (try ../shared/fusions/*.py)\n");
     return 2;
   }
-  std::printf("%-24s %4s %9s %8s %8s %8s %8s %8s %9s %9s %10s %10s\n", "fusion", "kern", "parse",
-              "verify", "passes", "segment", "schedule", "codegen", "nvrtc", "other", "cold ms", "warm ms");
+  std::printf("%-24s %4s %9s %8s %8s %8s %8s %8s %9s %9s %10s %8s %10s\n", "fusion", "kern", "parse",
+              "verify", "passes", "segment", "schedule", "codegen", "nvrtc", "other", "cold ms", "cpu ms", "warm ms");
   std::vector<std::string> rows;
   bool goal_seen = false, goal_pass = false;
   double goal_value_ms = -1;
@@ -179,12 +191,13 @@ int Main(int argc, char** argv) {
       continue;
     }
     double cold_ms = row->Find("cold_total_us")->number_value() / 1000;
-    std::printf("%-24s %4lld %9.2f %8.2f %8.2f %8.2f %8.2f %8.2f %9.2f %9.2f %10.1f %10.1f%s\n",
+    std::printf("%-24s %4lld %9.2f %8.2f %8.2f %8.2f %8.2f %8.2f %9.2f %9.2f %10.1f %8.1f %10.1f%s\n",
                 Stem(f).c_str(), static_cast<long long>(row->Find("kernels")->int_value()),
                 Stage(*row, "parse") / 1000, Stage(*row, "verify") / 1000, Stage(*row, "passes") / 1000,
                 Stage(*row, "segment") / 1000, Stage(*row, "schedule") / 1000,
                 Stage(*row, "codegen") / 1000, Stage(*row, "nvrtc") / 1000, Stage(*row, "other") / 1000,
-                cold_ms, row->Find("warm_median_us")->number_value() / 1000,
+                cold_ms, row->Find("cold_cpu_us")->number_value() / 1000,
+                row->Find("warm_median_us")->number_value() / 1000,
                 row->Find("binaries")->bool_value() ? "" : "  (no binaries: NVRTC missing?)");
     if (Stem(f) == "rmsnorm_bwd_manual") {
       goal_seen = true;
@@ -196,14 +209,16 @@ int Main(int argc, char** argv) {
       goal_seen ? absl::StrFormat("goal: rmsnorm_bwd_manual cold end to end %.1f ms < %.0f ms: %s",
                                   goal_value_ms, goal_ms, goal_pass ? "PASS" : "FAIL")
                 : "goal: rmsnorm_bwd_manual not among the files";
+  std::string loadavg;
+  std::ifstream("/proc/loadavg") >> loadavg;
   std::printf("(ms; stages from CompileResult::stage_micros, parse = ParseReproFile; each file in a "
-              "fresh process)\n%s\n", goal_line.c_str());
+              "fresh process; cpu = process CPU time of the cold compile; 1-min load average %s "
+              "on %ld cores)\n%s\n", loadavg.c_str(), sysconf(_SC_NPROCESSORS_ONLN), goal_line.c_str());
   if (!out_path.empty()) {
     std::ofstream out(out_path);
-    std::string loadavg;
-    std::ifstream("/proc/loadavg") >> loadavg;
     out << "{\n \"benchmark\": \"cold compile time per fusion (fresh process each)\",\n"
         << " \"loadavg_1min_at_end\": \"" << loadavg << "\",\n"
+        << " \"cores\": " << sysconf(_SC_NPROCESSORS_ONLN) << ",\n"
         << " \"arch\": \"" << arch << "\",\n \"warm_repeats\": " << repeat << ",\n"
         << " \"goal\": {\"fusion\": \"rmsnorm_bwd_manual\", \"limit_ms\": " << goal_ms
         << ", \"cold_ms\": " << goal_value_ms << ", \"pass\": " << (goal_pass ? "true" : "false")
