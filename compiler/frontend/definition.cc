@@ -16,7 +16,7 @@ constexpr const char* kFdMethods =
     "fd.define_tensor, fd.define_scalar, fd.define_vector, fd.add_output, fd.execute or "
     "fd.ops.<op>";
 
-PyValue None() { return PyValue{}; }
+constexpr size_t kMaxDefinitionList = 64;
 
 PyValue Of(ValueId id) {
   PyValue v;
@@ -68,6 +68,10 @@ absl::Status DefinitionLowering::Statement(const Stmt& st) {
     case Stmt::Kind::kIgnored:
       return absl::OkStatus();
     case Stmt::Kind::kDef: {
+      if (saw_def_ && saw_definition_) {
+        return errors_.Error(st.loc, absl::StrCat("a second function definition '", st.name, "'"),
+                             "one fusion definition per script");
+      }
       PyValue f;
       f.kind = K::kFunction;
       Bind(st.name, f);
@@ -160,8 +164,7 @@ absl::StatusOr<PyValue> DefinitionLowering::Eval(const Expr& e) {
     case Expr::Kind::kNone:
       return v;
     case Expr::Kind::kString:
-      v.kind = K::kString;
-      v.s = e.text;
+      v.kind = K::kString;  // the text is never needed inside a definition
       return v;
     case Expr::Kind::kAttribute: {
       const std::string dotted = DottedName(e);
@@ -185,6 +188,13 @@ absl::StatusOr<PyValue> DefinitionLowering::Eval(const Expr& e) {
     }
     case Expr::Kind::kList:
     case Expr::Kind::kTuple: {
+      // Lists in a definition are shapes, dims and contiguity flags; a bound
+      // on their length keeps copies of named lists cheap.
+      if (e.operands.size() > kMaxDefinitionList) {
+        return errors_.Error(e.loc, absl::StrCat("a list of ", e.operands.size(), " entries"),
+                             absl::StrCat("at most ", kMaxDefinitionList,
+                                          " (shapes, dims and contiguity have one entry per axis)"));
+      }
       v.kind = e.kind == Expr::Kind::kList ? K::kList : K::kTuple;
       v.items.reserve(e.operands.size());
       for (const ExprPtr& item : e.operands) {

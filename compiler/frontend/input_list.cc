@@ -339,8 +339,9 @@ absl::Status CheckInputList(const Graph& g, const std::vector<LocatedInput>& inp
     std::vector<std::string> names;
     for (ValueId id : g.inputs) names.push_back(ValueName(g, id));
     return errors.Error(list_loc, absl::StrCat("the inputs list has ", inputs.size(),
-                                               " entries but the definition takes ",
-                                               g.inputs.size(), " inputs (",
+                                               inputs.size() == 1 ? " entry" : " entries",
+                                               " but the definition takes ", g.inputs.size(),
+                                               g.inputs.size() == 1 ? " input (" : " inputs (",
                                                absl::StrJoin(names, ", "), ")"),
                         "one entry per define_tensor / define_scalar input, in order");
   }
@@ -357,9 +358,10 @@ absl::Status CheckInputList(const Graph& g, const std::vector<LocatedInput>& inp
       }
       if ((IsIntegral(v.dtype) && s.dtype == DataType::kDouble) ||
           (v.dtype == DataType::kBool && s.dtype != DataType::kBool)) {
-        return errors.Error(at, absl::StrCat(who, " is a ", DataTypeName(v.dtype),
-                                             " scalar but the list gives a ", DataTypeName(s.dtype)),
-                            absl::StrCat("a ", DataTypeName(v.dtype), " number"));
+        return errors.Error(at, absl::StrCat(who, " is a scalar of type ", DataTypeName(v.dtype),
+                                             " but the list gives a ", DataTypeName(s.dtype),
+                                             " number"),
+                            absl::StrCat("a Python number of type ", DataTypeName(v.dtype)));
       }
       shapes.emplace_back();
       continue;

@@ -1,4 +1,4 @@
-# expect: the inputs list has 1 entries but the definition takes 2 inputs
+# expect: the inputs list has 1 entry but the definition takes 2 inputs
 # expect-line: 17
 import torch
 from nvfuser import FusionDefinition, DataType

@@ -1,4 +1,4 @@
-# expect: int64 scalar but the list gives a float64
+# expect: is a scalar of type int64 but the list gives a float64 number
 # expect-line: 21
 import torch
 from nvfuser import FusionDefinition, DataType
