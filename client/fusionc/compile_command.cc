@@ -2,6 +2,7 @@
 // a repro script and prints what it decided: passes, segments, schedulers
 // and every heuristic parameter (--explain), or the same as one JSON object
 // (--json).
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "client/fusionc/flags.h"
 #include "compiler/frontend/frontend.h"
 #include "compiler/ir/printer.h"
+#include "compiler/passes/optimize.h"
 #include "compiler/pipeline.h"
 #include "compiler/scheduler/target.h"
 
@@ -108,6 +110,15 @@ int RunCompileCommand(const std::vector<std::string>& args) {
   options.allow_precision_increase = flags->Has("allow-precision-increase");
   options.dump_pass = flags->Get("dump").value_or("");
   if (auto t = LookupTarget(options.arch); !t.ok()) return ReportError("compile", t.status());
+  if (!options.dump_pass.empty() && options.dump_pass != "all") {
+    std::vector<std::string> names;
+    for (const NamedPass& p : OptimizationPasses()) names.push_back(p.name);
+    if (std::find(names.begin(), names.end(), options.dump_pass) == names.end()) {
+      return ReportError("compile", absl::InvalidArgumentError(absl::StrCat(
+                                        "--dump: unknown pass \"", options.dump_pass,
+                                        "\"; known: all, ", absl::StrJoin(names, ", "))));
+    }
+  }
   auto parsed = ParseReproFile(flags->positional[0]);
   if (!parsed.ok()) return ReportError("compile", parsed.status());
   auto result = CompileFusion(parsed->graph, parsed->input_shapes, options);

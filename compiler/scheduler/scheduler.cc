@@ -109,7 +109,7 @@ ScheduleChoice ChooseScheduler(const FusionAnalysis& a, const Target& t) {
       choice.accepted = true;
       choice.kind = s->kind();
       choice.params = s->ComputeHeuristics(a, t);
-      choice.reason = absl::StrCat(PatternName(a.pattern), " pattern: ", a.reason);
+      choice.reason = absl::StrCat(PatternName(a.pattern), " pattern: ", a.reason, " [", a.ToString(), "]");
       if (!refusals.empty()) absl::StrAppend(&choice.reason, "; before it ", absl::StrJoin(refusals, "; "));
       return choice;
     }
