@@ -3,7 +3,7 @@
 #   .devcarry/fusions/*.py          the corpus (../shared does not travel)
 #   .devcarry/artifacts/<stem>/     `fusionc compile <file> --out ...` per fusion
 #   .devcarry/selftest/<stem>/      hand-written harness self-test artifacts
-#   .devcarry/bin, .devcarry/lib    runtime_gpu_test and the shared libraries it
+#   .devcarry/bin, .devcarry/lib    runtime_gpu_test, runtime_e2e_test and the libraries they
 #                                   needs (all but libc/libm/libpthread/libdl/
 #                                   librt/ld-linux/libcuda), stripped
 #   .devcarry/runtime_testdata/     the runtime tests' nvcc-built kernels
@@ -23,6 +23,7 @@ mkdir -p "$OUT/fusions" "$OUT/artifacts" "$OUT/selftest" "$OUT/bin" "$OUT/lib"
 targets=(runtime_gpu_test runtime_testdata)
 grep -q "build client/fusionc/fusionc:" "$BUILD/build.ninja" && targets+=(fusionc)
 grep -q "build bench/gpu/fusiond_artifacts:" "$BUILD/build.ninja" && targets+=(fusiond_artifacts)
+grep -q "build tests/runtime_e2e/runtime_e2e_test:" "$BUILD/build.ninja" && targets+=(runtime_e2e_test)
 ninja -C "$BUILD" -j2 "${targets[@]}" >/dev/null
 
 cp "$CORPUS"/*.py "$OUT/fusions/"
@@ -60,15 +61,19 @@ for cu in bench/gpu/selftest/*.cu; do
   nvcc -cubin -arch=sm_90 -O3 "$cu" -o "$OUT/selftest/$stem/selftest_$stem.cubin"
 done
 
-# The C++ runtime's GPU test and its shared libraries.
-cp "$BUILD/client/runtime/runtime_gpu_test" "$OUT/bin/"
-strip "$OUT/bin/runtime_gpu_test"
-ldd "$BUILD/client/runtime/runtime_gpu_test" | awk '/=> \//{print $3}' | while read -r lib; do
-  case "$(basename "$lib")" in
-    libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|ld-linux*|libcuda.so*) ;;
-    libstdc++.so*|libgcc_s.so*) ;;  # the device's newer ones serve
-    *) cp -L "$lib" "$OUT/lib/" ;;
-  esac
+# The C++ runtime's GPU tests and the shared libraries they need.
+bins=("$BUILD/client/runtime/runtime_gpu_test")
+[ -x "$BUILD/tests/runtime_e2e/runtime_e2e_test" ] && bins+=("$BUILD/tests/runtime_e2e/runtime_e2e_test")
+for b in "${bins[@]}"; do
+  cp "$b" "$OUT/bin/"
+  strip "$OUT/bin/$(basename "$b")"
+  ldd "$b" | awk '/=> \//{print $3}' | while read -r lib; do
+    case "$(basename "$lib")" in
+      libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|ld-linux*|libcuda.so*) ;;
+      libstdc++.so*|libgcc_s.so*) ;;  # the device's newer ones serve
+      *) cp -L "$lib" "$OUT/lib/" ;;
+    esac
+  done
 done
 cp -r "$BUILD/client/runtime/testdata" "$OUT/runtime_testdata"
 

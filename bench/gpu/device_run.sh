@@ -14,6 +14,12 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu 
 echo "== C++ runtime GPU tests"
 FUSIOND_RUNTIME_TESTDATA=$D/runtime_testdata LD_LIBRARY_PATH=$D/lib \
   $D/bin/runtime_gpu_test 2>&1 | tee "$OUT/runtime_gpu_test.log" | grep -E "^\[  (PASSED|FAILED|SKIPPED) |FAILED|Failure" 
+if [ -x $D/bin/runtime_e2e_test ]; then
+  echo "== C++ runtime end to end: generated kernels vs the CPU reference"
+  FUSIOND_E2E_ARTIFACTS=$D/artifacts FUSIOND_CORPUS_DIR=$D/fusions LD_LIBRARY_PATH=$D/lib \
+    timeout 120 $D/bin/runtime_e2e_test 2>&1 | tee "$OUT/runtime_e2e_test.log" \
+    | grep -E "^\[  (PASSED|FAILED|SKIPPED) |FAILED|Failure|max rel err"
+fi
 echo "== Python runtime tests"
 FUSIOND_RUNTIME_TESTDATA=$D/runtime_testdata python3 client/python/fusiond/runtime_test.py \
   >"$OUT/runtime_python_test.log" 2>&1; echo "python runtime tests rc=$?"; tail -3 "$OUT/runtime_python_test.log"

@@ -1,0 +1,200 @@
+// End to end on the GPU: corpus fusion -> artifacts (fusionc compile --out,
+// made here by scripts/device_bundle.sh) -> C++ runtime -> outputs, checked
+// against the CPU reference interpreter (float64 with each dtype's rounding)
+// with MaxRelativeError: bf16/fp16 <= 1e-2, fp32 <= 1e-4. Outputs are filled
+// with NaN before each launch. A symbolic definition's one artifact runs at
+// three shapes. Environment: FUSIOND_E2E_ARTIFACTS=DIR (DIR/<stem>/manifest.json),
+// FUSIOND_CORPUS_DIR (default: the build's corpus). Skipped, saying why,
+// without a GPU or artifacts.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <map>
+
+#include "client/runtime/driver_api.h"
+#include "client/runtime/loaded_fusion.h"
+#include "compiler/frontend/frontend.h"
+#include "compiler/reference/reference.h"
+#include "tests/corpus/corpus_inputs.h"
+
+namespace fusiond {
+namespace {
+
+using runtime::Cu;
+using runtime::ElementType;
+
+std::string CorpusDir() {
+  const char* env = std::getenv("FUSIOND_CORPUS_DIR");
+  return env ? env : FUSIOND_CORPUS_DIR;
+}
+
+absl::StatusOr<ElementType> ToElement(DataType t) {
+  return runtime::ParseElementType(DataTypeName(t));
+}
+
+// Host doubles (already rounded to dtype) -> the dtype's bytes.
+absl::StatusOr<std::string> Encode(const HostTensor& t) {
+  std::string bytes;
+  auto put = [&](const void* p, size_t n) { bytes.append(static_cast<const char*>(p), n); };
+  for (double d : t.data) {
+    switch (t.dtype) {
+      case DataType::kBFloat16: {
+        float f = static_cast<float>(d);
+        uint32_t bits;
+        std::memcpy(&bits, &f, 4);
+        uint16_t h = static_cast<uint16_t>(bits >> 16);  // exact: d is a bf16 value
+        put(&h, 2);
+        break;
+      }
+      case DataType::kFloat: { float f = static_cast<float>(d); put(&f, 4); break; }
+      case DataType::kDouble: put(&d, 8); break;
+      case DataType::kInt32: { int32_t v = static_cast<int32_t>(d); put(&v, 4); break; }
+      case DataType::kInt64: { int64_t v = static_cast<int64_t>(d); put(&v, 8); break; }
+      case DataType::kBool: { uint8_t v = d != 0; put(&v, 1); break; }
+      default:
+        return absl::UnimplementedError(absl::StrCat("dtype ", DataTypeName(t.dtype)));
+    }
+  }
+  return bytes;
+}
+
+std::vector<double> Decode(const std::string& bytes, ElementType t) {
+  std::vector<double> out;
+  size_t es = runtime::ElementSize(t);
+  for (size_t i = 0; i + es <= bytes.size(); i += es) {
+    const char* p = bytes.data() + i;
+    switch (t) {
+      case ElementType::kBFloat16: {
+        uint16_t h;
+        std::memcpy(&h, p, 2);
+        uint32_t bits = uint32_t{h} << 16;
+        float f;
+        std::memcpy(&f, &bits, 4);
+        out.push_back(f);
+        break;
+      }
+      case ElementType::kFloat32: { float f; std::memcpy(&f, p, 4); out.push_back(f); break; }
+      case ElementType::kFloat64: { double d; std::memcpy(&d, p, 8); out.push_back(d); break; }
+      case ElementType::kInt32: { int32_t v; std::memcpy(&v, p, 4); out.push_back(v); break; }
+      case ElementType::kInt64: { int64_t v; std::memcpy(&v, p, 8); out.push_back(double(v)); break; }
+      case ElementType::kBool: out.push_back(*p != 0); break;
+      default: out.push_back(NAN);
+    }
+  }
+  return out;
+}
+
+// Shapes for a symbolic definition: the file's, with extents substituted.
+std::vector<std::vector<int64_t>> MapShapes(const std::vector<std::vector<int64_t>>& shapes,
+                                            const std::map<int64_t, int64_t>& m) {
+  std::vector<std::vector<int64_t>> out = shapes;
+  for (auto& s : out)
+    for (int64_t& d : s)
+      if (auto it = m.find(d); it != m.end()) d = it->second;
+  return out;
+}
+
+class RuntimeE2eTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    absl::Status gpu = runtime::CheckGpuAvailable();
+    if (!gpu.ok()) GTEST_SKIP() << "no usable GPU: " << gpu.message();
+    const char* art = std::getenv("FUSIOND_E2E_ARTIFACTS");
+    if (art == nullptr) GTEST_SKIP() << "FUSIOND_E2E_ARTIFACTS not set (scripts/device_bundle.sh)";
+    dir_ = std::string(art) + "/" + GetParam();
+    if (!std::filesystem::exists(dir_ + "/manifest.json")) GTEST_SKIP() << "no artifacts at " << dir_;
+    ASSERT_EQ(Cu().cuDeviceGet(&dev_, 0), CUDA_SUCCESS);
+    ASSERT_EQ(Cu().cuDevicePrimaryCtxRetain(&ctx_, dev_), CUDA_SUCCESS);
+    ASSERT_EQ(Cu().cuCtxSetCurrent(ctx_), CUDA_SUCCESS);
+  }
+  void TearDown() override {
+    if (ctx_ != nullptr) Cu().cuDevicePrimaryCtxRelease(dev_);
+  }
+
+  // Runs the artifact at `shapes`, checks every output against the reference.
+  void RunAndCheck(runtime::LoadedFusion& fusion, const ParsedFusion& parsed,
+                   const std::vector<std::vector<int64_t>>& shapes, uint64_t seed) {
+    SCOPED_TRACE(::testing::Message() << GetParam() << " at first input shape "
+                                      << runtime::ShapeToString(shapes[0]));
+    std::vector<HostTensor> inputs = corpus::MakeCorpusInputs(parsed.graph, parsed.inputs, shapes, seed);
+    absl::StatusOr<std::vector<HostTensor>> want = Evaluate(parsed.graph, inputs);
+    ASSERT_TRUE(want.ok()) << want.status();
+    std::vector<runtime::RunArg> args;
+    std::vector<CUdeviceptr> owned;
+    for (const HostTensor& t : inputs) {
+      absl::StatusOr<std::string> bytes = Encode(t);
+      ASSERT_TRUE(bytes.ok()) << bytes.status();
+      absl::StatusOr<ElementType> et = ToElement(t.dtype);
+      ASSERT_TRUE(et.ok());
+      CUdeviceptr p = 0;
+      ASSERT_EQ(Cu().cuMemAlloc(&p, std::max<size_t>(bytes->size(), 1)), CUDA_SUCCESS);
+      owned.push_back(p);
+      ASSERT_EQ(Cu().cuMemcpyHtoD(p, bytes->data(), bytes->size()), CUDA_SUCCESS);
+      args.push_back(runtime::RunArg::Tensor({p, *et, t.shape, {}}));
+    }
+    absl::StatusOr<runtime::LaunchPlan> plan = runtime::PlanLaunch(
+        fusion.manifest(), std::vector<runtime::Shape>(shapes.begin(), shapes.end()));
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    std::vector<runtime::TensorArg> outs;
+    for (size_t i = 0; i < plan->output_shapes.size(); ++i) {
+      ElementType et = fusion.manifest().outputs[i].dtype;
+      size_t bytes = runtime::NumElements(plan->output_shapes[i]) * runtime::ElementSize(et);
+      CUdeviceptr p = 0;
+      ASSERT_EQ(Cu().cuMemAlloc(&p, std::max<size_t>(bytes, 1)), CUDA_SUCCESS);
+      owned.push_back(p);
+      ASSERT_EQ(Cu().cuMemsetD8Async(p, 0xFF, bytes, nullptr), CUDA_SUCCESS);  // NaN in every float type
+      outs.push_back({p, et, plan->output_shapes[i], {}});
+    }
+    absl::Status s = fusion.RunInto(args, outs, runtime::RunOptions{nullptr, true});
+    ASSERT_TRUE(s.ok()) << s;
+    ASSERT_EQ(want->size(), outs.size());
+    for (size_t i = 0; i < outs.size(); ++i) {
+      std::string bytes(runtime::NumElements(outs[i].shape) * runtime::ElementSize(outs[i].dtype), '\0');
+      ASSERT_EQ(Cu().cuMemcpyDtoH(bytes.data(), outs[i].data, bytes.size()), CUDA_SUCCESS);
+      HostTensor got{(*want)[i].dtype, outs[i].shape, Decode(bytes, outs[i].dtype)};
+      double err = MaxRelativeError(got, (*want)[i]);
+      double tol = (outs[i].dtype == ElementType::kFloat32 || outs[i].dtype == ElementType::kFloat64) ? 1e-4 : 1e-2;
+      EXPECT_LE(err, tol) << "output " << i << " " << runtime::ElementTypeName(outs[i].dtype) << " "
+                          << runtime::ShapeToString(outs[i].shape);
+      std::printf("  %s %s output %zu: max rel err %.2e\n", GetParam().c_str(),
+                  runtime::ShapeToString(shapes[0]).c_str(), i, err);
+    }
+    for (CUdeviceptr p : owned) Cu().cuMemFree(p);
+  }
+
+  std::string dir_;
+  CUdevice dev_ = 0;
+  CUcontext ctx_ = nullptr;
+};
+
+TEST_P(RuntimeE2eTest, MatchesReference) {
+  absl::StatusOr<ParsedFusion> parsed = ParseReproFile(CorpusDir() + "/" + GetParam() + ".py");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  absl::StatusOr<std::unique_ptr<runtime::LoadedFusion>> fusion = runtime::LoadedFusion::Load(dir_);
+  ASSERT_TRUE(fusion.ok()) << fusion.status();
+  ASSERT_EQ((*fusion)->manifest().inputs.size(), parsed->graph.inputs.size());
+  bool symbolic = !(*fusion)->manifest().symbols.empty();
+  if (!symbolic) {
+    RunAndCheck(**fusion, *parsed, parsed->input_shapes, 1);
+    return;
+  }
+  // One artifact, three shapes (kept small: the reference runs on the CPU).
+  const std::map<int64_t, int64_t> maps[] = {
+      {{2048, 512}, {8192, 1024}, {4096, 256}, {16384, 2048}},
+      {{2048, 1000}, {8192, 333}, {4096, 1000}, {16384, 333}},
+      {{2048, 64}, {8192, 4096}, {4096, 32}, {16384, 8192}},
+  };
+  uint64_t seed = 1;
+  for (const auto& m : maps) RunAndCheck(**fusion, *parsed, MapShapes(parsed->input_shapes, m), seed++);
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, RuntimeE2eTest,
+                         ::testing::Values("softmax_fwd", "softmax_bwd", "rmsnorm_fwd",
+                                           "layernorm_fwd", "rmsnorm_bwd_manual", "bias_gelu_fwd",
+                                           "batchnorm_bwd_thunder"));
+
+}  // namespace
+}  // namespace fusiond
