@@ -17,6 +17,7 @@
 #include "compiler/frontend/frontend.h"
 #include "compiler/ir/binding.h"
 #include "compiler/nvrtc/nvrtc_compiler.h"
+#include "compiler/pipeline.h"
 #include "compiler/scheduler/scheduler.h"
 
 using namespace fusiond;
@@ -45,6 +46,25 @@ int main(int argc, char** argv) {
   }
   auto binding = BindShapes(parsed->graph, shapes);
   if (!binding.ok()) { std::cerr << binding.status() << "\n"; return 1; }
+  if (sets.empty()) {
+    // The product path: passes, segmenter, schedulers, codegen, NVRTC.
+    auto r = CompileFusion(parsed->graph, shapes, CompileOptions{});
+    if (!r.ok()) { std::cerr << r.status() << "\n"; return 1; }
+    std::string base = argv[1];
+    base = base.substr(base.find_last_of('/') + 1);
+    base = base.substr(0, base.find('.'));
+    if (absl::Status s = WriteArtifacts(*r, argv[2], base); !s.ok()) { std::cerr << s << "\n"; return 1; }
+    int spill = 0;
+    for (const SegmentResult& seg : r->segments) {
+      std::cerr << seg.params.ToString() << "\n";
+      std::cerr << "registers " << seg.kernel->registers << " spill " << seg.kernel->spill_bytes
+                << " stages_us";
+      for (const auto& [k, v] : r->stage_micros) std::cerr << " " << k << "=" << v;
+      std::cerr << "\n";
+      spill += seg.kernel->spill_bytes;
+    }
+    return spill > 0 ? 3 : 0;
+  }
   auto target = LookupTarget("sm_90");
   if (!target.ok()) { std::cerr << target.status() << "\n"; return 1; }
   FusionAnalysis fa = AnalyzeFusion(parsed->graph, *binding);

@@ -371,7 +371,16 @@ absl::Status Generator::EmitFinal(std::string& code) {
     const Access& a = out_access_[k];
     if (p_.domain[a.v] == Domain::kCol) continue;
     if (a.has_r) {
-      auto e = em_->Get(a.v, es);
+      // A cast to the stored 16-bit type needs no rounding of its own: the
+      // store rounds (to nearest even) exactly as the cast would.
+      ValueId src = a.v;
+      const Node* dn = g_.def(a.v);
+      if (a.vec && dn != nullptr && dn->op == OpKind::kCast &&
+          (a.dt == static_cast<int>(DataType::kBFloat16) || a.dt == static_cast<int>(DataType::kHalf)) &&
+          g_.value(dn->inputs[0]).dtype == DataType::kFloat && p_.domain[dn->inputs[0]] == Domain::kElem) {
+        src = dn->inputs[0];
+      }
+      auto e = em_->Get(src, es);
       if (!e.ok()) return e.status();
       // Outputs without row axes (column-only) are written by the first row.
       const std::string guard = a.has_i || p_.i_axes.empty() ? "" : "if (row == 0) ";
@@ -524,6 +533,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   row_scope_.memo = &row_memo_;
   row_scope_.load = [&](ValueId v) {
     const Access& a = in_access_.at(v);
+    if (persistent_ && a.has_i && !a.has_r) return absl::StrCat("cr_", a.ptr);
     return absl::StrCat("(active ? Ty<", a.dt, ">::load(", a.ptr, " + ",
                         a.has_i ? "rb_" + a.ptr : "0", ") : ",
                         ComputeTypeName(g_.value(v).dtype), "(0))");
@@ -643,6 +653,14 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
                       " + ro_", a.ptr, "(jj));\n    }\n  }\n");
     }
   }
+  if (persistent_) {
+    for (auto& [v, a] : in_access_) {
+      if (a.has_r || !a.has_i || !p_.needed[v]) continue;
+      const char* ct = ComputeTypeName(g_.value(v).dtype);
+      absl::StrAppend(&c, "  ", ct, " cr_", a.ptr, " = ", ct, "(0);\n  if (", first_row, " < rows) { rowbase(",
+                      first_row, "); cr_", a.ptr, " = Ty<", a.dt, ">::load(", a.ptr, " + rb_", a.ptr, "); }\n");
+    }
+  }
   // ---- Row loop.
   absl::StrAppend(&c, "  const i64 iters = (rows + rstride - 1) / rstride;\n",
                   "  for (i64 it = 0; it < iters; ++it) {\n",
@@ -657,21 +675,43 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     // next row's now so its loads overlap this row's reductions.
     std::string swap;
     bool any = false;
+    // Double-buffering costs as many registers again: only for small buffers.
+    int words = 0;
+    for (auto& [v, a] : in_access_) {
+      if (a.has_r && a.has_i && a.vec && p_.needed[v]) words += PB_ * ((V_ * a.esize + 3) / 4);
+    }
+    const bool prefetch = words <= 16;
     for (auto& [v, a] : in_access_) {
       if (!a.has_r || !a.has_i || !a.vec || !p_.needed[v]) continue;
+      if (!prefetch) {
+        const int w = (V_ * a.esize + 3) / 4;
+        absl::StrAppend(&c, "    if (it > 0 && fits && active) {\n#pragma unroll\n",
+                        "      for (int k = 0; k < ", PB_, "; ++k) {\n        const i64 jj = (t + (i64)k * T) * ", V_,
+                        ";\n        if (jj < rlen) Chunk<", V_ * a.esize, ">::ld(&pb_", a.ptr, "[k * ", w, "], ", a.ptr,
+                        " + ro_", a.ptr, "(jj));\n      }\n    }\n");
+        continue;
+      }
       any = true;
       const int w = (V_ * a.esize + 3) / 4;
       absl::StrAppend(&c, "    u32 nb_", a.ptr, "[", PB_ * w, "];\n");
       absl::StrAppend(&swap, "#pragma unroll\n    for (int q = 0; q < ", PB_ * w, "; ++q) pb_", a.ptr,
                       "[q] = nb_", a.ptr, "[q];\n");
     }
-    if (any) {
+    std::string row_loads;
+    for (auto& [v, a] : in_access_) {
+      if (a.has_r || !a.has_i || !p_.needed[v]) continue;
+      const char* ct = ComputeTypeName(g_.value(v).dtype);
+      absl::StrAppend(&c, "    ", ct, " nr_", a.ptr, " = ", ct, "(0);\n");
+      absl::StrAppend(&row_loads, "      if (nact) nr_", a.ptr, " = Ty<", a.dt, ">::load(", a.ptr, " + rb_", a.ptr, ");\n");
+      absl::StrAppend(&swap, "    cr_", a.ptr, " = nr_", a.ptr, ";\n");
+    }
+    if (any || !row_loads.empty()) {
       absl::StrAppend(&c, "    {\n      const i64 nrow = row + rstride;\n      const bool nact = nrow < rows;\n",
-                      "      rowbase(nrow);\n      if (fits && nact) {\n#pragma unroll\n",
+                      "      rowbase(nrow);\n", row_loads, "      if (fits && nact) {\n#pragma unroll\n",
                       "        for (int k = 0; k < ", PB_, "; ++k) {\n          const i64 jj = (t + (i64)k * T) * ", V_,
                       ";\n          if (jj < rlen) {\n");
       for (auto& [v, a] : in_access_) {
-        if (!a.has_r || !a.has_i || !a.vec || !p_.needed[v]) continue;
+        if (!a.has_r || !a.has_i || !a.vec || !p_.needed[v] || !prefetch) continue;
         const int w = (V_ * a.esize + 3) / 4;
         absl::StrAppend(&c, "            Chunk<", V_ * a.esize, ">::ld(&nb_", a.ptr, "[k * ", w, "], ", a.ptr,
                         " + ro_", a.ptr, "(jj));\n");

@@ -92,6 +92,18 @@ absl::StatusOr<std::string> ValueEmitter::Get(ValueId v, Scope& s) {
     if (!e.ok()) return e.status();
     ops.push_back(*e);
   }
+  // Division of elements by a row value: one reciprocal per row, a multiply
+  // per element (within 2 ulp; only where every output is 16-bit).
+  if (n->op == OpKind::kDiv && opt_.approx_transcendentals && s.kind == Scope::kElem && s.row &&
+      val.dtype == DataType::kFloat && g_.value(n->inputs[1]).is_tensor &&
+      p_.domain[n->inputs[1]] == Domain::kRow && g_.value(n->inputs[1]).dtype == DataType::kFloat) {
+    const std::string inv = absl::StrCat("rinv", n->inputs[1]);
+    if (!s.row->memo->count(-1000 - n->inputs[1])) {
+      absl::StrAppend(s.row->out, s.row->indent, "const float ", inv, " = 1.0f / ", ops[1], ";\n");
+      (*s.row->memo)[-1000 - n->inputs[1]] = inv;
+    }
+    return Declare(v, s, absl::StrCat("(", ops[0], " * ", inv, ")"));
+  }
   auto expr = EmitPointwise(g_, *n, ops, opt_);
   if (!expr.ok()) return expr.status();
   return Declare(v, s, *expr);

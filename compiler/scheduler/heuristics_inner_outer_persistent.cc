@@ -28,6 +28,18 @@ HeuristicParams InnerOuterPersistentHeuristics(const FusionAnalysis& a, const Ta
     p.persistent_batch = split->batch;
     p.rows_per_block = split->rows_per_block;
     registers = split->registers;
+    // Tuned on the H200 (docs/heuristics-tuning.md): one block of 512
+    // threads per SM with a short batch keeps the most bytes in flight and
+    // lets the kernel prefetch the next row (rmsnorm backward 2048x8192
+    // bf16: 51.9 us at 512x2, 65.0 at 256x4, 67.2 at 1024x1). With two
+    // column reductions (layernorm) 512 threads spill: keep the default.
+    const int64_t batch512 = CeilDiv(vectors, 512);
+    if (vectors >= 512 && batch512 <= 4 && columns <= 1) {
+      p.block_x = 512;
+      p.persistent_batch = static_cast<int>(batch512);
+      p.rows_per_block = 1;
+      registers = std::min(t.max_registers_per_thread, 65536 / 512);
+    }
   } else {
     p.block_x = 512;
     p.persistent_batch = static_cast<int>(CeilDiv(vectors, p.block_x));
