@@ -162,6 +162,12 @@ absl::StatusOr<std::vector<HostTensor>> Evaluate(const Graph& g,
     }
     for (size_t j = 0; j < outs.size(); ++j) {
       outs[j].dtype = types[j];
+      // A result nothing reads (e.g. the unused half of var_mean) is
+      // dropped at once.
+      if (last_use[n.outputs[j]] == -1) {
+        pool.Put(std::move(outs[j].buf));
+        continue;
+      }
       vals[n.outputs[j]] = std::move(outs[j]);
     }
     for (ValueId id : n.inputs) {

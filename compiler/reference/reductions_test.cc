@@ -131,6 +131,20 @@ TEST(Reductions, NegativeAxesInStoredAttrs) {
   EXPECT_EQ(r.data, (std::vector<double>{6, 15}));
 }
 
+TEST(Reductions, VarMeanWithOnlyTheMeanRead) {
+  Graph g;
+  GraphBuilder b(&g);
+  ValueId x = *b.DefineTensor("T0", DataType::kFloat, {2, 2});
+  Attrs a;
+  a.dims = {1};
+  auto vm = *b.AddNode(OpKind::kVarMean, {x}, a);
+  ValueId y = *b.Unary(OpKind::kNeg, vm[1]);
+  ASSERT_TRUE(b.AddOutput(y).ok());
+  HostTensor r =
+      testing_util::EvalOne(g, {testing_util::Tensor(DataType::kFloat, {2, 2}, {1, 2, 3, 5})});
+  EXPECT_EQ(r.data, (std::vector<double>{-1.5, -4}));
+}
+
 TEST(Reductions, EmptyExtents) {
   Graph g;
   GraphBuilder b(&g);
