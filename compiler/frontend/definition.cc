@@ -98,10 +98,15 @@ absl::Status DefinitionLowering::Statement(const Stmt& st) {
     }
     case Stmt::Kind::kExpr: {
       const Expr& v = *st.value;
+      if (v.kind == Expr::Kind::kString) return absl::OkStatus();  // a docstring
       if (v.kind != Expr::Kind::kCall) {
         return errors_.Error(v.loc, "an expression statement that is not a call",
                              absl::StrCat("a call such as ", kFdMethods));
       }
+      // Calls that do not touch the definition: printing results and
+      // seeding torch's generator.
+      const std::string callee = DottedName(v.callee());
+      if (callee == "print" || callee == "torch.manual_seed") return absl::OkStatus();
       // The wrapper's call: `nvfuser_fusion_id0(fd)`.
       if (v.callee().kind == Expr::Kind::kName) {
         auto it = names_.find(v.callee().text);

@@ -210,11 +210,14 @@ TEST(Frontend, InputGenerators) {
 
 TEST(Frontend, WithoutTheDefWrapper) {
   auto r = ParseReproScript(
+      "\"\"\"A repro script with a docstring,\n over two lines.\"\"\"\n"
       "from nvfuser import FusionDefinition, DataType\n"
+      "torch.manual_seed(0)\n"
       "with FusionDefinition() as fd:\n"
       "    T0 = fd.define_tensor(shape=[2], contiguity=[True], dtype=DataType.Float)\n"
       "    T1 = fd.ops.relu(T0)  # a comment\n"
-      "    fd.add_output(T1)\n",
+      "    fd.add_output(T1)\n"
+      "print(fd)\n",
       "w.py");
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->graph.nodes.size(), 1u);
