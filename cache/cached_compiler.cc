@@ -268,6 +268,31 @@ absl::StatusOr<CachedCompileResult> CachedCompiler::Lookup(const FusionRequest& 
   return r;
 }
 
+std::optional<CachedCompiler::PayloadHit> CachedCompiler::TryPayloadHit(
+    const std::string& raw_request) {
+  PayloadHit hit;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = raw_memo_.find(raw_request);
+    if (it == raw_memo_.end()) return std::nullopt;
+    hit.cache_key = it->second;
+  }
+  Timer t;
+  auto payload = cache_->LookupPayload(hit.cache_key);
+  hit.cache_io_micros = t.Micros();
+  if (!payload.ok()) return std::nullopt;
+  hit.payload = *std::move(payload);
+  ++hits_;
+  return hit;
+}
+
+void CachedCompiler::RememberRawRequest(const std::string& raw_request,
+                                        const std::string& cache_key) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (raw_memo_.size() >= options_.max_memo_entries) raw_memo_.clear();
+  raw_memo_[raw_request] = cache_key;
+}
+
 CachedCompilerStats CachedCompiler::Stats() const {
   CachedCompilerStats s;
   s.hits = hits_;

@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -107,6 +108,19 @@ class CachedCompiler {
   // key). NotFound on a miss.
   absl::StatusOr<CachedCompileResult> Lookup(const FusionRequest& request);
 
+  // The daemon's hit path, for a request seen before as the exact bytes the
+  // client sent (no parsing, no copying of the record): the cache key and
+  // the verified serialized CompiledFusion. nullopt when the bytes are new or
+  // the record is gone; then parse the request and use CompileAsync.
+  struct PayloadHit {
+    std::string cache_key;
+    std::shared_ptr<const std::string> payload;
+    double cache_io_micros = 0;
+  };
+  std::optional<PayloadHit> TryPayloadHit(const std::string& raw_request);
+  // Remembers (in memory) that `raw_request` resolved to `cache_key`.
+  void RememberRawRequest(const std::string& raw_request, const std::string& cache_key);
+
   CachedCompilerStats Stats() const;
   KernelCache* cache() { return cache_; }
 
@@ -142,6 +156,7 @@ class CachedCompiler {
   std::unordered_map<std::string, std::shared_ptr<Flight>> flights_;      // by request key
   std::unordered_map<std::string, std::shared_future<void>> key_flights_; // by cache key
   std::unordered_map<std::string, std::string> memo_;  // request key -> cache key
+  std::unordered_map<std::string, std::string> raw_memo_;  // raw request -> cache key
 
   std::atomic<uint64_t> hits_{0}, misses_{0}, compiles_{0}, joins_{0}, rejected_{0},
       key_resolutions_{0};

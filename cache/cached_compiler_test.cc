@@ -130,13 +130,16 @@ TEST_F(CachedCompilerTest, CorruptRecordIsRecompiledOnceAndCounted) {
   ASSERT_TRUE(cache_->db()->Get({}, cache_->records_family(), first->cache_key, &value).ok());
   value[value.size() / 2] ^= 0x01;
   ASSERT_TRUE(cache_->db()->Put({}, cache_->records_family(), first->cache_key, value).ok());
+  // The open cache still holds the verified copy in memory; a restarted
+  // one reads the damaged bytes from disk.
+  Reopen();
 
   auto second = compiler_->Compile(MakeRequest(7.0));
   ASSERT_TRUE(second.ok()) << second.status();
   EXPECT_FALSE(second->hit);
   EXPECT_EQ(second->compiled.canonical_hash(), first->compiled.canonical_hash());
   EXPECT_EQ(cache_->Stats().corrupt_records, 1u);
-  EXPECT_EQ(compiler_->Stats().compiles, 2u);
+  EXPECT_EQ(compiler_->Stats().compiles, 1u);
   auto third = compiler_->Compile(MakeRequest(7.0));
   ASSERT_TRUE(third.ok());
   EXPECT_TRUE(third->hit);

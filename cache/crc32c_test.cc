@@ -22,5 +22,15 @@ TEST(Crc32cTest, IncrementalEqualsWhole) {
   EXPECT_EQ(whole, part);
 }
 
+TEST(Crc32cTest, HardwareAndPortableAgree) {
+  std::string s;
+  for (int i = 0; i < 1000; ++i) s.push_back(static_cast<char>(i * 131 + 7));
+  for (size_t n : {0, 1, 7, 8, 9, 63, 64, 999, 1000}) {
+    EXPECT_EQ(Crc32c(s.data(), n), Crc32cPortable(s.data(), n)) << n;
+    EXPECT_EQ(Crc32c(s.data() + 3, n / 2, 0x1234), Crc32cPortable(s.data() + 3, n / 2, 0x1234));
+  }
+  EXPECT_EQ(Crc32cPortable("123456789", 9), 0xE3069283u);
+}
+
 }  // namespace
 }  // namespace fusiond

@@ -134,13 +134,29 @@ absl::Status KernelCache::LoadIndex() {
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     Entry e;
     if (!DecodeAccess(it->value(), &e.last_access_micros, &e.bytes)) continue;
+    e.persisted_micros = e.last_access_micros;
     index_[it->key().ToString()] = e;
     total_bytes_ += e.bytes;
   }
   return FromRocks(it->status(), "cannot read the cache's access index");
 }
 
-absl::StatusOr<fusiond::v1::CompiledFusion> KernelCache::Lookup(const std::string& key) {
+absl::StatusOr<std::shared_ptr<const std::string>> KernelCache::LookupPayload(
+    const std::string& key) {
+  std::shared_ptr<const std::string> hot;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = hot_.find(key);
+    if (it != hot_.end()) {
+      hot_lru_.splice(hot_lru_.begin(), hot_lru_, it->second.lru);
+      hot = it->second.payload;
+    }
+  }
+  if (hot) {  // verified when it entered memory
+    ++lookups_found_;
+    Touch(key);
+    return hot;
+  }
   rocksdb::PinnableSlice value;
   rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), records_, key, &value);
   if (s.IsNotFound()) {
@@ -154,16 +170,50 @@ absl::StatusOr<fusiond::v1::CompiledFusion> KernelCache::Lookup(const std::strin
   if (!s.ok()) return FromRocks(s, "kernel cache read");
   absl::StatusOr<std::string_view> payload =
       DecodeRecord(std::string_view(value.data(), value.size()));
-  fusiond::v1::CompiledFusion out;
-  if (!payload.ok() || !out.ParseFromArray(payload->data(), static_cast<int>(payload->size()))) {
+  if (!payload.ok()) {
     DropCorrupt(key);
-    return absl::NotFoundError(absl::StrCat(
-        "corrupt record dropped: ",
-        payload.ok() ? std::string("payload does not parse") : payload.status().ToString()));
+    return absl::NotFoundError(
+        absl::StrCat("corrupt record dropped: ", payload.status().ToString()));
   }
+  auto out = std::make_shared<const std::string>(payload->data(), payload->size());
   ++lookups_found_;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (index_.count(key)) HotPutLocked(key, out);
+  }
   Touch(key);
   return out;
+}
+
+absl::StatusOr<fusiond::v1::CompiledFusion> KernelCache::Lookup(const std::string& key) {
+  absl::StatusOr<std::shared_ptr<const std::string>> payload = LookupPayload(key);
+  if (!payload.ok()) return payload.status();
+  fusiond::v1::CompiledFusion out;
+  if (!out.ParseFromArray((*payload)->data(), static_cast<int>((*payload)->size()))) {
+    --lookups_found_;
+    DropCorrupt(key);
+    return absl::NotFoundError("corrupt record dropped: payload does not parse");
+  }
+  return out;
+}
+
+void KernelCache::HotPutLocked(const std::string& key, std::shared_ptr<const std::string> payload) {
+  if (options_.memory_cache_bytes == 0 || payload->size() > options_.memory_cache_bytes) return;
+  HotEraseLocked(key);
+  hot_lru_.push_front(key);
+  hot_bytes_ += payload->size();
+  hot_[key] = HotEntry{std::move(payload), hot_lru_.begin()};
+  while (hot_bytes_ > options_.memory_cache_bytes && !hot_lru_.empty()) {
+    HotEraseLocked(hot_lru_.back());
+  }
+}
+
+void KernelCache::HotEraseLocked(const std::string& key) {
+  auto it = hot_.find(key);
+  if (it == hot_.end()) return;
+  hot_bytes_ -= it->second.payload->size();
+  hot_lru_.erase(it->second.lru);
+  hot_.erase(it);
 }
 
 void KernelCache::Touch(const std::string& key) {
@@ -173,6 +223,8 @@ void KernelCache::Touch(const std::string& key) {
     auto it = index_.find(key);
     if (it == index_.end()) return;
     it->second.last_access_micros = now;
+    if (now - it->second.persisted_micros < options_.access_persist_micros) return;
+    it->second.persisted_micros = now;
     bytes = it->second.bytes;
   }
   rocksdb::WriteOptions wo;
@@ -188,6 +240,7 @@ void KernelCache::DropCorrupt(const std::string& key) {
   batch.Delete(access_, key).PermitUncheckedError();
   db_->Write(rocksdb::WriteOptions(), &batch).PermitUncheckedError();
   std::lock_guard<std::mutex> lock(mu_);
+  HotEraseLocked(key);
   auto it = index_.find(key);
   if (it != index_.end()) {
     total_bytes_ -= it->second.bytes;
@@ -197,7 +250,8 @@ void KernelCache::DropCorrupt(const std::string& key) {
 
 absl::Status KernelCache::Insert(const std::string& key,
                                  const fusiond::v1::CompiledFusion& value) {
-  std::string record = EncodeRecord(value.SerializeAsString());
+  auto payload = std::make_shared<const std::string>(value.SerializeAsString());
+  std::string record = EncodeRecord(*payload);
   uint64_t now = NowMicros(), bytes = record.size();
   rocksdb::WriteBatch batch;
   batch.Put(records_, key, record).PermitUncheckedError();
@@ -210,8 +264,9 @@ absl::Status KernelCache::Insert(const std::string& key,
     std::lock_guard<std::mutex> lock(mu_);
     auto [it, added] = index_.try_emplace(key);
     if (!added) total_bytes_ -= it->second.bytes;
-    it->second = Entry{now, bytes};
+    it->second = Entry{now, now, bytes};
     total_bytes_ += bytes;
+    HotPutLocked(key, std::move(payload));
     over = options_.max_bytes > 0 && total_bytes_ > options_.max_bytes;
   }
   if (over && options_.evict_on_insert) return EvictToCap().status();
@@ -262,6 +317,7 @@ absl::StatusOr<int> KernelCache::EvictToCap() {
   if (!st.ok()) return st;
   std::lock_guard<std::mutex> lock(mu_);
   for (const std::string& key : victims) {
+    HotEraseLocked(key);
     auto it = index_.find(key);
     if (it == index_.end()) continue;
     total_bytes_ -= it->second.bytes;

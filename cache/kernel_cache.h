@@ -12,6 +12,8 @@
 //
 // A record that fails its checksum (or that RocksDB reports corrupt) is
 // counted, deleted and reported as NotFound: it is recompiled, never served.
+// Recently used payloads, once verified, are also kept in memory (bounded
+// by memory_cache_bytes) so a hot hit reads no disk and checks no CRC.
 // The size cap counts the bytes of the records the cache holds (RocksDB 7.8's
 // own limits ignore blob files); EvictToCap() deletes the least recently used
 // records until the total is under the cap. Records are written with the WAL,
@@ -21,6 +23,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -53,6 +56,11 @@ struct KernelCacheOptions {
   uint64_t min_blob_size = 4096;
   // Run EvictToCap() after an insert that crosses the cap. Default: true.
   bool evict_on_insert = true;
+  // Verified payloads kept in memory (LRU); 0 turns it off. Default: 256 MiB.
+  uint64_t memory_cache_bytes = uint64_t{256} << 20;
+  // Access times reach disk at most this often per record (they are exact
+  // in memory). Default: 1 s.
+  uint64_t access_persist_micros = 1000000;
 };
 
 struct KernelCacheStats {
@@ -76,6 +84,9 @@ class KernelCache {
 
   // The record under `key`. NotFound on a miss or a corrupt record.
   absl::StatusOr<fusiond::v1::CompiledFusion> Lookup(const std::string& key);
+  // The same, as the verified serialized CompiledFusion (no parsing): what
+  // the daemon's hit path sends as is.
+  absl::StatusOr<std::shared_ptr<const std::string>> LookupPayload(const std::string& key);
   // Stores (or replaces) the record under `key`.
   absl::Status Insert(const std::string& key, const fusiond::v1::CompiledFusion& value);
   // The cache key a request resolved to before. NotFound when unknown.
@@ -96,12 +107,20 @@ class KernelCache {
  private:
   struct Entry {
     uint64_t last_access_micros = 0;
+    uint64_t persisted_micros = 0;  // access time last written to disk
     uint64_t bytes = 0;
+  };
+  struct HotEntry {
+    std::shared_ptr<const std::string> payload;
+    std::list<std::string>::iterator lru;
   };
   KernelCache() = default;
   absl::Status LoadIndex();
   void Touch(const std::string& key);
   void DropCorrupt(const std::string& key);
+  // The memory tier; callers hold mu_.
+  void HotPutLocked(const std::string& key, std::shared_ptr<const std::string> payload);
+  void HotEraseLocked(const std::string& key);
 
   KernelCacheOptions options_;
   std::unique_ptr<rocksdb::DB> db_;
@@ -112,6 +131,9 @@ class KernelCache {
   mutable std::mutex mu_;
   std::unordered_map<std::string, Entry> index_;  // guarded by mu_
   uint64_t total_bytes_ = 0;                      // guarded by mu_
+  std::unordered_map<std::string, HotEntry> hot_;  // guarded by mu_
+  std::list<std::string> hot_lru_;                // guarded by mu_; front = newest
+  uint64_t hot_bytes_ = 0;                        // guarded by mu_
   std::mutex evict_mu_;                           // one eviction at a time
 
   std::atomic<uint64_t> lookups_found_{0}, lookups_missing_{0}, corrupt_{0},

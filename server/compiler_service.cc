@@ -1,9 +1,12 @@
 #include "server/compiler_service.h"
 
 #include <atomic>
+#include <cstring>
 #include <chrono>
 #include <deque>
 #include <mutex>
+#include <optional>
+#include <vector>
 
 #include "server/status_map.h"
 
@@ -36,6 +39,42 @@ std::string CodeName(grpc::StatusCode code) {
   return c >= 0 && c <= 16 ? kNames[c] : "UNKNOWN";
 }
 
+void PutVarint(std::string* out, uint64_t v) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>((v & 0x7F) | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
+}
+
+// A CompileResponse on the wire, built around the stored record without
+// parsing or copying it: field 1 (cache = HIT), field 2 (result: the
+// payload slice), field 3 (cache_key), field 4 (server_micros, a double).
+grpc::ByteBuffer HitResponse(const CachedCompiler::PayloadHit& hit, Clock::time_point start) {
+  std::string head;
+  head.push_back(static_cast<char>((1 << 3) | 0));  // cache, varint
+  PutVarint(&head, pb::HIT);
+  head.push_back(static_cast<char>((2 << 3) | 2));  // result, length-delimited
+  PutVarint(&head, hit.payload->size());
+  std::string tail;
+  tail.push_back(static_cast<char>((3 << 3) | 2));  // cache_key
+  PutVarint(&tail, hit.cache_key.size());
+  tail += hit.cache_key;
+  tail.push_back(static_cast<char>((4 << 3) | 1));  // server_micros, fixed64
+  double micros = SecondsSince(start) * 1e6;
+  char bytes[8];
+  std::memcpy(bytes, &micros, 8);  // little endian on every target we build for
+  tail.append(bytes, 8);
+  auto* owner = new std::shared_ptr<const std::string>(hit.payload);
+  grpc::Slice slices[3] = {
+      grpc::Slice(std::move(head)),
+      grpc::Slice(const_cast<char*>((*owner)->data()), (*owner)->size(),
+                  [](void* p) { delete static_cast<std::shared_ptr<const std::string>*>(p); },
+                  owner),
+      grpc::Slice(std::move(tail))};
+  return grpc::ByteBuffer(slices, 3);
+}
+
 // The status a call ends with when the client went away: DEADLINE_EXCEEDED
 // past its deadline, else CANCELLED.
 grpc::Status GoneStatus(grpc::CallbackServerContext* context) {
@@ -49,9 +88,11 @@ grpc::Status GoneStatus(grpc::CallbackServerContext* context) {
 // compile callback ran; whichever of Finish/OnCancel comes first wins.
 class CompileReactor : public grpc::ServerUnaryReactor {
  public:
-  CompileReactor(grpc::CallbackServerContext* context, pb::CompileResponse* response,
-                 ServiceMetrics* metrics)
-      : context_(context), response_(response), metrics_(metrics), start_(Clock::now()) {}
+  CompileReactor(grpc::CallbackServerContext* context, grpc::ByteBuffer* response,
+                 ServiceMetrics* metrics, CachedCompiler* compiler, std::string raw_request,
+                 Clock::time_point start)
+      : context_(context), response_(response), metrics_(metrics), compiler_(compiler),
+        raw_request_(std::move(raw_request)), start_(start) {}
 
   void Start(CachedCompiler* compiler, const pb::CompileRequest& request) {
     compiler->CompileAsync(
@@ -78,7 +119,14 @@ class CompileReactor : public grpc::ServerUnaryReactor {
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (finished_.load()) return;
-      if (r) FillResponse(std::move(*r), start_, response_);
+      if (r) {
+        compiler_->RememberRawRequest(raw_request_, r->cache_key);
+        pb::CompileResponse response;
+        FillResponse(std::move(*r), start_, &response);
+        std::string bytes = response.SerializeAsString();
+        grpc::Slice slice(std::move(bytes));
+        *response_ = grpc::ByteBuffer(&slice, 1);
+      }
       finished_ = true;
     }
     if (metrics_) {
@@ -91,8 +139,10 @@ class CompileReactor : public grpc::ServerUnaryReactor {
   }
 
   grpc::CallbackServerContext* context_;
-  pb::CompileResponse* response_;
+  grpc::ByteBuffer* response_;
   ServiceMetrics* metrics_;
+  CachedCompiler* compiler_;
+  std::string raw_request_;
   Clock::time_point start_;
   std::mutex mu_;
   std::atomic<bool> finished_{false};
@@ -254,10 +304,41 @@ CompilerService::CompilerService(CachedCompiler* compiler, ServiceMetrics* metri
     : compiler_(compiler), metrics_(metrics), options_(options) {}
 
 grpc::ServerUnaryReactor* CompilerService::Compile(grpc::CallbackServerContext* context,
-                                                   const pb::CompileRequest* request,
-                                                   pb::CompileResponse* response) {
-  auto* reactor = new CompileReactor(context, response, metrics_);
-  reactor->Start(compiler_, *request);
+                                                   const grpc::ByteBuffer* request,
+                                                   grpc::ByteBuffer* response) {
+  Clock::time_point start = Clock::now();
+  std::string raw;
+  {
+    std::vector<grpc::Slice> slices;
+    if (request->Dump(&slices).ok()) {
+      for (const grpc::Slice& s : slices) raw.append(reinterpret_cast<const char*>(s.begin()), s.size());
+    }
+  }
+  if (std::optional<CachedCompiler::PayloadHit> hit = compiler_->TryPayloadHit(raw)) {
+    *response = HitResponse(*hit, start);
+    if (metrics_) {
+      metrics_->ObserveStages({{"cache_io", hit->cache_io_micros}});
+      metrics_->ObserveRpc("Compile", RpcResult::kHit, SecondsSince(start));
+    }
+    auto* reactor = context->DefaultReactor();
+    reactor->Finish(grpc::Status::OK);
+    return reactor;
+  }
+  pb::CompileRequest parsed;
+  if (!parsed.ParseFromString(raw)) {
+    grpc::Status bad(grpc::StatusCode::INVALID_ARGUMENT,
+                     "the request is not a fusiond.v1.CompileRequest");
+    if (metrics_) {
+      metrics_->ObserveRpc("Compile", RpcResult::kError, SecondsSince(start),
+                           CodeName(bad.error_code()));
+    }
+    auto* reactor = context->DefaultReactor();
+    reactor->Finish(bad);
+    return reactor;
+  }
+  auto* reactor =
+      new CompileReactor(context, response, metrics_, compiler_, std::move(raw), start);
+  reactor->Start(compiler_, parsed);
   return reactor;
 }
 

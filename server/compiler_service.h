@@ -13,7 +13,12 @@ namespace fusiond {
 // The library request of a proto request.
 FusionRequest FromProtoRequest(const fusiond::v1::CompileRequest& request);
 
-class CompilerService final : public fusiond::v1::FusionCompiler::CallbackService {
+// Compile is a raw method (bytes in, bytes out): a request seen before is
+// answered from its exact bytes with the stored record spliced into the
+// reply unparsed; anything else is parsed and compiled as usual.
+class CompilerService final
+    : public fusiond::v1::FusionCompiler::WithRawCallbackMethod_Compile<
+          fusiond::v1::FusionCompiler::CallbackService> {
  public:
   struct Options {
     // CompileStream: requests compiling at once per stream. Default: 8.
@@ -23,8 +28,8 @@ class CompilerService final : public fusiond::v1::FusionCompiler::CallbackServic
   CompilerService(CachedCompiler* compiler, ServiceMetrics* metrics, Options options);
 
   grpc::ServerUnaryReactor* Compile(grpc::CallbackServerContext* context,
-                                    const fusiond::v1::CompileRequest* request,
-                                    fusiond::v1::CompileResponse* response) override;
+                                    const grpc::ByteBuffer* request,
+                                    grpc::ByteBuffer* response) override;
   grpc::ServerWriteReactor<fusiond::v1::CompileStreamResponse>* CompileStream(
       grpc::CallbackServerContext* context,
       const fusiond::v1::CompileStreamRequest* request) override;

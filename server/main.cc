@@ -11,6 +11,7 @@
 #include <mutex>
 #include <thread>
 
+#include "absl/synchronization/mutex.h"
 #include "cache/cached_compiler.h"
 #include "cache/cache_key.h"
 #include "cache/kernel_cache.h"
@@ -60,6 +61,9 @@ class Evictor {
 };
 
 int Run(const ServerConfig& config) {
+  // abseil's mutex deadlock detection (on in Debian's build) costs every
+  // lock gRPC takes; the daemon does not need it.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   LogLevel level;
   if (!ParseLogLevel(config.log_level, &level)) {
     std::fprintf(stderr, "fusiond: --log-level: unknown level '%s'\n", config.log_level.c_str());
