@@ -1,0 +1,83 @@
+"""CPU tests of the GPU harness's own logic (bench/gpu/run.py): the error
+metric and its tolerances (NaN never passes), and a whole run with
+--device cpu (no triton, no kernels of ours) writing its JSON and PNG.
+Skipped, saying why, without torch.
+
+    python3 bench/gpu/run_test.py
+"""
+
+import glob
+import importlib.util
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_CORPUS = os.environ.get("FUSIOND_CORPUS_DIR",
+                         os.path.join(_HERE, "..", "..", "..", "shared", "fusions"))
+
+try:
+    import torch
+    _SKIP = None
+except ImportError:
+    torch = None
+    _SKIP = "torch is not installed"
+
+
+def _load_run():
+    spec = importlib.util.spec_from_file_location("bench_gpu_run", os.path.join(_HERE, "run.py"))
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["bench_gpu_run"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@unittest.skipIf(_SKIP is not None, _SKIP or "")
+class HarnessTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.harness = _load_run()
+
+    def test_error_metric_and_tolerances(self):
+        run = self.harness
+        ref = torch.tensor([1.0, -2.0, 4.0], dtype=torch.float64)
+        self.assertEqual(run.max_rel_error(ref.clone(), ref), 0.0)
+        self.assertAlmostEqual(run.max_rel_error(torch.tensor([1.0, -2.0, 4.04]), ref), 0.01, places=6)
+        self.assertEqual(run.max_rel_error(torch.tensor([1.0, float("nan"), 4.0]), ref), float("inf"))
+        self.assertEqual(run.max_rel_error(torch.tensor([1.0, float("inf"), 4.0]), ref), float("inf"))
+        self.assertEqual(run.max_rel_error(torch.zeros(2), ref), float("inf"))  # shape
+        bf = torch.tensor([1.0, -2.0, 4.03], dtype=torch.bfloat16)
+        f32 = torch.tensor([1.0, -2.0, 4.001], dtype=torch.float32)
+        checks = run.check_outputs([bf, f32], [ref, ref])
+        self.assertTrue(checks[0]["pass"])   # bf16: 4.03 rounds to 4.03125, err 0.0078 <= 1e-2
+        self.assertFalse(checks[1]["pass"])  # fp32: 2.5e-4 > 1e-4
+        poisoned = torch.full((3,), float("nan"), dtype=torch.bfloat16)
+        self.assertFalse(run.check_outputs([poisoned], [ref])[0]["pass"])
+
+    def test_cpu_run_writes_json_and_png(self):
+        files = [os.path.join(_CORPUS, f) for f in ("softmax_fwd.py", "rmsnorm_bwd_manual.py")]
+        if not all(os.path.exists(f) for f in files):
+            self.skipTest(f"no corpus at {_CORPUS}")
+        out = tempfile.mkdtemp()
+        rc = self.harness.main(["--device", "cpu", "--no-compile", "--fusions", *files,
+                            "--size-map", "2048:32,8192:64,4096:16,16384:48", "--out", out])
+        self.assertEqual(rc, 0)
+        reports = glob.glob(os.path.join(out, "gpu-*.json"))
+        self.assertEqual(len(reports), 1)
+        with open(reports[0]) as f:
+            report = json.load(f)
+        rows = {r["fusion"]: r for r in report["fusions"]}
+        self.assertEqual(set(rows), {"softmax_fwd", "rmsnorm_bwd_manual"})
+        r = rows["rmsnorm_bwd_manual"]
+        self.assertEqual(r["shapes"][0], [32, 64])
+        # Bytes: x, rms, grad_out, weight read; grad_x, grad_weight written.
+        self.assertEqual(r["bytes"], 2 * (32 * 64 * 2) + 32 * 4 + 64 * 2 + 32 * 64 * 2 + 64 * 2)
+        self.assertTrue(r["eager"]["pass"])
+        self.assertIn("no --artifacts", r["ours"]["error"])
+        self.assertTrue(glob.glob(os.path.join(out, "gpu-*.png")) or "matplotlib" not in sys.modules)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
