@@ -30,6 +30,7 @@ class Generator {
 
  private:
   int Uniform(int lo, int hi) {  // inclusive
+    if (hi <= lo) return lo;
     return lo + static_cast<int>(rng_() % static_cast<uint64_t>(hi - lo + 1));
   }
   bool Chance(double p) { return (rng_() >> 11) * 0x1.0p-53 < p; }
@@ -412,6 +413,10 @@ void Generator::PickOutputs() {
 
 RandomGraphCase Generator::Run() {
   MakeInputs();
+  if (pool_.empty()) {  // the builder refused the inputs (absurd options)
+    c_.status = error_.ok() ? absl::InvalidArgumentError("no tensor inputs") : error_;
+    return std::move(c_);
+  }
   first_node_value_ = static_cast<int>(pool_.size());
   const int ops = std::max(1, opts_.num_ops);
   for (int k = 0; k < ops && error_.ok(); ++k) {

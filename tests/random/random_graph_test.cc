@@ -63,6 +63,19 @@ TEST(RandomGraph, ReferenceRejectsWrongInputsCleanly) {
   }
 }
 
+TEST(RandomGraph, AbsurdOptionsGiveAnErrorNotACrash) {
+  RandomGraphOptions o;
+  o.max_rank = 20;  // beyond the builder's rank limit of 8
+  o.max_extent = 2;
+  bool refused = false;
+  for (uint64_t seed = 0; seed < 50; ++seed) {
+    RandomGraphCase c = RandomGraphWithShapes(seed, o);
+    if (!c.status.ok()) refused = true;
+    if (c.status.ok()) EXPECT_TRUE(VerifyGraph(c.graph).ok());
+  }
+  EXPECT_TRUE(refused);
+}
+
 TEST(RandomGraph, SameSeedSameGraph) {
   EXPECT_EQ(PrintGraph(RandomGraph(42)), PrintGraph(RandomGraph(42)));
   EXPECT_NE(PrintGraph(RandomGraph(42)), PrintGraph(RandomGraph(43)));
