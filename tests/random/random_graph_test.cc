@@ -71,7 +71,9 @@ TEST(RandomGraph, AbsurdOptionsGiveAnErrorNotACrash) {
   for (uint64_t seed = 0; seed < 50; ++seed) {
     RandomGraphCase c = RandomGraphWithShapes(seed, o);
     if (!c.status.ok()) refused = true;
-    if (c.status.ok()) EXPECT_TRUE(VerifyGraph(c.graph).ok());
+    if (c.status.ok()) {
+      EXPECT_TRUE(VerifyGraph(c.graph).ok());
+    }
   }
   EXPECT_TRUE(refused);
 }
