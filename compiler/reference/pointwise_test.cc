@@ -55,6 +55,45 @@ TEST(Pointwise, UnaryMath) {
   EXPECT_EQ(RunUnary(OpKind::kLogicalNot, DataType::kBool, {0, 1}), (std::vector<double>{1, 0}));
 }
 
+// Every unary op against the C library at a few points (float64, so no
+// rounding in between).
+TEST(Pointwise, EveryUnaryOpMatchesItsDefinition) {
+  const std::vector<double> xs = {-1.75, -0.3, 0.0, 0.4, 2.5};
+  const std::vector<std::pair<OpKind, double (*)(double)>> ops = {
+      {OpKind::kAbs, [](double v) { return std::fabs(v); }},
+      {OpKind::kNeg, [](double v) { return -v; }},
+      {OpKind::kExp, [](double v) { return std::exp(v); }},
+      {OpKind::kExp2, [](double v) { return std::exp2(v); }},
+      {OpKind::kLog, [](double v) { return std::log(v); }},
+      {OpKind::kLog1p, [](double v) { return std::log1p(v); }},
+      {OpKind::kExpm1, [](double v) { return std::expm1(v); }},
+      {OpKind::kSqrt, [](double v) { return std::sqrt(v); }},
+      {OpKind::kRsqrt, [](double v) { return 1 / std::sqrt(v); }},
+      {OpKind::kReciprocal, [](double v) { return 1 / v; }},
+      {OpKind::kSin, [](double v) { return std::sin(v); }},
+      {OpKind::kCos, [](double v) { return std::cos(v); }},
+      {OpKind::kTanh, [](double v) { return std::tanh(v); }},
+      {OpKind::kSigmoid, [](double v) { return 1 / (1 + std::exp(-v)); }},
+      {OpKind::kErf, [](double v) { return std::erf(v); }},
+      {OpKind::kErfc, [](double v) { return std::erfc(v); }},
+      {OpKind::kRelu, [](double v) { return v > 0 ? v : 0.0; }},
+      {OpKind::kFloor, [](double v) { return std::floor(v); }},
+      {OpKind::kCeil, [](double v) { return std::ceil(v); }},
+  };
+  for (const auto& [op, f] : ops) {
+    std::vector<double> got = RunUnary(op, DataType::kDouble, xs);
+    ASSERT_EQ(got.size(), xs.size());
+    for (size_t i = 0; i < xs.size(); ++i) {
+      const double want = f(xs[i]);
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(got[i])) << OpName(op) << "(" << xs[i] << ")";
+      } else {
+        EXPECT_DOUBLE_EQ(got[i], want) << OpName(op) << "(" << xs[i] << ")";
+      }
+    }
+  }
+}
+
 TEST(Pointwise, ResultIsRoundedToDtype) {
   // exp(1) in bf16 is 2.71875, in fp16 2.71875, in fp32 the float nearest e.
   EXPECT_EQ(RunUnary(OpKind::kExp, DataType::kBFloat16, {1})[0], 2.71875);
