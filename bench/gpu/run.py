@@ -126,7 +126,6 @@ def copy_bandwidth(warmup_ms, rep_ms):
     src = torch.empty(n, dtype=torch.uint8, device=DEVICE).random_()
     dst = torch.empty_like(src)
     us = bench(lambda: dst.copy_(src), warmup_ms, rep_ms)
-    del src, dst
     return 2 * n / (us * 1e-6)
 
 

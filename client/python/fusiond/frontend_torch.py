@@ -25,7 +25,7 @@ import ast
 import math
 import sys
 import types
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional
 
 # nvFuser DataType names -> torch dtype attribute names.
 _DTYPES = {

@@ -22,6 +22,7 @@ import ctypes
 import json
 import os
 import re
+import struct
 import threading
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
@@ -510,9 +511,12 @@ class _Driver:
             setattr(self, name, fn)
         self.check(self.cuInit(0), "cuInit", "initializing the CUDA driver")
 
-    def check(self, result: int, call: str, context: str) -> None:
+    def check(self, result: int, call: str, context) -> None:
+        """context: a string, or a callable making one (built only on failure)."""
         if result == 0:
             return
+        if callable(context):
+            context = context()
         name, text = _c.c_char_p(), _c.c_char_p()
         self.cuGetErrorName(result, _c.byref(name))
         self.cuGetErrorString(result, _c.byref(text))
@@ -524,11 +528,20 @@ class _Driver:
 # ----------------------------------------------------------------------------
 # Loaded fusions.
 
+_TORCH_DTYPES: Dict[str, object] = {}
+
+
 def _torch_dtype(name: str):
-    import torch
-    return {"bool": torch.bool, "int32": torch.int32, "int64": torch.int64,
-            "float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32,
-            "float64": torch.float64}[name]
+    if not _TORCH_DTYPES:
+        import torch
+        _TORCH_DTYPES.update({"bool": torch.bool, "int32": torch.int32, "int64": torch.int64,
+                              "float16": torch.float16, "bfloat16": torch.bfloat16,
+                              "float32": torch.float32, "float64": torch.float64})
+    return _TORCH_DTYPES[name]
+
+
+def _double_bits(v: float) -> int:
+    return struct.unpack("<Q", struct.pack("<d", v))[0]
 
 
 class _Module:
@@ -539,6 +552,8 @@ class _Module:
         self.modules = []
         self.functions = []
         self.smem_opt_in = []
+        self.param_buffers = []
+        self.lock = threading.Lock()
         for k in manifest.kernels:
             image = binaries[k.binary] + b"\0"  # PTX must be NUL-terminated
             buf = ctypes.create_string_buffer(image, len(image))
@@ -551,6 +566,13 @@ class _Module:
                       "cuModuleGetFunction", f"finding kernel {k.name} in {k.binary}")
             self.functions.append(fn)
             self.smem_opt_in.append(48 * 1024)
+            # Kernel parameters: every one is 8 bytes (pointer, double or
+            # int64); the driver copies them at launch, so the buffers are
+            # reused (under self.lock).
+            n = max(len(k.params), 1)
+            values = (_c.c_uint64 * n)()
+            pointers = (_c.c_void_p * n)(*[_c.addressof(values) + 8 * j for j in range(n)])
+            self.param_buffers.append((values, pointers))
         dev = _c.c_int()
         drv.check(drv.cuCtxGetDevice(_c.byref(dev)), "cuCtxGetDevice", "loading modules")
         sms = _c.c_int()
@@ -671,41 +693,39 @@ class LoadedFusion:
                         or o.dtype != _torch_dtype(t.dtype) or not o.is_contiguous()):
                     raise InvalidArgument(f"output {i} must be a contiguous {t.dtype} tensor of "
                                           f"shape {list(s)} on {device}")
-        mod = self._module(device.index if device.index is not None else 0)
-        with torch.cuda.device(device):
-            if stream is None:
-                stream = torch.cuda.current_stream(device)
-            handle = _c.c_void_p(stream.cuda_stream)
-            with torch.cuda.stream(stream):
-                intermediates = [torch.empty(s, dtype=_torch_dtype(t.dtype), device=device)
-                                 for s, t in zip(plan.intermediate_shapes, m.intermediates)]
-                workspaces = [(torch.zeros if zero else torch.empty)(max(nbytes, 1), dtype=torch.uint8,
-                                                                     device=device)
-                              for nbytes, (_, zero) in zip(plan.workspace_bytes, m.workspaces)]
-                self._launch(mod, plan, args, outputs, intermediates, workspaces, handle)
+        index = device.index if device.index is not None else torch.cuda.current_device()
+        mod = self._module(index)
+        if index == torch.cuda.current_device() and (stream is None or stream == torch.cuda.current_stream()):
+            # The common case: no device or stream switch (each costs microseconds).
+            stream = torch.cuda.current_stream()
+            self._allocate_and_launch(mod, plan, args, outputs, device, stream)
+        else:
+            with torch.cuda.device(index):
+                if stream is None:
+                    stream = torch.cuda.current_stream(index)
+                with torch.cuda.stream(stream):
+                    self._allocate_and_launch(mod, plan, args, outputs, device, stream)
         return outputs
+
+    def _allocate_and_launch(self, mod, plan, args, outputs, device, stream) -> None:
+        import torch
+        m = self.manifest
+        intermediates = [torch.empty(s, dtype=_torch_dtype(t.dtype), device=device)
+                         for s, t in zip(plan.intermediate_shapes, m.intermediates)]
+        workspaces = [(torch.zeros if zero else torch.empty)(max(nbytes, 1), dtype=torch.uint8, device=device)
+                      for nbytes, (_, zero) in zip(plan.workspace_bytes, m.workspaces)]
+        self._launch(mod, plan, args, outputs, intermediates, workspaces, _c.c_void_p(stream.cuda_stream))
 
     def _launch(self, mod, plan, args, outputs, intermediates, workspaces, stream) -> None:
         drv = mod.drv
+        tensors = {"input": args, "output": outputs, "intermediate": intermediates,
+                   "workspace": workspaces}
         for k_i, (k, (grid, block, smem)) in enumerate(zip(self.manifest.kernels, plan.launches)):
-            values = []
-            for p in k.params:
-                if p.kind == "input":
-                    values.append(_c.c_uint64(args[p.index].data_ptr()))
-                elif p.kind == "output":
-                    values.append(_c.c_uint64(outputs[p.index].data_ptr()))
-                elif p.kind == "intermediate":
-                    values.append(_c.c_uint64(intermediates[p.index].data_ptr()))
-                elif p.kind == "workspace":
-                    values.append(_c.c_uint64(workspaces[p.index].data_ptr()))
-                elif p.kind == "scalar":
-                    values.append(_c.c_double(args[p.index]))
-                else:
-                    values.append(_c.c_int64(plan.symbols[p.symbol]))
-            params = (_c.c_void_p * max(len(values), 1))(
-                *[_c.cast(_c.byref(v), _c.c_void_p) for v in values])
             fn = mod.functions[k_i]
-            what = f"kernel {k.name} grid {list(grid)} block {list(block)} smem {smem}"
+
+            def what(k=k, grid=grid, block=block, smem=smem):
+                return f"kernel {k.name} grid {list(grid)} block {list(block)} smem {smem}"
+
             if smem > mod.smem_opt_in[k_i]:
                 drv.check(drv.cuFuncSetAttribute(fn, _CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                                  smem), "cuFuncSetAttribute", what)
@@ -717,13 +737,23 @@ class LoadedFusion:
                     "cuOccupancyMaxActiveBlocksPerMultiprocessor", what)
                 blocks = grid[0] * grid[1] * grid[2]
                 if blocks > per_sm.value * mod.sm_count:
-                    raise ResourceExhausted(f"{what}: a cooperative launch of {blocks} blocks exceeds "
+                    raise ResourceExhausted(f"{what()}: a cooperative launch of {blocks} blocks exceeds "
                                             f"the {per_sm.value} x {mod.sm_count} that can be resident")
-                drv.check(drv.cuLaunchCooperativeKernel(fn, *grid, *block, smem, stream, params),
-                          "cuLaunchCooperativeKernel", what)
-            else:
-                drv.check(drv.cuLaunchKernel(fn, *grid, *block, smem, stream, params, None),
-                          "cuLaunchKernel", what)
+            values, pointers = mod.param_buffers[k_i]
+            with mod.lock:
+                for j, p in enumerate(k.params):
+                    if p.kind == "scalar":
+                        values[j] = _double_bits(args[p.index])
+                    elif p.kind == "size":
+                        values[j] = plan.symbols[p.symbol] & 0xFFFFFFFFFFFFFFFF
+                    else:
+                        values[j] = tensors[p.kind][p.index].data_ptr()
+                if k.cooperative:
+                    drv.check(drv.cuLaunchCooperativeKernel(fn, *grid, *block, smem, stream, pointers),
+                              "cuLaunchCooperativeKernel", what)
+                else:
+                    drv.check(drv.cuLaunchKernel(fn, *grid, *block, smem, stream, pointers, None),
+                              "cuLaunchKernel", what)
 
 
 def load(directory: str) -> LoadedFusion:
