@@ -195,6 +195,22 @@ def bench_fusion(path, args, copy_bw):
             row["ours"] = {"error": f"{type(e).__name__}: {e}", "trace": traceback.format_exc(limit=3)}
     else:
         row["ours"] = {"error": f"no artifacts at {art}" if art else "no --artifacts"}
+    # Launch-bound fusions: also time CUDA-graph replays (no launch overhead
+    # on the host side for any of the three). Last, since a failed capture
+    # can disturb what follows.
+    if DEVICE == "cuda" and row["floor_us"] < args.graph_below_us:
+        fns = {"eager": lambda: eager(*inputs)}
+        if "us" in row.get("compile", {}):
+            fns["compile"] = lambda: compiled(*inputs)
+        if "us" in row.get("ours", {}):
+            fns["ours"] = lambda: fusion.run(inputs, outputs=ours_out)
+        for impl, fn in fns.items():
+            try:
+                from triton.testing import do_bench_cudagraph
+                row[impl]["graph_us"] = do_bench_cudagraph(fn, rep=args.rep, return_mode="median") * 1e3
+            except Exception as e:  # noqa: BLE001
+                row[impl]["graph_error"] = f"{type(e).__name__}: {e}"[:300]
+                torch.cuda.synchronize()
     for impl in ("eager", "compile", "ours"):
         r = row.get(impl, {})
         if "us" in r:
@@ -265,6 +281,13 @@ def print_table(rows, copy_bw):
             parts.append(f"{impl} {x['max_rel_err']:.1e} {'ok' if x['pass'] else 'FAIL'}" if "us" in x
                          else f"{impl} {x.get('error', 'n/a')[:80]}")
         print(f"  {r['fusion']:24} " + "; ".join(parts))
+        graph = [f"{impl} {r[impl]['graph_us']:.1f}" for impl in ("eager", "compile", "ours")
+                 if "graph_us" in r.get(impl, {})]
+        if graph:
+            print(f"  {'':24} CUDA-graph replay us: " + ", ".join(graph))
+        for impl in ("eager", "compile", "ours"):
+            if "graph_error" in r.get(impl, {}):
+                print(f"  {'':24} {impl} graph timing failed: {r[impl]['graph_error'][:120]}")
         if "error" in r.get("ours", {}):
             print(f"  {'':24} ours: {r['ours']['error'][:200]}")
         for t in r.get("three_shapes", []):
@@ -310,6 +333,8 @@ def main(argv=None):
     p.add_argument("--warmup", type=float, default=25, help="do_bench warm-up, ms")
     p.add_argument("--rep", type=float, default=100, help="do_bench repetition time, ms")
     p.add_argument("--tag", default="", help="suffix for the output file names")
+    p.add_argument("--graph-below-us", type=float, default=10.0,
+                   help="also time CUDA-graph replays for fusions whose floor is under this (us)")
     p.add_argument("--device", default="cuda", choices=["cuda", "cpu"],
                    help="cpu: a smoke test of the harness (no triton, no kernels of ours)")
     p.add_argument("--size-map", default="", help="for symbolic definitions, replace extents of "
