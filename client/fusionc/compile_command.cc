@@ -71,11 +71,14 @@ std::string Explain(const CompileResult& r, const std::string& arch) {
   absl::StrAppend(&out, "\nsegments: ", r.segments.size(), "\n");
   for (size_t i = 0; i < r.segments.size(); ++i) {
     const SegmentResult& s = r.segments[i];
-    absl::StrAppend(&out, "  segment ", i, ": ", SchedulerName(s.kind), "\n    why: ",
-                    s.scheduler_reason, "\n");
-    if (!s.boundary_reason.empty()) absl::StrAppend(&out, "    boundary: ", s.boundary_reason, "\n");
-    absl::StrAppend(&out, "    inputs ", s.graph.inputs.size(), ", outputs ", s.graph.outputs.size(), "\n");
-    absl::StrAppend(&out, "    heuristics (hash ", absl::StrFormat("%016x", s.params.Hash()), "):\n");
+    absl::StrAppend(&out, "  segment ", i, ": ", SchedulerName(s.kind),
+                    "\n    why: ", s.scheduler_reason, "\n");
+    if (!s.boundary_reason.empty())
+      absl::StrAppend(&out, "    boundary: ", s.boundary_reason, "\n");
+    absl::StrAppend(&out, "    inputs ", s.graph.inputs.size(), ", outputs ",
+                    s.graph.outputs.size(), "\n");
+    absl::StrAppend(&out, "    heuristics (hash ", absl::StrFormat("%016x", s.params.Hash()),
+                    "):\n");
     for (absl::string_view field : absl::StrSplit(s.params.ToString(), ' ')) {
       std::pair<std::string, std::string> kv = absl::StrSplit(field, absl::MaxSplits('=', 1));
       absl::StrAppend(&out, absl::StrFormat("      %-18s %s\n", kv.first, kv.second));
@@ -137,7 +140,8 @@ int RunCompileCommand(const std::vector<std::string>& args) {
   } else {
     for (size_t i = 0; i < result->segments.size(); ++i) {
       const SegmentResult& s = result->segments[i];
-      absl::StrAppend(&out, "segment ", i, ": ", SchedulerName(s.kind), "  ", s.params.ToString(), "\n");
+      absl::StrAppend(&out, "segment ", i, ": ", SchedulerName(s.kind), "  ", s.params.ToString(),
+                      "\n");
     }
     absl::StrAppend(&out, "canonical_hash ", result->canonical_hash, "\n");
   }

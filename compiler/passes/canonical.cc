@@ -56,8 +56,7 @@ void AddShape(const Graph& g, const std::map<SymbolId, int64_t>& names,
   for (const Extent& e : shape) AddExtent(g, names, e, b);
 }
 
-void AddType(const Graph& g, const std::map<SymbolId, int64_t>& names, const Value& v,
-             Bytes& b) {
+void AddType(const Graph& g, const std::map<SymbolId, int64_t>& names, const Value& v, Bytes& b) {
   b.Add(static_cast<int64_t>(v.is_tensor));
   b.Add(static_cast<int64_t>(v.dtype));
   AddShape(g, names, v.shape, b);
@@ -136,9 +135,7 @@ uint64_t CanonicalHash(const Graph& g) {
   return b.Hash();
 }
 
-std::string CanonicalHashHex(const Graph& g) {
-  return absl::StrFormat("%016x", CanonicalHash(g));
-}
+std::string CanonicalHashHex(const Graph& g) { return absl::StrFormat("%016x", CanonicalHash(g)); }
 
 Graph CanonicalForm(const Graph& src) {
   Graph g = src;
@@ -179,8 +176,7 @@ Graph CanonicalForm(const Graph& src) {
   for (const Value& v : g.values) {
     if (v.is_constant()) constants.push_back(v.id);
   }
-  std::sort(constants.begin(), constants.end(),
-            [&](ValueId a, ValueId b) { return h[a] < h[b]; });
+  std::sort(constants.begin(), constants.end(), [&](ValueId a, ValueId b) { return h[a] < h[b]; });
   std::vector<Value> values;
   for (ValueId c : constants) values.push_back(g.values[c]);
   for (const Value& v : g.values) {

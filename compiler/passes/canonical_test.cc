@@ -48,9 +48,7 @@ TEST(Canonical, DifferentGraphsDiffer) {
   EXPECT_NE(CanonicalHash(a), CanonicalHash(swapped_outputs));
 }
 
-TEST(Canonical, Fnv1aKnownValue) {
-  EXPECT_EQ(Fnv1a("a", 1), 0xaf63dc4c8601ec8cull);
-}
+TEST(Canonical, Fnv1aKnownValue) { EXPECT_EQ(Fnv1a("a", 1), 0xaf63dc4c8601ec8cull); }
 
 }  // namespace
 }  // namespace fusiond

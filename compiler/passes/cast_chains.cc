@@ -24,7 +24,7 @@ absl::StatusOr<bool> Sweep(Graph& g, const PassOptions& options, PassLog& log) {
     const DataType to = *n.attrs.dtype;
     const DataType mid = g.value(x).dtype;
     if (uses[out].empty() && !g.IsOutput(out)) continue;  // dead; DCE removes it
-    if (mid == to) {  // a no-op cast
+    if (mid == to) {                                      // a no-op cast
       ReplaceAllUses(g, out, x);
       return true;
     }
@@ -45,13 +45,13 @@ absl::StatusOr<bool> Sweep(Graph& g, const PassOptions& options, PassLog& log) {
         std::string trip = absl::StrCat(DataTypeName(from), "->", DataTypeName(mid), "->",
                                         DataTypeName(to), " round trip of ", ValueName(g, src));
         if (options.allow_precision_increase) {
-          log.notes.push_back(absl::StrCat("removed the narrowing ", trip,
-                                           " (--allow-precision-increase)"));
+          log.notes.push_back(
+              absl::StrCat("removed the narrowing ", trip, " (--allow-precision-increase)"));
           ReplaceAllUses(g, out, src);
           return true;
         }
-        std::string note = absl::StrCat("kept the narrowing ", trip,
-                                         " (--allow-precision-increase removes it)");
+        std::string note =
+            absl::StrCat("kept the narrowing ", trip, " (--allow-precision-increase removes it)");
         if (std::find(log.notes.begin(), log.notes.end(), note) == log.notes.end()) {
           log.notes.push_back(note);
         }

@@ -9,9 +9,12 @@ namespace {
 
 std::optional<double> Round(DataType t, double v) {
   switch (t) {
-    case DataType::kDouble: return v;
-    case DataType::kFloat: return static_cast<double>(static_cast<float>(v));
-    case DataType::kBool: return v != 0 ? 1.0 : 0.0;
+    case DataType::kDouble:
+      return v;
+    case DataType::kFloat:
+      return static_cast<double>(static_cast<float>(v));
+    case DataType::kBool:
+      return v != 0 ? 1.0 : 0.0;
     case DataType::kInt32:
     case DataType::kInt64: {
       if (!std::isfinite(v) || std::fabs(v) > 9007199254740992.0) return std::nullopt;
@@ -19,55 +22,94 @@ std::optional<double> Round(DataType t, double v) {
       if (t == DataType::kInt32 && (r < -2147483648.0 || r > 2147483647.0)) return std::nullopt;
       return r;
     }
-    default: return std::nullopt;  // 16-bit floats: leave them to the kernel
+    default:
+      return std::nullopt;  // 16-bit floats: leave them to the kernel
   }
 }
 
 std::optional<double> Unary(OpKind op, double x) {
   switch (op) {
-    case OpKind::kAbs: return std::fabs(x);
-    case OpKind::kNeg: return -x;
-    case OpKind::kExp: return std::exp(x);
-    case OpKind::kExp2: return std::exp2(x);
-    case OpKind::kLog: return std::log(x);
-    case OpKind::kLog1p: return std::log1p(x);
-    case OpKind::kExpm1: return std::expm1(x);
-    case OpKind::kSqrt: return std::sqrt(x);
-    case OpKind::kRsqrt: return 1.0 / std::sqrt(x);
-    case OpKind::kReciprocal: return 1.0 / x;
-    case OpKind::kSin: return std::sin(x);
-    case OpKind::kCos: return std::cos(x);
-    case OpKind::kTanh: return std::tanh(x);
-    case OpKind::kSigmoid: return 1.0 / (1.0 + std::exp(-x));
-    case OpKind::kErf: return std::erf(x);
-    case OpKind::kErfc: return std::erfc(x);
-    case OpKind::kRelu: return x > 0 ? x : 0.0;
-    case OpKind::kLogicalNot: return x == 0 ? 1.0 : 0.0;
-    case OpKind::kFloor: return std::floor(x);
-    case OpKind::kCeil: return std::ceil(x);
-    default: return std::nullopt;
+    case OpKind::kAbs:
+      return std::fabs(x);
+    case OpKind::kNeg:
+      return -x;
+    case OpKind::kExp:
+      return std::exp(x);
+    case OpKind::kExp2:
+      return std::exp2(x);
+    case OpKind::kLog:
+      return std::log(x);
+    case OpKind::kLog1p:
+      return std::log1p(x);
+    case OpKind::kExpm1:
+      return std::expm1(x);
+    case OpKind::kSqrt:
+      return std::sqrt(x);
+    case OpKind::kRsqrt:
+      return 1.0 / std::sqrt(x);
+    case OpKind::kReciprocal:
+      return 1.0 / x;
+    case OpKind::kSin:
+      return std::sin(x);
+    case OpKind::kCos:
+      return std::cos(x);
+    case OpKind::kTanh:
+      return std::tanh(x);
+    case OpKind::kSigmoid:
+      return 1.0 / (1.0 + std::exp(-x));
+    case OpKind::kErf:
+      return std::erf(x);
+    case OpKind::kErfc:
+      return std::erfc(x);
+    case OpKind::kRelu:
+      return x > 0 ? x : 0.0;
+    case OpKind::kLogicalNot:
+      return x == 0 ? 1.0 : 0.0;
+    case OpKind::kFloor:
+      return std::floor(x);
+    case OpKind::kCeil:
+      return std::ceil(x);
+    default:
+      return std::nullopt;
   }
 }
 
 std::optional<double> Binary(OpKind op, double a, double b) {
   switch (op) {
-    case OpKind::kAdd: return a + b;
-    case OpKind::kSub: return a - b;
-    case OpKind::kMul: return a * b;
-    case OpKind::kDiv: return a / b;
-    case OpKind::kPow: return std::pow(a, b);
-    case OpKind::kFmod: return std::fmod(a, b);
-    case OpKind::kMaximum: return std::isnan(a) || std::isnan(b) ? NAN : std::fmax(a, b);
-    case OpKind::kMinimum: return std::isnan(a) || std::isnan(b) ? NAN : std::fmin(a, b);
-    case OpKind::kEq: return a == b ? 1.0 : 0.0;
-    case OpKind::kNe: return a != b ? 1.0 : 0.0;
-    case OpKind::kLt: return a < b ? 1.0 : 0.0;
-    case OpKind::kLe: return a <= b ? 1.0 : 0.0;
-    case OpKind::kGt: return a > b ? 1.0 : 0.0;
-    case OpKind::kGe: return a >= b ? 1.0 : 0.0;
-    case OpKind::kLogicalAnd: return (a != 0 && b != 0) ? 1.0 : 0.0;
-    case OpKind::kLogicalOr: return (a != 0 || b != 0) ? 1.0 : 0.0;
-    default: return std::nullopt;
+    case OpKind::kAdd:
+      return a + b;
+    case OpKind::kSub:
+      return a - b;
+    case OpKind::kMul:
+      return a * b;
+    case OpKind::kDiv:
+      return a / b;
+    case OpKind::kPow:
+      return std::pow(a, b);
+    case OpKind::kFmod:
+      return std::fmod(a, b);
+    case OpKind::kMaximum:
+      return std::isnan(a) || std::isnan(b) ? NAN : std::fmax(a, b);
+    case OpKind::kMinimum:
+      return std::isnan(a) || std::isnan(b) ? NAN : std::fmin(a, b);
+    case OpKind::kEq:
+      return a == b ? 1.0 : 0.0;
+    case OpKind::kNe:
+      return a != b ? 1.0 : 0.0;
+    case OpKind::kLt:
+      return a < b ? 1.0 : 0.0;
+    case OpKind::kLe:
+      return a <= b ? 1.0 : 0.0;
+    case OpKind::kGt:
+      return a > b ? 1.0 : 0.0;
+    case OpKind::kGe:
+      return a >= b ? 1.0 : 0.0;
+    case OpKind::kLogicalAnd:
+      return (a != 0 && b != 0) ? 1.0 : 0.0;
+    case OpKind::kLogicalOr:
+      return (a != 0 || b != 0) ? 1.0 : 0.0;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -88,15 +130,22 @@ std::optional<double> FoldScalar(OpKind op, const std::vector<double>& args,
   }
   std::optional<double> v;
   switch (CategoryOf(op)) {
-    case OpCategory::kUnary: v = Unary(op, in[0]); break;
+    case OpCategory::kUnary:
+      v = Unary(op, in[0]);
+      break;
     case OpCategory::kBinary:
       // Integer division is true division (the result type is float).
       if (op == OpKind::kFmod && IsIntegral(result) && in[1] == 0) return std::nullopt;
       v = Binary(op, in[0], in[1]);
       break;
-    case OpCategory::kTernary: v = in[0] != 0 ? in[1] : in[2]; break;
-    case OpCategory::kCast: v = in[0]; break;
-    default: return std::nullopt;
+    case OpCategory::kTernary:
+      v = in[0] != 0 ? in[1] : in[2];
+      break;
+    case OpCategory::kCast:
+      v = in[0];
+      break;
+    default:
+      return std::nullopt;
   }
   if (!v) return std::nullopt;
   return Round(result, *v);
@@ -119,7 +168,10 @@ absl::StatusOr<bool> RunConstantFolding(Graph& g, const PassOptions&, PassLog&) 
       bool all_constant = true;
       for (ValueId in : n.inputs) {
         auto c = ConstantOf(g, in);
-        if (!c) { all_constant = false; break; }
+        if (!c) {
+          all_constant = false;
+          break;
+        }
         args.push_back(*c);
         types.push_back(g.value(in).dtype);
       }

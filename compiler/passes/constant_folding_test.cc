@@ -46,8 +46,7 @@ TEST(ConstantFolding, RoundsToTheResultType) {
             static_cast<double>(1.0f / 3.0f));
   Attrs cast;
   cast.dtype = DataType::kInt64;
-  EXPECT_EQ(*FoldScalar(OpKind::kCast, {-2.7}, {DataType::kDouble}, DataType::kInt64, cast),
-            -2.0);
+  EXPECT_EQ(*FoldScalar(OpKind::kCast, {-2.7}, {DataType::kDouble}, DataType::kInt64, cast), -2.0);
   EXPECT_FALSE(FoldScalar(OpKind::kAdd, {1, 2}, {DataType::kBFloat16, DataType::kBFloat16},
                           DataType::kBFloat16, none)
                    .has_value());

@@ -27,17 +27,23 @@ std::string NodeKey(const Graph& g, const Node& n) {
   std::vector<int> bcast(a.is_broadcast_dim.begin(), a.is_broadcast_dim.end());
   return absl::StrCat(static_cast<int>(n.op), "(", absl::StrJoin(in, ","), ")d[",
                       absl::StrJoin(a.dims, ","), "]b[", absl::StrJoin(a.broadcast_dims, ","),
-                      "]s[", absl::StrJoin(shape, ","), "]n[", absl::StrJoin(bcast, ","),
-                      "]k", a.keepdim, "t", a.dtype ? static_cast<int>(*a.dtype) : 0, "c",
-                      a.correction, "a", a.axis);
+                      "]s[", absl::StrJoin(shape, ","), "]n[", absl::StrJoin(bcast, ","), "]k",
+                      a.keepdim, "t", a.dtype ? static_cast<int>(*a.dtype) : 0, "c", a.correction,
+                      "a", a.axis);
 }
 
 }  // namespace
 
 bool IsCommutative(OpKind op) {
   switch (op) {
-    case OpKind::kAdd: case OpKind::kMul: case OpKind::kMaximum: case OpKind::kMinimum:
-    case OpKind::kEq: case OpKind::kNe: case OpKind::kLogicalAnd: case OpKind::kLogicalOr:
+    case OpKind::kAdd:
+    case OpKind::kMul:
+    case OpKind::kMaximum:
+    case OpKind::kMinimum:
+    case OpKind::kEq:
+    case OpKind::kNe:
+    case OpKind::kLogicalAnd:
+    case OpKind::kLogicalOr:
       return true;
     default:
       return false;

@@ -31,8 +31,7 @@ const std::vector<NamedPass>& OptimizationPasses() {
 }
 
 absl::Status RunOptimizationPasses(Graph& g, const PassOptions& options,
-                                   std::vector<PassRecord>* records,
-                                   const PassObserver& observer) {
+                                   std::vector<PassRecord>* records, const PassObserver& observer) {
   PassManager pm(options, records);
   for (int round = 0; round < options.max_rounds; ++round) {
     bool changed = false;

@@ -29,8 +29,8 @@ bool PassManager::Run(const char* name, PassFn fn, Graph& g) {
   }
   if (options_.verify) {
     if (absl::Status s = VerifyGraph(g); !s.ok()) {
-      status_ = absl::InternalError(absl::StrCat("IR is invalid after pass ", name, ": ",
-                                                 s.message(), "\n", PrintGraph(g)));
+      status_ = absl::InternalError(
+          absl::StrCat("IR is invalid after pass ", name, ": ", s.message(), "\n", PrintGraph(g)));
     }
   }
   records_->push_back(std::move(record));

@@ -25,8 +25,7 @@ void ReplaceAllUses(Graph& g, ValueId from, ValueId to);
 bool Compact(Graph& g);
 
 // Appends a node and returns its first result.
-absl::StatusOr<ValueId> AddOp(Graph& g, OpKind op, std::vector<ValueId> inputs,
-                              Attrs attrs = {});
+absl::StatusOr<ValueId> AddOp(Graph& g, OpKind op, std::vector<ValueId> inputs, Attrs attrs = {});
 absl::StatusOr<ValueId> AddCast(Graph& g, ValueId x, DataType dtype);
 
 // A scalar constant of `dtype` holding v; reuses an equal existing one.

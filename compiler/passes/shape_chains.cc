@@ -54,8 +54,8 @@ absl::StatusOr<std::optional<ValueId>> Simplify(Graph& g, const Node& n) {
         for (int64_t inner : d->attrs.broadcast_dims) {
           dims.push_back(n.attrs.broadcast_dims[inner]);
         }
-        auto r = AddOp(g, OpKind::kBroadcastInDim, {d->inputs[0]},
-                       BroadcastAttrs(n.attrs.shape, dims));
+        auto r =
+            AddOp(g, OpKind::kBroadcastInDim, {d->inputs[0]}, BroadcastAttrs(n.attrs.shape, dims));
         if (!r.ok()) return r.status();
         return Result(*r);
       }

@@ -14,8 +14,7 @@ namespace fusiond {
 int CountOps(const Graph& g, OpKind op);
 // Runs one pass, verifies the graph after it and returns whether it changed;
 // test failures (not crashes) when the pass fails or breaks the IR.
-bool RunPassForTest(PassFn fn, Graph& g, const PassOptions& options = {},
-                    PassLog* log = nullptr);
+bool RunPassForTest(PassFn fn, Graph& g, const PassOptions& options = {}, PassLog* log = nullptr);
 // Unwraps a StatusOr in tests (aborts the test binary on error).
 template <typename T>
 T Must(absl::StatusOr<T> v) {

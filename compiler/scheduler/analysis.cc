@@ -89,7 +89,8 @@ bool Analyzer::MapNode(const Node& n) {
           for (size_t i = 0; i < bd.size(); ++i) m[bd[i]] = (*map_[x])[i];
           for (size_t a = 0; a < m.size(); ++a) {
             if (m[a] == -1 && shape_[out][a] != 1) {
-              Fail(absl::StrCat(ValueName(g_, out), " broadcasts to an axis outside the iteration space"));
+              Fail(absl::StrCat(ValueName(g_, out),
+                                " broadcasts to an axis outside the iteration space"));
               return false;
             }
           }
@@ -122,8 +123,10 @@ bool Analyzer::MapNode(const Node& n) {
       AxisMap m;
       for (int a = 0; a < static_cast<int>(map_[x]->size()); ++a) {
         const bool r = std::binary_search(n.attrs.dims.begin(), n.attrs.dims.end(), a);
-        if (!r) m.push_back((*map_[x])[a]);
-        else if (n.attrs.keepdim) m.push_back(-1);
+        if (!r)
+          m.push_back((*map_[x])[a]);
+        else if (n.attrs.keepdim)
+          m.push_back(-1);
       }
       for (ValueId o : n.outputs) set(o, m);
       break;
@@ -158,14 +161,16 @@ bool Analyzer::CheckNode(const Node& n) {
   for (ValueId v : n.outputs) {
     if (!map_[v]) {
       return Fail(absl::StrCat(ValueName(g_, v), " : ", TypeString(g_, v),
-                               " has no place in the iteration space [", absl::StrJoin(space_, ", "), "]"));
+                               " has no place in the iteration space [",
+                               absl::StrJoin(space_, ", "), "]"));
     }
   }
   if (!IsReduction(n.op)) return true;
   const ValueId x = n.inputs[0];
   if ((Covered(x) & nontrivial_) != nontrivial_) {
     return Fail(absl::StrCat("reduction ", ValueName(g_, out), " reads ", TypeString(g_, x),
-                             ", only part of the iteration space [", absl::StrJoin(space_, ", "), "]"));
+                             ", only part of the iteration space [", absl::StrJoin(space_, ", "),
+                             "]"));
   }
   Mask reduced = 0;
   for (int64_t a : n.attrs.dims) {
@@ -237,7 +242,8 @@ FusionAnalysis Analyzer::Run() {
   a.num_reductions = static_cast<int>(reductions_.size());
   if (failure_.empty()) {
     for (ValueId o : g_.outputs) {
-      if (!map_[o]) Fail(absl::StrCat("output ", ValueName(g_, o), " has no place in the iteration space"));
+      if (!map_[o])
+        Fail(absl::StrCat("output ", ValueName(g_, o), " has no place in the iteration space"));
     }
   }
   if (!failure_.empty()) {
@@ -251,7 +257,11 @@ FusionAnalysis Analyzer::Run() {
   for (int i = 0; i < rank; ++i) {
     if (nontrivial_ >> i & 1) axes.push_back(i);  // (extent 0 included)
   }
-  auto prefix = [&](size_t k) { Mask m = 0; for (size_t i = 0; i < k; ++i) m |= Mask{1} << axes[i]; return m; };
+  auto prefix = [&](size_t k) {
+    Mask m = 0;
+    for (size_t i = 0; i < k; ++i) m |= Mask{1} << axes[i];
+    return m;
+  };
   std::optional<Mask> inner, outer, mixed;
   std::string conflict;
   for (const auto& [node, s] : reductions_) {
@@ -267,7 +277,12 @@ FusionAnalysis Analyzer::Run() {
     }
     slot = s;
   }
-  auto product = [&](Mask m) { int64_t p = 1; for (int i = 0; i < rank; ++i) if (m >> i & 1) p *= space_[i]; return p; };
+  auto product = [&](Mask m) {
+    int64_t p = 1;
+    for (int i = 0; i < rank; ++i)
+      if (m >> i & 1) p *= space_[i];
+    return p;
+  };
   auto broadcast_back = [&](Mask s) {
     for (ValueId v = 0; v < nv; ++v) {
       if (map_[v] && (derived_[v] & s) && (Covered(v) & derived_[v] & s)) return true;
@@ -342,7 +357,8 @@ FusionAnalysis Analyzer::Run() {
     a.reason = "reductions over axes on both sides of a kept axis";
     const Mask kept = nontrivial_ & ~*mixed;
     int last_kept = 0;
-    for (int i = 0; i < rank; ++i) if (kept >> i & 1) last_kept = i;
+    for (int i = 0; i < rank; ++i)
+      if (kept >> i & 1) last_kept = i;
     Mask after = *mixed & ~((Mask{2} << last_kept) - 1);
     inner_axes = after;
     a.outer_size = product(kept);
@@ -378,12 +394,18 @@ std::string Summary(const std::vector<TensorSummary>& ts) {
 
 const char* PatternName(FusionPattern p) {
   switch (p) {
-    case FusionPattern::kPointwise: return "pointwise";
-    case FusionPattern::kInner: return "inner";
-    case FusionPattern::kInnerOuter: return "inner_outer";
-    case FusionPattern::kOuter: return "outer";
-    case FusionPattern::kOuterPersistent: return "outer_persistent";
-    case FusionPattern::kUnsupported: return "unsupported";
+    case FusionPattern::kPointwise:
+      return "pointwise";
+    case FusionPattern::kInner:
+      return "inner";
+    case FusionPattern::kInnerOuter:
+      return "inner_outer";
+    case FusionPattern::kOuter:
+      return "outer";
+    case FusionPattern::kOuterPersistent:
+      return "outer_persistent";
+    case FusionPattern::kUnsupported:
+      return "unsupported";
   }
   return "unknown";
 }
@@ -391,8 +413,9 @@ const char* PatternName(FusionPattern p) {
 std::string FusionAnalysis::ToString() const {
   return absl::StrCat("pattern=", PatternName(pattern), " space=[", absl::StrJoin(space, ", "),
                       "] outer=", outer_size, " inner=", inner_size,
-                      " reduced_contiguous=", reduced_contiguous, " reduced_strided=", reduced_strided,
-                      " inputs={", Summary(inputs), "} outputs={", Summary(outputs), "}");
+                      " reduced_contiguous=", reduced_contiguous,
+                      " reduced_strided=", reduced_strided, " inputs={", Summary(inputs),
+                      "} outputs={", Summary(outputs), "}");
 }
 
 FusionAnalysis AnalyzeFusion(const Graph& g, const SizeBinding& sizes) {

@@ -40,7 +40,9 @@ struct TensorSummary {
   bool full = false;          // spans the whole iteration space
   bool column = false;        // an output of the column reductions
 
-  auto Key() const { return std::make_tuple(static_cast<int>(dtype), numel, varies_inner, full, column); }
+  auto Key() const {
+    return std::make_tuple(static_cast<int>(dtype), numel, varies_inner, full, column);
+  }
   bool operator<(const TensorSummary& o) const { return Key() < o.Key(); }
   bool operator==(const TensorSummary& o) const { return Key() == o.Key(); }
 };

@@ -7,12 +7,18 @@ namespace fusiond {
 
 const char* SchedulerName(SchedulerKind k) {
   switch (k) {
-    case SchedulerKind::kPointwise: return "pointwise";
-    case SchedulerKind::kInnerReduction: return "inner_reduction";
-    case SchedulerKind::kOuterReduction: return "outer_reduction";
-    case SchedulerKind::kInnerPersistent: return "inner_persistent";
-    case SchedulerKind::kOuterPersistent: return "outer_persistent";
-    case SchedulerKind::kInnerOuterPersistent: return "inner_outer_persistent";
+    case SchedulerKind::kPointwise:
+      return "pointwise";
+    case SchedulerKind::kInnerReduction:
+      return "inner_reduction";
+    case SchedulerKind::kOuterReduction:
+      return "outer_reduction";
+    case SchedulerKind::kInnerPersistent:
+      return "inner_persistent";
+    case SchedulerKind::kOuterPersistent:
+      return "outer_persistent";
+    case SchedulerKind::kInnerOuterPersistent:
+      return "inner_outer_persistent";
   }
   return "unknown";
 }
@@ -30,14 +36,13 @@ std::string HeuristicParams::ToString() const {
 
 std::string HeuristicParams::ToJson() const {
   auto b = [](bool v) { return v ? "true" : "false"; };
-  return absl::StrCat(
-      "{\"kind\":\"", SchedulerName(kind), "\",\"outer_size\":", outer_size,
-      ",\"inner_size\":", inner_size, ",\"vectorize\":", vectorize, ",\"block_x\":", block_x,
-      ",\"block_y\":", block_y, ",\"grid_x\":", grid_x, ",\"grid_y\":", grid_y,
-      ",\"persistent_batch\":", persistent_batch, ",\"smem_buffer\":", b(smem_buffer),
-      ",\"rows_per_block\":", rows_per_block, ",\"grid_reduction\":", b(grid_reduction),
-      ",\"multi_pass\":", b(multi_pass), ",\"unroll\":", unroll,
-      ",\"smem_bytes\":", smem_bytes, "}");
+  return absl::StrCat("{\"kind\":\"", SchedulerName(kind), "\",\"outer_size\":", outer_size,
+                      ",\"inner_size\":", inner_size, ",\"vectorize\":", vectorize,
+                      ",\"block_x\":", block_x, ",\"block_y\":", block_y, ",\"grid_x\":", grid_x,
+                      ",\"grid_y\":", grid_y, ",\"persistent_batch\":", persistent_batch,
+                      ",\"smem_buffer\":", b(smem_buffer), ",\"rows_per_block\":", rows_per_block,
+                      ",\"grid_reduction\":", b(grid_reduction), ",\"multi_pass\":", b(multi_pass),
+                      ",\"unroll\":", unroll, ",\"smem_bytes\":", smem_bytes, "}");
 }
 
 // ToString names every field, so hashing it is a stable field-by-field hash.
@@ -48,8 +53,8 @@ bool HeuristicParams::operator==(const HeuristicParams& o) const {
          vectorize == o.vectorize && block_x == o.block_x && block_y == o.block_y &&
          grid_x == o.grid_x && grid_y == o.grid_y && persistent_batch == o.persistent_batch &&
          smem_buffer == o.smem_buffer && rows_per_block == o.rows_per_block &&
-         grid_reduction == o.grid_reduction && multi_pass == o.multi_pass &&
-         unroll == o.unroll && smem_bytes == o.smem_bytes;
+         grid_reduction == o.grid_reduction && multi_pass == o.multi_pass && unroll == o.unroll &&
+         smem_bytes == o.smem_bytes;
 }
 
 }  // namespace fusiond

@@ -25,7 +25,8 @@ HeuristicParams OuterPersistentHeuristics(const FusionAnalysis& a, const Target&
   // Divides both the axis threads run along and inner_size.
   p.vectorize = VectorWidth(a, std::gcd(x_extent, a.inner_size));
   const int64_t lanes = CeilDiv(x_extent, p.vectorize);
-  p.block_x = static_cast<int>(std::min<int64_t>(RoundUp(lanes, 32), contiguous_reduced ? 512 : 128));
+  p.block_x =
+      static_cast<int>(std::min<int64_t>(RoundUp(lanes, 32), contiguous_reduced ? 512 : 128));
   p.block_y = static_cast<int>(
       std::min<int64_t>(FloorPow2(std::max<int64_t>(1, t.max_threads_per_block / p.block_x)),
                         FloorPow2(std::max<int64_t>(1, y_extent))));
@@ -39,8 +40,8 @@ HeuristicParams OuterPersistentHeuristics(const FusionAnalysis& a, const Target&
   p.persistent_batch = static_cast<int>(CeilDiv(batch, p.grid_x));
   p.grid_y = contiguous_reduced ? a.outer_size : CeilDiv(lanes, p.block_x);
   const int registers = kRegisterOverhead + p.persistent_batch * floats;
-  const int64_t resident = int64_t{t.sm_count} *
-      std::max(1, BlocksPerSm(t, p.block_x * p.block_y, registers, 0));
+  const int64_t resident =
+      int64_t{t.sm_count} * std::max(1, BlocksPerSm(t, p.block_x * p.block_y, registers, 0));
   p.grid_reduction = p.grid_x > 1;
   if (p.grid_x * p.grid_y > resident && p.grid_reduction) {
     p.multi_pass = true;  // cannot keep every channel on chip at once

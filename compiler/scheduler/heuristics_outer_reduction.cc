@@ -16,11 +16,13 @@ HeuristicParams OuterReductionHeuristics(const FusionAnalysis& a, const Target& 
   p.vectorize = VectorWidth(a, a.inner_size);
   const int64_t lanes = CeilDiv(a.inner_size, p.vectorize);
   p.block_x = static_cast<int>(std::min<int64_t>(RoundUp(lanes, 32), 128));
-  p.block_y = static_cast<int>(std::min<int64_t>(256 / p.block_x, FloorPow2(std::max<int64_t>(1, a.outer_size))));
+  p.block_y = static_cast<int>(
+      std::min<int64_t>(256 / p.block_x, FloorPow2(std::max<int64_t>(1, a.outer_size))));
   p.block_y = std::max(1, p.block_y);
   p.unroll = a.outer_size >= 4 * p.block_y ? 4 : 1;
   p.grid_x = CeilDiv(lanes, p.block_x);
-  const int64_t resident = int64_t{t.sm_count} * std::max(1, BlocksPerSm(t, p.block_x * p.block_y, 64, 0));
+  const int64_t resident =
+      int64_t{t.sm_count} * std::max(1, BlocksPerSm(t, p.block_x * p.block_y, 64, 0));
   const int64_t row_steps = CeilDiv(a.outer_size, int64_t{p.block_y} * p.unroll);
   p.grid_y = std::max<int64_t>(1, std::min(row_steps, resident / p.grid_x));
   p.grid_reduction = p.grid_y > 1;

@@ -30,7 +30,8 @@ const Target& H100() {
 
 TEST(Heuristics, InnerPersistentCoversTheRowWithoutSpilling) {
   for (int64_t width : {128, 1000, 4096, 8192, 16384, 20000}) {
-    auto p = InnerPersistentHeuristics(RowSummary(FusionPattern::kInner, 2048, width, 1, 0), H100());
+    auto p =
+        InnerPersistentHeuristics(RowSummary(FusionPattern::kInner, 2048, width, 1, 0), H100());
     ASSERT_TRUE(p.has_value()) << width;
     EXPECT_GE(int64_t{p->vectorize} * p->block_x * p->persistent_batch, width);
     EXPECT_EQ(p->block_y, p->rows_per_block);
@@ -55,8 +56,10 @@ TEST(Heuristics, InnerOuterUsesAtMostTheCoResidentBlocks) {
 
 TEST(Heuristics, WideRowsStillSchedule) {
   const int64_t width = 128 * 1024;
-  EXPECT_FALSE(InnerPersistentHeuristics(RowSummary(FusionPattern::kInner, 64, width, 2, 0), H100()));
-  HeuristicParams r = InnerReductionHeuristics(RowSummary(FusionPattern::kInner, 64, width, 2, 0), H100());
+  EXPECT_FALSE(
+      InnerPersistentHeuristics(RowSummary(FusionPattern::kInner, 64, width, 2, 0), H100()));
+  HeuristicParams r =
+      InnerReductionHeuristics(RowSummary(FusionPattern::kInner, 64, width, 2, 0), H100());
   EXPECT_TRUE(r.multi_pass);
   EXPECT_LT(int64_t{r.unroll} * r.vectorize * r.block_x, width);  // never a full unroll
   HeuristicParams io = InnerOuterPersistentHeuristics(

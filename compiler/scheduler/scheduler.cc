@@ -87,9 +87,9 @@ class OuterReductionScheduler : public Scheduler {
 
 const std::vector<const Scheduler*>& Schedulers() {
   static const std::vector<const Scheduler*>* all = new std::vector<const Scheduler*>{
-      new PointwiseScheduler, new InnerPersistentScheduler, new InnerReductionScheduler,
-      new InnerOuterPersistentScheduler, new OuterPersistentScheduler,
-      new OuterReductionScheduler};
+      new PointwiseScheduler,       new InnerPersistentScheduler,
+      new InnerReductionScheduler,  new InnerOuterPersistentScheduler,
+      new OuterPersistentScheduler, new OuterReductionScheduler};
   return *all;
 }
 
@@ -109,8 +109,10 @@ ScheduleChoice ChooseScheduler(const FusionAnalysis& a, const Target& t) {
       choice.accepted = true;
       choice.kind = s->kind();
       choice.params = s->ComputeHeuristics(a, t);
-      choice.reason = absl::StrCat(PatternName(a.pattern), " pattern: ", a.reason, " [", a.ToString(), "]");
-      if (!refusals.empty()) absl::StrAppend(&choice.reason, "; before it ", absl::StrJoin(refusals, "; "));
+      choice.reason =
+          absl::StrCat(PatternName(a.pattern), " pattern: ", a.reason, " [", a.ToString(), "]");
+      if (!refusals.empty())
+        absl::StrAppend(&choice.reason, "; before it ", absl::StrJoin(refusals, "; "));
       return choice;
     }
     // Only refusals that matter for an accepted choice are worth printing.

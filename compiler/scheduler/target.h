@@ -13,13 +13,13 @@
 namespace fusiond {
 
 struct Target {
-  std::string arch;             // "sm_90"
-  std::string device;           // the part the numbers describe ("H100/H200 SXM")
-  int sm_count = 0;             // streaming multiprocessors
-  int registers_per_sm = 0;     // 32-bit registers
+  std::string arch;          // "sm_90"
+  std::string device;        // the part the numbers describe ("H100/H200 SXM")
+  int sm_count = 0;          // streaming multiprocessors
+  int registers_per_sm = 0;  // 32-bit registers
   int max_registers_per_thread = 255;
-  int64_t smem_per_sm = 0;      // bytes of shared memory per SM
-  int64_t smem_per_block = 0;   // bytes a block may use (opt-in maximum)
+  int64_t smem_per_sm = 0;     // bytes of shared memory per SM
+  int64_t smem_per_block = 0;  // bytes a block may use (opt-in maximum)
   int max_threads_per_sm = 0;
   int max_threads_per_block = 1024;
   int max_blocks_per_sm = 0;

@@ -80,7 +80,8 @@ std::set<NodeId> Partitioner::Producers(NodeId n) const {
 std::set<ValueId> Partitioner::Sources(const std::set<NodeId>& group) const {
   std::set<ValueId> out;
   std::vector<ValueId> work;
-  for (NodeId n : group) work.insert(work.end(), g_.node(n).inputs.begin(), g_.node(n).inputs.end());
+  for (NodeId n : group)
+    work.insert(work.end(), g_.node(n).inputs.begin(), g_.node(n).inputs.end());
   std::set<ValueId> seen;
   while (!work.empty()) {
     ValueId v = work.back();
@@ -140,7 +141,8 @@ absl::StatusOr<Segment> Partitioner::Build(const std::set<NodeId>& nodes) const 
   std::vector<ValueId> outputs;
   for (ValueId o : g_.outputs) {
     const Node* d = g_.def(o);
-    if (d && closure.count(d->id) && std::find(outputs.begin(), outputs.end(), o) == outputs.end()) {
+    if (d && closure.count(d->id) &&
+        std::find(outputs.begin(), outputs.end(), o) == outputs.end()) {
       outputs.push_back(o);
     }
   }
@@ -164,8 +166,10 @@ absl::StatusOr<Segment> Partitioner::Build(const std::set<NodeId>& nodes) const 
     seg_inputs.insert(in);
   }
   std::vector<ValueId> ordered;
-  for (ValueId in : g_.inputs) if (seg_inputs.count(in)) ordered.push_back(in);
-  for (ValueId in : seg_inputs) if (!g_.IsInput(in)) ordered.push_back(in);
+  for (ValueId in : g_.inputs)
+    if (seg_inputs.count(in)) ordered.push_back(in);
+  for (ValueId in : seg_inputs)
+    if (!g_.IsInput(in)) ordered.push_back(in);
   for (ValueId in : ordered) {
     const Value& v = g_.value(in);
     if (!v.is_tensor) {
@@ -359,7 +363,8 @@ absl::StatusOr<std::vector<Segment>> Partitioner::Run() {
   for (int grp : order) {
     Segment seg;
     ScheduleChoice c = Try(groups_[grp], &seg);
-    if (!c.accepted) return absl::InternalError(absl::StrCat("segment refused after merging: ", c.reason));
+    if (!c.accepted)
+      return absl::InternalError(absl::StrCat("segment refused after merging: ", c.reason));
     seg.kind = c.kind;
     seg.scheduler_reason = c.reason;
     std::vector<std::string> cuts;
@@ -411,7 +416,8 @@ absl::StatusOr<std::vector<Segment>> SegmentFusion(const Graph& g, const SizeBin
     Segment seg;
     seg.graph = g;
     for (ValueId in : g.inputs) {
-      seg.input_shapes.push_back(g.value(in).is_tensor ? sizes.Shape(g, in) : std::vector<int64_t>{});
+      seg.input_shapes.push_back(g.value(in).is_tensor ? sizes.Shape(g, in)
+                                                       : std::vector<int64_t>{});
       seg.source_inputs.push_back(in);
     }
     seg.source_outputs = g.outputs;

@@ -78,7 +78,8 @@ TEST(Segmenter, ShapeOpsStayWithTheirConsumers) {
   ValueId rr = Must(b.Reduce(OpKind::kMax, r, {0}, true));
   ValueId wb = Must(b.BroadcastInDim(w, {Extent::Static(32), Extent::Static(16)}, {1}));
   ValueId rb = Must(b.BroadcastInDim(rr, {Extent::Static(32), Extent::Static(16)}, {0}));
-  ASSERT_TRUE(b.AddOutput(Must(b.Binary(OpKind::kMul, Must(b.Binary(OpKind::kMul, x, wb)), rb))).ok());
+  ASSERT_TRUE(
+      b.AddOutput(Must(b.Binary(OpKind::kMul, Must(b.Binary(OpKind::kMul, x, wb)), rb))).ok());
   auto segs = Segments(g, {{32, 16}, {16}});
   ASSERT_GE(segs.size(), 2u);
   for (const Segment& s : segs) {

@@ -105,7 +105,7 @@ TEST_P(CorpusPasses, OneSegmentWithTheReadmeScheduler) {
   ParsedFusion f = Parse(ReadCorpus(GetParam()), GetParam());
   for (const char* arch : {"sm_80", "sm_90", "sm_100"}) {
     CompileOptions options;
-  options.generate_code = false;  // passes and schedules only
+    options.generate_code = false;  // passes and schedules only
     options.arch = arch;
     auto r = CompileFusion(f.graph, f.input_shapes, options);
     ASSERT_TRUE(r.ok()) << r.status();
@@ -116,8 +116,8 @@ TEST_P(CorpusPasses, OneSegmentWithTheReadmeScheduler) {
     EXPECT_EQ(r->segments[0].params.kind, r->segments[0].kind);
     EXPECT_FALSE(r->segments[0].scheduler_reason.empty());
     std::string json = CompileResultToJson(*r);
-    for (const char* key : {"\"segments\":[{\"scheduler\":", "\"heuristics\":{", "\"canonical_hash\":",
-                            "\"passes\":["}) {
+    for (const char* key : {"\"segments\":[{\"scheduler\":", "\"heuristics\":{",
+                            "\"canonical_hash\":", "\"passes\":["}) {
       EXPECT_NE(json.find(key), std::string::npos) << key;
     }
   }
@@ -180,7 +180,7 @@ TEST(RmsNormBackward, ThunderAndManualGetIdenticalHeuristics) {
   ParsedFusion manual = Parse(ReadCorpus("rmsnorm_bwd_manual.py"), "manual");
   for (const char* arch : {"sm_80", "sm_86", "sm_89", "sm_90", "sm_100"}) {
     CompileOptions options;
-  options.generate_code = false;  // passes and schedules only
+    options.generate_code = false;  // passes and schedules only
     options.arch = arch;
     auto t = CompileFusion(thunder.graph, thunder.input_shapes, options);
     auto m = CompileFusion(manual.graph, manual.input_shapes, options);
@@ -203,7 +203,8 @@ TEST(CastRoundTrip, AllowPrecisionIncreaseRemovesItAndSaysSo) {
   };
   auto notes = [](const CompileResult& r) {
     std::string all;
-    for (const PassRecord& p : r.passes) for (const std::string& n : p.notes) all += n + "\n";
+    for (const PassRecord& p : r.passes)
+      for (const std::string& n : p.notes) all += n + "\n";
     return all;
   };
   CompileOptions keep;

@@ -12,11 +12,16 @@ namespace fusiond {
 
 double OutputTolerance(DataType t) {
   switch (t) {
-    case DataType::kBFloat16: return 1.6e-2;  // two bf16 ulps
-    case DataType::kHalf: return 2e-3;
-    case DataType::kFloat: return 1e-5;
-    case DataType::kDouble: return 1e-12;
-    default: return 0;  // bool and integers: exact
+    case DataType::kBFloat16:
+      return 1.6e-2;  // two bf16 ulps
+    case DataType::kHalf:
+      return 2e-3;
+    case DataType::kFloat:
+      return 1e-5;
+    case DataType::kDouble:
+      return 1e-12;
+    default:
+      return 0;  // bool and integers: exact
   }
 }
 
@@ -45,15 +50,17 @@ std::vector<double> OutputTolerances(const Graph& g) {
 std::string CheckPassesPreserve(const Graph& g, const std::vector<HostTensor>& inputs,
                                 const PassOptions& options) {
   auto before = Evaluate(g, inputs);
-  if (!before.ok()) return absl::StrCat("the reference rejects the graph: ", before.status().message());
+  if (!before.ok())
+    return absl::StrCat("the reference rejects the graph: ", before.status().message());
   const std::vector<double> tolerance = OutputTolerances(g);
   std::string failure;
   auto check = [&](const char* pass, const Graph& after) {
     if (!failure.empty()) return;
     auto out = Evaluate(after, inputs);
     if (!out.ok()) {
-      failure = absl::StrCat("after ", pass, " the reference rejects the graph: ",
-                             out.status().message(), "\n", PrintGraph(after));
+      failure =
+          absl::StrCat("after ", pass, " the reference rejects the graph: ", out.status().message(),
+                       "\n", PrintGraph(after));
       return;
     }
     for (size_t i = 0; i < before->size(); ++i) {
@@ -85,7 +92,8 @@ std::vector<std::string> ForbiddenPatterns(const Graph& g) {
   for (const Node& n : g.nodes) {
     if (n.op == OpKind::kPow) {
       auto e = ConstantOf(g, n.inputs[1]);
-      if (e && *e == std::floor(*e)) found.push_back(absl::StrCat("integer pow: ", NodeString(g, n)));
+      if (e && *e == std::floor(*e))
+        found.push_back(absl::StrCat("integer pow: ", NodeString(g, n)));
     }
     if (n.op != OpKind::kCast) continue;
     const DataType mid = g.value(n.inputs[0]).dtype;
@@ -93,8 +101,8 @@ std::vector<std::string> ForbiddenPatterns(const Graph& g) {
     const Node* inner = g.def(n.inputs[0]);
     if (inner && inner->op == OpKind::kCast &&
         IsLosslessCast(g.value(inner->inputs[0]).dtype, mid)) {
-      found.push_back(absl::StrCat("lossless cast chain: ", NodeString(g, *inner), " ; ",
-                                   NodeString(g, n)));
+      found.push_back(
+          absl::StrCat("lossless cast chain: ", NodeString(g, *inner), " ; ", NodeString(g, n)));
     }
   }
   return found;

@@ -6,10 +6,10 @@
 
 #include <map>
 
+#include "compiler/ir/binding.h"
 #include "compiler/ir/builder.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"
-#include "compiler/ir/binding.h"
 #include "compiler/passes/optimize.h"
 #include "compiler/pipeline.h"
 #include "compiler/reference/reference.h"
@@ -24,10 +24,11 @@ void CheckParams(const HeuristicParams& p, const std::string& where) {
   EXPECT_LE(p.block_x * p.block_y, 1024) << where;
   EXPECT_GE(p.grid_x, 1) << where;
   EXPECT_GE(p.grid_y, 1) << where;
-  EXPECT_TRUE(p.vectorize == 1 || p.vectorize == 2 || p.vectorize == 4 || p.vectorize == 8) << where;
+  EXPECT_TRUE(p.vectorize == 1 || p.vectorize == 2 || p.vectorize == 4 || p.vectorize == 8)
+      << where;
   EXPECT_EQ(p.inner_size % p.vectorize, 0) << where << " " << p.ToString();
-  const bool persistent = p.kind == SchedulerKind::kInnerPersistent ||
-                          p.kind == SchedulerKind::kInnerOuterPersistent;
+  const bool persistent =
+      p.kind == SchedulerKind::kInnerPersistent || p.kind == SchedulerKind::kInnerOuterPersistent;
   if (persistent && !p.multi_pass) {
     EXPECT_GE(int64_t{p.vectorize} * p.block_x * p.persistent_batch, p.inner_size) << where;
   }
@@ -42,7 +43,8 @@ TEST(PipelineOnRandomGraphs, SchedulesEveryGraphOrSaysWhyNot) {
     auto r = CompileFusion(c.graph, c.input_shapes, options);
     if (!r.ok()) {
       EXPECT_NE(r.status().code(), absl::StatusCode::kInternal)
-          << "seed " << seed << ": " << r.status() << "\n" << PrintGraph(c.graph);
+          << "seed " << seed << ": " << r.status() << "\n"
+          << PrintGraph(c.graph);
       continue;
     }
     ASSERT_FALSE(r->segments.empty()) << "seed " << seed;
@@ -116,8 +118,9 @@ TEST(PipelineOnRandomGraphs, SegmentsComposeToTheFusion) {
       for (size_t j = 0; j < s.source_outputs.size(); ++j) env[s.source_outputs[j]] = (*outs)[j];
     }
     for (size_t i = 0; i < g.outputs.size(); ++i) {
-      ASSERT_TRUE(env.count(g.outputs[i])) << "seed " << seed << ": output " << i
-                                           << " is made by no segment\n" << PrintGraph(g);
+      ASSERT_TRUE(env.count(g.outputs[i]))
+          << "seed " << seed << ": output " << i << " is made by no segment\n"
+          << PrintGraph(g);
       EXPECT_EQ(MaxRelativeError(env[g.outputs[i]], (*whole)[i]), 0.0) << "seed " << seed;
     }
   }

@@ -4,10 +4,12 @@
 // axes). A failure prints the seed and the ShrinkGraph-minimized graph.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"
-#include "compiler/reference/reference.h"
 #include "compiler/passes/optimize.h"
+#include "compiler/reference/reference.h"
 #include "tests/passes/pass_check.h"
 #include "tests/random/random_graph.h"
 
@@ -24,15 +26,21 @@ void CheckSeeds(uint64_t first, uint64_t last, const PassOptions& options) {
     std::string why = CheckPassesPreserve(c.graph, inputs, options);
     if (why.empty()) continue;
     ++failures;
-    Graph small = ShrinkGraph(c.graph, [&](const Graph& g) {
-      return !CheckPassesPreserve(g, inputs, options).empty();
-    });
+    Graph small = ShrinkGraph(
+        c.graph, [&](const Graph& g) { return !CheckPassesPreserve(g, inputs, options).empty(); });
     ADD_FAILURE() << "seed " << seed << ": " << why << "\nsmallest failing graph:\n"
-                  << PrintGraph(small) << "its failure: " << CheckPassesPreserve(small, inputs, options);
+                  << PrintGraph(small)
+                  << "its failure: " << CheckPassesPreserve(small, inputs, options);
   }
 }
 
-TEST(RandomGraphs, PassesPreserveReferenceResults) { CheckSeeds(0, 1000, {}); }
+// FUSIOND_RANDOM_SEEDS=N runs N seeds instead of 1,000 (soak runs).
+uint64_t SeedCount() {
+  const char* env = std::getenv("FUSIOND_RANDOM_SEEDS");
+  return env ? std::strtoull(env, nullptr, 10) : 1000;
+}
+
+TEST(RandomGraphs, PassesPreserveReferenceResults) { CheckSeeds(0, SeedCount(), {}); }
 
 // With --allow-precision-increase the narrowing round trips go, which may
 // change 16-bit intermediates: only the first seeds, and only that the
