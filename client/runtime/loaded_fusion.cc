@@ -287,6 +287,7 @@ absl::Status LoadedFusion::Launch(const LaunchPlan& plan, const std::vector<RunA
       }
       param_ptrs[p] = &slots[p];
     }
+    std::unique_lock<std::mutex> lock(mu_);
     if (launch.smem_bytes > smem_opt_in_[launch.kernel]) {
       FUSIOND_CU(Cu().cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                     static_cast<int>(launch.smem_bytes)),
@@ -294,6 +295,7 @@ absl::Status LoadedFusion::Launch(const LaunchPlan& plan, const std::vector<RunA
                               " bytes of dynamic shared memory"));
       smem_opt_in_[launch.kernel] = launch.smem_bytes;
     }
+    lock.unlock();
     std::string what = absl::StrCat("kernel ", k.name, " grid [", launch.grid[0], ", ",
                                     launch.grid[1], ", ", launch.grid[2], "] block [",
                                     launch.block[0], ", ", launch.block[1], ", ",

@@ -14,6 +14,7 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -91,6 +92,7 @@ struct LoadOptions {
   int device = 0;
 };
 
+// Thread-safe: Run/RunInto may be called from several threads at once.
 class LoadedFusion {
  public:
   // Reads DIR/manifest.json and every kernel binary it names, then loads the
@@ -124,7 +126,7 @@ class LoadedFusion {
   CUcontext context_ = nullptr;
   std::vector<CUmodule> modules_;      // one per kernel
   std::vector<CUfunction> functions_;  // one per kernel
-  std::vector<int> max_coop_blocks_;   // co-resident block limit per cooperative kernel
+  std::mutex mu_;                      // guards smem_opt_in_
   std::vector<uint32_t> smem_opt_in_;  // dynamic smem already allowed per kernel
 };
 

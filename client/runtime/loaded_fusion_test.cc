@@ -11,6 +11,7 @@
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <thread>
 
 namespace fusiond {
 namespace runtime {
@@ -172,6 +173,41 @@ TEST_F(GpuTest, CooperativeKernelWithGridBarrier) {
     EXPECT_NEAR(total, want, 1e-3 * std::sqrt(double(n)));
     for (float v : Download<float>((*outs)[1].buffer.get(), blocks)) EXPECT_EQ(v, total);
   }
+}
+
+TEST_F(GpuTest, ConcurrentRunsFromSeveralThreads) {
+  absl::StatusOr<std::unique_ptr<LoadedFusion>> f = LoadedFusion::Load(TestdataDir() + "/center");
+  ASSERT_TRUE(f.ok()) << f.status();
+  const int64_t rows = 257, cols = 129;
+  std::vector<float> x = RandomVector(rows * cols, 11);
+  Buf xd(x.size() * 4);
+  xd.Upload(x);
+  std::vector<std::thread> threads;
+  std::vector<std::string> failures(4);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t]() {
+      Cu().cuCtxSetCurrent(ctx_);
+      for (int i = 0; i < 20; ++i) {
+        absl::StatusOr<std::vector<OutputTensor>> outs = (*f)->Run(
+            {RunArg::Tensor({xd.get(), ElementType::kFloat32, {rows, cols}, {}}), RunArg::Scalar(t + 1.0)},
+            RunOptions{nullptr, true});
+        if (!outs.ok()) {
+          failures[t] = std::string(outs.status().message());
+          return;
+        }
+        std::vector<float> out = Download<float>((*outs)[0].buffer.get(), x.size());
+        double sum0 = 0;
+        for (int64_t c = 0; c < cols; ++c) sum0 += x[c];
+        double want = (t + 1.0) * (x[0] - sum0 / cols);
+        if (std::abs(out[0] - want) > 1e-4 * (1 + std::abs(want))) {
+          failures[t] = "wrong result in thread " + std::to_string(t);
+          return;
+        }
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  for (const std::string& f : failures) EXPECT_EQ(f, "");
 }
 
 TEST_F(GpuTest, BadArgumentsAreInvalidArgument) {
