@@ -1,7 +1,7 @@
 #include "compiler/frontend/frontend.h"
 
+#include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "compiler/frontend/lexer.h"
@@ -33,21 +33,26 @@ absl::StatusOr<ParsedFusion> ParseReproScript(std::string_view text,
 }
 
 absl::StatusOr<ParsedFusion> ParseReproFile(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ":1:1: is a directory; expected a repro script file"));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open the file"));
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
+  // Read in chunks (works for pipes too), stopping just past the size limit.
   const frontend::SourceLimits limits;
-  if (size < 0) return absl::InvalidArgumentError(absl::StrCat(path, ":1:1: cannot read the file"));
-  if (static_cast<uint64_t>(size) > limits.max_bytes) {
-    return frontend::ErrorReporter(path).Error(
-        frontend::Location{}, absl::StrCat("the script is ", size, " bytes"),
-        absl::StrCat("at most ", limits.max_bytes, " bytes"));
+  std::string text;
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof(buffer)) || in.gcount() > 0) {
+    text.append(buffer, static_cast<size_t>(in.gcount()));
+    if (text.size() > limits.max_bytes) {
+      return frontend::ErrorReporter(path).Error(
+          frontend::Location{}, absl::StrCat("the script is larger than ", limits.max_bytes, " bytes"),
+          absl::StrCat("at most ", limits.max_bytes, " bytes"));
+    }
   }
-  in.seekg(0, std::ios::beg);
-  std::string text(static_cast<size_t>(size), '\0');
-  in.read(text.data(), size);
-  if (!in) return absl::InvalidArgumentError(absl::StrCat(path, ":1:1: cannot read the file"));
+  if (in.bad()) return absl::InvalidArgumentError(absl::StrCat(path, ":1:1: cannot read the file"));
   return ParseReproScript(text, path);
 }
 

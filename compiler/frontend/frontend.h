@@ -3,6 +3,20 @@
 // Graph, plus the concrete input shapes from the trailing `inputs = [...]`.
 // Hand-written recursive descent over a small Python subset; no Python is
 // embedded. Errors are InvalidArgument "file:line:column: what; expected".
+//
+// Accepted: comments, docstrings, imports, the `def name(fd: ...) -> None:`
+// wrapper and its call, `with FusionDefinition() as fd:`, print(...),
+// torch.manual_seed(...) and fd.execute(...) (all ignored);
+// fd.define_tensor(shape, contiguity, dtype, is_cpu=False, stride_order),
+// fd.define_scalar(value | None, dtype), fd.define_vector([...], dtype=Int),
+// fd.ops.<op> for every op of compiler/ir/op.h (kwargs dims, keepdim, dtype
+// (DataType.Null = default), shape, broadcast_dims, correction,
+// is_broadcast_dim, new_shape), T.size(i), T.shape(), Python numbers as
+// scalar operands, integer arithmetic in sizes (1 << 20), rebinding a name
+// (the new value prints as T4_1), `a, b = fd.ops.var_mean(...)`,
+// fd.add_output(T), and `inputs = [...]` (see InputSpec). Limits: 16 MiB of
+// text, 64 levels of brackets, 256 levels of expression nesting, rank 8,
+// 2**40 elements per tensor.
 #ifndef FUSIOND_COMPILER_FRONTEND_FRONTEND_H_
 #define FUSIOND_COMPILER_FRONTEND_FRONTEND_H_
 

@@ -279,6 +279,7 @@ TEST(Frontend, HugeInputsStayBoundedAndLinear) {
   for (int i = 0; i < 100000; ++i) absl::StrAppend(&many_uses, "    y = x\n");
   EXPECT_TRUE(absl::StrContains(ErrorOf(many_uses), "t.py:5:9: a list of 100 entries"))
       << ErrorOf(many_uses);
+  EXPECT_TRUE(absl::StrContains(ErrorOf(std::string((16 << 20) + 1, ' ')), "t.py:1:1: the script is"));
   std::string garbage(2 << 20, 'a');
   for (size_t i = 0; i < garbage.size(); i += 7) garbage[i] = ' ';
   EXPECT_FALSE(ParseReproScript(garbage, "g.py").ok());
