@@ -5,9 +5,8 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 
-#ifdef FUSIOND_HAVE_NVRTC
-#include <nvrtc.h>
-#endif
+#include "compiler/codegen/version.h"
+#include "compiler/nvrtc/nvrtc_compiler.h"
 
 namespace fusiond {
 
@@ -17,17 +16,11 @@ std::string CacheKey::Encode() const {
 }
 
 std::string NvrtcVersionString() {
-#ifdef FUSIOND_HAVE_NVRTC
-  static const std::string version = [] {
-    int major = 0, minor = 0;
-    if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS) return std::string("none");
-    return absl::StrCat(major, ".", minor);
-  }();
+  static const std::string version = NvrtcVersion();
   return version;
-#else
-  return "none";
-#endif
 }
+
+std::string CodegenVersionString() { return absl::StrCat("codegen-", kCodegenVersion); }
 
 std::string OptionsKeyPart(const CompileOptions& options) {
   return absl::StrCat("api=", options.allow_precision_increase ? 1 : 0);
@@ -56,7 +49,7 @@ std::string RequestKey(const fusiond::v1::FusionGraph& graph,
                        const std::vector<std::vector<int64_t>>& input_shapes,
                        const CompileOptions& options) {
   std::string out = absl::StrCat("r", kCacheFormatVersion, "|", NvrtcVersionString(), "|",
-                                 kCodegenVersion, "|", options.arch, "|",
+                                 CodegenVersionString(), "|", options.arch, "|",
                                  OptionsKeyPart(options), "|");
   for (const auto& shape : input_shapes) {
     out += "[";

@@ -14,8 +14,10 @@
 //   arch             the target GPU architecture ("sm_90").
 //   options          compile options that change the output
 //                    (allow_precision_increase). dump_pass does not.
-//   nvrtc_version    the NVRTC that compiled the cubins ("none" without one).
-//   codegen_version  kCodegenVersion: our code generator's output format.
+//   nvrtc_version    NvrtcVersion() (compiler/nvrtc): the NVRTC that compiled
+//                    the cubins ("none" without one).
+//   codegen_version  kCodegenVersion (compiler/codegen/version.h): the code
+//                    generator's output for given params; bumped by its owner.
 //
 // Finding the canonical hash and the bucket needs the front half of the
 // pipeline (passes, segmentation, scheduling; no codegen). The cache
@@ -35,9 +37,9 @@ namespace fusiond {
 
 // Bump when the key scheme or the stored record's meaning changes.
 constexpr uint32_t kCacheFormatVersion = 1;
-// Bump when the code generator's output changes for the same parameters
-// (the codegen engineer owns the value; any change invalidates old cubins).
-constexpr const char* kCodegenVersion = "codegen-1";
+
+// "codegen-<kCodegenVersion>".
+std::string CodegenVersionString();
 
 struct CacheKey {
   uint32_t format_version = kCacheFormatVersion;
@@ -46,14 +48,14 @@ struct CacheKey {
   std::string arch;
   std::string options;
   std::string nvrtc_version;
-  std::string codegen_version = kCodegenVersion;
+  std::string codegen_version = CodegenVersionString();
 
   // "v1|<canonical_hash>|<bucket>|<arch>|<options>|<nvrtc>|<codegen>":
   // printable, so `fusiond_cache_tool list` shows what is stored.
   std::string Encode() const;
 };
 
-// The NVRTC version this build compiles with, "12.4", or "none".
+// The NVRTC version this build compiles with, "13.0", or "none".
 std::string NvrtcVersionString();
 
 // The compile-option part of the key.

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "compiler/codegen/manifest.h"
 #include "compiler/ir/ir_proto.h"
 
 namespace fusiond {
@@ -66,6 +67,11 @@ fusiond::v1::CompiledFusion CompiledFusionFromResult(const CompileResult& result
     (*out.mutable_stage_micros())[stage] = micros;
   }
   out.set_report_json(CompileResultToJson(result));
+  bool has_kernels = !result.segments.empty();
+  for (const SegmentResult& s : result.segments) has_kernels &= s.kernel.has_value();
+  if (has_kernels) {
+    out.set_manifest_json(FusionManifestJson(result, "fusion_" + result.canonical_hash));
+  }
   out.set_compiled_at_micros(std::chrono::duration_cast<std::chrono::microseconds>(
                                  std::chrono::system_clock::now().time_since_epoch())
                                  .count());

@@ -143,7 +143,7 @@ int Run(const ServerConfig& config) {
        {"cache_dir", (*cache)->options().dir}, {"cache_entries", stats.entries},
        {"cache_bytes", stats.bytes}, {"cache_max_bytes", config.cache_max_bytes},
        {"compile_threads", compiler_options.compile_threads},
-       {"nvrtc", NvrtcVersionString()}, {"codegen", kCodegenVersion}});
+       {"nvrtc", NvrtcVersionString()}, {"codegen", CodegenVersionString()}});
 
   Evictor evictor(cache->get(), std::chrono::seconds(config.evict_interval_s));
   int signal_number = 0;

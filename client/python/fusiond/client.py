@@ -52,6 +52,21 @@ class CompileResult:
         """Each kernel's launch recipe (manifest JSON) as a dict."""
         return [json.loads(k.manifest_json) if k.manifest_json else {} for k in self.kernels]
 
+    def load(self):
+        """The compiled fusion ready to launch on torch tensors:
+        a fusiond.runtime.LoadedFusion (call it with the inputs)."""
+        from . import runtime  # lazily: torch and the driver only when launching
+        manifest_json = self.response.result.manifest_json
+        if not manifest_json:
+            raise runtime.Unavailable("the daemon generated no kernels (no NVRTC there?)")
+        manifest = runtime.parse_manifest(manifest_json)
+        kernels = self.kernels
+        if len(kernels) != len(manifest.kernels):
+            raise runtime.InvalidArgument(
+                f"manifest names {len(manifest.kernels)} kernels, the reply has {len(kernels)}")
+        binaries = {spec.binary: k.binary for spec, k in zip(manifest.kernels, kernels)}
+        return runtime.LoadedFusion(manifest, binaries)
+
 
 def make_request(graph, shapes=None, arch="sm_90", allow_precision_increase=False):
     """A CompileRequest: `graph` a fusion_pb2.FusionGraph (or its bytes),
