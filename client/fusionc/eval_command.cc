@@ -36,9 +36,10 @@ constexpr char kEvalUsage[] =
     "                    input, ';' between inputs, 'x' between sizes, empty or\n"
     "                    'scalar' for a scalar input: --shapes '64x128;64x1;128'\n"
     "                    (needed for symbolic definitions without an inputs list)\n"
-    "  --max-elements N  refuse inputs with more elements in total than N\n"
-    "                    (default 67108864); the CPU interpreter is slow and keeps\n"
-    "                    every intermediate\n"
+    "  --max-elements N  refuse to run when the inputs and all intermediate\n"
+    "                    tensors hold more than N elements in total (default\n"
+    "                    67108864, 512 MiB of float64): the CPU interpreter is slow\n"
+    "                    and keeps every intermediate\n"
     "  --values N        also print the first N values of each output\n"
     "  --help            this text\n"
     "\n"
@@ -78,21 +79,25 @@ int RunEval(const std::vector<std::string>& args) {
                                    "the definition has symbolic sizes and no inputs list; "
                                    "expected --shapes, e.g. --shapes '64x128;128'"));
   }
-  if (auto b = BindShapes(g, shapes); !b.ok()) {
-    return ReportError("eval", absl::InvalidArgumentError(
-                                   absl::StrCat("input shapes: ", std::string(b.status().message()))));
+  auto binding = BindShapes(g, shapes);
+  if (!binding.ok()) {
+    return ReportError("eval", absl::InvalidArgumentError(absl::StrCat(
+                                   "input shapes: ", std::string(binding.status().message()))));
   }
+  // The interpreter keeps every tensor value; count them all before running.
   double total = 0;
-  for (const auto& s : shapes) {
+  for (const Value& v : g.values) {
+    if (!v.is_tensor) continue;
     double n = 1;
-    for (int64_t d : s) n *= static_cast<double>(d);
+    for (int64_t d : binding->Shape(g, v.id)) n *= static_cast<double>(d);
     total += n;
   }
   const int64_t limit = max_elements->value_or(int64_t{1} << 26);
   if (total > static_cast<double>(limit)) {
     return ReportError("eval", absl::ResourceExhaustedError(absl::StrCat(
-                                   "the inputs hold ", total, " elements, more than --max-elements ",
-                                   limit, "; expected smaller --shapes or a larger --max-elements")));
+                                   "evaluating needs ", total, " tensor elements (inputs and every "
+                                   "intermediate), more than --max-elements ", limit,
+                                   "; expected smaller --shapes or a larger --max-elements")));
   }
   const uint64_t seed_value = static_cast<uint64_t>(seed->value_or(0));
   std::vector<HostTensor> inputs = MakeEvalInputs(*parsed, shapes, seed_value);
