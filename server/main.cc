@@ -1,8 +1,10 @@
 // fusiond: the fusion compilation daemon. Wires the kernel cache, the
 // cached compiler, the gRPC service (with health checking and reflection)
 // and the Prometheus exposer; shuts down cleanly on SIGTERM / SIGINT.
-#include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
 
 #include <chrono>
 #include <condition_variable>
@@ -26,6 +28,34 @@
 
 namespace fusiond {
 namespace {
+
+// SIGTERM / SIGINT: the handler writes the signal number to a pipe that the
+// main thread reads. A handler (not a blocked-signal mask) because libraries
+// start threads before main() runs, and any of them may receive the signal.
+int g_signal_pipe[2] = {-1, -1};
+
+void OnShutdownSignal(int sig) {
+  unsigned char byte = static_cast<unsigned char>(sig);
+  ssize_t ignored = write(g_signal_pipe[1], &byte, 1);
+  (void)ignored;
+}
+
+bool InstallShutdownHandlers() {
+  if (pipe(g_signal_pipe) != 0) return false;
+  struct sigaction action = {};
+  action.sa_handler = OnShutdownSignal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  return sigaction(SIGTERM, &action, nullptr) == 0 && sigaction(SIGINT, &action, nullptr) == 0;
+}
+
+int WaitForShutdownSignal() {
+  unsigned char byte = 0;
+  while (read(g_signal_pipe[0], &byte, 1) != 1) {
+    if (errno != EINTR) return 0;
+  }
+  return byte;
+}
 
 // Runs EvictToCap every `interval` until Stop().
 class Evictor {
@@ -70,13 +100,6 @@ int Run(const ServerConfig& config) {
     return 2;
   }
   SetLogLevel(level);
-
-  // Block the shutdown signals in every thread; the main thread waits for them.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   KernelCacheOptions cache_options;
   cache_options.dir = config.cache_dir;
@@ -146,8 +169,7 @@ int Run(const ServerConfig& config) {
        {"nvrtc", NvrtcVersionString()}, {"codegen", CodegenVersionString()}});
 
   Evictor evictor(cache->get(), std::chrono::seconds(config.evict_interval_s));
-  int signal_number = 0;
-  sigwait(&signals, &signal_number);
+  int signal_number = WaitForShutdownSignal();
   Log(LogLevel::kInfo, "shutting_down", {{"signal", signal_number}});
   server->GetHealthCheckService()->SetServingStatus(false);
   // In-flight RPCs get a few seconds; compiles still queued then finish
@@ -166,6 +188,10 @@ int Run(const ServerConfig& config) {
 }  // namespace fusiond
 
 int main(int argc, char** argv) {
+  if (!fusiond::InstallShutdownHandlers()) {
+    std::perror("fusiond: cannot install signal handlers");
+    return 1;
+  }
   absl::StatusOr<fusiond::ServerConfig> config = fusiond::ParseServerFlags(argc, argv);
   if (!config.ok()) {
     if (absl::IsNotFound(config.status())) {
