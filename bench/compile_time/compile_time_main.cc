@@ -9,9 +9,8 @@
 // the compile N times in the same process for the warm median. End to end =
 // reading and parsing the repro script through the last cubin. The goal line
 // (rmsnorm_bwd_manual under --goal-ms, cold, end to end) prints PASS/FAIL.
-#include <unistd.h>
-
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -73,7 +72,8 @@ int Single(const std::string& path, int repeat, const std::string& arch) {
     return 1;
   }
   Clock::time_point t1 = Clock::now();
-  absl::StatusOr<CompileResult> result = CompileFusion(parsed->graph, parsed->input_shapes, options);
+  absl::StatusOr<CompileResult> result =
+      CompileFusion(parsed->graph, parsed->input_shapes, options);
   double compile_us = MicrosSince(t1);
   double total_us = MicrosSince(t0);
   double cpu_us = CpuMicros() - cpu0;
@@ -81,7 +81,8 @@ int Single(const std::string& path, int repeat, const std::string& arch) {
     std::string msg(result.status().message());
     std::replace(msg.begin(), msg.end(), '"', '\'');
     std::replace(msg.begin(), msg.end(), '\n', ' ');
-    std::printf("{\"fusion\": \"%s\", \"error\": \"compile: %s\"}\n", Stem(path).c_str(), msg.c_str());
+    std::printf("{\"fusion\": \"%s\", \"error\": \"compile: %s\"}\n", Stem(path).c_str(),
+                msg.c_str());
     return 1;
   }
   int kernels = 0;
@@ -113,17 +114,18 @@ int Single(const std::string& path, int repeat, const std::string& arch) {
   double warm_median = warm.empty() ? -1 : warm[warm.size() / 2];
   std::printf(
       "{\"fusion\": \"%s\", \"segments\": %zu, \"kernels\": %d, \"binaries\": %s, "
-      "\"cold_total_us\": %.1f, \"cold_cpu_us\": %.1f, \"cold_stage_us\": %s, \"warm_median_us\": %.1f, \"warm_runs\": %zu}\n",
-      Stem(path).c_str(), result->segments.size(), kernels, binaries ? "true" : "false", total_us, cpu_us,
-      MapJson(cold).c_str(), warm_median, warm.size());
+      "\"cold_total_us\": %.1f, \"cold_cpu_us\": %.1f, \"cold_stage_us\": %s, \"warm_median_us\": "
+      "%.1f, \"warm_runs\": %zu}\n",
+      Stem(path).c_str(), result->segments.size(), kernels, binaries ? "true" : "false", total_us,
+      cpu_us, MapJson(cold).c_str(), warm_median, warm.size());
   return 0;
 }
 
 // Runs `self --single FILE` and returns its last stdout line.
 std::string RunChild(const std::string& self, const std::string& path, int repeat,
                      const std::string& arch) {
-  std::string cmd = absl::StrCat("'", self, "' --single '", path, "' --repeat ", repeat,
-                                 " --arch ", arch, " 2>/dev/null");
+  std::string cmd = absl::StrCat("'", self, "' --single '", path, "' --repeat ", repeat, " --arch ",
+                                 arch, " 2>/dev/null");
   FILE* pipe = popen(cmd.c_str(), "r");
   if (pipe == nullptr) return "";
   std::string out, line;
@@ -154,15 +156,23 @@ int Main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
-    if (a == "--repeat") repeat = std::max(0, std::atoi(next().c_str()));
-    else if (a == "--out") out_path = next();
-    else if (a == "--goal-ms") goal_ms = std::atof(next().c_str());
-    else if (a == "--single") single = next();
-    else if (a == "--arch") arch = next();
+    if (a == "--repeat")
+      repeat = std::max(0, std::atoi(next().c_str()));
+    else if (a == "--out")
+      out_path = next();
+    else if (a == "--goal-ms")
+      goal_ms = std::atof(next().c_str());
+    else if (a == "--single")
+      single = next();
+    else if (a == "--arch")
+      arch = next();
     else if (a == "--help" || a == "-h") {
-      std::printf("usage: %s [--repeat N] [--out FILE.json] [--goal-ms 150] [--arch sm_90] FILES...\n", argv[0]);
+      std::printf(
+          "usage: %s [--repeat N] [--out FILE.json] [--goal-ms 150] [--arch sm_90] FILES...\n",
+          argv[0]);
       return 0;
-    } else files.push_back(a);
+    } else
+      files.push_back(a);
   }
   if (!single.empty()) return Single(single, repeat, arch);
   char self[4096];
@@ -172,8 +182,9 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "no fusion files given (try ../shared/fusions/*.py)\n");
     return 2;
   }
-  std::printf("%-24s %4s %9s %8s %8s %8s %8s %8s %9s %9s %10s %8s %10s\n", "fusion", "kern", "parse",
-              "verify", "passes", "segment", "schedule", "codegen", "nvrtc", "other", "cold ms", "cpu ms", "warm ms");
+  std::printf("%-24s %4s %9s %8s %8s %8s %8s %8s %9s %9s %10s %8s %10s\n", "fusion", "kern",
+              "parse", "verify", "passes", "segment", "schedule", "codegen", "nvrtc", "other",
+              "cold ms", "cpu ms", "warm ms");
   std::vector<std::string> rows;
   bool goal_seen = false, goal_pass = false;
   double goal_value_ms = -1;
@@ -191,14 +202,15 @@ int Main(int argc, char** argv) {
       continue;
     }
     double cold_ms = row->Find("cold_total_us")->number_value() / 1000;
-    std::printf("%-24s %4lld %9.2f %8.2f %8.2f %8.2f %8.2f %8.2f %9.2f %9.2f %10.1f %8.1f %10.1f%s\n",
-                Stem(f).c_str(), static_cast<long long>(row->Find("kernels")->int_value()),
-                Stage(*row, "parse") / 1000, Stage(*row, "verify") / 1000, Stage(*row, "passes") / 1000,
-                Stage(*row, "segment") / 1000, Stage(*row, "schedule") / 1000,
-                Stage(*row, "codegen") / 1000, Stage(*row, "nvrtc") / 1000, Stage(*row, "other") / 1000,
-                cold_ms, row->Find("cold_cpu_us")->number_value() / 1000,
-                row->Find("warm_median_us")->number_value() / 1000,
-                row->Find("binaries")->bool_value() ? "" : "  (no binaries: NVRTC missing?)");
+    std::printf(
+        "%-24s %4lld %9.2f %8.2f %8.2f %8.2f %8.2f %8.2f %9.2f %9.2f %10.1f %8.1f %10.1f%s\n",
+        Stem(f).c_str(), static_cast<long long>(row->Find("kernels")->int_value()),
+        Stage(*row, "parse") / 1000, Stage(*row, "verify") / 1000, Stage(*row, "passes") / 1000,
+        Stage(*row, "segment") / 1000, Stage(*row, "schedule") / 1000,
+        Stage(*row, "codegen") / 1000, Stage(*row, "nvrtc") / 1000, Stage(*row, "other") / 1000,
+        cold_ms, row->Find("cold_cpu_us")->number_value() / 1000,
+        row->Find("warm_median_us")->number_value() / 1000,
+        row->Find("binaries")->bool_value() ? "" : "  (no binaries: NVRTC missing?)");
     if (Stem(f) == "rmsnorm_bwd_manual") {
       goal_seen = true;
       goal_value_ms = cold_ms;
@@ -211,9 +223,11 @@ int Main(int argc, char** argv) {
                 : "goal: rmsnorm_bwd_manual not among the files";
   std::string loadavg;
   std::ifstream("/proc/loadavg") >> loadavg;
-  std::printf("(ms; stages from CompileResult::stage_micros, parse = ParseReproFile; each file in a "
-              "fresh process; cpu = process CPU time of the cold compile; 1-min load average %s "
-              "on %ld cores)\n%s\n", loadavg.c_str(), sysconf(_SC_NPROCESSORS_ONLN), goal_line.c_str());
+  std::printf(
+      "(ms; stages from CompileResult::stage_micros, parse = ParseReproFile; each file in a "
+      "fresh process; cpu = process CPU time of the cold compile; 1-min load average %s "
+      "on %ld cores)\n%s\n",
+      loadavg.c_str(), sysconf(_SC_NPROCESSORS_ONLN), goal_line.c_str());
   if (!out_path.empty()) {
     std::ofstream out(out_path);
     out << "{\n \"benchmark\": \"cold compile time per fusion (fresh process each)\",\n"

@@ -26,11 +26,16 @@ int main(int argc, char** argv) {
   std::string file, out, name, arch = "sm_90";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--out" && i + 1 < argc) out = argv[++i];
-    else if (a == "--name" && i + 1 < argc) name = argv[++i];
-    else if (a == "--arch" && i + 1 < argc) arch = argv[++i];
-    else if (file.empty()) file = a;
-    else return Fail("unexpected argument " + a);
+    if (a == "--out" && i + 1 < argc)
+      out = argv[++i];
+    else if (a == "--name" && i + 1 < argc)
+      name = argv[++i];
+    else if (a == "--arch" && i + 1 < argc)
+      arch = argv[++i];
+    else if (file.empty())
+      file = a;
+    else
+      return Fail("unexpected argument " + a);
   }
   if (file.empty() || out.empty()) {
     std::fprintf(stderr, "usage: %s FILE --out DIR [--name NAME] [--arch sm_90]\n", argv[0]);

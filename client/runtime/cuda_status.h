@@ -5,12 +5,11 @@
 
 #include <cuda.h>
 
-#include "client/runtime/driver_api.h"
-
 #include <string>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "client/runtime/driver_api.h"
 
 namespace fusiond {
 namespace runtime {
@@ -29,10 +28,10 @@ inline absl::Status CudaStatus(CUresult r, const char* call, const std::string& 
 }  // namespace fusiond
 
 // Returns from the enclosing function when a driver call fails.
-#define FUSIOND_CU(call, context)                                                  \
-  do {                                                                             \
+#define FUSIOND_CU(call, context)                                                          \
+  do {                                                                                     \
     ::absl::Status _fusiond_cu = ::fusiond::runtime::CudaStatus((call), #call, (context)); \
-    if (!_fusiond_cu.ok()) return _fusiond_cu;                                     \
+    if (!_fusiond_cu.ok()) return _fusiond_cu;                                             \
   } while (0)
 
 #endif  // FUSIOND_CLIENT_RUNTIME_CUDA_STATUS_H_

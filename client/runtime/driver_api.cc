@@ -27,13 +27,12 @@ Loaded LoadDriver() {
         absl::StrCat("CUDA driver not found (dlopen libcuda.so.1: ", err ? err : "?", ")"));
     return out;
   }
-#define FUSIOND_RESOLVE(fn)                                                          \
-  out.api.fn = reinterpret_cast<decltype(out.api.fn)>(                               \
-      dlsym(lib, FUSIOND_STRINGIFY_EXPANDED(fn)));                                   \
-  if (out.api.fn == nullptr) {                                                       \
-    out.status = absl::UnavailableError(absl::StrCat(                                \
-        "CUDA driver lacks ", FUSIOND_STRINGIFY_EXPANDED(fn), " (driver too old?)")); \
-    return out;                                                                      \
+#define FUSIOND_RESOLVE(fn)                                                                        \
+  out.api.fn = reinterpret_cast<decltype(out.api.fn)>(dlsym(lib, FUSIOND_STRINGIFY_EXPANDED(fn))); \
+  if (out.api.fn == nullptr) {                                                                     \
+    out.status = absl::UnavailableError(                                                           \
+        absl::StrCat("CUDA driver lacks ", FUSIOND_STRINGIFY_EXPANDED(fn), " (driver too old?)")); \
+    return out;                                                                                    \
   }
   FUSIOND_DRIVER_FUNCTIONS(FUSIOND_RESOLVE)
 #undef FUSIOND_RESOLVE

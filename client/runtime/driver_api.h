@@ -11,16 +11,18 @@
 
 // X(function) for every driver function the runtime (and its tests) call.
 // Names go through cuda.h's macros, so cuMemAlloc resolves cuMemAlloc_v2.
-#define FUSIOND_DRIVER_FUNCTIONS(X)                                            \
-  X(cuInit) X(cuGetErrorName) X(cuGetErrorString) X(cuDeviceGet)               \
-  X(cuDeviceGetCount) X(cuDeviceGetAttribute) X(cuDevicePrimaryCtxRetain)      \
-  X(cuDevicePrimaryCtxRelease) X(cuCtxPushCurrent) X(cuCtxPopCurrent)          \
-  X(cuCtxSetCurrent) X(cuCtxSynchronize) X(cuModuleLoadData)                   \
-  X(cuModuleGetFunction) X(cuModuleUnload) X(cuFuncSetAttribute)               \
-  X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuLaunchKernel)             \
-  X(cuLaunchCooperativeKernel) X(cuMemAlloc) X(cuMemFree) X(cuMemAllocAsync)   \
-  X(cuMemFreeAsync) X(cuMemsetD8Async) X(cuMemsetD32) X(cuMemcpyAsync)         \
+// clang-format off
+#define FUSIOND_DRIVER_FUNCTIONS(X) \
+  X(cuInit) X(cuGetErrorName) X(cuGetErrorString) X(cuDeviceGet)                      \
+  X(cuDeviceGetCount) X(cuDeviceGetAttribute) X(cuDevicePrimaryCtxRetain)             \
+  X(cuDevicePrimaryCtxRelease) X(cuCtxPushCurrent) X(cuCtxPopCurrent)                 \
+  X(cuCtxSetCurrent) X(cuCtxSynchronize) X(cuModuleLoadData)                          \
+  X(cuModuleGetFunction) X(cuModuleUnload) X(cuFuncSetAttribute)                      \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuLaunchKernel)                    \
+  X(cuLaunchCooperativeKernel) X(cuMemAlloc) X(cuMemFree) X(cuMemAllocAsync)          \
+  X(cuMemFreeAsync) X(cuMemsetD8Async) X(cuMemsetD32) X(cuMemcpyAsync)                \
   X(cuMemcpy2DAsync) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuStreamSynchronize)
+// clang-format on
 
 namespace fusiond {
 namespace runtime {

@@ -37,8 +37,8 @@ class ExprParser {
   static constexpr int kMaxDepth = 100;
 
   absl::Status Error(const std::string& what) const {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "expression '", std::string(text_), "' at column ", pos_ + 1, ": ", what));
+    return absl::InvalidArgumentError(
+        absl::StrCat("expression '", std::string(text_), "' at column ", pos_ + 1, ": ", what));
   }
   void SkipSpace() {
     while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) {
@@ -114,8 +114,7 @@ class ExprParser {
     if (std::isdigit(static_cast<unsigned char>(c))) {
       int64_t v = 0;
       while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) {
-        if (__builtin_mul_overflow(v, 10, &v) ||
-            __builtin_add_overflow(v, text_[pos_] - '0', &v)) {
+        if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, text_[pos_] - '0', &v)) {
           return Error("integer literal does not fit in int64");
         }
         ++pos_;
@@ -126,8 +125,8 @@ class ExprParser {
     }
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
       size_t start = pos_;
-      while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) ||
-                                     text_[pos_] == '_')) {
+      while (pos_ < text_.size() &&
+             (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) {
         ++pos_;
       }
       std::string name(text_.substr(start, pos_ - start));
@@ -137,11 +136,14 @@ class ExprParser {
         return Add(std::move(n));
       }
       Expr::Kind k;
-      if (name == "ceil_div") k = Expr::Kind::kCeilDiv;
-      else if (name == "min") k = Expr::Kind::kMin;
-      else if (name == "max") k = Expr::Kind::kMax;
-      else return Error(absl::StrCat("unknown function '", name,
-                                     "' (known: ceil_div, min, max)"));
+      if (name == "ceil_div")
+        k = Expr::Kind::kCeilDiv;
+      else if (name == "min")
+        k = Expr::Kind::kMin;
+      else if (name == "max")
+        k = Expr::Kind::kMax;
+      else
+        return Error(absl::StrCat("unknown function '", name, "' (known: ceil_div, min, max)"));
       ++pos_;  // '('
       absl::StatusOr<int> a = Sum(depth + 1);
       if (!a.ok()) return a;

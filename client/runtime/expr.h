@@ -41,8 +41,8 @@ class Expr {
   struct Node {
     explicit Node(Kind k) : kind(k) {}
     Kind kind;
-    int64_t value = 0;   // kConst
-    std::string name;    // kSymbol
+    int64_t value = 0;       // kConst
+    std::string name;        // kSymbol
     int lhs = -1, rhs = -1;  // operand node indices
   };
   friend class ExprParser;

@@ -21,7 +21,7 @@ TEST(ExprTest, Literals) {
 TEST(ExprTest, PrecedenceAndAssociativity) {
   EXPECT_EQ(Eval("2 + 3 * 4"), 14);
   EXPECT_EQ(Eval("(2 + 3) * 4"), 20);
-  EXPECT_EQ(Eval("10 - 3 - 2"), 5);   // left to right
+  EXPECT_EQ(Eval("10 - 3 - 2"), 5);    // left to right
   EXPECT_EQ(Eval("100 / 10 / 5"), 2);  // left to right
   EXPECT_EQ(Eval("7 / 2 * 2"), 6);
   EXPECT_EQ(Eval("-3 + 5"), 2);

@@ -55,12 +55,18 @@ const JsonValue* JsonValue::Find(std::string_view key) const {
 
 const char* JsonValue::TypeName(Type t) {
   switch (t) {
-    case Type::kNull: return "null";
-    case Type::kBool: return "bool";
-    case Type::kNumber: return "number";
-    case Type::kString: return "string";
-    case Type::kArray: return "array";
-    case Type::kObject: return "object";
+    case Type::kNull:
+      return "null";
+    case Type::kBool:
+      return "bool";
+    case Type::kNumber:
+      return "number";
+    case Type::kString:
+      return "string";
+    case Type::kArray:
+      return "array";
+    case Type::kObject:
+      return "object";
   }
   return "?";
 }
@@ -93,8 +99,7 @@ class Parser {
         ++col;
       }
     }
-    return absl::InvalidArgumentError(
-        absl::StrCat("json ", line, ":", col, ": ", what));
+    return absl::InvalidArgumentError(absl::StrCat("json ", line, ":", col, ": ", what));
   }
 
   void SkipSpace() {
@@ -127,8 +132,7 @@ class Parser {
     if (Consume("false")) return JsonValue::Bool(false);
     if (Consume("null")) return JsonValue::Null();
     if (c == '-' || (c >= '0' && c <= '9')) return ParseNumber();
-    return Error(absl::StrCat("unexpected character '", std::string(1, c),
-                              "', expected a value"));
+    return Error(absl::StrCat("unexpected character '", std::string(1, c), "', expected a value"));
   }
 
   absl::StatusOr<JsonValue> ParseObject(int depth) {
@@ -216,10 +220,14 @@ class Parser {
     for (int i = 0; i < 4; ++i) {
       char c = text_[pos_++];
       v <<= 4;
-      if (c >= '0' && c <= '9') v |= c - '0';
-      else if (c >= 'a' && c <= 'f') v |= c - 'a' + 10;
-      else if (c >= 'A' && c <= 'F') v |= c - 'A' + 10;
-      else return Error("bad hex digit in \\u escape");
+      if (c >= '0' && c <= '9')
+        v |= c - '0';
+      else if (c >= 'a' && c <= 'f')
+        v |= c - 'a' + 10;
+      else if (c >= 'A' && c <= 'F')
+        v |= c - 'A' + 10;
+      else
+        return Error("bad hex digit in \\u escape");
     }
     return v;
   }
@@ -239,14 +247,30 @@ class Parser {
       if (pos_ >= text_.size()) return Error("unterminated escape");
       char e = text_[pos_++];
       switch (e) {
-        case '"': out.push_back('"'); break;
-        case '\\': out.push_back('\\'); break;
-        case '/': out.push_back('/'); break;
-        case 'b': out.push_back('\b'); break;
-        case 'f': out.push_back('\f'); break;
-        case 'n': out.push_back('\n'); break;
-        case 'r': out.push_back('\r'); break;
-        case 't': out.push_back('\t'); break;
+        case '"':
+          out.push_back('"');
+          break;
+        case '\\':
+          out.push_back('\\');
+          break;
+        case '/':
+          out.push_back('/');
+          break;
+        case 'b':
+          out.push_back('\b');
+          break;
+        case 'f':
+          out.push_back('\f');
+          break;
+        case 'n':
+          out.push_back('\n');
+          break;
+        case 'r':
+          out.push_back('\r');
+          break;
+        case 't':
+          out.push_back('\t');
+          break;
         case 'u': {
           absl::StatusOr<uint32_t> cp = ParseHex4();
           if (!cp.ok()) return cp.status();
@@ -313,9 +337,7 @@ class Parser {
 
 }  // namespace
 
-absl::StatusOr<JsonValue> ParseJson(std::string_view text) {
-  return Parser(text).ParseDocument();
-}
+absl::StatusOr<JsonValue> ParseJson(std::string_view text) { return Parser(text).ParseDocument(); }
 
 }  // namespace runtime
 }  // namespace fusiond

@@ -44,9 +44,7 @@ class JsonValue {
   int64_t int_value() const { return int_; }
   const std::string& string_value() const { return string_; }
   const std::vector<JsonValue>& items() const { return items_; }
-  const std::vector<std::pair<std::string, JsonValue>>& members() const {
-    return members_;
-  }
+  const std::vector<std::pair<std::string, JsonValue>>& members() const { return members_; }
   // The member named `key`, or nullptr (also when this is not an object).
   const JsonValue* Find(std::string_view key) const;
 

@@ -23,8 +23,8 @@ absl::StatusOr<Shape> EvalShape(const ManifestTensor& t, const SymbolValues& sym
     absl::StatusOr<int64_t> v = t.shape[a].Eval(symbols);
     if (!v.ok()) return v.status();
     if (*v < 0) {
-      return absl::InvalidArgumentError(absl::StrCat(what, " axis ", a, ": '", t.shape[a].text(),
-                                                     "' evaluates to ", *v, " < 0"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, " axis ", a, ": '", t.shape[a].text(), "' evaluates to ", *v, " < 0"));
     }
     shape.push_back(*v);
   }
@@ -57,9 +57,9 @@ absl::StatusOr<LaunchPlan> PlanLaunch(const Manifest& m, const std::vector<Shape
   for (const ManifestSymbol& s : m.symbols) {
     const Shape& shape = input_shapes[s.input];
     if (s.axis >= static_cast<int>(shape.size())) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "input ", m.inputs[s.input].name, " (index ", s.input, ") has rank ", shape.size(),
-          "; symbol ", s.name, " reads axis ", s.axis));
+      return absl::InvalidArgumentError(absl::StrCat("input ", m.inputs[s.input].name, " (index ",
+                                                     s.input, ") has rank ", shape.size(),
+                                                     "; symbol ", s.name, " reads axis ", s.axis));
     }
     plan.symbols[s.name] = shape[s.axis];
   }
@@ -76,9 +76,9 @@ absl::StatusOr<LaunchPlan> PlanLaunch(const Manifest& m, const std::vector<Shape
     }
     for (size_t a = 0; a < got.size(); ++a) {
       if (got[a] != (*want)[a]) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            what, " axis ", a, " is ", got[a], " but the manifest wants ", t.shape[a].text(),
-            " = ", (*want)[a]));
+        return absl::InvalidArgumentError(absl::StrCat(what, " axis ", a, " is ", got[a],
+                                                       " but the manifest wants ",
+                                                       t.shape[a].text(), " = ", (*want)[a]));
       }
     }
   }

@@ -46,7 +46,8 @@ class ScratchList {
   absl::StatusOr<CUdeviceptr> Alloc(size_t bytes, const std::string& what) {
     if (bytes == 0) return CUdeviceptr{0};
     CUdeviceptr p = 0;
-    FUSIOND_CU(Cu().cuMemAllocAsync(&p, bytes, stream_), absl::StrCat("allocating ", bytes, " bytes for ", what));
+    FUSIOND_CU(Cu().cuMemAllocAsync(&p, bytes, stream_),
+               absl::StrCat("allocating ", bytes, " bytes for ", what));
     ptrs_.push_back(p);
     return p;
   }
@@ -83,7 +84,7 @@ absl::Status CheckGpuAvailable() {
 }
 
 absl::StatusOr<std::unique_ptr<LoadedFusion>> LoadedFusion::Load(const std::string& dir,
-                                                                  const LoadOptions& options) {
+                                                                 const LoadOptions& options) {
   absl::StatusOr<std::string> manifest = ReadFile(dir + "/manifest.json");
   if (!manifest.ok()) return manifest.status();
   absl::StatusOr<Manifest> parsed = ParseManifest(*manifest);
@@ -105,14 +106,17 @@ absl::StatusOr<std::unique_ptr<LoadedFusion>> LoadedFusion::LoadFromMemory(
   if (!manifest.ok()) return manifest.status();
   for (const ManifestKernel& k : manifest->kernels) {
     if (binaries.count(k.binary) == 0) {
-      return absl::NotFoundError(absl::StrCat("kernel ", k.name, ": binary ", k.binary, " not given"));
+      return absl::NotFoundError(
+          absl::StrCat("kernel ", k.name, ": binary ", k.binary, " not given"));
     }
   }
   if (absl::Status s = CheckGpuAvailable(); !s.ok()) return s;
   std::unique_ptr<LoadedFusion> f(new LoadedFusion());
   f->manifest_ = *std::move(manifest);
-  FUSIOND_CU(Cu().cuDeviceGet(&f->device_, options.device), absl::StrCat("device ", options.device));
-  FUSIOND_CU(Cu().cuDevicePrimaryCtxRetain(&f->context_, f->device_), "retaining the primary context");
+  FUSIOND_CU(Cu().cuDeviceGet(&f->device_, options.device),
+             absl::StrCat("device ", options.device));
+  FUSIOND_CU(Cu().cuDevicePrimaryCtxRetain(&f->context_, f->device_),
+             "retaining the primary context");
   ScopedContext scope(f->context_);
   if (!scope.ok()) return absl::UnavailableError("cannot make the primary context current");
   for (const ManifestKernel& k : f->manifest_.kernels) {
@@ -151,21 +155,21 @@ absl::StatusOr<LaunchPlan> LoadedFusion::Plan(const std::vector<RunArg>& args) c
     const ManifestTensor& want = manifest_.inputs[i];
     const RunArg& a = args[i];
     if (want.scalar != a.is_scalar) {
-      return absl::InvalidArgumentError(absl::StrCat("input ", want.name, " (index ", i,
-                                                     ") must be a ",
-                                                     want.scalar ? "scalar" : "tensor"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input ", want.name, " (index ", i, ") must be a ", want.scalar ? "scalar" : "tensor"));
     }
     if (a.is_scalar) {
       shapes.emplace_back();
       continue;
     }
     if (a.tensor.dtype != want.dtype) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "input ", want.name, " (index ", i, ") is ", ElementTypeName(a.tensor.dtype),
-          ", the fusion wants ", ElementTypeName(want.dtype)));
+      return absl::InvalidArgumentError(
+          absl::StrCat("input ", want.name, " (index ", i, ") is ", ElementTypeName(a.tensor.dtype),
+                       ", the fusion wants ", ElementTypeName(want.dtype)));
     }
     if (!a.tensor.strides.empty() && a.tensor.strides.size() != a.tensor.shape.size()) {
-      return absl::InvalidArgumentError(absl::StrCat("input ", i, ": strides and shape differ in rank"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("input ", i, ": strides and shape differ in rank"));
     }
     shapes.push_back(a.tensor.shape);
   }
@@ -186,7 +190,8 @@ absl::StatusOr<std::vector<OutputTensor>> LoadedFusion::Run(const std::vector<Ru
     size_t bytes = NumElements(out.shape) * ElementSize(out.dtype);
     if (bytes > 0) {
       CUdeviceptr p = 0;
-      FUSIOND_CU(Cu().cuMemAlloc(&p, bytes), absl::StrCat("allocating output ", i, " (", bytes, " bytes)"));
+      FUSIOND_CU(Cu().cuMemAlloc(&p, bytes),
+                 absl::StrCat("allocating output ", i, " (", bytes, " bytes)"));
       out.buffer = DeviceBuffer(p, bytes);
     }
     ptrs.push_back(out.buffer.get());
@@ -240,7 +245,8 @@ absl::Status LoadedFusion::Launch(const LaunchPlan& plan, const std::vector<RunA
     absl::StatusOr<CUdeviceptr> dense =
         scratch.Alloc(NumElements(t.shape) * es, absl::StrCat("a dense copy of input ", i));
     if (!dense.ok()) return dense.status();
-    if (absl::Status s = CopyToDense(t.data, t.shape, t.strides, es, *dense, stream); !s.ok()) return s;
+    if (absl::Status s = CopyToDense(t.data, t.shape, t.strides, es, *dense, stream); !s.ok())
+      return s;
     inputs[i] = *dense;
   }
   std::vector<CUdeviceptr> intermediates;
@@ -253,10 +259,12 @@ absl::Status LoadedFusion::Launch(const LaunchPlan& plan, const std::vector<RunA
   }
   std::vector<CUdeviceptr> workspaces;
   for (size_t i = 0; i < plan.workspace_bytes.size(); ++i) {
-    absl::StatusOr<CUdeviceptr> p = scratch.Alloc(plan.workspace_bytes[i], absl::StrCat("workspace ", i));
+    absl::StatusOr<CUdeviceptr> p =
+        scratch.Alloc(plan.workspace_bytes[i], absl::StrCat("workspace ", i));
     if (!p.ok()) return p.status();
     if (manifest_.workspaces[i].zero && plan.workspace_bytes[i] > 0) {
-      FUSIOND_CU(Cu().cuMemsetD8Async(*p, 0, plan.workspace_bytes[i], stream), "zeroing a workspace");
+      FUSIOND_CU(Cu().cuMemsetD8Async(*p, 0, plan.workspace_bytes[i], stream),
+                 "zeroing a workspace");
     }
     workspaces.push_back(*p);
   }
@@ -269,10 +277,18 @@ absl::Status LoadedFusion::Launch(const LaunchPlan& plan, const std::vector<RunA
     for (size_t p = 0; p < k.params.size(); ++p) {
       const KernelParam& param = k.params[p];
       switch (param.kind) {
-        case KernelParam::Kind::kInput: slots[p] = inputs[param.index]; break;
-        case KernelParam::Kind::kOutput: slots[p] = outputs[param.index]; break;
-        case KernelParam::Kind::kIntermediate: slots[p] = intermediates[param.index]; break;
-        case KernelParam::Kind::kWorkspace: slots[p] = workspaces[param.index]; break;
+        case KernelParam::Kind::kInput:
+          slots[p] = inputs[param.index];
+          break;
+        case KernelParam::Kind::kOutput:
+          slots[p] = outputs[param.index];
+          break;
+        case KernelParam::Kind::kIntermediate:
+          slots[p] = intermediates[param.index];
+          break;
+        case KernelParam::Kind::kWorkspace:
+          slots[p] = workspaces[param.index];
+          break;
         case KernelParam::Kind::kScalar: {
           double v = args[param.index].scalar;
           static_assert(sizeof(v) == sizeof(uint64_t), "double is 8 bytes");
@@ -290,36 +306,38 @@ absl::Status LoadedFusion::Launch(const LaunchPlan& plan, const std::vector<RunA
     std::unique_lock<std::mutex> lock(mu_);
     if (launch.smem_bytes > smem_opt_in_[launch.kernel]) {
       FUSIOND_CU(Cu().cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                    static_cast<int>(launch.smem_bytes)),
+                                         static_cast<int>(launch.smem_bytes)),
                  absl::StrCat("kernel ", k.name, " asks for ", launch.smem_bytes,
                               " bytes of dynamic shared memory"));
       smem_opt_in_[launch.kernel] = launch.smem_bytes;
     }
     lock.unlock();
-    std::string what = absl::StrCat("kernel ", k.name, " grid [", launch.grid[0], ", ",
-                                    launch.grid[1], ", ", launch.grid[2], "] block [",
-                                    launch.block[0], ", ", launch.block[1], ", ",
-                                    launch.block[2], "] smem ", launch.smem_bytes);
+    std::string what =
+        absl::StrCat("kernel ", k.name, " grid [", launch.grid[0], ", ", launch.grid[1], ", ",
+                     launch.grid[2], "] block [", launch.block[0], ", ", launch.block[1], ", ",
+                     launch.block[2], "] smem ", launch.smem_bytes);
     if (k.cooperative) {
       int per_sm = 0, sms = 0;
       int threads = launch.block[0] * launch.block[1] * launch.block[2];
-      FUSIOND_CU(Cu().cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, launch.smem_bytes),
+      FUSIOND_CU(
+          Cu().cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, launch.smem_bytes),
+          what);
+      FUSIOND_CU(Cu().cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device_),
                  what);
-      FUSIOND_CU(Cu().cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device_), what);
       int64_t blocks = int64_t{launch.grid[0]} * launch.grid[1] * launch.grid[2];
       if (blocks > int64_t{per_sm} * sms) {
-        return absl::ResourceExhaustedError(absl::StrCat(
-            what, ": a cooperative launch of ", blocks, " blocks exceeds the ", per_sm, " x ", sms,
-            " blocks that can be resident at once"));
+        return absl::ResourceExhaustedError(absl::StrCat(what, ": a cooperative launch of ", blocks,
+                                                         " blocks exceeds the ", per_sm, " x ", sms,
+                                                         " blocks that can be resident at once"));
       }
       FUSIOND_CU(Cu().cuLaunchCooperativeKernel(fn, launch.grid[0], launch.grid[1], launch.grid[2],
-                                           launch.block[0], launch.block[1], launch.block[2],
-                                           launch.smem_bytes, stream, param_ptrs.data()),
+                                                launch.block[0], launch.block[1], launch.block[2],
+                                                launch.smem_bytes, stream, param_ptrs.data()),
                  what);
     } else {
       FUSIOND_CU(Cu().cuLaunchKernel(fn, launch.grid[0], launch.grid[1], launch.grid[2],
-                                launch.block[0], launch.block[1], launch.block[2],
-                                launch.smem_bytes, stream, param_ptrs.data(), nullptr),
+                                     launch.block[0], launch.block[1], launch.block[2],
+                                     launch.smem_bytes, stream, param_ptrs.data(), nullptr),
                  what);
     }
   }

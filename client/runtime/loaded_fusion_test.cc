@@ -2,8 +2,6 @@
 // nvcc). Skipped, with the reason, where cuInit fails (no GPU or driver).
 #include "client/runtime/loaded_fusion.h"
 
-#include "client/runtime/driver_api.h"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,6 +10,8 @@
 #include <random>
 #include <sstream>
 #include <thread>
+
+#include "client/runtime/driver_api.h"
 
 namespace fusiond {
 namespace runtime {
@@ -22,11 +22,12 @@ std::string TestdataDir() {
   return FUSIOND_RUNTIME_TESTDATA_DIR;
 }
 
-
 // Device buffer with host round trips, for the tests.
 class Buf {
  public:
-  explicit Buf(size_t bytes) : bytes_(bytes) { EXPECT_EQ(Cu().cuMemAlloc(&ptr_, bytes), CUDA_SUCCESS); }
+  explicit Buf(size_t bytes) : bytes_(bytes) {
+    EXPECT_EQ(Cu().cuMemAlloc(&ptr_, bytes), CUDA_SUCCESS);
+  }
   ~Buf() { Cu().cuMemFree(ptr_); }
   template <typename T>
   void Upload(const std::vector<T>& v) {
@@ -103,11 +104,10 @@ TEST_F(GpuTest, TwoKernelFusionAtThreeShapes) {
     ASSERT_EQ(Cu().cuMemsetD32(out.get(), 0x7fc00000u, x.size()), CUDA_SUCCESS);  // NaN
     ASSERT_EQ(Cu().cuMemsetD32(count.get(), 0x7fc00000u, 1), CUDA_SUCCESS);
     TensorArg xa{xd.get(), ElementType::kFloat32, {rows, cols}, {}};
-    absl::Status s = (*f)->RunInto(
-        {RunArg::Tensor(xa), RunArg::Scalar(0.5)},
-        {TensorArg{out.get(), ElementType::kFloat32, {rows, cols}, {}},
-         TensorArg{count.get(), ElementType::kFloat32, {1}, {}}},
-        RunOptions{nullptr, true});
+    absl::Status s = (*f)->RunInto({RunArg::Tensor(xa), RunArg::Scalar(0.5)},
+                                   {TensorArg{out.get(), ElementType::kFloat32, {rows, cols}, {}},
+                                    TensorArg{count.get(), ElementType::kFloat32, {1}, {}}},
+                                   RunOptions{nullptr, true});
     ASSERT_TRUE(s.ok()) << s;
     CheckCenter(x, rows, cols, 0.5, Download<float>(out.get(), x.size()),
                 Download<float>(count.get(), 1)[0]);
@@ -161,9 +161,8 @@ TEST_F(GpuTest, CooperativeKernelWithGridBarrier) {
     std::vector<float> x = RandomVector(n, 3);
     Buf xd(n * 4);
     xd.Upload(x);
-    absl::StatusOr<std::vector<OutputTensor>> outs =
-        (*f)->Run({RunArg::Tensor({xd.get(), ElementType::kFloat32, {n}, {}})},
-                  RunOptions{nullptr, true});
+    absl::StatusOr<std::vector<OutputTensor>> outs = (*f)->Run(
+        {RunArg::Tensor({xd.get(), ElementType::kFloat32, {n}, {}})}, RunOptions{nullptr, true});
     ASSERT_TRUE(outs.ok()) << outs.status();
     double want = 0;
     for (float v : x) want += v;
@@ -188,9 +187,10 @@ TEST_F(GpuTest, ConcurrentRunsFromSeveralThreads) {
     threads.emplace_back([&, t]() {
       Cu().cuCtxSetCurrent(ctx_);
       for (int i = 0; i < 20; ++i) {
-        absl::StatusOr<std::vector<OutputTensor>> outs = (*f)->Run(
-            {RunArg::Tensor({xd.get(), ElementType::kFloat32, {rows, cols}, {}}), RunArg::Scalar(t + 1.0)},
-            RunOptions{nullptr, true});
+        absl::StatusOr<std::vector<OutputTensor>> outs =
+            (*f)->Run({RunArg::Tensor({xd.get(), ElementType::kFloat32, {rows, cols}, {}}),
+                       RunArg::Scalar(t + 1.0)},
+                      RunOptions{nullptr, true});
         if (!outs.ok()) {
           failures[t] = std::string(outs.status().message());
           return;

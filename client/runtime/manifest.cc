@@ -10,26 +10,37 @@ namespace runtime {
 
 const char* ElementTypeName(ElementType t) {
   switch (t) {
-    case ElementType::kBool: return "bool";
-    case ElementType::kInt32: return "int32";
-    case ElementType::kInt64: return "int64";
-    case ElementType::kFloat16: return "float16";
-    case ElementType::kBFloat16: return "bfloat16";
-    case ElementType::kFloat32: return "float32";
-    case ElementType::kFloat64: return "float64";
+    case ElementType::kBool:
+      return "bool";
+    case ElementType::kInt32:
+      return "int32";
+    case ElementType::kInt64:
+      return "int64";
+    case ElementType::kFloat16:
+      return "float16";
+    case ElementType::kBFloat16:
+      return "bfloat16";
+    case ElementType::kFloat32:
+      return "float32";
+    case ElementType::kFloat64:
+      return "float64";
   }
   return "?";
 }
 
 int ElementSize(ElementType t) {
   switch (t) {
-    case ElementType::kBool: return 1;
+    case ElementType::kBool:
+      return 1;
     case ElementType::kFloat16:
-    case ElementType::kBFloat16: return 2;
+    case ElementType::kBFloat16:
+      return 2;
     case ElementType::kInt32:
-    case ElementType::kFloat32: return 4;
+    case ElementType::kFloat32:
+      return 4;
     case ElementType::kInt64:
-    case ElementType::kFloat64: return 8;
+    case ElementType::kFloat64:
+      return 8;
   }
   return 0;
 }
@@ -40,19 +51,18 @@ absl::StatusOr<ElementType> ParseElementType(std::string_view name) {
     ElementType type;
   };
   static const Entry kNames[] = {
-      {"bool", ElementType::kBool},        {"Bool", ElementType::kBool},
-      {"int32", ElementType::kInt32},      {"Int32", ElementType::kInt32},
-      {"int64", ElementType::kInt64},      {"Int", ElementType::kInt64},
-      {"float16", ElementType::kFloat16},  {"Half", ElementType::kFloat16},
+      {"bool", ElementType::kBool},         {"Bool", ElementType::kBool},
+      {"int32", ElementType::kInt32},       {"Int32", ElementType::kInt32},
+      {"int64", ElementType::kInt64},       {"Int", ElementType::kInt64},
+      {"float16", ElementType::kFloat16},   {"Half", ElementType::kFloat16},
       {"bfloat16", ElementType::kBFloat16}, {"BFloat16", ElementType::kBFloat16},
-      {"float32", ElementType::kFloat32},  {"Float", ElementType::kFloat32},
-      {"float64", ElementType::kFloat64},  {"Double", ElementType::kFloat64},
+      {"float32", ElementType::kFloat32},   {"Float", ElementType::kFloat32},
+      {"float64", ElementType::kFloat64},   {"Double", ElementType::kFloat64},
   };
   for (const Entry& e : kNames) {
     if (name == e.name) return e.type;
   }
-  return absl::InvalidArgumentError(
-      absl::StrCat("unknown dtype '", std::string(name), "'"));
+  return absl::InvalidArgumentError(absl::StrCat("unknown dtype '", std::string(name), "'"));
 }
 
 namespace {
@@ -61,8 +71,8 @@ absl::Status Bad(const std::string& where, const std::string& what) {
   return absl::InvalidArgumentError(absl::StrCat("manifest: ", where, ": ", what));
 }
 
-absl::StatusOr<const JsonValue*> Member(const JsonValue& obj, const char* key,
-                                        JsonValue::Type type, const std::string& where) {
+absl::StatusOr<const JsonValue*> Member(const JsonValue& obj, const char* key, JsonValue::Type type,
+                                        const std::string& where) {
   const JsonValue* v = obj.Find(key);
   if (v == nullptr) return Bad(where, absl::StrCat("missing \"", key, "\""));
   if (v->type() != type) {
@@ -95,8 +105,8 @@ std::string OptString(const JsonValue& obj, const char* key) {
   return v != nullptr && v->is_string() ? v->string_value() : std::string();
 }
 
-absl::StatusOr<std::vector<ManifestTensor>> ParseTensors(const JsonValue& root,
-                                                         const char* key, bool required) {
+absl::StatusOr<std::vector<ManifestTensor>> ParseTensors(const JsonValue& root, const char* key,
+                                                         bool required) {
   std::vector<ManifestTensor> out;
   const JsonValue* list = root.Find(key);
   if (list == nullptr) {
@@ -147,24 +157,30 @@ absl::StatusOr<KernelParam> ParseParam(const JsonValue& p, const std::string& wh
     param.symbol = (*sym)->string_value();
     return param;
   }
-  if (k == "input") param.kind = KernelParam::Kind::kInput;
-  else if (k == "output") param.kind = KernelParam::Kind::kOutput;
-  else if (k == "intermediate") param.kind = KernelParam::Kind::kIntermediate;
-  else if (k == "workspace") param.kind = KernelParam::Kind::kWorkspace;
-  else if (k == "scalar") param.kind = KernelParam::Kind::kScalar;
-  else return Bad(where, absl::StrCat("unknown param kind '", k, "'"));
+  if (k == "input")
+    param.kind = KernelParam::Kind::kInput;
+  else if (k == "output")
+    param.kind = KernelParam::Kind::kOutput;
+  else if (k == "intermediate")
+    param.kind = KernelParam::Kind::kIntermediate;
+  else if (k == "workspace")
+    param.kind = KernelParam::Kind::kWorkspace;
+  else if (k == "scalar")
+    param.kind = KernelParam::Kind::kScalar;
+  else
+    return Bad(where, absl::StrCat("unknown param kind '", k, "'"));
   absl::StatusOr<int> index = IntMember(p, "index", where);
   if (!index.ok()) return index.status();
   param.index = *index;
   return param;
 }
 
-absl::Status ParseDims(const JsonValue& k, const char* key, Expr* dims,
-                       const std::string& where) {
+absl::Status ParseDims(const JsonValue& k, const char* key, Expr* dims, const std::string& where) {
   absl::StatusOr<const JsonValue*> arr = Member(k, key, JsonValue::Type::kArray, where);
   if (!arr.ok()) return arr.status();
   const auto& items = (*arr)->items();
-  if (items.empty() || items.size() > 3) return Bad(where, absl::StrCat("\"", key, "\" needs 1 to 3 entries"));
+  if (items.empty() || items.size() > 3)
+    return Bad(where, absl::StrCat("\"", key, "\" needs 1 to 3 entries"));
   for (int d = 0; d < 3; ++d) {
     if (d >= static_cast<int>(items.size())) {
       dims[d] = Expr::Constant(1);
@@ -217,7 +233,8 @@ absl::Status CheckSymbols(const Expr& e, const std::set<std::string>& declared,
                           const std::string& where) {
   for (const std::string& s : e.Symbols()) {
     if (declared.count(s) == 0) {
-      return Bad(where, absl::StrCat("expression '", e.text(), "' reads undeclared symbol '", s, "'"));
+      return Bad(where,
+                 absl::StrCat("expression '", e.text(), "' reads undeclared symbol '", s, "'"));
     }
   }
   return absl::OkStatus();
@@ -228,7 +245,8 @@ absl::Status Validate(const Manifest& m) {
   for (size_t i = 0; i < m.symbols.size(); ++i) {
     const ManifestSymbol& s = m.symbols[i];
     std::string where = absl::StrCat("symbols[", i, "]");
-    if (!declared.insert(s.name).second) return Bad(where, absl::StrCat("duplicate symbol '", s.name, "'"));
+    if (!declared.insert(s.name).second)
+      return Bad(where, absl::StrCat("duplicate symbol '", s.name, "'"));
     if (s.input >= static_cast<int>(m.inputs.size()) || m.inputs[s.input].scalar) {
       return Bad(where, absl::StrCat("input ", s.input, " is not a tensor input"));
     }
@@ -236,25 +254,29 @@ absl::Status Validate(const Manifest& m) {
       return Bad(where, absl::StrCat("axis ", s.axis, " out of range for input ", s.input));
     }
   }
-  auto check_tensors = [&](const std::vector<ManifestTensor>& ts, const char* what) -> absl::Status {
+  auto check_tensors = [&](const std::vector<ManifestTensor>& ts,
+                           const char* what) -> absl::Status {
     for (size_t i = 0; i < ts.size(); ++i) {
       for (size_t a = 0; a < ts[i].shape.size(); ++a) {
-        absl::Status s = CheckSymbols(ts[i].shape[a], declared,
-                                      absl::StrCat(what, "[", i, "].shape[", a, "]"));
+        absl::Status s =
+            CheckSymbols(ts[i].shape[a], declared, absl::StrCat(what, "[", i, "].shape[", a, "]"));
         if (!s.ok()) return s;
       }
     }
     return absl::OkStatus();
   };
-  for (auto [ts, what] : {std::make_pair(&m.inputs, "inputs"), std::make_pair(&m.outputs, "outputs"),
-                          std::make_pair(&m.intermediates, "intermediates")}) {
+  for (auto [ts, what] :
+       {std::make_pair(&m.inputs, "inputs"), std::make_pair(&m.outputs, "outputs"),
+        std::make_pair(&m.intermediates, "intermediates")}) {
     if (absl::Status s = check_tensors(*ts, what); !s.ok()) return s;
   }
   for (size_t i = 0; i < m.outputs.size(); ++i) {
-    if (m.outputs[i].scalar) return Bad(absl::StrCat("outputs[", i, "]"), "outputs must be tensors");
+    if (m.outputs[i].scalar)
+      return Bad(absl::StrCat("outputs[", i, "]"), "outputs must be tensors");
   }
   for (size_t i = 0; i < m.workspaces.size(); ++i) {
-    absl::Status s = CheckSymbols(m.workspaces[i].bytes, declared, absl::StrCat("workspaces[", i, "]"));
+    absl::Status s =
+        CheckSymbols(m.workspaces[i].bytes, declared, absl::StrCat("workspaces[", i, "]"));
     if (!s.ok()) return s;
   }
   if (m.kernels.empty()) return Bad("kernels", "no kernels");
@@ -265,19 +287,31 @@ absl::Status Validate(const Manifest& m) {
       if (absl::Status s = CheckSymbols(mk.block[d], declared, where + ".block"); !s.ok()) return s;
       if (absl::Status s = CheckSymbols(mk.grid[d], declared, where + ".grid"); !s.ok()) return s;
     }
-    if (absl::Status s = CheckSymbols(mk.smem_bytes, declared, where + ".smem_bytes"); !s.ok()) return s;
+    if (absl::Status s = CheckSymbols(mk.smem_bytes, declared, where + ".smem_bytes"); !s.ok())
+      return s;
     for (size_t i = 0; i < mk.params.size(); ++i) {
       const KernelParam& p = mk.params[i];
       std::string pw = absl::StrCat(where, ".params[", i, "]");
       size_t limit = 0;
       switch (p.kind) {
-        case KernelParam::Kind::kInput: limit = m.inputs.size(); break;
-        case KernelParam::Kind::kScalar: limit = m.inputs.size(); break;
-        case KernelParam::Kind::kOutput: limit = m.outputs.size(); break;
-        case KernelParam::Kind::kIntermediate: limit = m.intermediates.size(); break;
-        case KernelParam::Kind::kWorkspace: limit = m.workspaces.size(); break;
+        case KernelParam::Kind::kInput:
+          limit = m.inputs.size();
+          break;
+        case KernelParam::Kind::kScalar:
+          limit = m.inputs.size();
+          break;
+        case KernelParam::Kind::kOutput:
+          limit = m.outputs.size();
+          break;
+        case KernelParam::Kind::kIntermediate:
+          limit = m.intermediates.size();
+          break;
+        case KernelParam::Kind::kWorkspace:
+          limit = m.workspaces.size();
+          break;
         case KernelParam::Kind::kSize:
-          if (declared.count(p.symbol) == 0) return Bad(pw, absl::StrCat("undeclared symbol '", p.symbol, "'"));
+          if (declared.count(p.symbol) == 0)
+            return Bad(pw, absl::StrCat("undeclared symbol '", p.symbol, "'"));
           continue;
       }
       if (p.index >= static_cast<int>(limit)) {
@@ -306,8 +340,8 @@ absl::StatusOr<Manifest> ParseManifest(std::string_view json_text) {
   absl::StatusOr<int> version = IntMember(root, "manifest_version", "top level");
   if (!version.ok()) return version.status();
   if (*version != 1) {
-    return absl::UnimplementedError(
-        absl::StrCat("manifest: manifest_version ", *version, " is not supported (this runtime reads 1)"));
+    return absl::UnimplementedError(absl::StrCat("manifest: manifest_version ", *version,
+                                                 " is not supported (this runtime reads 1)"));
   }
   m.version = *version;
   m.fusion = OptString(root, "fusion");
@@ -353,11 +387,13 @@ absl::StatusOr<Manifest> ParseManifest(std::string_view json_text) {
       if (!e.ok()) return e.status();
       ManifestWorkspace mw;
       mw.bytes = *std::move(e);
-      if (const JsonValue* z = w.Find("zero"); z != nullptr && z->is_bool()) mw.zero = z->bool_value();
+      if (const JsonValue* z = w.Find("zero"); z != nullptr && z->is_bool())
+        mw.zero = z->bool_value();
       m.workspaces.push_back(std::move(mw));
     }
   }
-  absl::StatusOr<const JsonValue*> kernels = Member(root, "kernels", JsonValue::Type::kArray, "top level");
+  absl::StatusOr<const JsonValue*> kernels =
+      Member(root, "kernels", JsonValue::Type::kArray, "top level");
   if (!kernels.ok()) return kernels.status();
   for (size_t i = 0; i < (*kernels)->items().size(); ++i) {
     absl::StatusOr<ManifestKernel> k =

@@ -52,8 +52,8 @@ struct KernelParam {
 };
 
 struct ManifestKernel {
-  std::string name;    // the kernel's (extern "C") function name
-  std::string binary;  // file name beside manifest.json
+  std::string name;       // the kernel's (extern "C") function name
+  std::string binary;     // file name beside manifest.json
   std::string scheduler;  // informational
   bool cooperative = false;
   Expr block[3];

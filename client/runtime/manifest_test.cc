@@ -83,10 +83,10 @@ TEST(ManifestTest, PlanRejectsShapesThatDisagree) {
   EXPECT_EQ(p.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(std::string(p.status().message()).find("axis 0 is 1024"), std::string::npos)
       << p.status();
-  EXPECT_FALSE(PlanLaunch(*m, {{2048, 8192}, {2048, 2}, {}}).ok());  // static extent 1
+  EXPECT_FALSE(PlanLaunch(*m, {{2048, 8192}, {2048, 2}, {}}).ok());     // static extent 1
   EXPECT_FALSE(PlanLaunch(*m, {{2048, 8192, 1}, {2048, 1}, {}}).ok());  // rank
-  EXPECT_FALSE(PlanLaunch(*m, {{2048, 8192}, {2048, 1}}).ok());  // count
-  EXPECT_FALSE(PlanLaunch(*m, {{0, 8192}, {0, 1}, {}}).ok());  // grid of 0 blocks
+  EXPECT_FALSE(PlanLaunch(*m, {{2048, 8192}, {2048, 1}}).ok());         // count
+  EXPECT_FALSE(PlanLaunch(*m, {{0, 8192}, {0, 1}, {}}).ok());           // grid of 0 blocks
 }
 
 std::string ReadTestdata(const std::string& rel) {
@@ -129,19 +129,26 @@ TEST(ManifestTest, RejectsInconsistentManifests) {
   const std::string doc = kDocExample;
   ExpectBad("[1]", "expected an object");
   ExpectBad("{", "json");
-  ExpectBad(Replace(doc, "\"manifest_version\": 1", "\"manifest_version\": \"1\""), "manifest_version");
+  ExpectBad(Replace(doc, "\"manifest_version\": 1", "\"manifest_version\": \"1\""),
+            "manifest_version");
   EXPECT_EQ(ParseManifest(Replace(doc, "\"manifest_version\": 1", "\"manifest_version\": 2"))
-                .status().code(), absl::StatusCode::kUnimplemented);
+                .status()
+                .code(),
+            absl::StatusCode::kUnimplemented);
   ExpectBad(Replace(doc, "\"bfloat16\"", "\"bfloat17\""), "unknown dtype 'bfloat17'");
   ExpectBad(Replace(doc, "\"min(264, s0)\"", "\"min(264, s7)\""), "undeclared symbol 's7'");
   ExpectBad(Replace(doc, "\"min(264, s0)\"", "\"min(264 s0)\""), "expected ','");
-  ExpectBad(Replace(doc, "{\"kind\": \"output\", \"index\": 0}", "{\"kind\": \"output\", \"index\": 3}"),
-            "index 3 out of range");
-  ExpectBad(Replace(doc, "{\"kind\": \"input\", \"index\": 0}", "{\"kind\": \"input\", \"index\": 2}"),
-            "is a scalar");
-  ExpectBad(Replace(doc, "\"kind\": \"workspace\"", "\"kind\": \"spare\""), "unknown param kind 'spare'");
+  ExpectBad(
+      Replace(doc, "{\"kind\": \"output\", \"index\": 0}", "{\"kind\": \"output\", \"index\": 3}"),
+      "index 3 out of range");
+  ExpectBad(
+      Replace(doc, "{\"kind\": \"input\", \"index\": 0}", "{\"kind\": \"input\", \"index\": 2}"),
+      "is a scalar");
+  ExpectBad(Replace(doc, "\"kind\": \"workspace\"", "\"kind\": \"spare\""),
+            "unknown param kind 'spare'");
   ExpectBad(Replace(doc, "{\"name\": \"s1\", \"input\": 0, \"axis\": 1}",
-                    "{\"name\": \"s1\", \"input\": 0, \"axis\": 5}"), "axis 5 out of range");
+                    "{\"name\": \"s1\", \"input\": 0, \"axis\": 5}"),
+            "axis 5 out of range");
   ExpectBad(Replace(doc, "\"fusion_9f1c_k0.cubin\"", "\"../x.cubin\""), "plain file name");
   ExpectBad(Replace(doc, "\"block\": [\"256\", \"1\", \"1\"], ", ""), "missing \"block\"");
 }

@@ -29,8 +29,8 @@ absl::Status CopyToDense(CUdeviceptr src, const std::vector<int64_t>& shape,
     if (shape[a] == 0) return absl::OkStatus();
     if (shape[a] == 1) continue;
     if (strides[a] <= 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "input axis ", a, " has stride ", strides[a], "; materialize expanded views first"));
+      return absl::InvalidArgumentError(absl::StrCat("input axis ", a, " has stride ", strides[a],
+                                                     "; materialize expanded views first"));
     }
     dims.push_back(shape[a]);
     st.push_back(strides[a]);

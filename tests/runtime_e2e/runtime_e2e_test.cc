@@ -49,11 +49,29 @@ absl::StatusOr<std::string> Encode(const HostTensor& t) {
         put(&h, 2);
         break;
       }
-      case DataType::kFloat: { float f = static_cast<float>(d); put(&f, 4); break; }
-      case DataType::kDouble: put(&d, 8); break;
-      case DataType::kInt32: { int32_t v = static_cast<int32_t>(d); put(&v, 4); break; }
-      case DataType::kInt64: { int64_t v = static_cast<int64_t>(d); put(&v, 8); break; }
-      case DataType::kBool: { uint8_t v = d != 0; put(&v, 1); break; }
+      case DataType::kFloat: {
+        float f = static_cast<float>(d);
+        put(&f, 4);
+        break;
+      }
+      case DataType::kDouble:
+        put(&d, 8);
+        break;
+      case DataType::kInt32: {
+        int32_t v = static_cast<int32_t>(d);
+        put(&v, 4);
+        break;
+      }
+      case DataType::kInt64: {
+        int64_t v = static_cast<int64_t>(d);
+        put(&v, 8);
+        break;
+      }
+      case DataType::kBool: {
+        uint8_t v = d != 0;
+        put(&v, 1);
+        break;
+      }
       default:
         return absl::UnimplementedError(absl::StrCat("dtype ", DataTypeName(t.dtype)));
     }
@@ -76,12 +94,35 @@ std::vector<double> Decode(const std::string& bytes, ElementType t) {
         out.push_back(f);
         break;
       }
-      case ElementType::kFloat32: { float f; std::memcpy(&f, p, 4); out.push_back(f); break; }
-      case ElementType::kFloat64: { double d; std::memcpy(&d, p, 8); out.push_back(d); break; }
-      case ElementType::kInt32: { int32_t v; std::memcpy(&v, p, 4); out.push_back(v); break; }
-      case ElementType::kInt64: { int64_t v; std::memcpy(&v, p, 8); out.push_back(double(v)); break; }
-      case ElementType::kBool: out.push_back(*p != 0); break;
-      default: out.push_back(NAN);
+      case ElementType::kFloat32: {
+        float f;
+        std::memcpy(&f, p, 4);
+        out.push_back(f);
+        break;
+      }
+      case ElementType::kFloat64: {
+        double d;
+        std::memcpy(&d, p, 8);
+        out.push_back(d);
+        break;
+      }
+      case ElementType::kInt32: {
+        int32_t v;
+        std::memcpy(&v, p, 4);
+        out.push_back(v);
+        break;
+      }
+      case ElementType::kInt64: {
+        int64_t v;
+        std::memcpy(&v, p, 8);
+        out.push_back(double(v));
+        break;
+      }
+      case ElementType::kBool:
+        out.push_back(*p != 0);
+        break;
+      default:
+        out.push_back(NAN);
     }
   }
   return out;
@@ -105,7 +146,8 @@ class RuntimeE2eTest : public ::testing::TestWithParam<std::string> {
     const char* art = std::getenv("FUSIOND_E2E_ARTIFACTS");
     if (art == nullptr) GTEST_SKIP() << "FUSIOND_E2E_ARTIFACTS not set (scripts/device_bundle.sh)";
     dir_ = std::string(art) + "/" + GetParam();
-    if (!std::filesystem::exists(dir_ + "/manifest.json")) GTEST_SKIP() << "no artifacts at " << dir_;
+    if (!std::filesystem::exists(dir_ + "/manifest.json"))
+      GTEST_SKIP() << "no artifacts at " << dir_;
     ASSERT_EQ(Cu().cuDeviceGet(&dev_, 0), CUDA_SUCCESS);
     ASSERT_EQ(Cu().cuDevicePrimaryCtxRetain(&ctx_, dev_), CUDA_SUCCESS);
     ASSERT_EQ(Cu().cuCtxSetCurrent(ctx_), CUDA_SUCCESS);
@@ -117,9 +159,10 @@ class RuntimeE2eTest : public ::testing::TestWithParam<std::string> {
   // Runs the artifact at `shapes`, checks every output against the reference.
   void RunAndCheck(runtime::LoadedFusion& fusion, const ParsedFusion& parsed,
                    const std::vector<std::vector<int64_t>>& shapes, uint64_t seed) {
-    SCOPED_TRACE(::testing::Message() << GetParam() << " at first input shape "
-                                      << runtime::ShapeToString(shapes[0]));
-    std::vector<HostTensor> inputs = corpus::MakeCorpusInputs(parsed.graph, parsed.inputs, shapes, seed);
+    SCOPED_TRACE(::testing::Message()
+                 << GetParam() << " at first input shape " << runtime::ShapeToString(shapes[0]));
+    std::vector<HostTensor> inputs =
+        corpus::MakeCorpusInputs(parsed.graph, parsed.inputs, shapes, seed);
     absl::StatusOr<std::vector<HostTensor>> want = Evaluate(parsed.graph, inputs);
     ASSERT_TRUE(want.ok()) << want.status();
     std::vector<runtime::RunArg> args;
@@ -145,18 +188,22 @@ class RuntimeE2eTest : public ::testing::TestWithParam<std::string> {
       CUdeviceptr p = 0;
       ASSERT_EQ(Cu().cuMemAlloc(&p, std::max<size_t>(bytes, 1)), CUDA_SUCCESS);
       owned.push_back(p);
-      ASSERT_EQ(Cu().cuMemsetD8Async(p, 0xFF, bytes, nullptr), CUDA_SUCCESS);  // NaN in every float type
+      ASSERT_EQ(Cu().cuMemsetD8Async(p, 0xFF, bytes, nullptr),
+                CUDA_SUCCESS);  // NaN in every float type
       outs.push_back({p, et, plan->output_shapes[i], {}});
     }
     absl::Status s = fusion.RunInto(args, outs, runtime::RunOptions{nullptr, true});
     ASSERT_TRUE(s.ok()) << s;
     ASSERT_EQ(want->size(), outs.size());
     for (size_t i = 0; i < outs.size(); ++i) {
-      std::string bytes(runtime::NumElements(outs[i].shape) * runtime::ElementSize(outs[i].dtype), '\0');
+      std::string bytes(runtime::NumElements(outs[i].shape) * runtime::ElementSize(outs[i].dtype),
+                        '\0');
       ASSERT_EQ(Cu().cuMemcpyDtoH(bytes.data(), outs[i].data, bytes.size()), CUDA_SUCCESS);
       HostTensor got{(*want)[i].dtype, outs[i].shape, Decode(bytes, outs[i].dtype)};
       double err = MaxRelativeError(got, (*want)[i]);
-      double tol = (outs[i].dtype == ElementType::kFloat32 || outs[i].dtype == ElementType::kFloat64) ? 1e-4 : 1e-2;
+      double tol =
+          (outs[i].dtype == ElementType::kFloat32 || outs[i].dtype == ElementType::kFloat64) ? 1e-4
+                                                                                             : 1e-2;
       EXPECT_LE(err, tol) << "output " << i << " " << runtime::ElementTypeName(outs[i].dtype) << " "
                           << runtime::ShapeToString(outs[i].shape);
       std::printf("  %s %s output %zu: max rel err %.2e\n", GetParam().c_str(),
@@ -188,7 +235,8 @@ TEST_P(RuntimeE2eTest, MatchesReference) {
       {{2048, 64}, {8192, 4096}, {4096, 32}, {16384, 8192}},
   };
   uint64_t seed = 1;
-  for (const auto& m : maps) RunAndCheck(**fusion, *parsed, MapShapes(parsed->input_shapes, m), seed++);
+  for (const auto& m : maps)
+    RunAndCheck(**fusion, *parsed, MapShapes(parsed->input_shapes, m), seed++);
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, RuntimeE2eTest,
