@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <fstream>
 #include <random>
+#include <sstream>
 #include <string>
 
 #include "absl/strings/match.h"
@@ -280,6 +283,9 @@ TEST(Frontend, HugeInputsStayBoundedAndLinear) {
   EXPECT_TRUE(absl::StrContains(ErrorOf(many_uses), "t.py:5:9: a list of 100 entries"))
       << ErrorOf(many_uses);
   EXPECT_TRUE(absl::StrContains(ErrorOf(std::string((16 << 20) + 1, ' ')), "t.py:1:1: the script is"));
+  std::string many_keywords = "f(";
+  for (int i = 0; i < 200000; ++i) absl::StrAppend(&many_keywords, "k", i, "=1, ");
+  EXPECT_TRUE(absl::StrContains(ErrorOf(many_keywords + ")\n"), "more than 256 arguments"));
   std::string garbage(2 << 20, 'a');
   for (size_t i = 0; i < garbage.size(); i += 7) garbage[i] = ' ';
   EXPECT_FALSE(ParseReproScript(garbage, "g.py").ok());
@@ -340,6 +346,63 @@ TEST(Frontend, MutatedScriptsFailCleanly) {
   }
   EXPECT_GT(failed, 1000);
   EXPECT_GT(ok, 0);
+}
+
+// The same over every corpus script with line- and token-level edits too.
+// FUSIOND_FUZZ_ITERATIONS raises the count for a longer run (e.g. under ASan).
+TEST(Frontend, MutatedCorpusScriptsFailCleanly) {
+  std::vector<std::string> bases;
+  for (const char* name : {"batchnorm_bwd_thunder.py", "layernorm_fwd.py", "rmsnorm_bwd_manual.py",
+                           "softmax_bwd.py", "bias_gelu_fwd.py"}) {
+    std::ifstream in(std::string(FUSIOND_CORPUS_DIR) + "/" + name);
+    std::stringstream text;
+    text << in.rdbuf();
+    ASSERT_FALSE(text.str().empty()) << name;
+    bases.push_back(text.str());
+  }
+  const char* snippets[] = {"fd.ops.", "DataType.Null", "-1", "1 << 62", "[", "]", "(", ")", ",",
+                            "=", "T0", "inputs = [", "\"", "'''", "\\\n", "**", "def f(fd):\n",
+                            "T0.size(7)", "T0.shape()", "0.0", "True", "None", "\n", "    ",
+                            "fd.add_output(S19)\n", "99999999999999999999", "\xc3\xa9", "#"};
+  int iterations = 2000;
+  if (const char* env = std::getenv("FUSIOND_FUZZ_ITERATIONS")) iterations = std::atoi(env);
+  std::mt19937 rng(99);
+  int failed = 0;
+  for (int iter = 0; iter < iterations; ++iter) {
+    std::string s = bases[rng() % bases.size()];
+    const int edits = 1 + static_cast<int>(rng() % 3);
+    for (int e = 0; e < edits && !s.empty(); ++e) {
+      const size_t pos = rng() % s.size();
+      switch (rng() % 5) {
+        case 0: s.insert(pos, snippets[rng() % (sizeof(snippets) / sizeof(snippets[0]))]); break;
+        case 1: s.erase(pos, 1 + rng() % 16); break;
+        case 2: s[pos] = static_cast<char>(rng() % 256); break;
+        case 3: {  // duplicate a line
+          const size_t start = s.rfind('\n', pos);
+          const size_t end = s.find('\n', pos);
+          const size_t b = start == std::string::npos ? 0 : start + 1;
+          if (end != std::string::npos) s.insert(b, s.substr(b, end - b + 1));
+          break;
+        }
+        case 4: {  // delete a line
+          const size_t start = s.rfind('\n', pos);
+          const size_t end = s.find('\n', pos);
+          const size_t b = start == std::string::npos ? 0 : start + 1;
+          s.erase(b, end == std::string::npos ? std::string::npos : end - b + 1);
+          break;
+        }
+      }
+    }
+    auto r = ParseReproScript(s, "c.py");
+    if (r.ok()) {
+      ASSERT_TRUE(VerifyGraph(r->graph).ok());
+    } else {
+      ++failed;
+      ASSERT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << r.status() << "\n" << s;
+      ASSERT_TRUE(absl::StartsWith(r.status().message(), "c.py:")) << r.status();
+    }
+  }
+  EXPECT_GT(failed, iterations / 3);
 }
 
 }  // namespace

@@ -20,6 +20,10 @@ namespace {
 
 using Kind = Expr::Kind;
 
+// Calls in repro scripts take a handful of arguments; the bound also keeps
+// the repeated-keyword check (quadratic in the keyword count) cheap.
+constexpr size_t kMaxCallArguments = 256;
+
 class Parser {
  public:
   Parser(const std::vector<Token>& tokens, const ErrorReporter& errors,
@@ -374,9 +378,10 @@ absl::Status Parser::CallArguments(Expr* call) {
       if (!v.ok()) return v.status();
       call->operands.push_back(std::move(*v));
     }
-    if (static_cast<int>(call->operands.size() + call->keywords.size()) >
-        limits_.max_list_elements) {
-      return errors_.Error(Peek().loc, "too many call arguments", "a shorter argument list");
+    if (call->operands.size() + call->keywords.size() > kMaxCallArguments) {
+      return errors_.Error(Peek().loc, absl::StrCat("more than ", kMaxCallArguments,
+                                                    " arguments in one call"),
+                           "a shorter argument list");
     }
     if (IsOp(",")) {
       Next();
