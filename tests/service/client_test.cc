@@ -1,0 +1,141 @@
+// The C++ client against the real fusiond: misses, hits, error codes, and
+// `fusionc --server` giving the same report as the embedded cache.
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cache/cached_compiler.h"
+#include "client/cpp/fusion_client.h"
+#include "compiler/frontend/frontend.h"
+#include "gtest/gtest.h"
+
+namespace fusiond {
+namespace {
+
+int FreePort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  socklen_t len = sizeof(addr);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+class ClientTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/fusiond_client_test.XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    target_ = "127.0.0.1:" + std::to_string(FreePort());
+    StartDaemon();
+  }
+  void TearDown() override {
+    StopDaemon();
+    std::filesystem::remove_all(dir_);
+  }
+  void StartDaemon() {
+    pid_ = fork();
+    if (pid_ == 0) {
+      std::string log = dir_ + "/fusiond.log";
+      freopen(log.c_str(), "a", stderr);
+      execl(FUSIOND_BIN, FUSIOND_BIN, "--listen", target_.c_str(), "--metrics", "",
+            "--cache-dir", (dir_ + "/cache").c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    for (int i = 0; i < 200; ++i) {  // up to 20 s
+      // A fresh channel each time: one that found nothing listening backs off.
+      FusionClient client(target_, {.timeout_s = 1});
+      if (client.Stats().ok()) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    FAIL() << "fusiond did not come up at " << target_;
+  }
+  void StopDaemon() {
+    if (pid_ <= 0) return;
+    kill(pid_, SIGTERM);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = 0;
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  }
+  static ParsedFusion Corpus(const std::string& name) {
+    auto parsed = ParseReproFile(std::string(FUSIOND_CORPUS_DIR) + "/" + name);
+    EXPECT_TRUE(parsed.ok()) << parsed.status();
+    return *std::move(parsed);
+  }
+
+  std::string dir_, target_;
+  pid_t pid_ = 0;
+};
+
+TEST_F(ClientTest, MissThenHitAndTheSameReportAsTheEmbeddedCache) {
+  ParsedFusion f = Corpus("softmax_fwd.py");
+  CompileOptions options;
+  auto miss = RemoteCompileReportJson(target_, f.graph, f.input_shapes, options);
+  ASSERT_TRUE(miss.ok()) << miss.status();
+  EXPECT_EQ(miss->rfind("{\"cache\":\"miss\"", 0), 0u) << *miss;
+  EXPECT_NE(miss->find("\"segments\""), std::string::npos);
+  auto hit = RemoteCompileReportJson(target_, f.graph, f.input_shapes, options);
+  ASSERT_TRUE(hit.ok()) << hit.status();
+  EXPECT_EQ(hit->rfind("{\"cache\":\"hit\"", 0), 0u);
+
+  // The daemon holds the cache; the embedded mode is refused, not corrupted.
+  KernelCacheOptions cache_options;
+  cache_options.dir = dir_ + "/cache";
+  auto busy = KernelCache::Open(cache_options);
+  ASSERT_FALSE(busy.ok());
+  EXPECT_EQ(busy.status().code(), absl::StatusCode::kUnavailable);
+
+  // Stop the daemon; fusionc without --server opens the same cache.
+  StopDaemon();
+  auto cache = KernelCache::Open(cache_options);
+  ASSERT_TRUE(cache.ok()) << cache.status();
+  auto local = CompileWithCache(f.graph, f.input_shapes, options, cache->get());
+  ASSERT_TRUE(local.ok()) << local.status();
+  EXPECT_TRUE(local->hit);
+  EXPECT_EQ(local->ReportJson(), *hit);
+}
+
+TEST_F(ClientTest, ErrorsKeepTheirCodes) {
+  FusionClient client(target_);
+  ParsedFusion f = Corpus("rmsnorm_fwd.py");
+  auto request = MakeCompileRequest(f.graph, f.input_shapes, CompileOptions());
+  auto lookup = client.Lookup(request);
+  EXPECT_EQ(lookup.status().code(), absl::StatusCode::kNotFound) << lookup.status();
+
+  auto bad = request;
+  bad.mutable_graph()->mutable_nodes(0)->add_operands(12345);
+  auto invalid = client.Compile(bad);
+  EXPECT_EQ(invalid.status().code(), absl::StatusCode::kInvalidArgument) << invalid.status();
+
+  auto compiled = client.Compile(request);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  EXPECT_EQ(compiled->cache(), fusiond::v1::MISS);
+  ASSERT_GE(compiled->result().segments_size(), 1);
+  EXPECT_FALSE(compiled->result().segments(0).params().kind().empty());
+  auto found = client.Lookup(request);
+  ASSERT_TRUE(found.ok()) << found.status();
+  EXPECT_EQ(found->cache(), fusiond::v1::HIT);
+  auto stats = client.Stats();
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->compiles(), 1u);
+
+  FusionClient nobody("127.0.0.1:" + std::to_string(FreePort()), {.timeout_s = 2});
+  EXPECT_EQ(nobody.Stats().status().code(), absl::StatusCode::kUnavailable);
+}
+
+}  // namespace
+}  // namespace fusiond
