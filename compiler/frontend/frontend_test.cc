@@ -349,7 +349,8 @@ TEST(Frontend, MutatedScriptsFailCleanly) {
 }
 
 // The same over every corpus script with line- and token-level edits too.
-// FUSIOND_FUZZ_ITERATIONS raises the count for a longer run (e.g. under ASan).
+// FUSIOND_FUZZ_ITERATIONS / FUSIOND_FUZZ_SEED give longer or other runs (e.g.
+// under ASan).
 TEST(Frontend, MutatedCorpusScriptsFailCleanly) {
   std::vector<std::string> bases;
   for (const char* name : {"batchnorm_bwd_thunder.py", "layernorm_fwd.py", "rmsnorm_bwd_manual.py",
@@ -366,7 +367,9 @@ TEST(Frontend, MutatedCorpusScriptsFailCleanly) {
                             "fd.add_output(S19)\n", "99999999999999999999", "\xc3\xa9", "#"};
   int iterations = 2000;
   if (const char* env = std::getenv("FUSIOND_FUZZ_ITERATIONS")) iterations = std::atoi(env);
-  std::mt19937 rng(99);
+  unsigned seed = 99;
+  if (const char* env = std::getenv("FUSIOND_FUZZ_SEED")) seed = static_cast<unsigned>(std::atoi(env));
+  std::mt19937 rng(seed);
   int failed = 0;
   for (int iter = 0; iter < iterations; ++iter) {
     std::string s = bases[rng() % bases.size()];
