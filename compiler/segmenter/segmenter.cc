@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -30,7 +31,10 @@ class Partitioner {
  private:
   // Compute nodes that produce the values node n reads, looking through
   // recomputed (shape / scalar) nodes.
-  std::set<NodeId> Producers(NodeId n) const;
+  const std::set<NodeId>& Producers(NodeId n) const { return producers_[n]; }
+  std::set<NodeId> FindProducers(NodeId n) const;
+  // Whether some scheduler accepts the group (memoized: groups only grow).
+  bool Accepts(const std::set<NodeId>& nodes) const;
   // The standalone graph of a set of compute nodes (+ outputs it must
   // provide), with the original values it reads and writes.
   absl::StatusOr<Segment> Build(const std::set<NodeId>& nodes) const;
@@ -40,7 +44,10 @@ class Partitioner {
   std::set<ValueId> Sources(const std::set<NodeId>& group) const;
   // Values produced by group a and read by group b.
   std::set<ValueId> Crossing(int a, int b) const;
+  // Whether group `to` is reachable from `from` over succ_ (optionally not
+  // through the direct edge).
   bool Reaches(int from, int to, bool skip_direct) const;
+  void ComputeGroupEdges();
 
   // A compute node, or a metadata op that makes a graph output out of
   // graph inputs only (it needs a kernel of its own).
@@ -53,12 +60,15 @@ class Partitioner {
   const SizeBinding& sizes_;
   const Target& t_;
   std::vector<char> forced_;
+  std::vector<std::set<NodeId>> producers_;  // per node
+  std::vector<std::set<int>> succ_;          // group edges, producer -> consumer
+  mutable std::map<std::vector<NodeId>, bool> accepts_;
   std::vector<int> group_of_;             // node -> group (compute nodes only)
   std::vector<std::set<NodeId>> groups_;  // empty when merged away
   std::vector<std::vector<NodeId>> uses_;
 };
 
-std::set<NodeId> Partitioner::Producers(NodeId n) const {
+std::set<NodeId> Partitioner::FindProducers(NodeId n) const {
   std::set<NodeId> out;
   std::vector<ValueId> work(g_.node(n).inputs.begin(), g_.node(n).inputs.end());
   std::set<ValueId> seen;
@@ -247,31 +257,38 @@ std::set<ValueId> Partitioner::Crossing(int a, int b) const {
 }
 
 bool Partitioner::Reaches(int from, int to, bool skip_direct) const {
-  // Depth-first over group edges (producer -> consumer).
   std::vector<int> work;
   std::set<int> seen;
-  auto successors = [&](int grp) {
-    std::set<int> s;
-    for (size_t n = 0; n < g_.nodes.size(); ++n) {
-      if (group_of_[n] < 0 || group_of_[n] == grp) continue;
-      for (NodeId p : Producers(static_cast<NodeId>(n))) {
-        if (group_of_[p] == grp) s.insert(group_of_[n]);
-      }
-    }
-    return s;
-  };
-  for (int s : successors(from)) {
-    if (skip_direct && s == to) continue;
-    work.push_back(s);
+  for (int x : succ_[from]) {
+    if (!(skip_direct && x == to)) work.push_back(x);
   }
   while (!work.empty()) {
     int x = work.back();
     work.pop_back();
     if (x == to) return true;
     if (!seen.insert(x).second) continue;
-    for (int s : successors(x)) work.push_back(s);
+    work.insert(work.end(), succ_[x].begin(), succ_[x].end());
   }
   return false;
+}
+
+void Partitioner::ComputeGroupEdges() {
+  succ_.assign(groups_.size(), {});
+  for (size_t n = 0; n < g_.nodes.size(); ++n) {
+    if (group_of_[n] < 0) continue;
+    for (NodeId p : producers_[n]) {
+      if (group_of_[p] != group_of_[n]) succ_[group_of_[p]].insert(group_of_[n]);
+    }
+  }
+}
+
+bool Partitioner::Accepts(const std::set<NodeId>& nodes) const {
+  std::vector<NodeId> key(nodes.begin(), nodes.end());
+  auto it = accepts_.find(key);
+  if (it != accepts_.end()) return it->second;
+  bool ok = Try(nodes).accepted;
+  accepts_.emplace(std::move(key), ok);
+  return ok;
 }
 
 absl::StatusOr<std::vector<Segment>> Partitioner::Run() {
@@ -284,6 +301,8 @@ absl::StatusOr<std::vector<Segment>> Partitioner::Run() {
   for (const Node& n : g_.nodes) {
     for (ValueId in : n.inputs) uses_[in].push_back(n.id);
   }
+  producers_.clear();
+  for (const Node& n : g_.nodes) producers_.push_back(FindProducers(n.id));
   group_of_.assign(g_.nodes.size(), -1);
   for (const Node& n : g_.nodes) {
     if (!Compute(n)) continue;
@@ -297,46 +316,57 @@ absl::StatusOr<std::vector<Segment>> Partitioner::Run() {
   }
   // Greedy merging, most bytes saved first.
   while (true) {
+    ComputeGroupEdges();
     int best_a = -1, best_b = -1;
-    int64_t best_bytes = -1;
-    for (size_t b = 0; b < groups_.size(); ++b) {
-      std::set<int> producers;
-      for (NodeId n : groups_[b]) {
-        for (NodeId p : Producers(n)) {
-          if (group_of_[p] != static_cast<int>(b)) producers.insert(group_of_[p]);
-        }
-      }
-      for (int a : producers) {
+    // Producer -> consumer merges, by the bytes the cut would move.
+    std::vector<std::tuple<int64_t, int, int>> edges;
+    for (size_t a = 0; a < groups_.size(); ++a) {
+      for (int b : succ_[a]) {
         int64_t bytes = 0;
-        for (ValueId v : Crossing(a, static_cast<int>(b))) bytes += Bytes(v);
-        if (bytes <= best_bytes) continue;
-        if (Reaches(a, static_cast<int>(b), /*skip_direct=*/true)) continue;  // cycle
-        std::set<NodeId> merged = groups_[a];
-        merged.insert(groups_[b].begin(), groups_[b].end());
-        if (!Try(merged).accepted) continue;
-        best_a = a;
-        best_b = static_cast<int>(b);
-        best_bytes = bytes;
+        for (ValueId v : Crossing(static_cast<int>(a), b)) bytes += Bytes(v);
+        edges.emplace_back(-bytes, static_cast<int>(a), b);
       }
+    }
+    std::sort(edges.begin(), edges.end());
+    for (const auto& [neg_bytes, a, b] : edges) {
+      if (Reaches(a, b, /*skip_direct=*/true)) continue;  // the merge would be cyclic
+      std::set<NodeId> merged = groups_[a];
+      merged.insert(groups_[b].begin(), groups_[b].end());
+      if (!Accepts(merged)) continue;
+      best_a = a;
+      best_b = b;
+      break;
     }
     if (best_a < 0) {
       // No producer/consumer merge left: join independent groups (fewer
-      // kernels), those reading the most bytes in common first.
+      // kernels), those reading the most bytes in common first; with many
+      // groups only those that share something.
+      std::vector<int> live;
+      std::vector<std::set<ValueId>> sources(groups_.size());
       for (size_t a = 0; a < groups_.size(); ++a) {
-        for (size_t b = a + 1; b < groups_.size(); ++b) {
-          if (groups_[a].empty() || groups_[b].empty()) continue;
-          if (Reaches(a, b, false) || Reaches(b, a, false)) continue;
-          std::set<ValueId> sa = Sources(groups_[a]), sb = Sources(groups_[b]);
+        if (groups_[a].empty()) continue;
+        live.push_back(static_cast<int>(a));
+        sources[a] = Sources(groups_[a]);
+      }
+      std::vector<std::tuple<int64_t, int, int>> pairs;
+      for (size_t i = 0; i < live.size(); ++i) {
+        for (size_t j = i + 1; j < live.size(); ++j) {
+          const int a = live[i], b = live[j];
           int64_t bytes = 0;
-          for (ValueId v : sa) bytes += sb.count(v) ? Bytes(v) : 0;
-          if (bytes <= best_bytes) continue;
-          std::set<NodeId> merged = groups_[a];
-          merged.insert(groups_[b].begin(), groups_[b].end());
-          if (!Try(merged).accepted) continue;
-          best_a = static_cast<int>(a);
-          best_b = static_cast<int>(b);
-          best_bytes = bytes;
+          for (ValueId v : sources[a]) bytes += sources[b].count(v) ? Bytes(v) : 0;
+          if (bytes == 0 && live.size() > 32) continue;
+          pairs.emplace_back(-bytes, a, b);
         }
+      }
+      std::sort(pairs.begin(), pairs.end());
+      for (const auto& [neg_bytes, a, b] : pairs) {
+        if (Reaches(a, b, false) || Reaches(b, a, false)) continue;
+        std::set<NodeId> merged = groups_[a];
+        merged.insert(groups_[b].begin(), groups_[b].end());
+        if (!Accepts(merged)) continue;
+        best_a = a;
+        best_b = b;
+        break;
       }
     }
     if (best_a < 0) break;
