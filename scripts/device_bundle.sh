@@ -77,6 +77,6 @@ for b in "${bins[@]}"; do
 done
 cp -r "$BUILD/client/runtime/testdata" "$OUT/runtime_testdata"
 
-echo "device_bundle: $(du -sh "$OUT" | cut -f1) in $OUT ($(ls "$OUT/artifacts" | grep -vc '\.log$' || true) artifacts)" >&2
+echo "device_bundle: $(du -sh "$OUT" | cut -f1) in $OUT ($(find "$OUT/artifacts" -name manifest.json | wc -l) artifacts)" >&2
 echo 'carry: [".devcarry"]'
 echo 'command: bash bench/gpu/device_run.sh'
