@@ -112,6 +112,8 @@ absl::StatusOr<CompileResult> CompileFusion(
     r.params = SchedulerFor(seg.kind).ComputeHeuristics(AnalyzeFusion(seg.graph, *seg_sizes), *target);
     r.scheduler_reason = std::move(seg.scheduler_reason);
     r.boundary_reason = std::move(seg.boundary_reason);
+    r.source_inputs = seg.source_inputs;
+    r.source_outputs = seg.source_outputs;
     r.graph = std::move(seg.graph);
     result.segments.push_back(std::move(r));
   }

@@ -44,6 +44,10 @@ struct SegmentResult {
   HeuristicParams params;
   std::string scheduler_reason;  // why this scheduler took the segment
   std::string boundary_reason;   // why the fusion was cut here ("" if one segment)
+  // Which values of `CompileResult::optimized` are this segment's inputs and
+  // outputs (in the order of graph.inputs / graph.outputs).
+  std::vector<ValueId> source_inputs;
+  std::vector<ValueId> source_outputs;
   // Filled when CompileOptions::generate_code.
   std::optional<KernelArtifact> kernel;
 };

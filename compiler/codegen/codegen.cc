@@ -765,9 +765,16 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     }
     for (const Access& a : out_access_) {
       if (p_.domain[a.v] != Domain::kCol) continue;
+      if (a.has_i) {
+        return absl::UnimplementedError("codegen: a column-reduction output broadcast along the rows");
+      }
       auto e = em_->Get(a.v, cs);
       if (!e.ok()) return e.status();
-      absl::StrAppend(&body, "      Ty<", a.dt, ">::store(", a.ptr, " + ro_", a.ptr, "(j), ", *e, ");\n");
+      if (a.has_r) {
+        absl::StrAppend(&body, "      Ty<", a.dt, ">::store(", a.ptr, " + ro_", a.ptr, "(j), ", *e, ");\n");
+      } else {  // no row axes left (every row-domain axis has extent 1)
+        absl::StrAppend(&body, "      if (j == 0) Ty<", a.dt, ">::store(", a.ptr, ", ", *e, ");\n");
+      }
     }
     absl::StrAppend(&c, body, "    }\n  }\n");
   }

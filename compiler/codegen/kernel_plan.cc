@@ -185,6 +185,15 @@ absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise) {
     }
     if (!seeded) break;
   }
+  // Needed values.
+  p.needed.assign(nv, false);
+  for (ValueId o : g.outputs) p.needed[o] = true;
+  for (int i = static_cast<int>(g.nodes.size()) - 1; i >= 0; --i) {
+    const Node& n = g.nodes[i];
+    bool any = false;
+    for (ValueId o : n.outputs) any |= p.needed[o];
+    if (any) for (ValueId in : n.inputs) p.needed[in] = true;
+  }
   p.vary.assign(nv, 0);
   p.shape_mask.assign(nv, 0);
   for (size_t v = 0; v < nv; ++v) {
@@ -192,6 +201,8 @@ absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise) {
     for (int i = 0; i < val.rank(); ++i) {
       if (g.Canonical(val.shape[i]).is_broadcast()) {
         m[v][i] = -1;
+      } else if (m[v][i] < 0 && !p.needed[v]) {
+        m[v][i] = -1;  // an unused value: never indexed
       } else if (m[v][i] < 0) {
         return absl::UnimplementedError(absl::StrCat(
             "codegen: cannot place axis ", i, " of value ", v, " in the iteration space"));
@@ -208,15 +219,6 @@ absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise) {
     if (IsReduction(n.op)) u &= ~p.ReducedAxes(n);
     if (n.op == OpKind::kSize) u = 0;
     for (ValueId o : n.outputs) p.vary[o] = u & p.shape_mask[o];
-  }
-  // Needed values.
-  p.needed.assign(nv, false);
-  for (ValueId o : g.outputs) p.needed[o] = true;
-  for (int i = static_cast<int>(g.nodes.size()) - 1; i >= 0; --i) {
-    const Node& n = g.nodes[i];
-    bool any = false;
-    for (ValueId o : n.outputs) any |= p.needed[o];
-    if (any) for (ValueId in : n.inputs) p.needed[in] = true;
   }
   // Row domain R.
   const uint32_t all = (p.rank >= 32 ? ~0u : Bit(p.rank) - 1);
@@ -240,9 +242,30 @@ absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise) {
   if (pointwise) {
     p.r_mask = all;
   } else if (p.r_mask == 0) {
-    if (reds.empty()) return absl::UnimplementedError("codegen: reduction kernel without reductions");
-    // Only reductions over outer axes: rows are what they keep.
-    p.r_mask = all & ~(p.ReducedAxes(g.node(reds[0])) & p.vary[g.node(reds[0]).inputs[0]]);
+    if (reds.empty()) {
+      p.r_mask = all;  // every reduction is trivial: a single row, like pointwise
+    }
+  }
+  if (p.r_mask == 0) {
+    // Only reductions over outer axes. When a result comes back to the
+    // elements it reduced (a batch-norm-like normalization over outer axes)
+    // the reduced axes are the rows' elements (strided); otherwise the
+    // reductions are column sums and the rows are what they keep.
+    const Node& first_red = g.node(reds.empty() ? 0 : reds[0]);
+    const uint32_t eff = p.ReducedAxes(first_red) & p.vary[first_red.inputs[0]];
+    std::vector<bool> dep(nv, false);
+    for (ValueId o : first_red.outputs) dep[o] = true;
+    bool comes_back = false;
+    for (const Node& n : g.nodes) {
+      bool d = false;
+      for (ValueId in : n.inputs) d |= dep[in];
+      if (!d) continue;
+      for (ValueId o : n.outputs) {
+        dep[o] = true;
+        comes_back |= p.needed[o] && (p.vary[o] & eff) != 0;
+      }
+    }
+    p.r_mask = comes_back ? eff : all & ~eff;
   }
   p.r_axes = AxesOf(p.r_mask, p.rank);
   p.i_axes = AxesOf(all & ~p.r_mask, p.rank);
@@ -272,12 +295,26 @@ absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise) {
     }
     for (ValueId o : n.outputs) post_col[o] = pc;
   }
+  // Values computed from a row reduction are per-row values even when the
+  // rows vary along nothing (a single row).
+  std::vector<bool> row_dep(nv, false);
+  for (const Node& n : g.nodes) {
+    bool d = IsReduction(n.op) && !is_col[n.id] && std::count(reds.begin(), reds.end(), n.id) > 0;
+    for (ValueId in : n.inputs) d |= row_dep[in];
+    for (ValueId o : n.outputs) row_dep[o] = d;
+  }
   p.domain.assign(nv, Domain::kScalar);
   for (size_t v = 0; v < nv; ++v) {
     if (!g.values[v].is_tensor) continue;
     if (post_col[v]) p.domain[v] = Domain::kCol;
     else if (p.vary[v] & p.r_mask) p.domain[v] = Domain::kElem;
-    else if (p.vary[v]) p.domain[v] = Domain::kRow;
+    else if (p.vary[v] || row_dep[v]) p.domain[v] = Domain::kRow;
+  }
+  for (size_t v = 0; v < nv; ++v) {
+    if (p.needed[v] && p.domain[v] == Domain::kCol && (p.vary[v] & ~p.r_mask) != 0) {
+      return absl::UnimplementedError(absl::StrCat(
+          "codegen: value ", v, " combines a column-reduction result with values that vary along the rows"));
+    }
   }
   for (const Node& n : g.nodes) {
     if (!p.needed[n.outputs[0]] || p.domain[n.outputs[0]] == Domain::kCol) continue;

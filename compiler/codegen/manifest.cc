@@ -105,10 +105,11 @@ std::string FusionManifestJson(const CompileResult& r, const std::string& fusion
     symbols.push_back(absl::StrCat("{\"name\": ", JsonQuote(names.at(s)), ", \"input\": ", idx,
                                    ", \"axis\": ", g.symbols[s].axis, "}"));
   }
-  std::map<std::string, std::string> by_name;  // value name -> "input:i" / "output:i" / "intermediate:i"
+  // Value of the optimized graph -> (param kind, index) once it has a buffer.
+  std::map<ValueId, std::pair<std::string, size_t>> where;
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     inputs.push_back(TensorJson(g, g.inputs[i], names, absl::StrCat("in", i)));
-    by_name[g.value(g.inputs[i]).name] = absl::StrCat("input:", i);
+    where[g.inputs[i]] = {g.value(g.inputs[i]).is_tensor ? "input" : "scalar", i};
   }
   for (size_t i = 0; i < g.outputs.size(); ++i) {
     outputs.push_back(TensorJson(g, g.outputs[i], names, absl::StrCat("out", i)));
@@ -128,38 +129,39 @@ std::string FusionManifestJson(const CompileResult& r, const std::string& fusion
                                      absl::StrCat("{\"kind\": \"workspace\", \"index\": ", workspaces.size() - 1, "}")}});
     }
     if (r.segments.size() > 1) {
-      // Rebind the segment's inputs/outputs to fusion inputs, outputs or
-      // intermediates by value name.
+      // Rebind the segment's inputs/outputs (indices into the segment graph)
+      // to fusion inputs, outputs or intermediates through the values of the
+      // optimized graph they stand for.
       const Graph& sg = seg.graph;
-      for (size_t i = 0; i < sg.inputs.size(); ++i) {
-        const std::string& nm = sg.value(sg.inputs[i]).name;
+      auto param = [](const std::string& kind, size_t index) {
+        return absl::StrCat("{\"@kind\": \"", kind, "\", \"index\": ", index, "}");
+      };
+      for (size_t i = 0; i < sg.inputs.size() && i < seg.source_inputs.size(); ++i) {
+        const ValueId src = seg.source_inputs[i];
         std::string to;
-        if (auto it = by_name.find(nm); it != by_name.end()) to = it->second;
-        if (to.rfind("input:", 0) == 0) {
-          to = absl::StrCat("{\"kind\": \"input\", \"index\": ", to.substr(6), "}");
-        } else if (to.rfind("intermediate:", 0) == 0) {
-          to = absl::StrCat("{\"kind\": \"intermediate\", \"index\": ", to.substr(13), "}");
+        if (auto it = where.find(src); it != where.end()) {
+          to = param(it->second.first, it->second.second);
         } else {
-          continue;
+          continue;  // a scalar or an input at the same position
         }
-        kj = absl::StrReplaceAll(kj, {{absl::StrCat("{\"kind\": \"input\", \"index\": ", i, "}"),
-                                       absl::StrReplaceAll(to, {{"\"kind\"", "\"@kind\""}})}});
+        kj = absl::StrReplaceAll(kj, {{absl::StrCat("{\"kind\": \"input\", \"index\": ", i, "}"), to},
+                                      {absl::StrCat("{\"kind\": \"scalar\", \"index\": ", i, "}"),
+                                       absl::StrReplaceAll(to, {{"\"input\"", "\"scalar\""}})}});
       }
-      for (size_t o = 0; o < sg.outputs.size(); ++o) {
-        const std::string& nm = sg.value(sg.outputs[o]).name;
+      for (size_t o = 0; o < sg.outputs.size() && o < seg.source_outputs.size(); ++o) {
+        const ValueId src = seg.source_outputs[o];
         int fusion_out = -1;
-        for (size_t q = 0; q < g.outputs.size(); ++q) if (g.value(g.outputs[q]).name == nm) fusion_out = q;
-        std::string to;
+        for (size_t q = 0; q < g.outputs.size(); ++q) {
+          if (g.outputs[q] == src) { fusion_out = static_cast<int>(q); break; }
+        }
         if (fusion_out >= 0) {
-          to = absl::StrCat("{\"kind\": \"output\", \"index\": ", fusion_out, "}");
-        } else {
-          intermediates.push_back(TensorJson(sg, sg.outputs[o], SymbolNames(sg, nullptr),
-                                             absl::StrCat("t", intermediates.size())));
-          by_name[nm] = absl::StrCat("intermediate:", intermediates.size() - 1);
-          to = absl::StrCat("{\"kind\": \"intermediate\", \"index\": ", intermediates.size() - 1, "}");
+          where[src] = {"output", fusion_out};
+        } else if (!where.count(src)) {
+          intermediates.push_back(TensorJson(g, src, names, absl::StrCat("t", intermediates.size())));
+          where[src] = {"intermediate", intermediates.size() - 1};
         }
         kj = absl::StrReplaceAll(kj, {{absl::StrCat("{\"kind\": \"output\", \"index\": ", o, "}"),
-                                       absl::StrReplaceAll(to, {{"\"kind\"", "\"@kind\""}})}});
+                                       param(where[src].first, where[src].second)}});
       }
       kj = absl::StrReplaceAll(kj, {{"\"@kind\"", "\"kind\""}});
     }

@@ -19,9 +19,10 @@ std::string KernelManifestJson(const GeneratedKernel& k, const std::string& bina
                                int registers, int static_smem_bytes, int sm_count);
 
 // The fusion-level manifest: symbols and inputs/outputs of the optimized
-// graph, workspaces, and every segment's kernel entry in order. Segments'
-// inputs and outputs are matched to the fusion's by value name; a segment
-// input that is no fusion input is an intermediate.
+// graph, workspaces, and every segment's kernel entry in order. A segment's
+// inputs and outputs are bound through SegmentResult::source_inputs/outputs:
+// fusion inputs, fusion outputs, or intermediates (values one segment writes
+// and a later one reads).
 std::string FusionManifestJson(const CompileResult& result, const std::string& fusion_name);
 
 // Writes DIR/manifest.json and one binary per kernel (DIR/<kernel>.cubin or

@@ -29,6 +29,11 @@ absl::StatusOr<std::string> ValueEmitter::Scalar(ValueId v, Scope& s) {
     return absl::StrCat("((i64)", p_.ExtentExpr(t.shape[n->attrs.axis]), ")");
   }
   if (IsShapeOp(n->op)) return Get(n->inputs[0], s);
+  if (IsReduction(n->op)) {
+    auto e = Get(n->inputs[0], s);
+    if (!e.ok()) return e.status();
+    return Trivial(*n, v, *e);
+  }
   if (!IsPointwise(n->op)) {
     return absl::UnimplementedError(absl::StrCat("codegen: ", OpName(n->op),
                                                  " of a value that varies along nothing"));
@@ -40,6 +45,33 @@ absl::StatusOr<std::string> ValueEmitter::Scalar(ValueId v, Scope& s) {
     ops.push_back(*e);
   }
   return EmitPointwise(g_, *n, ops, opt_);
+}
+
+absl::StatusOr<std::string> ValueEmitter::Trivial(const Node& n, ValueId out, const std::string& x) {
+  // count: the number of (equal) elements reduced.
+  std::string count = "1";
+  for (int64_t dim : n.attrs.dims) {
+    Extent e = g_.Canonical(g_.value(n.inputs[0]).shape[dim]);
+    if (!e.is_static() || e.size != 1) absl::StrAppend(&count, " * (double)(", p_.ExtentExpr(e), ")");
+  }
+  const DataType rt = g_.value(out).dtype;
+  const std::string t = ComputeTypeName(rt);
+  const std::string xv = absl::StrCat("((", t, ")", x, ")");
+  std::string r;
+  switch (n.op) {
+    case OpKind::kSum: r = count == "1" ? xv : absl::StrCat("((", t, ")((double)", x, " * ", count, "))"); break;
+    case OpKind::kMax: case OpKind::kMin: r = xv; break;
+    case OpKind::kProd:
+      r = count == "1" ? xv : absl::StrCat("((", t, ")pow((double)", x, ", ", count, "))");
+      break;
+    case OpKind::kVar: case OpKind::kVarMean:
+      if (out == n.outputs.back() && n.op == OpKind::kVarMean) { r = xv; break; }  // the mean
+      r = absl::StrCat("((", t, ")((", count, ") > ", n.attrs.correction, " ? 0.0 : (0.0 / 0.0)))");
+      break;
+    default:
+      return absl::UnimplementedError(absl::StrCat("codegen: trivial ", OpName(n.op)));
+  }
+  return RoundTo(rt, r);
 }
 
 absl::StatusOr<std::string> ValueEmitter::Get(ValueId v, Scope& s) {
@@ -70,21 +102,9 @@ absl::StatusOr<std::string> ValueEmitter::Get(ValueId v, Scope& s) {
     // A reduction over axes the value does not vary along.
     auto e = Get(n->inputs[0], s);
     if (!e.ok()) return e.status();
-    int64_t count = 1;
-    bool symbolic = false;
-    for (int64_t dim : n->attrs.dims) {
-      Extent x = g_.Canonical(g_.value(n->inputs[0]).shape[dim]);
-      if (x.is_static()) count *= x.size; else symbolic = true;
-    }
-    const DataType rt = val.dtype;
-    std::string x = absl::StrCat("((", ComputeTypeName(rt), ")", *e, ")");
-    if (n->op == OpKind::kVar || n->op == OpKind::kVarMean) {
-      return absl::UnimplementedError("codegen: var over axes of extent 1");
-    }
-    if ((n->op == OpKind::kSum || n->op == OpKind::kProd) && (symbolic || count != 1)) {
-      return absl::UnimplementedError("codegen: sum/prod over a broadcast axis");
-    }
-    return Declare(v, s, RoundTo(rt, x));
+    auto x = Trivial(*n, v, *e);
+    if (!x.ok()) return x.status();
+    return Declare(v, s, *x);
   }
   std::vector<std::string> ops;
   for (ValueId in : n->inputs) {

@@ -38,6 +38,8 @@ class ValueEmitter {
 
  private:
   absl::StatusOr<std::string> Scalar(ValueId v, Scope& s);
+  // A reduction over axes its operand does not vary along, as an expression.
+  absl::StatusOr<std::string> Trivial(const Node& n, ValueId out, const std::string& x);
   std::string Declare(ValueId v, Scope& s, const std::string& expr);
 
   const KernelPlan& p_;
