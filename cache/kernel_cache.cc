@@ -144,17 +144,24 @@ absl::Status KernelCache::LoadIndex() {
 absl::StatusOr<std::shared_ptr<const std::string>> KernelCache::LookupPayload(
     const std::string& key) {
   std::shared_ptr<const std::string> hot;
+  bool persist_access = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = hot_.find(key);
     if (it != hot_.end()) {
       hot_lru_.splice(hot_lru_.begin(), hot_lru_, it->second.lru);
       hot = it->second.payload;
+      auto e = index_.find(key);
+      if (e != index_.end()) {
+        uint64_t now = NowMicros();
+        e->second.last_access_micros = now;
+        persist_access = now - e->second.persisted_micros >= options_.access_persist_micros;
+      }
     }
   }
   if (hot) {  // verified when it entered memory
     ++lookups_found_;
-    Touch(key);
+    if (persist_access) Touch(key);
     return hot;
   }
   rocksdb::PinnableSlice value;

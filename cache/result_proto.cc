@@ -55,7 +55,7 @@ fusiond::v1::CompiledFusion CompiledFusionFromResult(const CompileResult& result
   }
   for (const SegmentResult& s : result.segments) {
     auto* sp = out.add_segments();
-    *sp->mutable_graph() = ToProto(s.graph);
+    sp->set_graph(ToProto(s.graph).SerializeAsString());
     ParamsToProto(s.params, sp->mutable_params());
     sp->set_scheduler_reason(s.scheduler_reason);
     sp->set_boundary_reason(s.boundary_reason);

@@ -308,16 +308,15 @@ grpc::ServerUnaryReactor* CompilerService::Compile(grpc::CallbackServerContext* 
                                                    grpc::ByteBuffer* response) {
   Clock::time_point start = Clock::now();
   std::string raw;
-  {
-    std::vector<grpc::Slice> slices;
-    if (request->Dump(&slices).ok()) {
-      for (const grpc::Slice& s : slices) raw.append(reinterpret_cast<const char*>(s.begin()), s.size());
-    }
+  if (grpc::Slice single; request->TrySingleSlice(&single).ok()) {
+    raw.assign(reinterpret_cast<const char*>(single.begin()), single.size());
+  } else if (std::vector<grpc::Slice> slices; request->Dump(&slices).ok()) {
+    for (const grpc::Slice& s : slices) raw.append(reinterpret_cast<const char*>(s.begin()), s.size());
   }
   if (std::optional<CachedCompiler::PayloadHit> hit = compiler_->TryPayloadHit(raw)) {
     *response = HitResponse(*hit, start);
     if (metrics_) {
-      metrics_->ObserveStages({{"cache_io", hit->cache_io_micros}});
+      metrics_->ObserveStage("cache_io", hit->cache_io_micros);
       metrics_->ObserveRpc("Compile", RpcResult::kHit, SecondsSince(start));
     }
     auto* reactor = context->DefaultReactor();

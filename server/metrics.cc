@@ -167,6 +167,14 @@ void ServiceMetrics::ObserveStages(const std::map<std::string, double>& stage_mi
   }
 }
 
+void ServiceMetrics::ObserveStage(const std::string& stage, double micros) {
+  auto it = stage_children_.find(stage);
+  Histogram& h = it != stage_children_.end()
+                     ? *it->second
+                     : stage_latency_->Add({{"stage", stage}}, LatencyBuckets());
+  h.Observe(micros * 1e-6);
+}
+
 void ServiceMetrics::ObserveCompile(const CachedCompileResult& result) {
   const auto& fusion = result.compiled;
   segments_per_fusion_->Observe(fusion.segments_size());

@@ -39,6 +39,7 @@ class ServiceMetrics {
                   const std::string& error_code = "");
   // The stages a request ran ("parse", "key", "passes", ..., "cache_io").
   void ObserveStages(const std::map<std::string, double>& stage_micros);
+  void ObserveStage(const std::string& stage, double micros);
   // One full compile: heuristics of every segment, the kernels' resources.
   void ObserveCompile(const CachedCompileResult& result);
 

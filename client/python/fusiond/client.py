@@ -38,6 +38,10 @@ class CompileResult:
     def segments(self):
         return list(self.response.result.segments)
 
+    def segment_graph(self, index):
+        """Segment `index` as a fusion_pb2.FusionGraph."""
+        return fusion_pb2.FusionGraph.FromString(self.response.result.segments[index].graph)
+
     @property
     def kernels(self):
         """The kernel of every segment that has one, in order."""
