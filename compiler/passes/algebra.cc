@@ -44,14 +44,14 @@ ValueId Simplified(const Graph& g, const Node& n) {
 }  // namespace
 
 absl::StatusOr<bool> RunAlgebra(Graph& g, const PassOptions&, PassLog&) {
-  bool changed = false;
   // Nodes are visited in order, so a chain x*1*1 folds in one sweep.
-  for (const Node& n : g.nodes) {
+  UseReplacer replace;
+  for (Node& n : g.nodes) {
+    replace.ResolveOperands(n);
     ValueId r = Simplified(g, n);
-    if (r == kNone) continue;
-    ReplaceAllUses(g, n.outputs[0], r);
-    changed = true;
+    if (r != kNone) replace.Replace(n.outputs[0], r);
   }
+  const bool changed = replace.Apply(g);
   if (changed) Compact(g);
   return changed;
 }

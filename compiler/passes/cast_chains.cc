@@ -12,21 +12,23 @@ const Node* DefOp(const Graph& g, ValueId v, OpKind op) {
   return d && d->op == op ? d : nullptr;
 }
 
-// One sweep over the nodes present at the start; true when it rewrote one.
+// One sweep over the nodes present at the start; true when it rewrote any
+// (nodes it adds are looked at by the next sweep).
 absl::StatusOr<bool> Sweep(Graph& g, const PassOptions& options, PassLog& log) {
-  const auto uses = g.Uses();
+  const auto uses = g.Uses();  // as of the sweep's start: a hint only
+  UseReplacer replace;
   const int count = static_cast<int>(g.nodes.size());
   for (int i = 0; i < count; ++i) {
+    replace.ResolveOperands(g.nodes[i]);
     const Node n = g.nodes[i];
     if (n.op != OpKind::kCast) continue;
     const ValueId out = n.outputs[0];
     const ValueId x = n.inputs[0];
     const DataType to = *n.attrs.dtype;
     const DataType mid = g.value(x).dtype;
-    if (uses[out].empty() && !g.IsOutput(out)) continue;  // dead; DCE removes it
-    if (mid == to) {                                      // a no-op cast
-      ReplaceAllUses(g, out, x);
-      return true;
+    if (mid == to) {  // a no-op cast
+      replace.Replace(out, x);
+      continue;
     }
     if (const Node* inner = DefOp(g, x, OpKind::kCast)) {
       const ValueId src = inner->inputs[0];
@@ -38,8 +40,8 @@ absl::StatusOr<bool> Sweep(Graph& g, const PassOptions& options, PassLog& log) {
           if (!c.ok()) return c.status();
           r = *c;
         }
-        ReplaceAllUses(g, out, r);
-        return true;
+        replace.Replace(out, r);
+        continue;
       }
       if (from == to && IsLosslessCast(mid, to)) {
         std::string trip = absl::StrCat(DataTypeName(from), "->", DataTypeName(mid), "->",
@@ -47,8 +49,8 @@ absl::StatusOr<bool> Sweep(Graph& g, const PassOptions& options, PassLog& log) {
         if (options.allow_precision_increase) {
           log.notes.push_back(
               absl::StrCat("removed the narrowing ", trip, " (--allow-precision-increase)"));
-          ReplaceAllUses(g, out, src);
-          return true;
+          replace.Replace(out, src);
+          continue;
         }
         std::string note =
             absl::StrCat("kept the narrowing ", trip, " (--allow-precision-increase removes it)");
@@ -72,11 +74,10 @@ absl::StatusOr<bool> Sweep(Graph& g, const PassOptions& options, PassLog& log) {
       if (!c.ok()) return c.status();
       auto s = AddOp(g, shape_op, {*c}, shape_attrs);
       if (!s.ok()) return s.status();
-      ReplaceAllUses(g, out, *s);
-      return true;
+      replace.Replace(out, *s);
     }
   }
-  return false;
+  return replace.Apply(g);
 }
 
 }  // namespace

@@ -152,8 +152,9 @@ std::optional<double> FoldScalar(OpKind op, const std::vector<double>& args,
 }
 
 absl::StatusOr<bool> RunConstantFolding(Graph& g, const PassOptions&, PassLog&) {
-  bool changed = false;
+  UseReplacer replace;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
+    replace.ResolveOperands(g.nodes[i]);
     const Node& n = g.nodes[i];
     const ValueId out = n.outputs[0];
     if (g.value(out).is_tensor) continue;
@@ -178,10 +179,10 @@ absl::StatusOr<bool> RunConstantFolding(Graph& g, const PassOptions&, PassLog&) 
       if (all_constant) folded = FoldScalar(n.op, args, types, g.value(out).dtype, n.attrs);
     }
     if (!folded) continue;
-    ValueId c = MakeConstant(g, *folded, g.value(out).dtype);
-    ReplaceAllUses(g, out, c);
-    changed = true;
+    const DataType t = g.value(out).dtype;
+    replace.Replace(out, MakeConstant(g, *folded, t));
   }
+  const bool changed = replace.Apply(g);
   if (changed) Compact(g);
   return changed;
 }

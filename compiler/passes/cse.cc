@@ -51,7 +51,7 @@ bool IsCommutative(OpKind op) {
 }
 
 absl::StatusOr<bool> RunCse(Graph& g, const PassOptions&, PassLog&) {
-  bool changed = false;
+  UseReplacer replace;
   // Constants first, so that nodes reading equal constants compare equal.
   std::map<std::string, ValueId> constants;
   for (const Value& v : g.values) {
@@ -61,22 +61,18 @@ absl::StatusOr<bool> RunCse(Graph& g, const PassOptions&, PassLog&) {
     std::memcpy(&bits, &c, sizeof bits);
     std::string key = absl::StrCat(static_cast<int>(v.dtype), ":", bits);
     auto [it, inserted] = constants.emplace(key, v.id);
-    if (!inserted) {
-      ReplaceAllUses(g, v.id, it->second);
-      changed = true;
-    }
+    if (!inserted) replace.Replace(v.id, it->second);
   }
   // Nodes in topological order: a duplicate's operands are already merged.
   std::map<std::string, NodeId> seen;
   for (Node& n : g.nodes) {
+    replace.ResolveOperands(n);
     auto [it, inserted] = seen.emplace(NodeKey(g, n), n.id);
     if (inserted) continue;
     const Node& first = g.nodes[it->second];
-    for (size_t k = 0; k < n.outputs.size(); ++k) {
-      ReplaceAllUses(g, n.outputs[k], first.outputs[k]);
-    }
-    changed = true;
+    for (size_t k = 0; k < n.outputs.size(); ++k) replace.Replace(n.outputs[k], first.outputs[k]);
   }
+  const bool changed = replace.Apply(g);
   if (changed) Compact(g);
   return changed;
 }

@@ -88,9 +88,10 @@ absl::StatusOr<std::optional<ValueId>> Rewrite(Graph& g, ValueId x, double e, Da
 }  // namespace
 
 absl::StatusOr<bool> RunPowConstant(Graph& g, const PassOptions&, PassLog&) {
-  bool changed = false;
+  UseReplacer replace;
   const int count = static_cast<int>(g.nodes.size());
   for (int i = 0; i < count; ++i) {
+    replace.ResolveOperands(g.nodes[i]);
     if (g.nodes[i].op != OpKind::kPow) continue;
     const ValueId x = g.nodes[i].inputs[0];
     const ValueId out = g.nodes[i].outputs[0];
@@ -104,9 +105,9 @@ absl::StatusOr<bool> RunPowConstant(Graph& g, const PassOptions&, PassLog&) {
     auto r = Rewrite(g, x, *e, g.value(out).dtype);
     if (!r.ok()) return r.status();
     if (!*r) continue;
-    ReplaceAllUses(g, out, **r);
-    changed = true;
+    replace.Replace(out, **r);
   }
+  const bool changed = replace.Apply(g);
   if (changed) Compact(g);
   return changed;
 }

@@ -20,6 +20,33 @@ void ReplaceAllUses(Graph& g, ValueId from, ValueId to) {
   }
 }
 
+void UseReplacer::Replace(ValueId from, ValueId to) {
+  if (from == to) return;
+  if (from >= static_cast<ValueId>(to_.size())) to_.resize(from + 1, kNone);
+  to_[from] = to;
+  ++count_;
+}
+
+ValueId UseReplacer::Resolve(ValueId v) const {
+  // Chains are short (each link goes to a value defined earlier or new).
+  for (int guard = 0; guard < 1 << 20; ++guard) {
+    if (v >= static_cast<ValueId>(to_.size()) || to_[v] == kNone) return v;
+    v = to_[v];
+  }
+  return v;
+}
+
+void UseReplacer::ResolveOperands(Node& n) const {
+  for (ValueId& in : n.inputs) in = Resolve(in);
+}
+
+bool UseReplacer::Apply(Graph& g) const {
+  if (count_ == 0) return false;
+  for (Node& n : g.nodes) ResolveOperands(n);
+  for (ValueId& o : g.outputs) o = Resolve(o);
+  return true;
+}
+
 bool Compact(Graph& g) {
   const int nv = static_cast<int>(g.values.size());
   const int nn = static_cast<int>(g.nodes.size());

@@ -15,8 +15,28 @@
 namespace fusiond {
 
 // Points every use of `from` (node operands and graph outputs) at `to`.
-// The caller guarantees both have the same dtype and shape.
+// The caller guarantees both have the same dtype and shape. O(graph size).
 void ReplaceAllUses(Graph& g, ValueId from, ValueId to);
+
+// Batched ReplaceAllUses for passes that rewrite many nodes in one sweep:
+// Replace is O(1); a pass visiting nodes in order calls ResolveOperands on
+// each node before matching it (its operands are defined earlier, so their
+// replacements are known), and Apply once at the end.
+class UseReplacer {
+ public:
+  void Replace(ValueId from, ValueId to);
+  // The value `v` stands for after the replacements so far.
+  ValueId Resolve(ValueId v) const;
+  // Rewrites node n's operands to what they stand for now.
+  void ResolveOperands(Node& n) const;
+  // Rewrites every operand and graph output; true if there was anything.
+  bool Apply(Graph& g) const;
+  bool empty() const { return count_ == 0; }
+
+ private:
+  std::vector<ValueId> to_;
+  int count_ = 0;
+};
 
 // Removes nodes whose results reach no output and constants nobody reads
 // (graph inputs always stay), orders the nodes topologically (keeping the

@@ -132,20 +132,19 @@ absl::StatusOr<std::optional<ValueId>> Simplify(Graph& g, const Node& n) {
   }
 }
 
+// One sweep over the nodes present at the start; true when it rewrote any.
 absl::StatusOr<bool> Sweep(Graph& g) {
-  const auto uses = g.Uses();
+  UseReplacer replace;
   const int count = static_cast<int>(g.nodes.size());
   for (int i = 0; i < count; ++i) {
+    replace.ResolveOperands(g.nodes[i]);
     const Node n = g.nodes[i];
     if (!IsShapeOp(n.op)) continue;
-    if (uses[n.outputs[0]].empty() && !g.IsOutput(n.outputs[0])) continue;
     auto r = Simplify(g, n);
     if (!r.ok()) return r.status();
-    if (!*r) continue;
-    ReplaceAllUses(g, n.outputs[0], **r);
-    return true;
+    if (*r) replace.Replace(n.outputs[0], **r);
   }
-  return false;
+  return replace.Apply(g);
 }
 
 }  // namespace

@@ -5,9 +5,10 @@
 namespace fusiond {
 
 absl::StatusOr<bool> RunTrivialReductions(Graph& g, const PassOptions&, PassLog&) {
-  bool changed = false;
+  UseReplacer replace;
   const int count = static_cast<int>(g.nodes.size());
   for (int i = 0; i < count; ++i) {
+    replace.ResolveOperands(g.nodes[i]);
     const Node n = g.nodes[i];
     if (n.op != OpKind::kSum && n.op != OpKind::kMax && n.op != OpKind::kMin &&
         n.op != OpKind::kProd) {
@@ -34,9 +35,9 @@ absl::StatusOr<bool> RunTrivialReductions(Graph& g, const PassOptions&, PassLog&
       if (!c.ok()) return c.status();
       r = *c;
     }
-    ReplaceAllUses(g, n.outputs[0], r);
-    changed = true;
+    replace.Replace(n.outputs[0], r);
   }
+  const bool changed = replace.Apply(g);
   if (changed) Compact(g);
   return changed;
 }
