@@ -26,10 +26,12 @@ namespace {
 constexpr char kCompileUsage[] =
     "usage: fusionc compile FILE [--arch sm_90] [--json] [--explain]\n"
     "                            [--dump PASS|all] [--allow-precision-increase]\n"
+    "                            [--no-codegen]\n"
     "\n"
     "Parses the repro script FILE and runs the compile pipeline at the script's\n"
     "input sizes (the trailing `inputs = [...]` list, else the static sizes):\n"
-    "verify, optimization passes, segmentation, scheduling (heuristics).\n"
+    "verify, optimization passes, segmentation, scheduling (heuristics), and\n"
+    "code generation + NVRTC where this build has them.\n"
     "\n"
     "flags:\n"
     "  --arch A                    target architecture: sm_80, sm_86, sm_89, sm_90,\n"
@@ -46,6 +48,7 @@ constexpr char kCompileUsage[] =
     "                              trivial_reductions, shape_chains, cse, dce\n"
     "  --allow-precision-increase  also remove narrowing cast round trips\n"
     "                              (f32->bf16->f32); the report says so\n"
+    "  --no-codegen                stop after scheduling (no CUDA source, no NVRTC)\n"
     "  --help                      this text\n"
     "\n"
     "Without --explain or --json: one line per segment and the canonical hash.\n"
@@ -97,7 +100,8 @@ int RunCompileCommand(const std::vector<std::string>& args) {
                                  {"json", false},
                                  {"explain", false},
                                  {"dump", true},
-                                 {"allow-precision-increase", false}});
+                                 {"allow-precision-increase", false},
+                                 {"no-codegen", false}});
   if (!flags.ok()) return ReportError("compile", flags.status());
   if (flags->help) {
     std::fputs(kCompileUsage, stdout);
@@ -112,6 +116,7 @@ int RunCompileCommand(const std::vector<std::string>& args) {
   options.arch = flags->Get("arch").value_or("sm_90");
   options.allow_precision_increase = flags->Has("allow-precision-increase");
   options.dump_pass = flags->Get("dump").value_or("");
+  options.generate_code = !flags->Has("no-codegen");
   if (auto t = LookupTarget(options.arch); !t.ok()) return ReportError("compile", t.status());
   if (!options.dump_pass.empty() && options.dump_pass != "all") {
     std::vector<std::string> names;
