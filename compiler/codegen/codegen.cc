@@ -407,7 +407,7 @@ absl::Status Generator::EmitFinal(std::string& code) {
     const Node& n = g_.node(p_.col_reds[c]);
     auto e = em_->Get(n.inputs[0], es);
     if (!e.ok()) return e.status();
-    absl::StrAppend(&body, "        cp", c, "[l] += (float)", *e, ";\n");
+    absl::StrAppend(&body, "        cp", c, "[l] = fz_comb<", OpId(n.op), ", float>(cp", c, "[l], (float)", *e, ");\n");
     cols.push_back(static_cast<int>(c));
   }
   absl::StrAppend(&code, row_pending_);
@@ -615,7 +615,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     }
     for (size_t ci = 0; ci < p_.col_reds.size(); ++ci) {
       absl::StrAppend(&c, "  float cacc", ci, "[", PB_ * V_, "];\n#pragma unroll\n  for (int q = 0; q < ",
-                      PB_ * V_, "; ++q) cacc", ci, "[q] = 0.f;\n");
+                      PB_ * V_, "; ++q) cacc", ci, "[q] = ", Identity(g_.node(p_.col_reds[ci]).op, "float"), ";\n");
     }
   }
   // Row bases of every tensor with row axes, for row r.
@@ -660,6 +660,16 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
       absl::StrAppend(&c, "  ", ct, " cr_", a.ptr, " = ", ct, "(0);\n  if (", first_row, " < rows) { rowbase(",
                       first_row, "); cr_", a.ptr, " = Ty<", a.dt, ">::load(", a.ptr, " + rb_", a.ptr, "); }\n");
     }
+  }
+  if (cols) {
+    std::string init;
+    for (size_t ci = 0; ci < p_.col_reds.size(); ++ci) {
+      const OpKind cop = g_.node(p_.col_reds[ci]).op;
+      if (cop == OpKind::kSum) continue;
+      absl::StrAppend(&init, "    for (i64 j = tx; j < rlen; j += ", BX_, ") wcol[((i64)(blockIdx.x * ", BY_,
+                      " + ty) * ", p_.col_reds.size(), " + ", ci, ") * rlen + j] = ", Identity(cop, "float"), ";\n");
+    }
+    if (!init.empty()) absl::StrAppend(&c, "  if (!fits) {\n", init, "  }\n  __syncthreads();\n");
   }
   // ---- Row loop.
   absl::StrAppend(&c, "  const i64 iters = (rows + rstride - 1) / rstride;\n",
@@ -756,8 +766,9 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     for (size_t ci = 0; ci < nc; ++ci) {
       const Node& n = g_.node(p_.col_reds[ci]);
       const ValueId out = n.outputs[0];
-      absl::StrAppend(&body, "      float csum", ci, " = 0.f;\n      for (int p = 0; p < P; ++p) csum", ci,
-                      " += wcol[((i64)p * ", nc, " + ", ci, ") * rlen + j];\n");
+      const OpKind cop = n.op;
+      absl::StrAppend(&body, "      float csum", ci, " = ", Identity(cop, "float"), ";\n      for (int p = 0; p < P; ++p) csum", ci,
+                      " = fz_comb<", OpId(cop), ", float>(csum", ci, ", wcol[((i64)p * ", nc, " + ", ci, ") * rlen + j]);\n");
       absl::StrAppend(&body, "      const ", ComputeTypeName(g_.value(out).dtype), " cv", out, " = ",
                       RoundTo(g_.value(out).dtype, absl::StrCat("(", ComputeTypeName(g_.value(out).dtype), ")csum", ci)),
                       ";\n");

@@ -222,6 +222,9 @@ absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise) {
   }
   // Row domain R.
   const uint32_t all = (p.rank >= 32 ? ~0u : Bit(p.rank) - 1);
+  // The innermost axis that is not a broadcast (extent 1) one.
+  int last = p.rank - 1;
+  while (last > 0 && p.ref[last].is_broadcast()) --last;
   std::vector<NodeId> reds;
   for (const Node& n : g.nodes) {
     if (!IsReduction(n.op) || !p.needed[n.outputs[0]]) continue;
@@ -232,7 +235,7 @@ absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise) {
     }
     if (pointwise) return Unsupported(g, n, "a reduction in a pointwise segment");
     reds.push_back(n.id);
-    if (eff & Bit(p.rank - 1)) {
+    if (eff & Bit(last)) {
       if (p.r_mask != 0 && p.r_mask != eff) {
         return Unsupported(g, n, "row reductions over different axes");
       }
