@@ -1,0 +1,108 @@
+// Internal to the code generator: the Generator class that emits one
+// kernel (codegen.cc: the skeleton, Run; generator_stages.cc: per-tensor
+// access, the chunk loops, block reductions, stage and final bodies).
+#ifndef FUSIOND_COMPILER_CODEGEN_GENERATOR_H_
+#define FUSIOND_COMPILER_CODEGEN_GENERATOR_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/codegen/codegen.h"
+#include "compiler/codegen/kernel_plan.h"
+#include "compiler/codegen/value_emitter.h"
+
+namespace fusiond {
+namespace codegen_internal {
+
+
+// How a kernel reads or writes one tensor.
+struct Access {
+  ValueId v = kNone;
+  std::string ptr;  // "in0", "out1"
+  int dt = 6;
+  int esize = 4;
+  bool has_r = false, has_i = false;
+  bool vec = false;     // its innermost axis is the row's innermost axis
+  bool fast_r = false;  // row-domain offset is the linear element index
+  std::vector<std::pair<int, std::string>> r_terms, i_terms;  // (ref axis, stride)
+};
+
+inline const char* OpId(OpKind op) {
+  switch (op) {
+    case OpKind::kMax: return "1";
+    case OpKind::kMin: return "2";
+    case OpKind::kProd: return "3";
+    default: return "0";
+  }
+}
+
+inline std::string Identity(OpKind op, const char* t) {
+  const bool f = std::string(t) == "float";
+  switch (op) {
+    case OpKind::kMax: return f ? "(-__int_as_float(0x7f800000))" : "(-__longlong_as_double(0x7ff0000000000000LL))";
+    case OpKind::kMin: return f ? "__int_as_float(0x7f800000)" : "__longlong_as_double(0x7ff0000000000000LL)";
+    case OpKind::kProd: return "1";
+    default: return "0";
+  }
+}
+
+// The scheduler's name as docs/manifest.md spells it.
+inline const char* KindName(SchedulerKind k) {
+  switch (k) {
+    case SchedulerKind::kPointwise: return "pointwise";
+    case SchedulerKind::kInnerReduction: return "inner_reduction";
+    case SchedulerKind::kOuterReduction: return "outer_reduction";
+    case SchedulerKind::kInnerPersistent: return "inner_persistent";
+    case SchedulerKind::kOuterPersistent: return "outer_persistent";
+    case SchedulerKind::kInnerOuterPersistent: return "inner_outer_persistent";
+  }
+  return "unknown";
+}
+
+class Generator {
+ public:
+  Generator(const KernelPlan& plan, const HeuristicParams& hp, const CodegenOptions& o)
+      : p_(plan), g_(*plan.graph), hp_(hp), o_(o) {}
+
+  absl::StatusOr<GeneratedKernel> Run();
+
+ private:
+  Access MakeAccess(ValueId v, std::string ptr) const;
+  std::string OffsetLambda(const Access& a) const;
+  absl::Status EmitStage(int stage, std::string& code);
+  absl::Status EmitFinal(std::string& code);
+  std::string LoopOver(const std::string& body, const std::vector<const Access*>& ins,
+                       const std::vector<int>& cols, bool final);
+  std::string BlockReduce(const std::vector<int>& slots, const std::string& ind);
+  int FirstMoment(int slot) const {
+    for (size_t i = 0; i < p_.row_slots.size(); ++i) {
+      if (p_.row_slots[i].node == p_.row_slots[slot].node && !p_.row_slots[i].second_moment) return i;
+    }
+    return slot;
+  }
+
+  const KernelPlan& p_;
+  const Graph& g_;
+  const HeuristicParams& hp_;
+  const CodegenOptions& o_;
+  int V_ = 1, BX_ = 128, BY_ = 1, PB_ = 1, U_ = 1;
+  bool pointwise_ = false, persistent_ = false, split_ = false;
+  int64_t row_blocks_ = 1;
+  std::string row_swap_;
+  std::map<ValueId, int> input_index_;
+  std::map<ValueId, Access> in_access_;  // tensor inputs with a row-domain part
+  std::vector<Access> out_access_;       // per graph output
+  std::vector<std::string> acc_type_;    // per row slot
+  std::map<ValueId, std::string> row_memo_;
+  std::string row_pending_;
+  Scope row_scope_;
+  std::unique_ptr<ValueEmitter> em_;
+};
+
+
+}  // namespace codegen_internal
+}  // namespace fusiond
+
+#endif  // FUSIOND_COMPILER_CODEGEN_GENERATOR_H_

@@ -1,0 +1,342 @@
+// The Generator's per-stage pieces: tensor accesses and offsets, the loops
+// that call a body for every chunk of a row, block reductions, and the
+// stage / final bodies (see codegen.h for the kernel they build).
+#include <algorithm>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "compiler/codegen/expr_emitter.h"
+#include "compiler/codegen/generator.h"
+
+namespace fusiond {
+namespace codegen_internal {
+
+Access Generator::MakeAccess(ValueId v, std::string ptr) const {
+  Access a;
+  a.v = v;
+  a.ptr = std::move(ptr);
+  const Value& val = g_.value(v);
+  a.dt = static_cast<int>(val.dtype);
+  a.esize = DataTypeSize(val.dtype);
+  const auto& m = p_.axis_map[v];
+  std::vector<int> own;  // own non-1 axes (indices)
+  for (int i = 0; i < val.rank(); ++i) if (m[i] >= 0) own.push_back(i);
+  for (size_t k = 0; k < own.size(); ++k) {
+    std::vector<std::string> f;
+    int64_t st = 1;
+    for (size_t q = k + 1; q < own.size(); ++q) {
+      Extent e = g_.Canonical(val.shape[own[q]]);
+      if (e.is_static()) st *= e.size; else f.push_back(p_.ExtentExpr(e));
+    }
+    if (st != 1 || f.empty()) f.push_back(std::to_string(st));
+    const int ra = m[own[k]];
+    auto& terms = (p_.r_mask >> ra & 1) ? a.r_terms : a.i_terms;
+    terms.push_back({ra, absl::StrJoin(f, " * ")});
+  }
+  a.has_r = !a.r_terms.empty();
+  a.has_i = !a.i_terms.empty();
+  a.vec = a.has_r && !own.empty() && m[own.back()] == p_.r_axes.back();
+  // Fast path: the trailing own axes are exactly the row axes, in order.
+  if (a.r_terms.size() == p_.r_axes.size() && own.size() >= p_.r_axes.size()) {
+    bool ok = true;
+    for (size_t k = 0; k < p_.r_axes.size(); ++k) {
+      ok &= m[own[own.size() - p_.r_axes.size() + k]] == p_.r_axes[k];
+    }
+    a.fast_r = ok;
+  }
+  return a;
+}
+
+std::string Generator::OffsetLambda(const Access& a) const {
+  std::string s = absl::StrCat("  auto ro_", a.ptr, " = [&](i64 j) -> i64 { ");
+  const std::string base = a.has_i ? absl::StrCat("rb_", a.ptr) : "0";
+  if (a.fast_r) return absl::StrCat(s, "return ", base, " + j; };\n");
+  // The decomposition of j over the row axes, in 32-bit arithmetic when the
+  // iteration space is small enough (integer division is costly).
+  auto decompose = [&](const char* t) {
+    std::string d = absl::StrCat(t, " q = (", t, ")j; ", t, " o = 0;");
+    for (int k = static_cast<int>(p_.r_axes.size()) - 1; k >= 0; --k) {
+      const int ax = p_.r_axes[k];
+      const std::string ext = absl::StrCat("(", t, ")(", p_.ExtentExpr(p_.ref[ax]), ")");
+      std::string coord = k == 0 ? "q" : absl::StrCat("(q % ", ext, ")");
+      for (const auto& [ra, stride] : a.r_terms) {
+        if (ra == ax) absl::StrAppend(&d, " o += ", coord, " * (", t, ")(", stride, ");");
+      }
+      if (k > 0) absl::StrAppend(&d, " q /= ", ext, ";");
+    }
+    return d;
+  };
+  absl::StrAppend(&s, "if (small) { ", decompose("u32"), " return ", base, " + (i64)o; } ",
+                  decompose("i64"), " return ", base, " + o; };\n");
+  return s;
+}
+
+// Calls `body` for every chunk this thread owns in the current row: from the
+// persistent buffers, from memory with vector loads, or element by element.
+std::string Generator::LoopOver(const std::string& body, const std::vector<const Access*>& ins,
+                                const std::vector<int>& cols, bool final) {
+  std::string s;
+  if (persistent_) {
+    absl::StrAppend(&s, "    if (fits) {\n#pragma unroll\n      for (int k = 0; k < ", PB_,
+                    "; ++k) {\n        const i64 jj = (t + (i64)k * T) * ", V_,
+                    ";\n        if (active && jj < rlen) ", body, "(VW<", V_, ">(), jj");
+    for (const Access* x : ins) {
+      absl::StrAppend(&s, ", &", x->has_i ? "pb_" : "cb_", x->ptr, "[k * ",
+                      (V_ * x->esize + 3) / 4, "]");
+    }
+    for (int c : cols) absl::StrAppend(&s, ", &cacc", c, "[k * ", V_, "]");
+    absl::StrAppend(&s, ");\n      }\n    } else ");
+  }
+  // Vector path from memory, U chunks at a time.
+  absl::StrAppend(&s, "    if (vec_ok) {\n      for (i64 c0 = t; active && c0 * ", V_,
+                  " < rlen; c0 += (i64)T * ", U_, ") {\n");
+  for (const Access* x : ins) {
+    absl::StrAppend(&s, "        u32 w_", x->ptr, "[", U_, "][", (V_ * x->esize + 3) / 4, "];\n");
+  }
+  absl::StrAppend(&s, "#pragma unroll\n        for (int u = 0; u < ", U_,
+                  "; ++u) {\n          const i64 jj = (c0 + (i64)u * T) * ", V_,
+                  ";\n          if (jj < rlen) {\n");
+  for (const Access* x : ins) {
+    absl::StrAppend(&s, "            Chunk<", V_ * x->esize, ">::ld(w_", x->ptr, "[u], ", x->ptr,
+                    " + ro_", x->ptr, "(jj));\n");
+  }
+  absl::StrAppend(&s, "          }\n        }\n#pragma unroll\n        for (int u = 0; u < ", U_,
+                  "; ++u) {\n          const i64 jj = (c0 + (i64)u * T) * ", V_,
+                  ";\n          if (jj < rlen) ", body, "(VW<", V_, ">(), jj");
+  for (const Access* x : ins) absl::StrAppend(&s, ", w_", x->ptr, "[u]");
+  for (int c : cols) {
+    absl::StrAppend(&s, ", wcol + ((i64)(blockIdx.x * ", BY_, " + ty) * ", p_.col_reds.size(),
+                    " + ", c, ") * rlen + jj");
+  }
+  absl::StrAppend(&s, ");\n        }\n      }\n    } else {\n");
+  // Element by element.
+  absl::StrAppend(&s, "      for (i64 jj = t; active && jj < rlen; jj += T) {\n");
+  for (const Access* x : ins) {
+    absl::StrAppend(&s, "        u32 w_", x->ptr, "[", (x->esize + 3) / 4, "];\n        Chunk<",
+                    x->esize, ">::ld(w_", x->ptr, ", ", x->ptr, " + ro_", x->ptr, "(jj));\n");
+  }
+  absl::StrAppend(&s, "        ", body, "(VW<1>(), jj");
+  for (const Access* x : ins) absl::StrAppend(&s, ", w_", x->ptr);
+  for (int c : cols) {
+    absl::StrAppend(&s, ", wcol + ((i64)(blockIdx.x * ", BY_, " + ty) * ", p_.col_reds.size(),
+                    " + ", c, ") * rlen + jj");
+  }
+  absl::StrAppend(&s, ");\n      }\n    }\n");
+  (void)final;
+  return s;
+}
+
+std::string Generator::BlockReduce(const std::vector<int>& slots, const std::string& ind) {
+  std::string s;
+  for (size_t q = 0; q < slots.size(); ++q) {
+    const ReductionSlot& sl = p_.row_slots[slots[q]];
+    const char* op = sl.second_moment ? "0" : OpId(g_.node(sl.node).op);
+    absl::StrAppend(&s, ind, "acc", slots[q], " = fz_warp_reduce<", op, ">(acc", slots[q], ");\n");
+  }
+  if (BX_ > 32) {
+    absl::StrAppend(&s, ind, "if ((tx & 31) == 0) {");
+    for (size_t q = 0; q < slots.size(); ++q) {
+      absl::StrAppend(&s, " fz_red[ty][tx >> 5][", q, "] = (double)acc", slots[q], ";");
+    }
+    absl::StrAppend(&s, " }\n", ind, "__syncthreads();\n");
+    for (size_t q = 0; q < slots.size(); ++q) {
+      const ReductionSlot& sl = p_.row_slots[slots[q]];
+      const char* op = sl.second_moment ? "0" : OpId(g_.node(sl.node).op);
+      const std::string& t = acc_type_[slots[q]];
+      absl::StrAppend(&s, ind, "acc", slots[q], " = (", t, ")fz_red[ty][0][", q, "];\n", ind,
+                      "for (int w = 1; w < ", BX_ / 32, "; ++w) acc", slots[q], " = fz_comb<", op,
+                      ", ", t, ">(acc", slots[q], ", (", t, ")fz_red[ty][w][", q, "]);\n");
+    }
+    absl::StrAppend(&s, ind, "__syncthreads();\n");
+  }
+  return s;
+}
+
+absl::Status Generator::EmitStage(int stage, std::string& code) {
+  std::vector<int> slots;
+  for (size_t i = 0; i < p_.row_slots.size(); ++i) {
+    if (p_.row_slots[i].stage == stage) slots.push_back(static_cast<int>(i));
+  }
+  std::string body, pending;
+  std::map<ValueId, std::string> memo;
+  std::set<ValueId> used;
+  Scope es;
+  es.kind = Scope::kElem;
+  es.out = &body;
+  es.indent = "        ";
+  es.memo = &memo;
+  es.row = &row_scope_;
+  es.load = [&](ValueId v) {
+    const Access& a = in_access_.at(v);
+    if (a.vec) { used.insert(v); return absl::StrCat("Ty<", a.dt, ">::get(w_", a.ptr, ", l)"); }
+    return absl::StrCat("Ty<", a.dt, ">::load(", a.ptr, " + ro_", a.ptr, "(j + l))");
+  };
+  std::string accum;
+  for (int i : slots) {
+    const ReductionSlot& sl = p_.row_slots[i];
+    const Node& n = g_.node(sl.node);
+    auto e = em_->Get(n.inputs[0], es);
+    if (!e.ok()) return e.status();
+    const std::string& t = acc_type_[i];
+    if (sl.second_moment) {
+      absl::StrAppend(&accum, "        { const ", t, " d = (", t, ")", *e, " - rmean", FirstMoment(i),
+                      "; acc", i, " += d * d; }\n");
+    } else {
+      absl::StrAppend(&accum, "        acc", i, " = fz_comb<", OpId(n.op), ", ", t, ">(acc", i,
+                      ", (", t, ")", *e, ");\n");
+    }
+  }
+  std::string fn = absl::StrCat("body", stage);
+  std::vector<const Access*> ins;
+  std::string params;
+  for (ValueId v : used) {
+    ins.push_back(&in_access_.at(v));
+    absl::StrAppend(&params, ", const u32* w_", in_access_.at(v).ptr);
+  }
+  // Row values the stage needs were appended to the row scope while emitting.
+  absl::StrAppend(&code, row_pending_);
+  row_pending_.clear();
+  for (int i : slots) {
+    const ReductionSlot& sl = p_.row_slots[i];
+    absl::StrAppend(&code, "    ", acc_type_[i], " acc", i, " = ",
+                    sl.second_moment ? "0" : Identity(g_.node(sl.node).op, acc_type_[i].c_str()),
+                    ";\n");
+  }
+  absl::StrAppend(&code, "    auto ", fn, " = [&](auto vw, i64 j", params,
+                  ") {\n      constexpr int VV = decltype(vw)::value;\n#pragma unroll\n"
+                  "      for (int l = 0; l < VV; ++l) {\n",
+                  body, accum, "      }\n    };\n");
+  absl::StrAppend(&code, LoopOver(fn, ins, {}, false));
+  absl::StrAppend(&code, BlockReduce(slots, "    "));
+  if (split_) {
+    // Blocks sharing a row combine their partials through the workspace.
+    absl::StrAppend(&code, "    {\n      double* part = ws_row + (size_t)(par & 1) * part_stride;\n",
+                    "      const size_t base = ((size_t)(blockIdx.x * ", BY_, " + ty) * gridDim.y) * ",
+                    std::max<size_t>(1, slots.size()), ";\n");
+    absl::StrAppend(&code, "      if (tx == 0) {");
+    for (size_t q = 0; q < slots.size(); ++q) {
+      absl::StrAppend(&code, " part[base + (size_t)blockIdx.y * ", slots.size(), " + ", q,
+                      "] = (double)acc", slots[q], ";");
+    }
+    absl::StrAppend(&code, " }\n      fz_grid_sync(bar);\n      par++;\n");
+    for (size_t q = 0; q < slots.size(); ++q) {
+      const ReductionSlot& sl = p_.row_slots[slots[q]];
+      const char* op = sl.second_moment ? "0" : OpId(g_.node(sl.node).op);
+      const std::string& t = acc_type_[slots[q]];
+      absl::StrAppend(&code, "      acc", slots[q], " = ",
+                      sl.second_moment ? "0" : Identity(g_.node(sl.node).op, t.c_str()),
+                      ";\n      for (int b = tx; b < (int)gridDim.y; b += ", BX_, ") acc", slots[q],
+                      " = fz_comb<", op, ", ", t, ">(acc", slots[q], ", (", t, ")part[base + (size_t)b * ",
+                      slots.size(), " + ", q, "]);\n");
+    }
+    absl::StrAppend(&code, BlockReduce(slots, "      "), "    }\n");
+  }
+  // Results as row values.
+  for (int i : slots) {
+    const ReductionSlot& sl = p_.row_slots[i];
+    const Node& n = g_.node(sl.node);
+    const bool var = n.op == OpKind::kVar || n.op == OpKind::kVarMean;
+    const std::string& t = acc_type_[i];
+    if (var && !sl.second_moment) {
+      absl::StrAppend(&code, "    const ", t, " rmean", i, " = acc", i, " / (", t, ")rlen;\n");
+      if (n.op == OpKind::kVarMean) {
+        ValueId mean = n.outputs[1];
+        absl::StrAppend(&code, "    const ", ComputeTypeName(g_.value(mean).dtype), " rv", mean,
+                        " = ", RoundTo(g_.value(mean).dtype, absl::StrCat("rmean", i)), ";\n");
+        row_memo_[mean] = absl::StrCat("rv", mean);
+      }
+      continue;
+    }
+    ValueId out = n.outputs[0];
+    std::string val = absl::StrCat("acc", i);
+    if (var) {
+      val = absl::StrCat("(acc", i, " / (", t, ")(rlen - ", n.attrs.correction, "))");
+    }
+    absl::StrAppend(&code, "    const ", ComputeTypeName(g_.value(out).dtype), " rv", out, " = ",
+                    RoundTo(g_.value(out).dtype, absl::StrCat("(", ComputeTypeName(g_.value(out).dtype), ")", val)),
+                    ";\n");
+    row_memo_[out] = absl::StrCat("rv", out);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Generator::EmitFinal(std::string& code) {
+  std::string body;
+  std::map<ValueId, std::string> memo;
+  std::set<ValueId> used;
+  Scope es;
+  es.kind = Scope::kElem;
+  es.out = &body;
+  es.indent = "        ";
+  es.memo = &memo;
+  es.row = &row_scope_;
+  es.load = [&](ValueId v) {
+    const Access& a = in_access_.at(v);
+    if (a.vec) { used.insert(v); return absl::StrCat("Ty<", a.dt, ">::get(w_", a.ptr, ", l)"); }
+    return absl::StrCat("Ty<", a.dt, ">::load(", a.ptr, " + ro_", a.ptr, "(j + l))");
+  };
+  std::string pre, post, rowstores;
+  for (size_t k = 0; k < out_access_.size(); ++k) {
+    const Access& a = out_access_[k];
+    if (p_.domain[a.v] == Domain::kCol) continue;
+    if (a.has_r) {
+      // A cast to the stored 16-bit type needs no rounding of its own: the
+      // store rounds (to nearest even) exactly as the cast would.
+      ValueId src = a.v;
+      const Node* dn = g_.def(a.v);
+      if (a.vec && dn != nullptr && dn->op == OpKind::kCast &&
+          (a.dt == static_cast<int>(DataType::kBFloat16) || a.dt == static_cast<int>(DataType::kHalf)) &&
+          g_.value(dn->inputs[0]).dtype == DataType::kFloat && p_.domain[dn->inputs[0]] == Domain::kElem) {
+        src = dn->inputs[0];
+      }
+      auto e = em_->Get(src, es);
+      if (!e.ok()) return e.status();
+      // Outputs without row axes (column-only) are written by the first row.
+      const std::string guard = a.has_i || p_.i_axes.empty() ? "" : "if (row == 0) ";
+      if (a.vec) {
+        absl::StrAppend(&pre, "      u32 wo", k, "[(VV * ", a.esize, " + 3) / 4] = {};\n");
+        absl::StrAppend(&body, "        Ty<", a.dt, ">::put(wo", k, ", l, ", *e, ");\n");
+        absl::StrAppend(&post, "      ", guard, "Chunk<VV * ", a.esize, ">::st(", a.ptr, " + ro_",
+                        a.ptr, "(j), wo", k, ");\n");
+      } else {
+        absl::StrAppend(&body, "        ", guard, "Ty<", a.dt, ">::store(", a.ptr, " + ro_", a.ptr,
+                        "(j + l), ", *e, ");\n");
+      }
+    } else {
+      auto e = em_->Get(a.v, row_scope_);
+      if (!e.ok()) return e.status();
+      std::string off = "0";
+      if (a.has_i) off = absl::StrCat("rb_", a.ptr);
+      absl::StrAppend(&rowstores, "    if (active && tx == 0 && blockIdx.y == 0) Ty<", a.dt,
+                      ">::store(", a.ptr, " + ", off, ", ", *e, ");\n");
+    }
+  }
+  std::vector<int> cols;
+  for (size_t c = 0; c < p_.col_reds.size(); ++c) {
+    const Node& n = g_.node(p_.col_reds[c]);
+    auto e = em_->Get(n.inputs[0], es);
+    if (!e.ok()) return e.status();
+    absl::StrAppend(&body, "        cp", c, "[l] = fz_comb<", OpId(n.op), ", float>(cp", c, "[l], (float)", *e, ");\n");
+    cols.push_back(static_cast<int>(c));
+  }
+  absl::StrAppend(&code, row_pending_);
+  row_pending_.clear();
+  std::vector<const Access*> ins;
+  std::string params;
+  for (ValueId v : used) {
+    ins.push_back(&in_access_.at(v));
+    absl::StrAppend(&params, ", const u32* w_", in_access_.at(v).ptr);
+  }
+  for (int c : cols) absl::StrAppend(&params, ", float* cp", c);
+  absl::StrAppend(&code, "    auto fin = [&](auto vw, i64 j", params,
+                  ") {\n      constexpr int VV = decltype(vw)::value;\n", pre,
+                  "#pragma unroll\n      for (int l = 0; l < VV; ++l) {\n", body, "      }\n", post,
+                  "    };\n");
+  absl::StrAppend(&code, LoopOver("fin", ins, cols, true));
+  absl::StrAppend(&code, rowstores);
+  return absl::OkStatus();
+}
+
+}  // namespace codegen_internal
+}  // namespace fusiond
