@@ -6,6 +6,7 @@
 // Prints a table and writes bench/results/service-<date>.json. Not a test.
 //
 //   service_bench [--server HOST:PORT] [--fusion FILE] [--calls N] [--seconds S]
+//                 [--results-dir DIR]
 // Without --server it starts fusiond (the one built beside it) on a free
 // loopback port with a temporary cache directory.
 #include <signal.h>
@@ -121,6 +122,7 @@ struct Options {
   std::string fusion = std::string(FUSIOND_CORPUS_DIR) + "/rmsnorm_bwd_thunder.py";
   int calls = 5000;
   double seconds = 3;
+  std::string results_dir = FUSIOND_RESULTS_DIR;
 };
 
 // One timed call of `fn` per iteration; returns microseconds per call.
@@ -299,8 +301,9 @@ int Run(const Options& o) {
       date, std::filesystem::path(o.fusion).filename().string(), request_bytes, reply_bytes,
       cold_ms, static_cast<int>(hit_us.size()), hit_p50, hit_p99, echo_p50, echo_p99, ratio,
       hit_rps, echo_rps, static_cast<int>(std::thread::hardware_concurrency()));
-  std::string path = std::string(FUSIOND_RESULTS_DIR) + "/service-" + date + ".json";
-  std::filesystem::create_directories(FUSIOND_RESULTS_DIR);
+  std::string path = o.results_dir + "/service-" + date + ".json";
+  std::error_code ec;
+  std::filesystem::create_directories(o.results_dir, ec);
   std::ofstream(path) << json;
   std::printf("wrote %s\n", path.c_str());
   return 0;
@@ -323,10 +326,12 @@ int main(int argc, char** argv) {
       o.calls = std::max(100, std::atoi(next().c_str()));
     } else if (a == "--seconds") {
       o.seconds = std::atof(next().c_str());
+    } else if (a == "--results-dir") {
+      o.results_dir = next();
     } else {
       std::fprintf(stderr,
                    "usage: service_bench [--server HOST:PORT] [--fusion FILE] [--calls N] "
-                   "[--seconds S]\n");
+                   "[--seconds S] [--results-dir DIR]\n");
       return a == "--help" ? 0 : 2;
     }
   }
