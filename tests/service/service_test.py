@@ -220,6 +220,29 @@ class LimitsTest(DaemonTestCase):
         self.assertEqual(e.exception.code, grpc.StatusCode.RESOURCE_EXHAUSTED)
 
 
+class EvictionTest(DaemonTestCase):
+    extra_args = ("--cache-max-bytes", "60000")
+
+    def test_size_cap_evicts_least_recently_used(self):
+        graphs = [d.scaled_graph(700.0 + i) for i in range(8)]
+        self.client.compile(graphs[0], SHAPES)
+        for g in graphs[1:]:
+            self.client.compile(g, SHAPES)
+            # graphs[0] stays the most recently used: touch it after each insert.
+            self.assertEqual(self.client.compile(graphs[0], SHAPES).cache, "hit")
+        stats = self.client.stats()
+        self.assertGreater(stats["evictions"], 0, stats)
+        self.assertLessEqual(stats["bytes"], 60000, stats)
+        self.assertEqual(stats["entries"], 8 - stats["evictions"], stats)
+        self.assertIsNotNone(self.client.lookup(graphs[0], SHAPES), "the hot entry survives")
+        self.assertIsNotNone(self.client.lookup(graphs[7], SHAPES), "the newest entry survives")
+        self.assertIsNone(self.client.lookup(graphs[1], SHAPES), "the coldest entry went first")
+        # The cap holds across a restart, and what is left is still served.
+        self.daemon.restart()
+        self.assertEqual(self.client.compile(graphs[7], SHAPES).cache, "hit")
+        self.assertLessEqual(self.client.stats()["bytes"], 60000)
+
+
 class PrometheusTest(DaemonTestCase):
     def test_prometheus_sees_the_scripted_hits_and_misses(self):
         work = os.path.join(self.tmp.path, "prometheus")
