@@ -176,9 +176,11 @@ int Run(const ServerConfig& config) {
   // (their results are cached) before the cache closes.
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
   evictor.Stop();
+  // Order matters: no more scrapes (they read the compiler), then drain the
+  // compiler (its callbacks record metrics), then the metrics, the cache.
   exposer.reset();
-  metrics.reset();
   compiler.reset();
+  metrics.reset();
   cache->reset();
   Log(LogLevel::kInfo, "stopped");
   return 0;
