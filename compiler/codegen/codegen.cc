@@ -94,8 +94,11 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     out_access_.push_back(MakeAccess(g_.outputs[i], absl::StrCat("out", i)));
   }
   if (coop) {
-    absl::StrAppend(&sig, ", unsigned char* __restrict__ ws");
+    // Two workspaces: the barrier words (zeroed before the launch) and the
+    // partial results (never read before this launch writes them).
+    absl::StrAppend(&sig, ", unsigned char* __restrict__ ws, unsigned char* __restrict__ wsp");
     k.params.push_back({"workspace", 0, ""});
+    k.params.push_back({"workspace", 1, ""});
   }
   int max_esize = 1;
   for (auto& [v, a] : in_access_) if (a.vec && p_.needed[v]) max_esize = std::max(max_esize, a.esize);
@@ -184,8 +187,8 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   if (coop) {
     absl::StrAppend(&c, "  u32* bar = (u32*)ws;\n  (void)bar;\n",
                     "  const size_t part_stride = (size_t)gridDim.x * ", BY_, " * gridDim.y * ", max_slots, ";\n",
-                    "  double* ws_row = (double*)(ws + 256);\n  (void)ws_row; (void)part_stride;\n",
-                    "  float* wcol = (float*)(ws + 256 + ", split_ ? "2 * part_stride * 8" : "0", ");\n  (void)wcol;\n",
+                    "  double* ws_row = (double*)wsp;\n  (void)ws_row; (void)part_stride;\n",
+                    "  float* wcol = (float*)(wsp + ", split_ ? "2 * part_stride * 8" : "0", ");\n  (void)wcol;\n",
                     "  unsigned par = 0;\n  (void)par;\n");
   }
   // Row bases and offsets.
@@ -256,7 +259,6 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     std::string init;
     for (size_t ci = 0; ci < p_.col_reds.size(); ++ci) {
       const OpKind cop = g_.node(p_.col_reds[ci]).op;
-      if (cop == OpKind::kSum) continue;
       absl::StrAppend(&init, "    for (i64 j = tx; j < rlen; j += ", BX_, ") wcol[((i64)(blockIdx.x * ", BY_,
                       " + ty) * ", p_.col_reds.size(), " + ", ci, ") * rlen + j] = ", Identity(cop, "float"), ";\n");
     }
@@ -395,7 +397,6 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   }
   if (coop) {
     k.needs_workspace = true;
-    k.ws_fixed = 256;
     std::string per = "0";
     if (split_) per = absl::StrCat(2 * BY_ * split * static_cast<int64_t>(max_slots) * 8);
     if (cols) {
@@ -441,7 +442,7 @@ std::vector<std::string> LaunchGrid(const GeneratedKernel& k, int registers, int
 
 std::string WorkspaceBytes(const GeneratedKernel& k, const std::string& grid_x) {
   if (!k.needs_workspace) return "";
-  return absl::StrCat(k.ws_fixed, " + (", grid_x, ") * (", k.ws_per_grid_x, ")");
+  return absl::StrCat("(", grid_x, ") * (", k.ws_per_grid_x, ")");
 }
 
 }  // namespace fusiond

@@ -53,9 +53,10 @@ struct GeneratedKernel {
   int64_t grid_x_cap = 1;
   std::string rows_expr;    // rows of the iteration space
   std::string grid_y_expr;  // blocks sharing a row
-  // Workspace: bytes = ws_fixed + grid_x * ws_per_grid_x ("" when none).
+  // Cooperative kernels take two workspaces: 256 zeroed bytes of barrier
+  // words, and grid_x * ws_per_grid_x bytes of partial results that need no
+  // zeroing.
   bool needs_workspace = false;
-  int64_t ws_fixed = 0;
   std::string ws_per_grid_x;
   std::vector<ParamBinding> params;
   // The symbol names used in expressions: name -> (input index, axis).
@@ -71,7 +72,7 @@ absl::StatusOr<GeneratedKernel> GenerateKernel(const Graph& g,
 // memory (registers < 0: unknown, assume one block per SM).
 std::vector<std::string> LaunchGrid(const GeneratedKernel& k, int registers,
                                     int static_smem_bytes, int sm_count);
-// The workspace size in bytes as an expression over the same grid.
+// The partial-results workspace's size in bytes over the same grid.
 std::string WorkspaceBytes(const GeneratedKernel& k, const std::string& grid_x);
 
 }  // namespace fusiond

@@ -41,6 +41,7 @@ TEST_P(CorpusCompile, CompilesToSm90CubinsWithoutSpills) {
   EXPECT_NE(m.find("\"manifest_version\": 1"), std::string::npos);
   EXPECT_NE(m.find("\"kernels\": ["), std::string::npos);
   EXPECT_EQ(m.find("\"workspace\": {"), std::string::npos);  // lifted to workspaces[]
+  EXPECT_EQ(m.find("\"workspace2\": {"), std::string::npos);
   const auto dir = std::filesystem::temp_directory_path() / ("fz_cg_" + GetParam());
   std::filesystem::create_directories(dir);
   ASSERT_TRUE(WriteArtifacts(*r, dir.string(), GetParam()).ok());

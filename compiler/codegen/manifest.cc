@@ -86,8 +86,9 @@ std::string KernelManifestJson(const GeneratedKernel& k, const std::string& bina
       ", \"grid\": ", QuoteAll(grid), ", \"smem_bytes\": \"0\", \"params\": [",
       absl::StrJoin(params, ", "), "]");
   if (k.needs_workspace) {
-    absl::StrAppend(&j, ", \"workspace\": {\"bytes\": ", JsonQuote(WorkspaceBytes(k, grid[0])),
-                    ", \"zero\": true}");
+    absl::StrAppend(&j, ", \"workspace\": {\"bytes\": \"256\", \"zero\": true}",
+                    ", \"workspace2\": {\"bytes\": ", JsonQuote(WorkspaceBytes(k, grid[0])),
+                    ", \"zero\": false}");
   }
   absl::StrAppend(&j, ", \"registers\": ", registers, "}");
   return j;
@@ -118,16 +119,19 @@ std::string FusionManifestJson(const CompileResult& r, const std::string& fusion
     const SegmentResult& seg = r.segments[si];
     if (!seg.kernel) continue;
     std::string kj = seg.kernel->manifest_json;
-    // Lift the workspace.
-    const std::string key = "\"workspace\": {\"bytes\": ";
-    if (size_t p = kj.find(key); p != std::string::npos) {
+    // Lift the workspaces (barrier, then partials) into workspaces[].
+    for (int w = 0; w < 2; ++w) {
+      const std::string key = w == 0 ? "\"workspace\": {" : "\"workspace2\": {";
+      const size_t p = kj.find(key);
+      if (p == std::string::npos) continue;
       const size_t obj = kj.find('{', p);
       const size_t end = kj.find('}', obj);
       workspaces.push_back(kj.substr(obj, end + 1 - obj));
       kj.erase(p - 2, end + 1 - (p - 2));
-      kj = absl::StrReplaceAll(kj, {{"{\"kind\": \"workspace\", \"index\": 0}",
-                                     absl::StrCat("{\"kind\": \"workspace\", \"index\": ", workspaces.size() - 1, "}")}});
+      kj = absl::StrReplaceAll(kj, {{absl::StrCat("{\"kind\": \"workspace\", \"index\": ", w, "}"),
+                                     absl::StrCat("{\"@kind\": \"workspace\", \"index\": ", workspaces.size() - 1, "}")}});
     }
+    kj = absl::StrReplaceAll(kj, {{"\"@kind\"", "\"kind\""}});
     if (r.segments.size() > 1) {
       // Rebind the segment's inputs/outputs (indices into the segment graph)
       // to fusion inputs, outputs or intermediates through the values of the

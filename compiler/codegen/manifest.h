@@ -12,9 +12,11 @@ namespace fusiond {
 
 // One kernels[] entry. `binary_file` is the file name of the cubin/PTX;
 // registers / static_smem_bytes come from ptxas (registers < 0: unknown) and
-// bound cooperative grids. A kernel that needs a workspace also carries
-// "workspace": {"bytes": ..., "zero": true}, which FusionManifestJson lifts
-// into the fusion's workspaces[] (its params name workspace index 0).
+// bound cooperative grids. A cooperative kernel also carries
+// "workspace": {"bytes": "256", "zero": true} (barrier words) and
+// "workspace2": {"bytes": ..., "zero": false} (partial results), which
+// FusionManifestJson lifts into the fusion's workspaces[] (its params name
+// workspace indices 0 and 1).
 std::string KernelManifestJson(const GeneratedKernel& k, const std::string& binary_file,
                                int registers, int static_smem_bytes, int sm_count);
 
