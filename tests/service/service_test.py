@@ -74,6 +74,21 @@ class HitMissTest(DaemonTestCase):
         self.assertEqual(self.client.compile(g, SHAPES).cache, "hit")
         self.assertEqual(self.client.stats()["compiles"], 0)
 
+    def test_symbolic_shapes_with_equal_heuristics_share_one_entry(self):
+        b = fusiond.GraphBuilder()
+        x = b.define_tensor([-1, -1, -1], "float32")
+        b.add_output(b.op("mul", x, b.define_constant(3.0)))
+        g = b.build()
+        first = self.client.compile(g, [[4, 32, 256]])
+        # Same [outer, inner] = [128, 256] iteration space: the same parameters.
+        same = self.client.compile(g, [[8, 16, 256]])
+        other = self.client.compile(g, [[16, 16, 256]])
+        self.assertEqual((first.cache, same.cache, other.cache), ("miss", "hit", "miss"))
+        self.assertEqual(same.response.cache_key, first.response.cache_key)
+        self.assertEqual([k.binary for k in same.kernels], [k.binary for k in first.kernels])
+        self.assertNotEqual(other.response.cache_key, first.response.cache_key)
+        self.assertEqual(self.client.stats()["compiles"], 2)
+
     def test_lookup_never_compiles(self):
         g = d.scaled_graph(3.25)
         self.assertIsNone(self.client.lookup(g, SHAPES))
