@@ -66,7 +66,9 @@ absl::StatusOr<bool> Sweep(Graph& g, const PassOptions& options, PassLog& log) {
     if (shape && IsShapeOp(shape->op)) {
       const ValueId y = shape->inputs[0];
       const bool exposes = DefOp(g, y, OpKind::kCast) != nullptr;
-      const bool only_reader = uses[x].size() == 1 && !g.IsOutput(x);
+      // (Values made in this sweep are not in `uses`: leave them be.)
+      const bool only_reader =
+          x < static_cast<ValueId>(uses.size()) && uses[x].size() == 1 && !g.IsOutput(x);
       if (!exposes && !only_reader) continue;
       const OpKind shape_op = shape->op;
       const Attrs shape_attrs = shape->attrs;
