@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # Builds everything and runs every test: the README's test command.
+# Then the sanitizer job (scripts/asan.sh): the front end, the CLI and every
+# malformed input under AddressSanitizer + UBSan.
 # Usage: scripts/test.sh   (installs missing Debian packages first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+start=$(date +%s)
 bash scripts/setup.sh
 JOBS=${JOBS:-$(nproc)}
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j "$JOBS"
-ctest --test-dir build --output-on-failure -j "$JOBS" --timeout 600
+ctest --test-dir build --output-on-failure -j "$JOBS" --timeout 900
+JOBS=$JOBS bash scripts/asan.sh
+echo "test.sh: all tests passed in $(( $(date +%s) - start ))s"
