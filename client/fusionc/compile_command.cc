@@ -13,6 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "client/fusionc/commands.h"
 #include "client/fusionc/flags.h"
+#include "compiler/codegen/manifest.h"
 #include "compiler/frontend/frontend.h"
 #include "compiler/ir/printer.h"
 #include "compiler/passes/optimize.h"
@@ -26,7 +27,7 @@ namespace {
 constexpr char kCompileUsage[] =
     "usage: fusionc compile FILE [--arch sm_90] [--json] [--explain]\n"
     "                            [--dump PASS|all] [--allow-precision-increase]\n"
-    "                            [--no-codegen]\n"
+    "                            [--no-codegen] [--emit-cuda] [--out DIR]\n"
     "\n"
     "Parses the repro script FILE and runs the compile pipeline at the script's\n"
     "input sizes (the trailing `inputs = [...]` list, else the static sizes):\n"
@@ -49,6 +50,9 @@ constexpr char kCompileUsage[] =
     "  --allow-precision-increase  also remove narrowing cast round trips\n"
     "                              (f32->bf16->f32); the report says so\n"
     "  --no-codegen                stop after scheduling (no CUDA source, no NVRTC)\n"
+    "  --emit-cuda                 print every kernel's generated CUDA C++\n"
+    "  --out DIR                   write DIR/manifest.json and one cubin (or PTX)\n"
+    "                              per kernel (docs/manifest.md), plus the .cu\n"
     "  --help                      this text\n"
     "\n"
     "Without --explain or --json: one line per segment and the canonical hash.\n"
@@ -101,7 +105,9 @@ int RunCompileCommand(const std::vector<std::string>& args) {
                                  {"explain", false},
                                  {"dump", true},
                                  {"allow-precision-increase", false},
-                                 {"no-codegen", false}});
+                                 {"no-codegen", false},
+                                 {"emit-cuda", false},
+                                 {"out", true}});
   if (!flags.ok()) return ReportError("compile", flags.status());
   if (flags->help) {
     std::fputs(kCompileUsage, stdout);
@@ -132,6 +138,19 @@ int RunCompileCommand(const std::vector<std::string>& args) {
   auto result = CompileFusion(parsed->graph, parsed->input_shapes, options);
   if (!result.ok()) return ReportError("compile", result.status());
 
+  // Artifacts (compiler/codegen/manifest.h): written before any report.
+  if (auto dir = flags->Get("out"); dir.has_value()) {
+    std::string name = flags->positional[0];
+    name = name.substr(name.find_last_of('/') + 1);
+    name = name.substr(0, name.find('.'));
+    if (absl::Status s = WriteArtifacts(*result, *dir, name); !s.ok()) {
+      return ReportError("compile", s);
+    }
+  }
+  if (flags->Has("emit-cuda")) {
+    std::fputs(EmittedCuda(*result).c_str(), stdout);
+    return kExitOk;
+  }
   if (flags->Has("json")) {
     std::fputs((CompileResultToJson(*result) + "\n").c_str(), stdout);
     return kExitOk;

@@ -1,5 +1,6 @@
 #include "compiler/codegen/manifest.h"
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 
@@ -184,6 +185,9 @@ std::string FusionManifestJson(const CompileResult& r, const std::string& fusion
 
 absl::Status WriteArtifacts(const CompileResult& r, const std::string& dir,
                             const std::string& fusion_name) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return absl::InvalidArgumentError(absl::StrCat("cannot create ", dir, ": ", ec.message()));
   auto write = [&](const std::string& name, const std::string& data) -> absl::Status {
     std::ofstream f(dir + "/" + name, std::ios::binary | std::ios::trunc);
     f << data;

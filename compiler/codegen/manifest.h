@@ -28,8 +28,8 @@ std::string KernelManifestJson(const GeneratedKernel& k, const std::string& bina
 std::string FusionManifestJson(const CompileResult& result, const std::string& fusion_name);
 
 // Writes DIR/manifest.json and one binary per kernel (DIR/<kernel>.cubin or
-// .ptx), plus DIR/<kernel>.cu with the source; the `fusionc compile --out`
-// layout of docs/manifest.md. Unavailable when a kernel has no binary (no
+// .ptx), plus DIR/<kernel>.cu with the source (DIR is created); the
+// `fusionc compile --out` layout of docs/manifest.md. Unavailable when a kernel has no binary (no
 // NVRTC in this build); InvalidArgument when DIR cannot be written.
 absl::Status WriteArtifacts(const CompileResult& result, const std::string& dir,
                             const std::string& fusion_name);
