@@ -19,6 +19,9 @@
 #include "compiler/passes/optimize.h"
 #include "compiler/pipeline.h"
 #include "compiler/scheduler/target.h"
+#ifdef FUSIONC_WITH_CACHE
+#include "client/fusionc/compile_cached.h"
+#endif
 
 namespace fusiond {
 namespace fusionc {
@@ -28,11 +31,19 @@ constexpr char kCompileUsage[] =
     "usage: fusionc compile FILE [--arch sm_90] [--json] [--explain]\n"
     "                            [--dump PASS|all] [--allow-precision-increase]\n"
     "                            [--no-codegen] [--emit-cuda] [--out DIR]\n"
+    "                            [--server HOST:PORT | --cache-dir DIR | --no-cache]\n"
     "\n"
     "Parses the repro script FILE and runs the compile pipeline at the script's\n"
     "input sizes (the trailing `inputs = [...]` list, else the static sizes):\n"
     "verify, optimization passes, segmentation, scheduling (heuristics), and\n"
     "code generation + NVRTC where this build has them.\n"
+    "\n"
+    "Where the kernels come from: by default the embedded kernel cache (RocksDB in\n"
+    "--cache-dir, default $FUSIOND_CACHE_DIR, else $XDG_CACHE_HOME/fusiond, else\n"
+    "~/.cache/fusiond): a hit is served without compiling. With --server the\n"
+    "daemon compiles and caches; the report is the same. --explain, --dump,\n"
+    "--emit-cuda and --no-codegen need the pipeline's full result and compile\n"
+    "in-process without the cache, as does --no-cache.\n"
     "\n"
     "flags:\n"
     "  --arch A                    target architecture: sm_80, sm_86, sm_89, sm_90,\n"
@@ -53,6 +64,9 @@ constexpr char kCompileUsage[] =
     "  --emit-cuda                 print every kernel's generated CUDA C++\n"
     "  --out DIR                   write DIR/manifest.json and one cubin (or PTX)\n"
     "                              per kernel (docs/manifest.md), plus the .cu\n"
+    "  --server HOST:PORT          compile through a fusiond daemon\n"
+    "  --cache-dir DIR             the embedded kernel cache's directory\n"
+    "  --no-cache                  compile in-process, without any cache\n"
     "  --help                      this text\n"
     "\n"
     "Without --explain or --json: one line per segment and the canonical hash.\n"
@@ -99,6 +113,29 @@ std::string Explain(const CompileResult& r, const std::string& arch) {
   return out;
 }
 
+// The embedded cache or the daemon (compile_cached.h).
+int RunCachedCompile(const ParsedFlags& flags, const ParsedFusion& parsed,
+                     const CompileOptions& options) {
+#ifdef FUSIONC_WITH_CACHE
+  auto compiled = flags.Has("server")
+                      ? CompileRemote(parsed, options, *flags.Get("server"))
+                      : CompileEmbedded(parsed, options, flags.Get("cache-dir").value_or(""));
+  if (!compiled.ok()) return ReportError("compile", compiled.status());
+  if (auto dir = flags.Get("out"); dir.has_value()) {
+    if (absl::Status s = WriteCachedArtifacts(*compiled, *dir); !s.ok()) {
+      return ReportError("compile", s);
+    }
+  }
+  std::string out = flags.Has("json") ? CachedReportJson(*compiled) + "\n" : CachedSummary(*compiled);
+  std::fputs(out.c_str(), stdout);
+  return kExitOk;
+#else
+  return ReportError("compile", absl::UnimplementedError(
+                                    "this fusionc was built without the kernel cache "
+                                    "(FUSIOND_BUILD_SERVICE=OFF); use --no-cache"));
+#endif
+}
+
 int RunCompileCommand(const std::vector<std::string>& args) {
   auto flags = ParseFlags(args, {{"arch", true},
                                  {"json", false},
@@ -107,7 +144,10 @@ int RunCompileCommand(const std::vector<std::string>& args) {
                                  {"allow-precision-increase", false},
                                  {"no-codegen", false},
                                  {"emit-cuda", false},
-                                 {"out", true}});
+                                 {"out", true},
+                                 {"server", true},
+                                 {"cache-dir", true},
+                                 {"no-cache", false}});
   if (!flags.ok()) return ReportError("compile", flags.status());
   if (flags->help) {
     std::fputs(kCompileUsage, stdout);
@@ -135,6 +175,16 @@ int RunCompileCommand(const std::vector<std::string>& args) {
   }
   auto parsed = ParseReproFile(flags->positional[0]);
   if (!parsed.ok()) return ReportError("compile", parsed.status());
+  const bool needs_full_result = flags->Has("explain") || flags->Has("emit-cuda") ||
+                                 !options.dump_pass.empty() || !options.generate_code;
+  if (flags->Has("server") && needs_full_result) {
+    return ReportError("compile", absl::InvalidArgumentError(
+                                      "--explain, --dump, --emit-cuda and --no-codegen run the "
+                                      "pipeline in-process; drop --server for them"));
+  }
+  if (!needs_full_result && !flags->Has("no-cache")) {
+    return RunCachedCompile(*flags, *parsed, options);
+  }
   auto result = CompileFusion(parsed->graph, parsed->input_shapes, options);
   if (!result.ok()) return ReportError("compile", result.status());
 

@@ -11,11 +11,11 @@
 // more libraries or helper sources, put a `<name>_command.cmake` beside it:
 // CMake includes it before creating the target, and it may append to
 // FUSIONC_LIBS / FUSIONC_SOURCES or set FUSIONC_SKIP_COMMAND to ON (e.g. when
-// a library it needs is not built). For the compile
-// command there is one more way: a file that only defines
-// `int RunCompile(const std::vector<std::string>& args)` (global namespace,
-// fusiond::, or fusiond::fusionc::) without registering is picked up here as
-// `fusionc compile` through a weak reference.
+// a library it needs is not built).
+//
+// Global flags: `fusionc --server HOST:PORT <command> ...` is the same as
+// `fusionc <command> --server HOST:PORT ...` (commands that talk to fusiond
+// accept --server).
 //
 // Exit codes (commands.h): 0 ok, 2 bad input (parse/verify errors, unknown
 // flags or commands, unreadable files), 1 internal errors.
@@ -26,15 +26,6 @@
 
 #include "client/fusionc/commands.h"
 
-// Weak references to a compile entry point that did not register itself.
-int RunCompile(const std::vector<std::string>& args) __attribute__((weak));
-namespace fusiond {
-int RunCompile(const std::vector<std::string>& args) __attribute__((weak));
-namespace fusionc {
-int RunCompile(const std::vector<std::string>& args) __attribute__((weak));
-}  // namespace fusionc
-}  // namespace fusiond
-
 namespace fusiond {
 namespace fusionc {
 namespace {
@@ -44,27 +35,9 @@ std::vector<Command>& Registry() {
   return *commands;
 }
 
-constexpr char kCompileUsage[] =
-    "usage: fusionc compile FILE [flags]\n"
-    "Compiles the fusion in FILE through the whole pipeline (see the compile\n"
-    "command's own documentation for its flags).\n";
-
-void AddWeakCompile() {
-  for (const Command& c : Registry()) {
-    if (std::string(c.name) == "compile") return;
-  }
-  int (*run)(const std::vector<std::string>&) = nullptr;
-  if (&fusionc::RunCompile != nullptr) run = &fusionc::RunCompile;
-  else if (&fusiond::RunCompile != nullptr) run = &fusiond::RunCompile;
-  else if (&::RunCompile != nullptr) run = &::RunCompile;
-  if (run == nullptr) return;
-  Registry().push_back(Command{"compile", "compile a fusion (passes, segments, kernels)",
-                               kCompileUsage, run});
-}
-
 void PrintMainHelp(FILE* out) {
   std::fprintf(out,
-               "usage: fusionc <command> [args...]\n"
+               "usage: fusionc [--server HOST:PORT] <command> [args...]\n"
                "       fusionc <command> --help   (every flag of a command)\n"
                "       fusionc --help\n\n"
                "fusionc reads fusion definitions in the repro-script form (fd.define_tensor,\n"
@@ -82,7 +55,6 @@ CommandRegistrar::CommandRegistrar(const Command& command) { Registry().push_bac
 
 const std::vector<Command>& Commands() {
   static const bool sorted = [] {
-    AddWeakCompile();
     std::sort(Registry().begin(), Registry().end(), [](const Command& a, const Command& b) {
       return std::string(a.name) < b.name;
     });
@@ -131,10 +103,26 @@ int main(int argc, char** argv) {
       return kExitOk;
     }
   }
+  // A leading --server belongs to the command (see the top of this file).
+  std::vector<std::string> global;
+  while (!args.empty() && args[0].rfind("--server", 0) == 0) {
+    global.push_back(args[0]);
+    args.erase(args.begin());
+    if (global.back() == "--server" && !args.empty()) {
+      global.push_back(args[0]);
+      args.erase(args.begin());
+    }
+  }
+  if (args.empty()) {
+    PrintMainHelp(stderr);
+    return kExitBadInput;
+  }
   for (const Command& c : Commands()) {
     if (args[0] == c.name) {
+      std::vector<std::string> command_args(args.begin() + 1, args.end());
+      command_args.insert(command_args.end(), global.begin(), global.end());
       try {
-        return c.run(std::vector<std::string>(args.begin() + 1, args.end()));
+        return c.run(command_args);
       } catch (const std::exception& e) {
         std::fprintf(stderr, "fusionc %s: internal error: uncaught exception: %s\n", c.name,
                      e.what());
