@@ -113,10 +113,10 @@ std::string Explain(const CompileResult& r, const std::string& arch) {
   return out;
 }
 
+#ifdef FUSIONC_WITH_CACHE
 // The embedded cache or the daemon (compile_cached.h).
 int RunCachedCompile(const ParsedFlags& flags, const ParsedFusion& parsed,
                      const CompileOptions& options) {
-#ifdef FUSIONC_WITH_CACHE
   auto compiled = flags.Has("server")
                       ? CompileRemote(parsed, options, *flags.Get("server"))
                       : CompileEmbedded(parsed, options, flags.Get("cache-dir").value_or(""));
@@ -129,12 +129,8 @@ int RunCachedCompile(const ParsedFlags& flags, const ParsedFusion& parsed,
   std::string out = flags.Has("json") ? CachedReportJson(*compiled) + "\n" : CachedSummary(*compiled);
   std::fputs(out.c_str(), stdout);
   return kExitOk;
-#else
-  return ReportError("compile", absl::UnimplementedError(
-                                    "this fusionc was built without the kernel cache "
-                                    "(FUSIOND_BUILD_SERVICE=OFF); use --no-cache"));
-#endif
 }
+#endif
 
 int RunCompileCommand(const std::vector<std::string>& args) {
   auto flags = ParseFlags(args, {{"arch", true},
@@ -182,9 +178,17 @@ int RunCompileCommand(const std::vector<std::string>& args) {
                                       "--explain, --dump, --emit-cuda and --no-codegen run the "
                                       "pipeline in-process; drop --server for them"));
   }
+#ifdef FUSIONC_WITH_CACHE
   if (!needs_full_result && !flags->Has("no-cache")) {
     return RunCachedCompile(*flags, *parsed, options);
   }
+#else
+  if (flags->Has("server") || flags->Has("cache-dir")) {
+    return ReportError("compile", absl::InvalidArgumentError(
+                                      "this fusionc was built without the service "
+                                      "(FUSIOND_BUILD_SERVICE=OFF): no --server, no --cache-dir"));
+  }
+#endif
   auto result = CompileFusion(parsed->graph, parsed->input_shapes, options);
   if (!result.ok()) return ReportError("compile", result.status());
 
