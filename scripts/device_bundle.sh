@@ -22,36 +22,24 @@ mkdir -p "$OUT/fusions" "$OUT/artifacts" "$OUT/selftest" "$OUT/bin" "$OUT/lib"
 [ -f "$BUILD/build.ninja" ] || cmake -S . -B "$BUILD" -G Ninja -DFUSIOND_BUILD_SERVICE=OFF >/dev/null
 targets=(runtime_gpu_test runtime_testdata)
 grep -q "build client/fusionc/fusionc:" "$BUILD/build.ninja" && targets+=(fusionc)
-grep -q "build bench/gpu/fusiond_artifacts:" "$BUILD/build.ninja" && targets+=(fusiond_artifacts)
 grep -q "build tests/runtime_e2e/runtime_e2e_test:" "$BUILD/build.ninja" && targets+=(runtime_e2e_test)
 ninja -C "$BUILD" -j2 "${targets[@]}" >/dev/null
 
 cp "$CORPUS"/*.py "$OUT/fusions/"
 
-# Our artifacts, compiled here (NVRTC works without a GPU): with
-# `fusionc compile --out` when it has it, else with bench/gpu's
-# fusiond_artifacts (the same pipeline call, the same files).
+# Our artifacts, compiled here (NVRTC works without a GPU) by
+# `fusionc compile --out`, in-process without the cache so they always come
+# from this tree's compiler.
 FUSIONC="$BUILD/client/fusionc/fusionc"
-ARTIFACTS="$BUILD/bench/gpu/fusiond_artifacts"
-if [ -x "$FUSIONC" ] && "$FUSIONC" compile --help 2>&1 | grep -q -- "--out"; then
-  producer=("$FUSIONC" compile)
-elif [ -x "$ARTIFACTS" ]; then
-  producer=("$ARTIFACTS")
-else
-  producer=()
-  echo "device_bundle: neither fusionc compile --out nor fusiond_artifacts; no artifacts of ours" >&2
-fi
-if [ ${#producer[@]} -gt 0 ]; then
-  echo "${producer[*]##*/} (built $(date -u +%FT%TZ) from $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- compiler || echo '+uncommitted compiler/ changes'))" \
-    >"$OUT/artifacts/PRODUCER"
-  for f in "$OUT"/fusions/*.py; do
-    stem=$(basename "$f" .py)
-    if ! "${producer[@]}" "$f" --out "$OUT/artifacts/$stem" >"$OUT/artifacts/$stem.log" 2>&1; then
-      echo "device_bundle: compiling $stem failed (see $OUT/artifacts/$stem.log)" >&2
-      rm -rf "${OUT:?}/artifacts/$stem"
-    fi
-  done
-fi
+echo "fusionc compile (built $(date -u +%FT%TZ) from $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- compiler || echo '+uncommitted compiler/ changes'))" \
+  >"$OUT/artifacts/PRODUCER"
+for f in "$OUT"/fusions/*.py; do
+  stem=$(basename "$f" .py)
+  if ! "$FUSIONC" compile --no-cache "$f" --out "$OUT/artifacts/$stem" >"$OUT/artifacts/$stem.log" 2>&1; then
+    echo "device_bundle: compiling $stem failed (see $OUT/artifacts/$stem.log)" >&2
+    rm -rf "${OUT:?}/artifacts/$stem"
+  fi
+done
 
 # Harness self-test artifacts (hand-written kernels; never reported as ours).
 for cu in bench/gpu/selftest/*.cu; do

@@ -1,13 +1,11 @@
 #include "client/fusionc/compile_cached.h"
 
-#include <filesystem>
-#include <fstream>
-
 #include "absl/strings/str_cat.h"
 #include "cache/cached_compiler.h"
 #include "cache/kernel_cache.h"
 #include "cache/report.h"
 #include "client/cpp/fusion_client.h"
+#include "compiler/codegen/manifest.h"
 
 namespace fusiond {
 namespace fusionc {
@@ -55,27 +53,18 @@ std::string CachedSummary(const CachedCompile& c) {
 }
 
 absl::Status WriteCachedArtifacts(const CachedCompile& c, const std::string& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) return absl::InvalidArgumentError(absl::StrCat("cannot create ", dir, ": ", ec.message()));
-  auto write = [&](const std::string& name, const std::string& data) -> absl::Status {
-    std::ofstream f(dir + "/" + name, std::ios::binary | std::ios::trunc);
-    f << data;
-    f.close();
-    if (!f) return absl::InvalidArgumentError(absl::StrCat("cannot write ", dir, "/", name));
-    return absl::OkStatus();
-  };
   if (c.compiled.manifest_json().empty()) {
     return absl::UnavailableError("the compiled fusion has no kernels (no NVRTC in this build)");
   }
+  std::vector<std::pair<std::string, std::string>> files;
   for (const auto& s : c.compiled.segments()) {
     if (!s.has_kernel()) continue;
     const auto& k = s.kernel();
-    if (absl::Status st = write(k.kernel_name() + ".cu", k.cuda_source()); !st.ok()) return st;
-    const std::string binary = k.kernel_name() + (k.is_ptx() ? ".ptx" : ".cubin");
-    if (absl::Status st = write(binary, k.binary()); !st.ok()) return st;
+    files.emplace_back(k.kernel_name() + ".cu", k.cuda_source());
+    files.emplace_back(k.kernel_name() + (k.is_ptx() ? ".ptx" : ".cubin"), k.binary());
   }
-  return write("manifest.json", c.compiled.manifest_json());
+  files.emplace_back("manifest.json", c.compiled.manifest_json());
+  return WriteFilesInto(dir, files);
 }
 
 }  // namespace fusionc

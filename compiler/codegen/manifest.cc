@@ -183,28 +183,34 @@ std::string FusionManifestJson(const CompileResult& r, const std::string& fusion
       "\n  ]\n}\n");
 }
 
-absl::Status WriteArtifacts(const CompileResult& r, const std::string& dir,
-                            const std::string& fusion_name) {
+absl::Status WriteFilesInto(const std::string& dir,
+                            const std::vector<std::pair<std::string, std::string>>& files) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return absl::InvalidArgumentError(absl::StrCat("cannot create ", dir, ": ", ec.message()));
-  auto write = [&](const std::string& name, const std::string& data) -> absl::Status {
+  for (const auto& [name, data] : files) {
     std::ofstream f(dir + "/" + name, std::ios::binary | std::ios::trunc);
     f << data;
     f.close();
     if (!f) return absl::InvalidArgumentError(absl::StrCat("cannot write ", dir, "/", name));
-    return absl::OkStatus();
-  };
+  }
+  return absl::OkStatus();
+}
+
+absl::Status WriteArtifacts(const CompileResult& r, const std::string& dir,
+                            const std::string& fusion_name) {
+  std::vector<std::pair<std::string, std::string>> files;
   for (const SegmentResult& seg : r.segments) {
     if (!seg.kernel) continue;
     const KernelArtifact& k = *seg.kernel;
-    if (absl::Status s = write(k.kernel_name + ".cu", k.cuda_source); !s.ok()) return s;
     if (k.binary.empty()) {
       return absl::UnavailableError(absl::StrCat("kernel ", k.kernel_name, " has no binary (no NVRTC)"));
     }
-    if (absl::Status s = write(k.kernel_name + (k.is_ptx ? ".ptx" : ".cubin"), k.binary); !s.ok()) return s;
+    files.emplace_back(k.kernel_name + ".cu", k.cuda_source);
+    files.emplace_back(k.kernel_name + (k.is_ptx ? ".ptx" : ".cubin"), k.binary);
   }
-  return write("manifest.json", FusionManifestJson(r, fusion_name));
+  files.emplace_back("manifest.json", FusionManifestJson(r, fusion_name));
+  return WriteFilesInto(dir, files);
 }
 
 std::string EmittedCuda(const CompileResult& r) {

@@ -4,6 +4,8 @@
 #define FUSIOND_COMPILER_CODEGEN_MANIFEST_H_
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "compiler/codegen/codegen.h"
 #include "compiler/pipeline.h"
@@ -31,6 +33,10 @@ std::string FusionManifestJson(const CompileResult& result, const std::string& f
 // .ptx), plus DIR/<kernel>.cu with the source (DIR is created); the
 // `fusionc compile --out` layout of docs/manifest.md. Unavailable when a kernel has no binary (no
 // NVRTC in this build); InvalidArgument when DIR cannot be written.
+// Creates `dir` and writes each (file name, bytes) pair into it.
+absl::Status WriteFilesInto(const std::string& dir,
+                            const std::vector<std::pair<std::string, std::string>>& files);
+
 absl::Status WriteArtifacts(const CompileResult& result, const std::string& dir,
                             const std::string& fusion_name);
 

@@ -1,4 +1,5 @@
 #include "compiler/ir/builder.h"
+#include "compiler/ir/builder_internal.h"
 
 #include <algorithm>
 #include <numeric>
@@ -8,20 +9,7 @@
 #include "absl/strings/str_join.h"
 
 namespace fusiond {
-namespace {
-
-absl::Status Bad(OpKind op, const std::string& why) {
-  return absl::InvalidArgumentError(absl::StrCat(OpName(op), ": ", why));
-}
-
-// Float > int > bool; used to promote a tensor against a scalar operand.
-int Category(DataType t) {
-  if (IsFloatingPoint(t)) return 2;
-  if (IsIntegral(t)) return 1;
-  return 0;
-}
-
-}  // namespace
+using builder_internal::Bad;
 
 absl::StatusOr<std::vector<int64_t>> NormalizeAxes(std::vector<int64_t> axes,
                                                    int rank, bool allow_repeat) {

@@ -5,19 +5,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/ir/builder.h"
+#include "compiler/ir/builder_internal.h"
 
 namespace fusiond {
+using builder_internal::Bad;
+using builder_internal::Category;
+
 namespace {
-
-absl::Status Bad(OpKind op, const std::string& why) {
-  return absl::InvalidArgumentError(absl::StrCat(OpName(op), ": ", why));
-}
-
-int Category(DataType t) {
-  if (IsFloatingPoint(t)) return 2;
-  if (IsIntegral(t)) return 1;
-  return 0;
-}
 
 int Arity(OpCategory c) {
   switch (c) {
