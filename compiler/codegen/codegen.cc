@@ -135,7 +135,24 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
 
   // ---- Kernel text.
   std::string c = DevicePrelude();
-  absl::StrAppend(&c, "\nextern \"C\" __global__ void __launch_bounds__(", BX_ * BY_, ", 1) ", k.name,
+  // Registers per thread (docs/heuristics-tuning.md): the row buffers hold
+  // u32 words of the inputs' storage type (twice when the next row is
+  // prefetched into a second buffer), the column buffers once more, plus
+  // about 32 for indices, reductions and temporaries. An inner persistent
+  // kernel of <= 256 threads whose estimate fits in half an SM's registers
+  // asks ptxas for two blocks per SM (its looping grid has three per SM);
+  // with (T, 1) ptxas takes as many registers as it likes. H200, 2048x8192
+  // bf16: layernorm forward 138 -> 128 registers, one -> two blocks per SM,
+  // 36.9 -> 33.9 us. Not for 512 threads (softmax backward capped at 64
+  // registers: 123.1 -> 125.9 us) nor for cooperative kernels, whose grid
+  // the heuristics size for the blocks they expect to be resident.
+  int min_blocks = 1;
+  if (persistent_ && !coop && hp_.kind == SchedulerKind::kInnerPersistent) {
+    const int estimate = 32 + PersistentColWords() + PersistentRowWords() * (PrefetchRows() ? 2 : 1);
+    const int threads = BX_ * BY_;
+    if (threads <= 256 && estimate <= std::min(255, 65536 / (2 * threads))) min_blocks = 2;
+  }
+  absl::StrAppend(&c, "\nextern \"C\" __global__ void __launch_bounds__(", BX_ * BY_, ", ", min_blocks, ") ", k.name,
                   "(", sig, ") {\n");
   absl::StrAppend(&c, "  const int tx = threadIdx.x, ty = threadIdx.y;\n  (void)ty;\n");
   // Typed pointers: element arithmetic per dtype.
@@ -279,11 +296,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     std::string swap;
     bool any = false;
     // Double-buffering costs as many registers again: only for small buffers.
-    int words = 0;
-    for (auto& [v, a] : in_access_) {
-      if (a.has_r && a.has_i && a.vec && p_.needed[v]) words += PB_ * ((V_ * a.esize + 3) / 4);
-    }
-    const bool prefetch = words <= 16;
+    const bool prefetch = PrefetchRows();
     for (auto& [v, a] : in_access_) {
       if (!a.has_r || !a.has_i || !a.vec || !p_.needed[v]) continue;
       if (!prefetch) {

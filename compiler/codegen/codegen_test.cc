@@ -85,8 +85,14 @@ TEST(Codegen, SymbolicKernelTakesSizesAsParameters) {
   o.kernel_name = "softmax_k";
   auto k = GenerateKernel(g, hp, o);
   ASSERT_TRUE(k.ok()) << k.status();
-  EXPECT_NE(k->source.find("extern \"C\" __global__ void __launch_bounds__(256, 1) softmax_k("),
+  EXPECT_NE(k->source.find("extern \"C\" __global__ void __launch_bounds__(256, 2) softmax_k("),
             std::string::npos);
+  // Small row buffers, 256 threads: two blocks per SM; 512 threads: one.
+  hp.block_x = 512;
+  hp.persistent_batch = 1;
+  auto k512 = GenerateKernel(g, hp, o);
+  ASSERT_TRUE(k512.ok()) << k512.status();
+  EXPECT_NE(k512->source.find("__launch_bounds__(512, 1) softmax_k("), std::string::npos);
   EXPECT_NE(k->source.find("i64 s0, i64 s1"), std::string::npos);
   EXPECT_EQ(k->source.find("#include"), std::string::npos);  // no toolkit headers
   EXPECT_FALSE(k->cooperative);

@@ -83,6 +83,29 @@ class Generator {
     return slot;
   }
 
+  // u32 words of the persistent row buffers (inputs with row and
+  // iteration axes, in their storage type) one thread holds.
+  int PersistentRowWords() const {
+    int words = 0;
+    for (const auto& [v, a] : in_access_) {
+      if (a.has_r && a.has_i && a.vec && p_.needed[v]) words += PB_ * ((V_ * a.esize + 3) / 4);
+    }
+    return words;
+  }
+  // u32 words of the column buffers (inputs with row axes only, e.g. a
+  // norm's weight), loaded once per thread.
+  int PersistentColWords() const {
+    int words = 0;
+    for (const auto& [v, a] : in_access_) {
+      if (a.has_r && !a.has_i && a.vec && p_.needed[v]) words += PB_ * ((V_ * a.esize + 3) / 4);
+    }
+    return words;
+  }
+  // Whether the next row is loaded into a second buffer while the current
+  // one is reduced (double-buffering costs as many registers again: only
+  // for small buffers).
+  bool PrefetchRows() const { return PersistentRowWords() <= 16; }
+
   const KernelPlan& p_;
   const Graph& g_;
   const HeuristicParams& hp_;
