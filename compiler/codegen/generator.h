@@ -5,6 +5,7 @@
 #define FUSIOND_COMPILER_CODEGEN_GENERATOR_H_
 
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -71,6 +72,10 @@ class Generator {
  private:
   Access MakeAccess(ValueId v, std::string ptr) const;
   std::string OffsetLambda(const Access& a) const;
+  // A per-element scope writing to *body: row values from the row scope,
+  // inputs from the vector words (recorded in *used) or from memory.
+  Scope ElementScope(std::string* body, std::map<ValueId, std::string>* memo,
+                     std::set<ValueId>* used);
   absl::Status EmitStage(int stage, std::string& code);
   absl::Status EmitFinal(std::string& code);
   std::string LoopOver(const std::string& body, const std::vector<const Access*>& ins,

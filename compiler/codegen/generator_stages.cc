@@ -153,6 +153,25 @@ std::string Generator::BlockReduce(const std::vector<int>& slots, const std::str
   return s;
 }
 
+Scope Generator::ElementScope(std::string* body, std::map<ValueId, std::string>* memo,
+                              std::set<ValueId>* used) {
+  Scope es;
+  es.kind = Scope::kElem;
+  es.out = body;
+  es.indent = "        ";
+  es.memo = memo;
+  es.row = &row_scope_;
+  es.load = [this, used](ValueId v) {
+    const Access& a = in_access_.at(v);
+    if (a.vec) {
+      used->insert(v);
+      return absl::StrCat("Ty<", a.dt, ">::get(w_", a.ptr, ", l)");
+    }
+    return absl::StrCat("Ty<", a.dt, ">::load(", a.ptr, " + ro_", a.ptr, "(j + l))");
+  };
+  return es;
+}
+
 absl::Status Generator::EmitStage(int stage, std::string& code) {
   std::vector<int> slots;
   for (size_t i = 0; i < p_.row_slots.size(); ++i) {
@@ -161,17 +180,7 @@ absl::Status Generator::EmitStage(int stage, std::string& code) {
   std::string body, pending;
   std::map<ValueId, std::string> memo;
   std::set<ValueId> used;
-  Scope es;
-  es.kind = Scope::kElem;
-  es.out = &body;
-  es.indent = "        ";
-  es.memo = &memo;
-  es.row = &row_scope_;
-  es.load = [&](ValueId v) {
-    const Access& a = in_access_.at(v);
-    if (a.vec) { used.insert(v); return absl::StrCat("Ty<", a.dt, ">::get(w_", a.ptr, ", l)"); }
-    return absl::StrCat("Ty<", a.dt, ">::load(", a.ptr, " + ro_", a.ptr, "(j + l))");
-  };
+  Scope es = ElementScope(&body, &memo, &used);
   std::string accum;
   for (int i : slots) {
     const ReductionSlot& sl = p_.row_slots[i];
@@ -265,17 +274,7 @@ absl::Status Generator::EmitFinal(std::string& code) {
   std::string body;
   std::map<ValueId, std::string> memo;
   std::set<ValueId> used;
-  Scope es;
-  es.kind = Scope::kElem;
-  es.out = &body;
-  es.indent = "        ";
-  es.memo = &memo;
-  es.row = &row_scope_;
-  es.load = [&](ValueId v) {
-    const Access& a = in_access_.at(v);
-    if (a.vec) { used.insert(v); return absl::StrCat("Ty<", a.dt, ">::get(w_", a.ptr, ", l)"); }
-    return absl::StrCat("Ty<", a.dt, ">::load(", a.ptr, " + ro_", a.ptr, "(j + l))");
-  };
+  Scope es = ElementScope(&body, &memo, &used);
   std::string pre, post, rowstores;
   for (size_t k = 0; k < out_access_.size(); ++k) {
     const Access& a = out_access_[k];
