@@ -33,23 +33,12 @@
 #include "echo.grpc.pb.h"
 #include "google/protobuf/arena.h"
 #include "grpcpp/grpcpp.h"
+#include "tests/util/free_port.h"
 
 namespace fusiond {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  socklen_t len = sizeof(addr);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  close(fd);
-  return ntohs(addr.sin_port);
-}
 
 pid_t Spawn(const std::vector<std::string>& args) {
   pid_t pid = fork();

@@ -17,21 +17,10 @@
 #include "client/cpp/fusion_client.h"
 #include "compiler/frontend/frontend.h"
 #include "gtest/gtest.h"
+#include "tests/util/free_port.h"
 
 namespace fusiond {
 namespace {
-
-int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  socklen_t len = sizeof(addr);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  close(fd);
-  return ntohs(addr.sin_port);
-}
 
 class ClientTest : public ::testing::Test {
  protected:
