@@ -130,7 +130,10 @@ absl::StatusOr<std::unique_ptr<LoadedFusion>> LoadedFusion::LoadFromMemory(
     FUSIOND_CU(Cu().cuModuleGetFunction(&fn, module, k.name.c_str()),
                absl::StrCat("finding kernel ", k.name, " in ", k.binary));
     f->functions_.push_back(fn);
-    f->smem_opt_in_.push_back(48 * 1024);
+    // Any dynamic shared memory is opted in once per kernel: the 48 KiB
+    // default covers static plus dynamic, so even less than 48 KiB of
+    // dynamic memory can need it.
+    f->smem_opt_in_.push_back(0);
   }
   return f;
 }

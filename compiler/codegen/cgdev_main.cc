@@ -1,11 +1,11 @@
 // fusiond_cgdev: a developer tool for the code generator. Parses a repro
 // script, chooses the scheduler and heuristics as the pipeline would (no
-// passes, one segment), lets fields be overridden, generates the kernel,
+// one segment), lets fields be overridden, generates the kernel,
 // compiles it with NVRTC and writes DIR/<kernel>.cu, the binary and
 // DIR/manifest.json.
 //   fusiond_cgdev FILE DIR [field=value ...] [--shape=AxB,C,...]
 // Fields: kind vectorize block_x block_y grid_x grid_y persistent_batch
-// multi_pass unroll smem_buffer.
+// multi_pass unroll smem_buffer smem_bytes.
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -18,7 +18,7 @@
 #include "compiler/ir/binding.h"
 #include "compiler/nvrtc/nvrtc_compiler.h"
 #include "compiler/pipeline.h"
-#include "compiler/scheduler/scheduler.h"
+#include "compiler/scheduler/scheduler.h"  // SchedulerName, Schedulers
 
 using namespace fusiond;
 
@@ -65,12 +65,19 @@ int main(int argc, char** argv) {
     }
     return spill > 0 ? 3 : 0;
   }
-  auto target = LookupTarget("sm_90");
-  if (!target.ok()) { std::cerr << target.status() << "\n"; return 1; }
-  FusionAnalysis fa = AnalyzeFusion(parsed->graph, *binding);
-  ScheduleChoice choice = ChooseScheduler(fa, *target);
-  HeuristicParams hp = choice.params;
-  if (!choice.accepted) hp = HeuristicParams();
+  // Overrides: the pipeline's passes, segmenter and heuristics, then the
+  // fields given on the command line.
+  CompileOptions copt;
+  copt.generate_code = false;
+  auto planned = CompileFusion(parsed->graph, shapes, copt);
+  if (!planned.ok()) { std::cerr << planned.status() << "\n"; return 1; }
+  if (planned->segments.size() != 1) {
+    std::cerr << "overrides need a one-segment fusion; this one has " << planned->segments.size() << "\n";
+    return 1;
+  }
+  CompileResult r = *std::move(planned);
+  SegmentResult& seg = r.segments[0];
+  HeuristicParams hp = seg.params;
   for (const std::string& s : sets) {
     std::vector<std::string> kv = absl::StrSplit(s, '=');
     if (kv.size() != 2) continue;
@@ -89,15 +96,16 @@ int main(int argc, char** argv) {
     else if (k == "multi_pass") hp.multi_pass = v != 0;
     else if (k == "smem_buffer") hp.smem_buffer = v != 0;
     else if (k == "unroll") hp.unroll = v;
+    else if (k == "smem_bytes") hp.smem_bytes = v;
     else { std::cerr << "unknown field " << k << "\n"; return 2; }
   }
-  std::cerr << "scheduler: " << choice.reason << "\nparams: " << hp.ToString() << "\n";
+  std::cerr << "scheduler: " << seg.scheduler_reason << "\nparams: " << hp.ToString() << "\n";
   CodegenOptions co;
   std::string base = argv[1];
   base = base.substr(base.find_last_of('/') + 1);
   base = base.substr(0, base.find('.'));
   co.kernel_name = "fz_" + base;
-  auto k = GenerateKernel(parsed->graph, hp, co);
+  auto k = GenerateKernel(seg.graph, hp, co);
   if (!k.ok()) { std::cerr << k.status() << "\n"; return 1; }
   const std::string dir = argv[2];
   std::ofstream(dir + "/" + co.kernel_name + ".cu") << k->source;
@@ -106,10 +114,6 @@ int main(int argc, char** argv) {
   if (!bin.ok()) { std::cerr << bin.status() << "\n"; return 1; }
   const std::string file = co.kernel_name + (bin->is_ptx ? ".ptx" : ".cubin");
   std::ofstream(dir + "/" + file, std::ios::binary) << bin->binary;
-  CompileResult r;
-  r.optimized = parsed->graph;
-  SegmentResult seg;
-  seg.graph = parsed->graph;
   seg.kind = hp.kind;
   seg.params = hp;
   KernelArtifact art;
@@ -120,7 +124,6 @@ int main(int argc, char** argv) {
   art.static_smem_bytes = bin->static_smem_bytes;
   art.manifest_json = KernelManifestJson(*k, file, bin->registers, bin->static_smem_bytes, 132);
   seg.kernel = art;
-  r.segments.push_back(seg);
   std::ofstream(dir + "/manifest.json") << FusionManifestJson(r, base);
   if (getenv("CGDEV_LOG")) std::cerr << bin->log << "\n";
   std::cerr << "registers " << bin->registers << " spill " << bin->spill_bytes << " smem "

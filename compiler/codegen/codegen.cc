@@ -104,6 +104,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   for (auto& [v, a] : in_access_) if (a.vec && p_.needed[v]) max_esize = std::max(max_esize, a.esize);
   for (auto& a : out_access_) if (a.vec) max_esize = std::max(max_esize, a.esize);
   V_ = std::min(V_, 16 / max_esize);
+  if (PlanStaging()) persistent_ = true;
   for (SymbolId s : p_.symbol_order) {
     const std::string& name = p_.symbol_names.at(s);
     absl::StrAppend(&sig, ", i64 ", name);
@@ -155,6 +156,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   absl::StrAppend(&c, "\nextern \"C\" __global__ void __launch_bounds__(", BX_ * BY_, ", ", min_blocks, ") ", k.name,
                   "(", sig, ") {\n");
   absl::StrAppend(&c, "  const int tx = threadIdx.x, ty = threadIdx.y;\n  (void)ty;\n");
+  if (staged_) absl::StrAppend(&c, "  extern __shared__ __align__(16) unsigned char fz_smem[];\n");
   // Typed pointers: element arithmetic per dtype.
   auto typed = [&](const Access& a, bool in) {
     const char* t = a.esize == 1 ? "unsigned char" : a.esize == 2 ? "unsigned short"
@@ -216,8 +218,9 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   for (auto& a : out_access_) if (a.has_r) absl::StrAppend(&c, OffsetLambda(a));
   // Column inputs stay in registers across rows.
   if (persistent_) {
+    if (staged_) absl::StrAppend(&c, "  if (fits) {\n", IssueStagedCopies("0", true, "    "), "  }\n");
     for (auto& [v, a] : in_access_) {
-      if (!a.has_r || a.has_i || !a.vec || !p_.needed[v]) continue;
+      if (!a.has_r || a.has_i || !a.vec || !p_.needed[v] || staged_) continue;
       const int w = (V_ * a.esize + 3) / 4;
       absl::StrAppend(&c, "  u32 cb_", a.ptr, "[", PB_ * w, "];\n  if (fits) {\n#pragma unroll\n",
                       "    for (int k = 0; k < ", PB_, "; ++k) {\n      const i64 jj = (t + (i64)k * T) * ", V_,
@@ -253,7 +256,14 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   }
   const std::string first_row = absl::StrCat("(i64)blockIdx.x * ", BY_, " + ty");
   absl::StrAppend(&c, "  const i64 rstride = (i64)gridDim.x * ", BY_, ";\n");
-  if (persistent_) {
+  if (staged_) {
+    // Fill the ring but its last stage: rows it = 0 .. stages_ - 2.
+    absl::StrAppend(&c, "#pragma unroll\n  for (int s = 0; s < ", stages_ - 1, "; ++s) {\n",
+                    "    const i64 r = ", first_row, " + (i64)s * rstride;\n",
+                    "    if (fits && r < rows) {\n      rowbase(r);\n", IssueStagedCopies("s", false, "      "),
+                    "    }\n    fz_cp_commit();\n  }\n");
+  }
+  if (persistent_ && !staged_) {
     for (auto& [v, a] : in_access_) {
       if (!a.has_r || !a.has_i || !a.vec || !p_.needed[v]) continue;
       const int w = (V_ * a.esize + 3) / 4;
@@ -282,6 +292,12 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     if (!init.empty()) absl::StrAppend(&c, "  if (!fits) {\n", init, "  }\n  __syncthreads();\n");
   }
   // ---- Row loop.
+  if (staged_) {
+    // The ring stage of the current row and the one the next copies fill.
+    absl::StrAppend(&c, "  int stage = 0, fill = ", stages_ - 1, ";\n");
+    row_swap_ += absl::StrCat("    stage = stage + 1 == ", stages_, " ? 0 : stage + 1;\n",
+                              "    fill = fill + 1 == ", stages_, " ? 0 : fill + 1;\n");
+  }
   absl::StrAppend(&c, "  const i64 iters = (rows + rstride - 1) / rstride;\n",
                   "  for (i64 it = 0; it < iters; ++it) {\n",
                   "    row = it * rstride + (i64)blockIdx.x * ", BY_, " + ty;\n",
@@ -296,9 +312,18 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     std::string swap;
     bool any = false;
     // Double-buffering costs as many registers again: only for small buffers.
-    const bool prefetch = PrefetchRows();
+    const bool prefetch = PrefetchRows() && !staged_;
+    if (staged_) {
+      // Row it + stages_ - 1 into the stage row it - 1 used; then wait for
+      // row it (all but the newest stages_ - 1 groups complete).
+      absl::StrAppend(&c, "    {\n      const i64 srow = row + (i64)", stages_ - 1, " * rstride;\n",
+                      "      if (fits && srow < rows) {\n        rowbase(srow);\n",
+                      IssueStagedCopies("fill", false, "        "),
+                      "        rowbase(row);\n      }\n      fz_cp_commit();\n      fz_cp_wait<", stages_ - 1,
+                      ">();\n    }\n");
+    }
     for (auto& [v, a] : in_access_) {
-      if (!a.has_r || !a.has_i || !a.vec || !p_.needed[v]) continue;
+      if (!a.has_r || !a.has_i || !a.vec || !p_.needed[v] || staged_) continue;
       if (!prefetch) {
         const int w = (V_ * a.esize + 3) / 4;
         absl::StrAppend(&c, "    if (it > 0 && fits && active) {\n#pragma unroll\n",
@@ -334,13 +359,14 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
       }
       absl::StrAppend(&c, "          }\n        }\n      }\n      rowbase(row);\n    }\n");
     }
-    row_swap_ = swap;
+    row_swap_ += swap;
   }
   for (int s = 0; s < p_.num_stages; ++s) {
     if (absl::Status st = EmitStage(s, c); !st.ok()) return st;
   }
   if (absl::Status st = EmitFinal(c); !st.ok()) return st;
   absl::StrAppend(&c, row_swap_, "  }\n");
+  if (staged_) absl::StrAppend(&c, "  fz_cp_wait<0>();\n");
   // ---- Column epilogue.
   if (cols) {
     const size_t nc = p_.col_reds.size();
@@ -348,16 +374,38 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
       absl::StrAppend(&c, "  if (fits) {\n#pragma unroll\n    for (int k = 0; k < ", PB_,
                       "; ++k) {\n      const i64 jj = (t + (i64)k * T) * ", V_, ";\n      if (jj < rlen) {\n");
       for (size_t ci = 0; ci < nc; ++ci) {
-        absl::StrAppend(&c, "#pragma unroll\n        for (int l = 0; l < ", V_,
-                        "; ++l) wcol[((i64)(blockIdx.x * ", BY_, " + ty) * ", nc, " + ", ci,
-                        ") * rlen + jj + l] = cacc", ci, "[k * ", V_, " + l];\n");
+        const std::string dst = absl::StrCat("wcol + ((i64)(blockIdx.x * ", BY_, " + ty) * ", nc, " + ", ci,
+                                             ") * rlen + jj");
+        if (V_ % 4 == 0) {  // rlen % V == 0 here (fits): 16-byte aligned
+          absl::StrAppend(&c, "#pragma unroll\n        for (int l = 0; l < ", V_, "; l += 4) *(float4*)(", dst,
+                          " + l) = make_float4(cacc", ci, "[k * ", V_, " + l], cacc", ci, "[k * ", V_,
+                          " + l + 1], cacc", ci, "[k * ", V_, " + l + 2], cacc", ci, "[k * ", V_, " + l + 3]);\n");
+        } else {
+          absl::StrAppend(&c, "#pragma unroll\n        for (int l = 0; l < ", V_, "; ++l) (", dst,
+                          ")[l] = cacc", ci, "[k * ", V_, " + l];\n");
+        }
       }
       absl::StrAppend(&c, "      }\n    }\n  }\n");
     }
+    // After the barrier every block sums the P partials of 32 columns at a
+    // time: each warp takes every NG-th partial (lanes read 32 consecutive
+    // columns), shared memory combines the warps, and warp 0 finishes the
+    // columns. (One thread per column summing all P partials in sequence
+    // left most of the GPU idle behind a chain of P dependent loads.)
+    const int ng = BX_ * BY_ / 32;
     absl::StrAppend(&c, "  fz_grid_sync(bar);\n  {\n    const int P = gridDim.x * ", BY_, ";\n",
-                    "    const i64 gt = (((i64)blockIdx.y * gridDim.x + blockIdx.x) * ", BY_, " + ty) * ", BX_,
-                    " + tx;\n    const i64 GT = (i64)gridDim.x * gridDim.y * ", BX_ * BY_, ";\n",
-                    "    for (i64 j = gt; j < rlen; j += GT) {\n");
+                    "    const int lane = (ty * ", BX_, " + tx) & 31, grp = (ty * ", BX_, " + tx) >> 5;\n",
+                    "    __shared__ float fz_cred[", nc, "][", ng, "][32];\n",
+                    "    for (i64 c0 = ((i64)blockIdx.y * gridDim.x + blockIdx.x) * 32; c0 < rlen;",
+                    " c0 += (i64)gridDim.x * gridDim.y * 32) {\n      const i64 j = c0 + lane;\n");
+    for (size_t ci = 0; ci < nc; ++ci) {
+      const OpKind cop = g_.node(p_.col_reds[ci]).op;
+      absl::StrAppend(&c, "      {\n        float s = ", Identity(cop, "float"), ";\n",
+                      "        if (j < rlen) {\n#pragma unroll 4\n          for (int p = grp; p < P; p += ", ng,
+                      ") s = fz_comb<", OpId(cop), ", float>(s, wcol[((i64)p * ", nc, " + ", ci,
+                      ") * rlen + j]);\n        }\n        fz_cred[", ci, "][grp][lane] = s;\n      }\n");
+    }
+    absl::StrAppend(&c, "      __syncthreads();\n      if (grp == 0 && j < rlen) {\n");
     std::string body;
     std::map<ValueId, std::string> memo;
     Scope cs;
@@ -373,8 +421,9 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
       const Node& n = g_.node(p_.col_reds[ci]);
       const ValueId out = n.outputs[0];
       const OpKind cop = n.op;
-      absl::StrAppend(&body, "      float csum", ci, " = ", Identity(cop, "float"), ";\n      for (int p = 0; p < P; ++p) csum", ci,
-                      " = fz_comb<", OpId(cop), ", float>(csum", ci, ", wcol[((i64)p * ", nc, " + ", ci, ") * rlen + j]);\n");
+      absl::StrAppend(&body, "      float csum", ci, " = fz_cred[", ci, "][0][lane];\n      for (int g = 1; g < ", ng,
+                      "; ++g) csum", ci, " = fz_comb<", OpId(cop), ", float>(csum", ci, ", fz_cred[", ci,
+                      "][g][lane]);\n");
       absl::StrAppend(&body, "      const ", ComputeTypeName(g_.value(out).dtype), " cv", out, " = ",
                       RoundTo(g_.value(out).dtype, absl::StrCat("(", ComputeTypeName(g_.value(out).dtype), ")csum", ci)),
                       ";\n");
@@ -393,11 +442,12 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
         absl::StrAppend(&body, "      if (j == 0) Ty<", a.dt, ">::store(", a.ptr, ", ", *e, ");\n");
       }
     }
-    absl::StrAppend(&c, body, "    }\n  }\n");
+    absl::StrAppend(&c, body, "      }\n      __syncthreads();\n    }\n  }\n");
   }
   absl::StrAppend(&c, "}\n");
   k.source = std::move(c);
   k.cooperative = coop;
+  k.dynamic_smem_bytes = smem_bytes_;
   k.block_x = BX_;
   k.block_y = BY_;
   k.rows_expr = rows;
@@ -442,7 +492,9 @@ std::vector<std::string> LaunchGrid(const GeneratedKernel& k, int registers, int
     } else {
       per_sm = 1;
     }
-    if (static_smem_bytes > 0) per_sm = std::min(per_sm, (227 * 1024) / static_smem_bytes);
+    // Shared memory per block: static + dynamic + the 1 KiB the driver reserves.
+    const int64_t smem = static_smem_bytes + k.dynamic_smem_bytes;
+    if (smem > 0) per_sm = std::min<int64_t>(per_sm, (228 * 1024) / (smem + 1024));
     per_sm = std::max(1, std::min(per_sm, 32));
     int64_t y = 1;
     if (k.grid_y_expr.find_first_not_of("0123456789") == std::string::npos) y = std::stoll(k.grid_y_expr);

@@ -57,6 +57,8 @@ struct GeneratedKernel {
   // words, and grid_x * ws_per_grid_x bytes of partial results that need no
   // zeroing.
   bool needs_workspace = false;
+  // Dynamic shared memory per block (the staged row ring), bytes.
+  int64_t dynamic_smem_bytes = 0;
   std::string ws_per_grid_x;
   std::vector<ParamBinding> params;
   // The symbol names used in expressions: name -> (input index, axis).

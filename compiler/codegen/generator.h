@@ -93,7 +93,7 @@ class Generator {
   int PersistentRowWords() const {
     int words = 0;
     for (const auto& [v, a] : in_access_) {
-      if (a.has_r && a.has_i && a.vec && p_.needed[v]) words += PB_ * ((V_ * a.esize + 3) / 4);
+      if (a.has_r && a.has_i && a.vec && p_.needed[v] && !staged_) words += PB_ * ((V_ * a.esize + 3) / 4);
     }
     return words;
   }
@@ -102,7 +102,7 @@ class Generator {
   int PersistentColWords() const {
     int words = 0;
     for (const auto& [v, a] : in_access_) {
-      if (a.has_r && !a.has_i && a.vec && p_.needed[v]) words += PB_ * ((V_ * a.esize + 3) / 4);
+      if (a.has_r && !a.has_i && a.vec && p_.needed[v] && !staged_) words += PB_ * ((V_ * a.esize + 3) / 4);
     }
     return words;
   }
@@ -110,6 +110,23 @@ class Generator {
   // one is reduced (double-buffering costs as many registers again: only
   // for small buffers).
   bool PrefetchRows() const { return PersistentRowWords() <= 16; }
+
+  // Staged rows (HeuristicParams::smem_buffer on the inner persistent
+  // kinds): the persistent row and column buffers live in dynamic shared
+  // memory, filled with cp.async by the thread that later reads them,
+  // stages_ rows deep (the current row plus stages_ - 1 in flight).
+  bool Staged(const Access& a) const { return staged_ && a.has_r && a.vec && p_.needed[a.v]; }
+  // A u32* to this thread's chunk k of tensor a in ring stage `stage`.
+  std::string StagedChunk(const Access& a, const std::string& stage, const std::string& k) const;
+  // cp.async of this thread's chunks of the row in rb_* into ring stage
+  // `stage` (column buffers when cols).
+  std::string IssueStagedCopies(const std::string& stage, bool cols, const std::string& ind) const;
+  bool PlanStaging();
+
+  bool staged_ = false;
+  int stages_ = 0;
+  int64_t smem_bytes_ = 0;
+  std::map<std::string, int64_t> smem_off_;  // by pointer name
 
   const KernelPlan& p_;
   const Graph& g_;

@@ -79,11 +79,21 @@ std::string Generator::LoopOver(const std::string& body, const std::vector<const
   std::string s;
   if (persistent_) {
     absl::StrAppend(&s, "    if (fits) {\n#pragma unroll\n      for (int k = 0; k < ", PB_,
-                    "; ++k) {\n        const i64 jj = (t + (i64)k * T) * ", V_,
-                    ";\n        if (active && jj < rlen) ", body, "(VW<", V_, ">(), jj");
+                    "; ++k) {\n        const i64 jj = (t + (i64)k * T) * ", V_, ";\n");
+    // Staged chunks are copied from shared memory into registers first (one
+    // 128-bit shared load per chunk).
     for (const Access* x : ins) {
-      absl::StrAppend(&s, ", &", x->has_i ? "pb_" : "cb_", x->ptr, "[k * ",
-                      (V_ * x->esize + 3) / 4, "]");
+      if (!Staged(*x)) continue;
+      absl::StrAppend(&s, "        u32 sw_", x->ptr, "[", (V_ * x->esize + 3) / 4, "];\n        if (active && jj < rlen) Chunk<",
+                      V_ * x->esize, ">::ld(sw_", x->ptr, ", ", StagedChunk(*x, "stage", "k"), ");\n");
+    }
+    absl::StrAppend(&s, "        if (active && jj < rlen) ", body, "(VW<", V_, ">(), jj");
+    for (const Access* x : ins) {
+      if (Staged(*x)) {
+        absl::StrAppend(&s, ", sw_", x->ptr);
+      } else {
+        absl::StrAppend(&s, ", &", x->has_i ? "pb_" : "cb_", x->ptr, "[k * ", (V_ * x->esize + 3) / 4, "]");
+      }
     }
     for (int c : cols) absl::StrAppend(&s, ", &cacc", c, "[k * ", V_, "]");
     absl::StrAppend(&s, ");\n      }\n    } else ");

@@ -84,7 +84,7 @@ std::string KernelManifestJson(const GeneratedKernel& k, const std::string& bina
       "{\"name\": ", JsonQuote(k.name), ", \"binary\": ", JsonQuote(binary_file),
       ", \"scheduler\": ", JsonQuote(k.scheduler), ", \"cooperative\": ", k.cooperative ? "true" : "false",
       ", \"block\": ", QuoteAll({std::to_string(k.block_x), std::to_string(k.block_y), "1"}),
-      ", \"grid\": ", QuoteAll(grid), ", \"smem_bytes\": \"0\", \"params\": [",
+      ", \"grid\": ", QuoteAll(grid), ", \"smem_bytes\": \"", k.dynamic_smem_bytes, "\", \"params\": [",
       absl::StrJoin(params, ", "), "]");
   if (k.needs_workspace) {
     absl::StrAppend(&j, ", \"workspace\": {\"bytes\": \"256\", \"zero\": true}",

@@ -165,6 +165,21 @@ __device__ __forceinline__ void fz_grid_sync(u32* bar) {
   }
   __syncthreads();
 }
+// Asynchronous global -> shared copies of B bytes (4, 8 or 16; sm_80+): the
+// staged row buffers. Each thread copies and later reads only its own
+// chunks, so waiting for its own groups is all the synchronization needed.
+template <int B> __device__ __forceinline__ void fz_cp_async(void* s, const void* g) {
+  const u32 sa = (u32)__cvta_generic_to_shared(s);
+  if (B == 16) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(sa), "l"(g) : "memory");
+  } else {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" :: "r"(sa), "l"(g), "n"(B) : "memory");
+  }
+}
+__device__ __forceinline__ void fz_cp_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N> __device__ __forceinline__ void fz_cp_wait() {
+  asm volatile("cp.async.wait_group %0;" :: "n"(N) : "memory");
+}
 )PRELUDE";
 
 }  // namespace

@@ -5,7 +5,7 @@
 
 namespace fusiond {
 
-constexpr int kCodegenVersion = 1;
+constexpr int kCodegenVersion = 2;
 
 }  // namespace fusiond
 

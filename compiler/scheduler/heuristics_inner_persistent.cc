@@ -54,6 +54,12 @@ std::optional<HeuristicParams> InnerPersistentHeuristics(const FusionAnalysis& a
   if (!p.smem_buffer && p.persistent_batch <= 4) {
     p.grid_x = std::min<int64_t>(p.grid_x, int64_t{3} * t.sm_count);
   }
+  // Staged rows loop over the rows too, with as many blocks as fit at once
+  // (their registers are the overhead plus the column buffers, about 64).
+  if (!p.smem_buffer && StageRows(a, t, /*inner_outer=*/false, &p)) {
+    const int per_sm = std::max(1, BlocksPerSm(t, p.block_x * p.block_y, 64, p.smem_bytes + 1024));
+    p.grid_x = std::min<int64_t>(p.grid_x, int64_t{per_sm} * t.sm_count);
+  }
   return p;
 }
 

@@ -565,7 +565,9 @@ class _Module:
             drv.check(drv.cuModuleGetFunction(_c.byref(fn), mod, k.name.encode()),
                       "cuModuleGetFunction", f"finding kernel {k.name} in {k.binary}")
             self.functions.append(fn)
-            self.smem_opt_in.append(48 * 1024)
+            # Dynamic shared memory is opted in once per kernel (the 48 KiB
+            # default bounds static + dynamic together).
+            self.smem_opt_in.append(0)
             # Kernel parameters: every one is 8 bytes (pointer, double or
             # int64); the driver copies them at launch, so the buffers are
             # reused (under self.lock).

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Heuristic sweeps on the lent GPU: artifact variants are built here with
+# fusiond_cgdev (the pipeline's choice, or hand-set HeuristicParams fields),
+# then timed there side by side by bench/gpu/run.py (no torch.compile).
+#
+#   here:  bench/gpu/variants.sh prepare VARIANTS_FILE [BUILD_DIR]   (after scripts/device_bundle.sh)
+#   there: bench/gpu/variants.sh run                                  (carry .devcarry)
+#
+# VARIANTS_FILE, one variant per line (# comments):
+#   NAME STEM [map=OLD:NEW,...] [--shape=AxB,C,...] [field=value ...]
+# STEM is a corpus file (../shared/fusions) or bench/gpu/fusions/STEM.py; map
+# is run.py's --size-map (run the script at other sizes), --shape the sizes
+# the kernel is compiled for. Without fields the pipeline decides.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+D=.devcarry
+case "${1:-}" in
+  prepare)
+    VARS=${2:?variants file}
+    BUILD=${3:-build-cg}
+    CORPUS=${FUSIOND_CORPUS_DIR:-../shared/fusions}
+    ninja -C "$BUILD" -j2 fusiond_cgdev >/dev/null || exit 1
+    rm -rf "$D/variants"
+    mkdir -p "$D/variants" "$D/fusions"
+    while read -r name stem rest; do
+      [ -z "${name:-}" ] || [ "${name:0:1}" = "#" ] && continue
+      src="$CORPUS/$stem.py"
+      [ -f "$src" ] || src="bench/gpu/fusions/$stem.py"
+      cp "$src" "$D/fusions/"
+      args=()
+      map=""
+      for a in $rest; do
+        case "$a" in map=*) map=${a#map=} ;; *) args+=("$a") ;; esac
+      done
+      mkdir -p "$D/variants/$name/$stem"
+      echo "$stem $map" >"$D/variants/$name/RUN"
+      "$BUILD/compiler/nvrtc/fusiond_cgdev" "$src" "$D/variants/$name/$stem" "${args[@]}" \
+        >"$D/variants/$name/cgdev.log" 2>&1
+      rc=$?
+      if [ $rc -ne 0 ] && [ $rc -ne 3 ]; then  # 3: compiled, with spills
+        echo "variants: $name failed:"; tail -3 "$D/variants/$name/cgdev.log"
+        rm -rf "${D:?}/variants/$name"
+        continue
+      fi
+      echo "$name: $(grep -o 'registers [0-9]* spill [0-9]*' "$D/variants/$name/cgdev.log" | head -1)" \
+        "smem $(grep -o '"smem_bytes": "[0-9]*"' "$D/variants/$name/$stem/manifest.json" | grep -o '[0-9]*')"
+    done <"$VARS"
+    ;;
+  run)
+    OUT=${OUT:-bench/out}
+    mkdir -p "$OUT/variants"
+    for dir in "$D"/variants/*/; do
+      name=$(basename "$dir")
+      read -r stem map <"$dir/RUN"
+      flags=(--no-compile --three-shapes --artifacts "$dir" --fusions "$D/fusions/$stem.py"
+             --out "$OUT/variants" --tag "$name")
+      [ -n "$map" ] && flags+=(--size-map "$map")
+      python3 bench/gpu/run.py "${flags[@]}" >"$OUT/variants/$name.log" 2>&1
+      row=$(grep -E "^$stem " "$OUT/variants/$name.log" | tail -1)
+      printf '%-28s %s\n' "$name" "${row:-FAILED}"
+      case "$row" in *PASS) ;; *) grep -iE 'error|fail|exception' "$OUT/variants/$name.log" | head -3 ;; esac
+    done
+    ;;
+  *) sed -n 2,14p "$0"; exit 2 ;;
+esac
