@@ -7,10 +7,11 @@
 #   there: bench/gpu/variants.sh run                                  (carry .devcarry)
 #
 # VARIANTS_FILE, one variant per line (# comments):
-#   NAME STEM [map=OLD:NEW,...] [--shape=AxB,C,...] [field=value ...]
+#   NAME STEM [+compile] [map=OLD:NEW,...] [--shape=AxB,C,...] [field=value ...]
 # STEM is a corpus file (../shared/fusions) or bench/gpu/fusions/STEM.py; map
 # is run.py's --size-map (run the script at other sizes), --shape the sizes
-# the kernel is compiled for. Without fields the pipeline decides.
+# the kernel is compiled for, +compile also times torch.compile. Without
+# fields the pipeline decides.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 D=.devcarry
@@ -28,12 +29,13 @@ case "${1:-}" in
       [ -f "$src" ] || src="bench/gpu/fusions/$stem.py"
       cp "$src" "$D/fusions/"
       args=()
-      map=""
+      map="-"
+      compile=0
       for a in $rest; do
-        case "$a" in map=*) map=${a#map=} ;; *) args+=("$a") ;; esac
+        case "$a" in map=*) map=${a#map=} ;; +compile) compile=1 ;; *) args+=("$a") ;; esac
       done
       mkdir -p "$D/variants/$name/$stem"
-      echo "$stem $map" >"$D/variants/$name/RUN"
+      echo "$stem $map $compile" >"$D/variants/$name/RUN"
       "$BUILD/compiler/nvrtc/fusiond_cgdev" "$src" "$D/variants/$name/$stem" "${args[@]}" \
         >"$D/variants/$name/cgdev.log" 2>&1
       rc=$?
@@ -49,12 +51,14 @@ case "${1:-}" in
   run)
     OUT=${OUT:-bench/out}
     mkdir -p "$OUT/variants"
+    printf '%-28s %s\n' variant "fusion                   shape               floor us  eager us compile us   ours us ours/compile ours %bw  cmp %bw  ours err result"
     for dir in "$D"/variants/*/; do
       name=$(basename "$dir")
-      read -r stem map <"$dir/RUN"
-      flags=(--no-compile --three-shapes --artifacts "$dir" --fusions "$D/fusions/$stem.py"
+      read -r stem map compile <"$dir/RUN"
+      flags=(--three-shapes --artifacts "$dir" --fusions "$D/fusions/$stem.py"
              --out "$OUT/variants" --tag "$name")
-      [ -n "$map" ] && flags+=(--size-map "$map")
+      [ "$compile" = 1 ] || flags+=(--no-compile)
+      [ "$map" != "-" ] && flags+=(--size-map "$map")
       python3 bench/gpu/run.py "${flags[@]}" >"$OUT/variants/$name.log" 2>&1
       row=$(grep -E "^$stem " "$OUT/variants/$name.log" | tail -1)
       printf '%-28s %s\n' "$name" "${row:-FAILED}"

@@ -126,7 +126,7 @@ TEST(Codegen, ColumnReductionIsCooperativeWithWorkspace) {
   EXPECT_EQ(grid[0], "min(8, max(1, ceil_div(64, 1)))");
   EXPECT_EQ(WorkspaceBytes(*k, "G"), "(G) * (0 + 4 * (256))");
   const std::string m = KernelManifestJson(*k, "k.cubin", 48, 0, 132);
-  EXPECT_NE(m.find("\"workspace\": {\"bytes\": \"256\", \"zero\": true}"), std::string::npos) << m;
+  EXPECT_NE(m.find("\"workspace\": {\"bytes\": \"256\", \"zero\": true, \"keep\": true}"), std::string::npos) << m;
   EXPECT_NE(m.find("\"zero\": false}"), std::string::npos) << m;
 }
 

@@ -87,7 +87,7 @@ std::string KernelManifestJson(const GeneratedKernel& k, const std::string& bina
       ", \"grid\": ", QuoteAll(grid), ", \"smem_bytes\": \"", k.dynamic_smem_bytes, "\", \"params\": [",
       absl::StrJoin(params, ", "), "]");
   if (k.needs_workspace) {
-    absl::StrAppend(&j, ", \"workspace\": {\"bytes\": \"256\", \"zero\": true}",
+    absl::StrAppend(&j, ", \"workspace\": {\"bytes\": \"256\", \"zero\": true, \"keep\": true}",
                     ", \"workspace2\": {\"bytes\": ", JsonQuote(WorkspaceBytes(k, grid[0])),
                     ", \"zero\": false}");
   }

@@ -245,7 +245,7 @@ class Manifest:
     inputs: List[TensorSpec]
     outputs: List[TensorSpec]
     intermediates: List[TensorSpec]
-    workspaces: List[Tuple[Expr, bool]]  # (bytes, zero)
+    workspaces: List[Tuple[Expr, bool, bool]]  # (bytes, zero, keep)
     kernels: List[KernelSpec]
     version: int = 1
 
@@ -316,7 +316,8 @@ def parse_manifest(text: str) -> Manifest:
         where = f"workspaces[{i}]"
         if not isinstance(w, dict) or "bytes" not in w:
             raise _bad(where, 'missing "bytes"')
-        workspaces.append((_expr(w["bytes"], where + ".bytes"), bool(w.get("zero", False))))
+        workspaces.append((_expr(w["bytes"], where + ".bytes"), bool(w.get("zero", False)),
+                           bool(w.get("keep", False))))
     kernels = []
     for k_i, k in enumerate(_get(root, "kernels", list, "top level")):
         where = f"kernels[{k_i}]"
@@ -370,7 +371,7 @@ def _validate(m: Manifest) -> None:
         for i, t in enumerate(getattr(m, key)):
             for a, e in enumerate(t.shape):
                 check(e, f"{key}[{i}].shape[{a}]")
-    for i, (b, _) in enumerate(m.workspaces):
+    for i, (b, _, _) in enumerate(m.workspaces):
         check(b, f"workspaces[{i}]")
     if not m.kernels:
         raise _bad("kernels", "no kernels")
@@ -442,7 +443,7 @@ def plan_launch(m: Manifest, input_shapes: Sequence[Optional[Sequence[int]]]) ->
     plan = LaunchPlan(symbols,
                       [shape_of(t, f"output {i}") for i, t in enumerate(m.outputs)],
                       [shape_of(t, f"intermediate {i}") for i, t in enumerate(m.intermediates)],
-                      [b(symbols) for b, _ in m.workspaces])
+                      [b(symbols) for b, _, _ in m.workspaces])
     for k in m.kernels:
         grid = tuple(e(symbols) for e in k.grid)
         block = tuple(e(symbols) for e in k.block)
@@ -553,6 +554,11 @@ class _Module:
         self.functions = []
         self.smem_opt_in = []
         self.param_buffers = []
+        # "keep" workspaces (zeroed once, left fit for the next launch by the
+        # kernel: the grid barrier's words), per (stream, workspace index).
+        self.kept = {}
+        # Cooperative launches already checked against co-residency.
+        self.coop_checked = set()
         self.lock = threading.Lock()
         for k in manifest.kernels:
             image = binaries[k.binary] + b"\0"  # PTX must be NUL-terminated
@@ -714,8 +720,19 @@ class LoadedFusion:
         m = self.manifest
         intermediates = [torch.empty(s, dtype=_torch_dtype(t.dtype), device=device)
                          for s, t in zip(plan.intermediate_shapes, m.intermediates)]
-        workspaces = [(torch.zeros if zero else torch.empty)(max(nbytes, 1), dtype=torch.uint8, device=device)
-                      for nbytes, (_, zero) in zip(plan.workspace_bytes, m.workspaces)]
+        workspaces = []
+        for i, (nbytes, (_, zero, keep)) in enumerate(zip(plan.workspace_bytes, m.workspaces)):
+            if keep and zero:
+                key = (stream.cuda_stream, i)
+                with mod.lock:
+                    w = mod.kept.get(key)
+                    if w is None or w.numel() < nbytes:
+                        w = torch.zeros(max(nbytes, 1), dtype=torch.uint8, device=device)
+                        mod.kept[key] = w
+                workspaces.append(w)
+            else:
+                workspaces.append((torch.zeros if zero else torch.empty)(max(nbytes, 1), dtype=torch.uint8,
+                                                                          device=device))
         self._launch(mod, plan, args, outputs, intermediates, workspaces, _c.c_void_p(stream.cuda_stream))
 
     def _launch(self, mod, plan, args, outputs, intermediates, workspaces, stream) -> None:
@@ -732,7 +749,7 @@ class LoadedFusion:
                 drv.check(drv.cuFuncSetAttribute(fn, _CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                                  smem), "cuFuncSetAttribute", what)
                 mod.smem_opt_in[k_i] = smem
-            if k.cooperative:
+            if k.cooperative and (k_i, grid, block, smem) not in mod.coop_checked:
                 per_sm = _c.c_int()
                 drv.check(drv.cuOccupancyMaxActiveBlocksPerMultiprocessor(
                     _c.byref(per_sm), fn, block[0] * block[1] * block[2], smem),
@@ -741,6 +758,7 @@ class LoadedFusion:
                 if blocks > per_sm.value * mod.sm_count:
                     raise ResourceExhausted(f"{what()}: a cooperative launch of {blocks} blocks exceeds "
                                             f"the {per_sm.value} x {mod.sm_count} that can be resident")
+                mod.coop_checked.add((k_i, grid, block, smem))
             values, pointers = mod.param_buffers[k_i]
             with mod.lock:
                 for j, p in enumerate(k.params):

@@ -108,6 +108,10 @@ class ManifestTest(unittest.TestCase):
         self.assertEqual([p.kind for p in m.kernels[0].params],
                          ["input", "input", "output", "workspace", "intermediate", "scalar", "size"])
         self.assertEqual(m.kernels[0].block[1].text, "1")
+        self.assertEqual(m.workspaces[0][1:], (True, False))  # zero, not keep
+        d = json.loads(json.dumps(DOC_EXAMPLE))
+        d["workspaces"][0]["keep"] = True
+        self.assertEqual(rt.parse_manifest(json.dumps(d)).workspaces[0][1:], (True, True))
 
     def test_plan_at_three_shapes(self):
         m = rt.parse_manifest(json.dumps(DOC_EXAMPLE))
