@@ -33,10 +33,13 @@ HeuristicParams InnerOuterPersistentHeuristics(const FusionAnalysis& a, const Ta
     // lets the kernel prefetch the next row (rmsnorm backward 2048x8192
     // bf16: 51.9 us at 512x2, 65.0 at 256x4, 67.2 at 1024x1). With two
     // column reductions (layernorm) 512 threads spill: keep the default.
+    // Rows of 512 vectors (4096 bf16) run best as 256 threads x 2 with two
+    // blocks per SM: rmsnorm backward 16384x4096 111.9 us against 144.0 at
+    // 512x1 (bench/results/gpu-2026-11-29-s2-shapes4.log).
     const int64_t batch512 = CeilDiv(vectors, 512);
     if (vectors >= 512 && batch512 <= 4 && columns <= 1) {
-      p.block_x = 512;
-      p.persistent_batch = static_cast<int>(batch512);
+      p.block_x = batch512 >= 2 ? 512 : 256;
+      p.persistent_batch = static_cast<int>(CeilDiv(vectors, p.block_x));
       p.rows_per_block = 1;
       registers = std::min(t.max_registers_per_thread, 65536 / 512);
     }
