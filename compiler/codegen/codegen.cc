@@ -456,6 +456,9 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     k.grid_y_expr = absl::StrCat("min(", split, ", max(1, ceil_div(", rlen, ", ", BX_ * V_ * U_, ")))");
   } else {
     k.grid_x_cap = row_blocks_;
+    // The heuristics asked for a grid that loops over the rows: more blocks
+    // than fit at once would run as a second, partial wave.
+    k.one_wave = persistent_ && !coop && row_blocks_ < (hp_.outer_size + BY_ - 1) / BY_;
     k.grid_y_expr = std::to_string(split);
   }
   if (coop) {
@@ -483,7 +486,7 @@ absl::StatusOr<GeneratedKernel> GenerateKernel(const Graph& g, const HeuristicPa
 std::vector<std::string> LaunchGrid(const GeneratedKernel& k, int registers, int static_smem_bytes,
                                     int sm_count) {
   int64_t cap = k.grid_x_cap;
-  if (k.cooperative) {
+  if (k.cooperative || (k.one_wave && registers > 0)) {
     const int threads = k.block_x * k.block_y;
     int per_sm = 2048 / threads;
     if (registers > 0) {

@@ -49,8 +49,12 @@ struct GeneratedKernel {
   bool cooperative = false;
   int block_x = 128, block_y = 1;
   // Grid: x = min(grid_x_cap, ceil_div(rows, block_y)) (further bounded by
-  // co-residency for cooperative kernels), y = grid_y_expr.
+  // co-residency for cooperative and one_wave kernels), y = grid_y_expr.
   int64_t grid_x_cap = 1;
+  // A non-cooperative grid that loops over the rows: LaunchGrid caps it at
+  // the blocks that fit at once, like a cooperative one (a second, partial
+  // wave would leave SMs idle at the end).
+  bool one_wave = false;
   std::string rows_expr;    // rows of the iteration space
   std::string grid_y_expr;  // blocks sharing a row
   // Cooperative kernels take two workspaces: 256 zeroed bytes of barrier

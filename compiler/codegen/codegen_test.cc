@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
+
 #include "compiler/codegen/kernel_plan.h"
 #include "compiler/codegen/manifest.h"
 #include "compiler/ir/builder.h"
@@ -128,6 +130,69 @@ TEST(Codegen, ColumnReductionIsCooperativeWithWorkspace) {
   const std::string m = KernelManifestJson(*k, "k.cubin", 48, 0, 132);
   EXPECT_NE(m.find("\"workspace\": {\"bytes\": \"256\", \"zero\": true, \"keep\": true}"), std::string::npos) << m;
   EXPECT_NE(m.find("\"zero\": false}"), std::string::npos) << m;
+}
+
+// Softmax at [4096, 16384] bf16 as inner persistent: 128 threads x 16
+// vectors of 8 per row.
+HeuristicParams SoftmaxParams() {
+  HeuristicParams hp;
+  hp.kind = SchedulerKind::kInnerPersistent;
+  hp.outer_size = 4096;
+  hp.inner_size = 16384;
+  hp.vectorize = 8;
+  hp.block_x = 128;
+  hp.persistent_batch = 16;
+  hp.grid_x = 264;
+  return hp;
+}
+
+TEST(Codegen, StagedRowsUseCpAsyncRingSizedByTheBudget) {
+  Graph g = Softmax();
+  HeuristicParams hp = SoftmaxParams();
+  hp.smem_buffer = true;
+  const int64_t row_bytes = 2 * 128 * 16 * 8;  // bf16 x threads x batch x vectorize
+  hp.smem_bytes = 3 * row_bytes + 100;          // three rows fit
+  auto k = GenerateKernel(g, hp, CodegenOptions{});
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_EQ(k->dynamic_smem_bytes, 3 * row_bytes);
+  EXPECT_NE(k->source.find("fz_cp_async<16>("), std::string::npos);
+  EXPECT_NE(k->source.find("fz_cp_wait<2>();"), std::string::npos);  // two rows in flight
+  EXPECT_EQ(k->source.find("u32 pb_in0"), std::string::npos);  // no register row buffer
+  const std::string m = KernelManifestJson(*k, "k.cubin", 64, 0, 132);
+  EXPECT_NE(m.find(absl::StrCat("\"smem_bytes\": \"", 3 * row_bytes, "\"")), std::string::npos) << m;
+
+  // More than four rows of budget still makes a ring of four.
+  hp.smem_bytes = 10 * row_bytes;
+  k = GenerateKernel(g, hp, CodegenOptions{});
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_EQ(k->dynamic_smem_bytes, 4 * row_bytes);
+
+  // Less than a row: the multi-pass loop, no shared memory.
+  hp.smem_bytes = row_bytes - 1;
+  k = GenerateKernel(g, hp, CodegenOptions{});
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_EQ(k->dynamic_smem_bytes, 0);
+  EXPECT_EQ(k->source.find("fz_cp_async<"), std::string::npos);
+}
+
+TEST(Codegen, LoopingGridIsCappedAtOneWave) {
+  Graph g = Softmax();
+  HeuristicParams hp = SoftmaxParams();
+  auto k = GenerateKernel(g, hp, CodegenOptions{});
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_TRUE(k->one_wave);  // 264 blocks for 4096 rows
+  // 128 threads at 128 registers: 4 blocks per SM fit, 264 < 4 x 132.
+  EXPECT_EQ(LaunchGrid(*k, 128, 0, 132)[0], "min(264, max(1, ceil_div(s0, 1)))");
+  // At 255 registers only 2 fit: one wave is 264 still; on 100 SMs, 200.
+  EXPECT_EQ(LaunchGrid(*k, 255, 0, 100)[0], "min(200, max(1, ceil_div(s0, 1)))");
+  // Registers unknown: the heuristics' grid.
+  EXPECT_EQ(LaunchGrid(*k, -1, 0, 100)[0], "min(264, max(1, ceil_div(s0, 1)))");
+  // A block per row does not loop: no cap.
+  hp.grid_x = 4096;
+  k = GenerateKernel(g, hp, CodegenOptions{});
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_FALSE(k->one_wave);
+  EXPECT_EQ(LaunchGrid(*k, 255, 0, 100)[0], "min(4096, max(1, ceil_div(s0, 1)))");
 }
 
 TEST(Codegen, BadLaunchParametersAreInvalidArgument) {

@@ -67,6 +67,34 @@ TEST(Heuristics, WideRowsStillSchedule) {
   EXPECT_TRUE(io.multi_pass || io.smem_buffer);
 }
 
+TEST(Heuristics, RowsAreStagedWhereRegistersCannotPrefetch) {
+  // softmax backward 4096x16384: two full inputs, 32 words per thread.
+  auto sb = InnerPersistentHeuristics(RowSummary(FusionPattern::kInner, 4096, 16384, 2, 0), H100());
+  ASSERT_TRUE(sb.has_value());
+  EXPECT_TRUE(sb->smem_buffer);
+  const int64_t row = int64_t{2} * 2 * sb->block_x * sb->persistent_batch * sb->vectorize;
+  EXPECT_EQ(sb->smem_bytes, 2 * row);  // two rows deep
+  EXPECT_LE(sb->grid_x, 132 * 2);     // the blocks that fit at once
+  // One full input (softmax forward): registers.
+  auto sf = InnerPersistentHeuristics(RowSummary(FusionPattern::kInner, 4096, 16384, 1, 0), H100());
+  EXPECT_FALSE(sf->smem_buffer);
+  // rmsnorm backward 2048x8192 prefetches in registers (16 words); at
+  // 4096x16384 it stages.
+  HeuristicParams rb = InnerOuterPersistentHeuristics(
+      RowSummary(FusionPattern::kInnerOuter, 2048, 8192, 2, 1), H100());
+  EXPECT_FALSE(rb.smem_buffer);
+  EXPECT_EQ(rb.block_x * rb.persistent_batch, 1024);
+  HeuristicParams rw = InnerOuterPersistentHeuristics(
+      RowSummary(FusionPattern::kInnerOuter, 4096, 16384, 2, 1), H100());
+  EXPECT_TRUE(rw.smem_buffer);
+  // 4096 wide: 256 threads x 2, two blocks per SM.
+  HeuristicParams r4 = InnerOuterPersistentHeuristics(
+      RowSummary(FusionPattern::kInnerOuter, 16384, 4096, 2, 1), H100());
+  EXPECT_EQ(r4.block_x, 256);
+  EXPECT_EQ(r4.persistent_batch, 2);
+  EXPECT_EQ(r4.grid_x, 264);
+}
+
 TEST(Heuristics, PrintableAndHashable) {
   HeuristicParams a;
   HeuristicParams b = a;
