@@ -1,5 +1,6 @@
 #include "client/runtime/loaded_fusion.h"
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -138,10 +139,27 @@ absl::StatusOr<std::unique_ptr<LoadedFusion>> LoadedFusion::LoadFromMemory(
   return f;
 }
 
+absl::StatusOr<CUdeviceptr> LoadedFusion::KeptWorkspace(CUstream stream, size_t index,
+                                                        size_t bytes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  DeviceBuffer& kept = kept_[{stream, index}];
+  if (kept.get() != 0 && kept.bytes() >= bytes) return kept.get();
+  if (kept.get() != 0) {  // growing: an earlier launch on this stream may still use it
+    FUSIOND_CU(Cu().cuStreamSynchronize(stream), "waiting to replace a kept workspace");
+  }
+  CUdeviceptr p = 0;
+  FUSIOND_CU(Cu().cuMemAlloc(&p, std::max<size_t>(bytes, 1)),
+             absl::StrCat("allocating ", bytes, " bytes for kept workspace ", index));
+  kept = DeviceBuffer(p, std::max<size_t>(bytes, 1));
+  FUSIOND_CU(Cu().cuMemsetD8Async(p, 0, kept.bytes(), stream), "zeroing a kept workspace");
+  return p;
+}
+
 LoadedFusion::~LoadedFusion() {
   if (context_ == nullptr) return;
   {
     ScopedContext scope(context_);
+    kept_.clear();
     for (CUmodule m : modules_) Cu().cuModuleUnload(m);
   }
   Cu().cuDevicePrimaryCtxRelease(device_);
@@ -262,6 +280,12 @@ absl::Status LoadedFusion::Launch(const LaunchPlan& plan, const std::vector<RunA
   }
   std::vector<CUdeviceptr> workspaces;
   for (size_t i = 0; i < plan.workspace_bytes.size(); ++i) {
+    if (manifest_.workspaces[i].zero && manifest_.workspaces[i].keep) {
+      absl::StatusOr<CUdeviceptr> p = KeptWorkspace(stream, i, plan.workspace_bytes[i]);
+      if (!p.ok()) return p.status();
+      workspaces.push_back(*p);
+      continue;
+    }
     absl::StatusOr<CUdeviceptr> p =
         scratch.Alloc(plan.workspace_bytes[i], absl::StrCat("workspace ", i));
     if (!p.ok()) return p.status();

@@ -126,8 +126,12 @@ class LoadedFusion {
   CUcontext context_ = nullptr;
   std::vector<CUmodule> modules_;      // one per kernel
   std::vector<CUfunction> functions_;  // one per kernel
-  std::mutex mu_;                      // guards smem_opt_in_
+  // A "keep" workspace for this stream: zeroed when first allocated.
+  absl::StatusOr<CUdeviceptr> KeptWorkspace(CUstream stream, size_t index, size_t bytes);
+
+  std::mutex mu_;                      // guards smem_opt_in_ and kept_
   std::vector<uint32_t> smem_opt_in_;  // dynamic smem already allowed per kernel
+  std::map<std::pair<CUstream, size_t>, DeviceBuffer> kept_;  // by (stream, workspace)
 };
 
 // OK when cuInit succeeds and a device exists; Unavailable otherwise (the

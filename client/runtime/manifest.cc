@@ -389,6 +389,8 @@ absl::StatusOr<Manifest> ParseManifest(std::string_view json_text) {
       mw.bytes = *std::move(e);
       if (const JsonValue* z = w.Find("zero"); z != nullptr && z->is_bool())
         mw.zero = z->bool_value();
+      if (const JsonValue* k = w.Find("keep"); k != nullptr && k->is_bool())
+        mw.keep = k->bool_value();
       m.workspaces.push_back(std::move(mw));
     }
   }

@@ -42,6 +42,9 @@ struct ManifestTensor {
 struct ManifestWorkspace {
   Expr bytes;
   bool zero = false;  // cuMemsetD8Async to 0 before the first kernel
+  // With zero: the kernel leaves it fit for the next launch (the grid
+  // barrier's words), so it is zeroed once and kept per stream.
+  bool keep = false;
 };
 
 struct KernelParam {

@@ -57,6 +57,12 @@ TEST(ManifestTest, ParsesDocExample) {
   EXPECT_EQ(k.params[6].kind, KernelParam::Kind::kSize);
   EXPECT_EQ(k.params[6].symbol, "s0");
   EXPECT_TRUE(m->workspaces[0].zero);
+  EXPECT_FALSE(m->workspaces[0].keep);
+  std::string kept = kDocExample;
+  kept.replace(kept.find("\"zero\": true"), 12, "\"zero\": true, \"keep\": true");
+  absl::StatusOr<Manifest> k2 = ParseManifest(kept);
+  ASSERT_TRUE(k2.ok()) << k2.status();
+  EXPECT_TRUE(k2->workspaces[0].keep);
 }
 
 TEST(ManifestTest, PlanEvaluatesEveryExpressionAtSeveralShapes) {
