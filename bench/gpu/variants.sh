@@ -4,7 +4,7 @@
 # then timed there side by side by bench/gpu/run.py (no torch.compile).
 #
 #   here:  bench/gpu/variants.sh prepare VARIANTS_FILE [BUILD_DIR]   (after scripts/device_bundle.sh)
-#   there: bench/gpu/variants.sh run                                  (carry .devcarry)
+#   there: bench/gpu/variants.sh run [run.py flags]                   (carry .devcarry)
 #
 # VARIANTS_FILE, one variant per line (# comments):
 #   NAME STEM [+compile] [map=OLD:NEW,...] [--shape=AxB,C,...] [field=value ...]
@@ -49,6 +49,7 @@ case "${1:-}" in
     done <"$VARS"
     ;;
   run)
+    shift
     OUT=${OUT:-bench/out}
     mkdir -p "$OUT/variants"
     printf '%-28s %s\n' variant "fusion                   shape               floor us  eager us compile us   ours us ours/compile ours %bw  cmp %bw  ours err result"
@@ -59,10 +60,12 @@ case "${1:-}" in
              --out "$OUT/variants" --tag "$name")
       [ "$compile" = 1 ] || flags+=(--no-compile)
       [ "$map" != "-" ] && flags+=(--size-map "$map")
+      flags+=("$@")
       python3 bench/gpu/run.py "${flags[@]}" >"$OUT/variants/$name.log" 2>&1
       row=$(grep -E "^$stem " "$OUT/variants/$name.log" | tail -1)
       printf '%-28s %s\n' "$name" "${row:-FAILED}"
       case "$row" in *PASS) ;; *) grep -iE 'error|fail|exception' "$OUT/variants/$name.log" | head -3 ;; esac
+      grep -h 'CUDA-graph replay' "$OUT/variants/$name.log" | sed 's/^ */    /'
     done
     ;;
   *) sed -n 2,14p "$0"; exit 2 ;;
