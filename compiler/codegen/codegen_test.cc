@@ -75,14 +75,23 @@ TEST(KernelPlan, PointwiseRejectsReductions) {
   EXPECT_EQ(p.status().code(), absl::StatusCode::kUnimplemented);
 }
 
-TEST(Codegen, SymbolicKernelTakesSizesAsParameters) {
-  Graph g = Softmax();
+// Softmax at [4096, 16384] bf16 as inner persistent: block_x threads x
+// `batch` vectors of 8 per row, grid_x blocks.
+HeuristicParams SoftmaxParams(int block_x = 128, int batch = 16, int64_t grid_x = 264) {
   HeuristicParams hp;
   hp.kind = SchedulerKind::kInnerPersistent;
+  hp.outer_size = 4096;
+  hp.inner_size = 16384;
   hp.vectorize = 8;
-  hp.block_x = 256;
-  hp.persistent_batch = 2;
-  hp.grid_x = 100;
+  hp.block_x = block_x;
+  hp.persistent_batch = batch;
+  hp.grid_x = grid_x;
+  return hp;
+}
+
+TEST(Codegen, SymbolicKernelTakesSizesAsParameters) {
+  Graph g = Softmax();
+  HeuristicParams hp = SoftmaxParams(256, 2, 100);
   CodegenOptions o;
   o.kernel_name = "softmax_k";
   auto k = GenerateKernel(g, hp, o);
@@ -130,20 +139,6 @@ TEST(Codegen, ColumnReductionIsCooperativeWithWorkspace) {
   const std::string m = KernelManifestJson(*k, "k.cubin", 48, 0, 132);
   EXPECT_NE(m.find("\"workspace\": {\"bytes\": \"256\", \"zero\": true, \"keep\": true}"), std::string::npos) << m;
   EXPECT_NE(m.find("\"zero\": false}"), std::string::npos) << m;
-}
-
-// Softmax at [4096, 16384] bf16 as inner persistent: 128 threads x 16
-// vectors of 8 per row.
-HeuristicParams SoftmaxParams() {
-  HeuristicParams hp;
-  hp.kind = SchedulerKind::kInnerPersistent;
-  hp.outer_size = 4096;
-  hp.inner_size = 16384;
-  hp.vectorize = 8;
-  hp.block_x = 128;
-  hp.persistent_batch = 16;
-  hp.grid_x = 264;
-  return hp;
 }
 
 TEST(Codegen, StagedRowsUseCpAsyncRingSizedByTheBudget) {
