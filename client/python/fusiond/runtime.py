@@ -722,13 +722,16 @@ class LoadedFusion:
                          for s, t in zip(plan.intermediate_shapes, m.intermediates)]
         workspaces = []
         for i, (nbytes, (_, zero, keep)) in enumerate(zip(plan.workspace_bytes, m.workspaces)):
-            if keep and zero:
-                key = (stream.cuda_stream, i)
+            key = (stream.cuda_stream, i)
+            w = mod.kept.get(key) if keep and zero else None
+            if w is not None and w.numel() >= nbytes:
+                workspaces.append(w)
+            elif keep and zero and not torch.cuda.is_current_stream_capturing():
+                # Not while capturing a CUDA graph: memory allocated then
+                # belongs to the graph's pool (the graph zeroes its own copy).
+                w = torch.zeros(max(nbytes, 1), dtype=torch.uint8, device=device)
                 with mod.lock:
-                    w = mod.kept.get(key)
-                    if w is None or w.numel() < nbytes:
-                        w = torch.zeros(max(nbytes, 1), dtype=torch.uint8, device=device)
-                        mod.kept[key] = w
+                    mod.kept[key] = w
                 workspaces.append(w)
             else:
                 workspaces.append((torch.zeros if zero else torch.empty)(max(nbytes, 1), dtype=torch.uint8,
