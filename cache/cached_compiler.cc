@@ -97,7 +97,21 @@ absl::StatusOr<fusiond::v1::CompiledFusion> CachedCompiler::TimedLookup(
   Timer t;
   auto found = cache_->Lookup(key);
   (*stage_micros)["cache_io"] += t.Micros();
-  return found;
+  if (found.ok() || !absl::IsNotFound(found.status()) || options_.shared == nullptr) return found;
+  // The shared tier: a record another daemon compiled. Errors there are a
+  // miss (the tier counts them); a good record is kept locally too.
+  Timer remote;
+  absl::StatusOr<std::string> payload = options_.shared->Get(key);
+  (*stage_micros)["shared_io"] += remote.Micros();
+  if (!payload.ok()) return found;
+  fusiond::v1::CompiledFusion value;
+  if (!value.ParseFromString(*payload)) return found;
+  Timer local;
+  absl::Status inserted = cache_->Insert(key, value);
+  (*stage_micros)["cache_io"] += local.Micros();
+  if (!inserted.ok()) return inserted;
+  ++shared_hits_;
+  return value;
 }
 
 void CachedCompiler::CompileAsync(FusionRequest request, CompileCallback done,
@@ -235,6 +249,12 @@ absl::StatusOr<CachedCompileResult> CachedCompiler::CompileMiss(const std::strin
   Timer t;
   absl::Status inserted = cache_->Insert(*key, r.compiled);
   r.stage_micros["cache_io"] += t.Micros();
+  if (inserted.ok() && options_.shared != nullptr) {
+    // Best effort: a failed publish only costs other daemons a compile.
+    Timer remote;
+    (void)options_.shared->Put(*key, r.compiled.SerializeAsString());
+    r.stage_micros["shared_io"] += remote.Micros();
+  }
   release();
   if (!inserted.ok()) return inserted;
   if (options_.on_compiled) options_.on_compiled(r, *compiled);
@@ -296,6 +316,7 @@ void CachedCompiler::RememberRawRequest(const std::string& raw_request,
 CachedCompilerStats CachedCompiler::Stats() const {
   CachedCompilerStats s;
   s.hits = hits_;
+  s.shared_hits = shared_hits_;
   s.misses = misses_;
   s.compiles = compiles_;
   s.joins = joins_;

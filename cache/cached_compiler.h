@@ -3,7 +3,9 @@
 //
 //   request -> cache key (remembered per exact request; else the front half
 //   of the pipeline: passes, segmentation, scheduling) -> cache lookup ->
-//   hit: the stored record. miss: full compile on a bounded pool, insert.
+//   hit: the stored record. local miss: the shared tier (Redis, when given),
+//   whose record is then stored locally. miss: full compile on a bounded
+//   pool, insert locally and publish to the shared tier.
 //
 // Identical requests in flight compile once (single flight, by request and
 // again by cache key). The pool's queue is bounded: a miss that finds it
@@ -26,6 +28,7 @@
 #include "absl/status/statusor.h"
 #include "cache/compile_pool.h"
 #include "cache/kernel_cache.h"
+#include "cache/shared_tier.h"
 #include "compiler/ir/builder.h"
 #include "compiler/pipeline.h"
 #include "proto/cache.pb.h"
@@ -52,7 +55,7 @@ struct CachedCompileResult {
   // Wall time of the work this request did, microseconds: "parse", "key"
   // (front half of the pipeline to find the key), the pipeline's stages
   // ("verify", "passes", "segment", "schedule", "codegen", "nvrtc") when it
-  // compiled, and "cache_io".
+  // compiled, "cache_io", and "shared_io" when the shared tier was asked.
   std::map<std::string, double> stage_micros;
   // This request ran the compile (false for requests that joined it).
   bool compiled_here = false;
@@ -71,13 +74,16 @@ struct CachedCompilerOptions {
   GraphLimits graph_limits;
   // Requests whose cache key is remembered in memory. Default: 100,000.
   size_t max_memo_entries = 100000;
+  // The cluster-wide shared tier; must outlive the compiler. Default: none.
+  SharedTier* shared = nullptr;
   // Called once per full compile (not for joiners), on the compile thread,
   // with the compiled result and the full pipeline's CompileResult.
   std::function<void(const CachedCompileResult&, const CompileResult&)> on_compiled;
 };
 
 struct CachedCompilerStats {
-  uint64_t hits = 0;        // requests served from the cache
+  uint64_t hits = 0;        // requests served from the cache (either tier)
+  uint64_t shared_hits = 0; // records the local cache lacked and the shared tier had
   uint64_t misses = 0;      // requests that needed a compile (own or joined)
   uint64_t compiles = 0;    // full compiles run
   uint64_t joins = 0;       // requests that joined a compile in flight
@@ -123,6 +129,7 @@ class CachedCompiler {
 
   CachedCompilerStats Stats() const;
   KernelCache* cache() { return cache_; }
+  const SharedTier* shared() const { return options_.shared; }
 
  private:
   struct Waiter {
@@ -142,7 +149,8 @@ class CachedCompiler {
   absl::StatusOr<std::string> ResolveKey(const FusionRequest& request,
                                          const std::string& request_key, const Graph& graph,
                                          std::map<std::string, double>* stage_micros);
-  // Cache lookup timed into stage_micros["cache_io"].
+  // Cache lookup timed into stage_micros["cache_io"]; on a local miss, the
+  // shared tier (timed into "shared_io").
   absl::StatusOr<fusiond::v1::CompiledFusion> TimedLookup(
       const std::string& key, std::map<std::string, double>* stage_micros);
   void RunFlight(const std::string& request_key, const FusionRequest& request);
@@ -159,7 +167,7 @@ class CachedCompiler {
   std::unordered_map<std::string, std::string> raw_memo_;  // raw request -> cache key
 
   std::atomic<uint64_t> hits_{0}, misses_{0}, compiles_{0}, joins_{0}, rejected_{0},
-      key_resolutions_{0};
+      key_resolutions_{0}, shared_hits_{0};
   // Last member: destroyed first, so queued compiles finish while the
   // members above still exist.
   std::unique_ptr<CompilePool> pool_;

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "absl/strings/ascii.h"
+#include "cache/shared_tier.h"
 
 namespace fusiond {
 namespace {
@@ -62,6 +63,9 @@ in RocksDB, serves them over gRPC (fusiond.v1.FusionCompiler).
   --max-message-bytes N     largest gRPC message (default 64 MiB)
   --max-graph-nodes N       most nodes in one fusion (default 100000)
   --evict-interval-s N      seconds between eviction passes (default 30)
+  --redis HOST:PORT         the cluster-wide shared tier: local misses ask this
+                            Redis before compiling, compiles are published to it
+                            (default: none)
   --log-level LEVEL         debug | info | warning | error (default info)
   --config FILE             read "key = value" settings (flag names without
                             dashes) before the flags
@@ -91,6 +95,13 @@ absl::Status ApplySetting(const std::string& key, const std::string& value, Serv
     return ParseNumber(key, value, &c->evict_interval_s);
   } else if (key == "log-level" || key == "log_level") {
     c->log_level = value;
+  } else if (key == "redis") {
+    if (!value.empty()) {
+      if (absl::Status s = ParseRedisAddress(value).status(); !s.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat("--redis: ", s.message()));
+      }
+    }
+    c->redis = value;
   } else {
     return absl::InvalidArgumentError(absl::StrCat("unknown setting '", key, "' (see --help)"));
   }

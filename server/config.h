@@ -29,6 +29,8 @@ struct ServerConfig {
   int max_graph_nodes = 100000;
   // Seconds between background eviction passes. Default: 30.
   int evict_interval_s = 30;
+  // Redis "HOST:PORT" of the cluster-wide shared tier; "" = none. Default: none.
+  std::string redis;
   // debug | info | warning | error. Default: info.
   std::string log_level = "info";
   // Config file read before the flags ("" = none). Default: none.

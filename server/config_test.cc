@@ -27,6 +27,17 @@ TEST(ServerConfigTest, FlagsOfTheInterface) {
   EXPECT_EQ(c->cache_max_bytes, 1000u);
 }
 
+TEST(ServerConfigTest, RedisAddress) {
+  auto c = Parse({"--redis", "10.1.2.3:6380"});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->redis, "10.1.2.3:6380");
+  EXPECT_EQ(Parse({}).value().redis, "");
+  auto bad = Parse({"--redis", "10.1.2.3"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find("--redis"), absl::string_view::npos) << bad.status();
+}
+
 TEST(ServerConfigTest, HelpAndErrors) {
   EXPECT_TRUE(absl::IsNotFound(Parse({"--help"}).status()));
   auto bad = Parse({"--cache-max-bytes", "lots"});

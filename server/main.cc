@@ -113,8 +113,24 @@ int Run(const ServerConfig& config) {
     Log(LogLevel::kInfo, "evicted", {{"records", *n}});
   }
 
+  // The shared tier is best effort: an unreachable Redis is logged, and
+  // every lookup retries the connection.
+  std::unique_ptr<SharedTier> shared;
+  if (!config.redis.empty()) {
+    absl::StatusOr<SharedTierOptions> redis = ParseRedisAddress(config.redis);
+    if (!redis.ok()) {
+      Log(LogLevel::kError, "bad_redis_address", {{"error", redis.status().ToString()}});
+      return 2;
+    }
+    shared = SharedTier::Create(*redis);
+    if (absl::Status s = shared->Ping(); !s.ok()) {
+      Log(LogLevel::kWarning, "shared_tier_unavailable", {{"redis", config.redis}, {"error", s.ToString()}});
+    }
+  }
+
   std::unique_ptr<ServiceMetrics> metrics;
   CachedCompilerOptions compiler_options;
+  compiler_options.shared = shared.get();
   compiler_options.compile_threads = config.compile_threads > 0
                                          ? config.compile_threads
                                          : std::max(1u, std::thread::hardware_concurrency());
@@ -166,6 +182,7 @@ int Run(const ServerConfig& config) {
        {"cache_dir", (*cache)->options().dir}, {"cache_entries", stats.entries},
        {"cache_bytes", stats.bytes}, {"cache_max_bytes", config.cache_max_bytes},
        {"compile_threads", compiler_options.compile_threads},
+       {"shared_tier", config.redis.empty() ? "none" : config.redis},
        {"nvrtc", NvrtcVersionString()}, {"codegen", CodegenVersionString()}});
 
   Evictor evictor(cache->get(), std::chrono::seconds(config.evict_interval_s));

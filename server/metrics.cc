@@ -77,6 +77,21 @@ class StatsCollectable : public prometheus::Collectable {
     add("fusiond_compiles_in_flight", "Compile tasks running now", T::Gauge, c.in_flight);
     add("fusiond_compile_queue_depth", "Compile tasks waiting for a thread", T::Gauge,
         c.queue_depth);
+    if (const SharedTier* shared = compiler_->shared(); shared != nullptr) {
+      SharedTierStats s = shared->Stats();
+      add("fusiond_shared_tier_hits_total",
+          "Records the local cache lacked and the shared tier (Redis) had", T::Counter, s.hits);
+      add("fusiond_shared_tier_misses_total", "Shared-tier lookups that found nothing",
+          T::Counter, s.misses);
+      add("fusiond_shared_tier_puts_total", "Compiled records published to the shared tier",
+          T::Counter, s.puts);
+      add("fusiond_shared_tier_corrupt_total",
+          "Shared-tier values that failed the record checks (deleted, not served)", T::Counter,
+          s.corrupt);
+      add("fusiond_shared_tier_errors_total",
+          "Shared-tier calls that could not reach or use Redis (treated as misses)", T::Counter,
+          s.errors);
+    }
     return out;
   }
 

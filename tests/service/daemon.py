@@ -17,6 +17,7 @@ import fusiond
 FUSIOND_BIN = os.environ.get("FUSIOND_BIN", "fusiond")
 CACHE_TOOL_BIN = os.environ.get("FUSIOND_CACHE_TOOL", "fusiond_cache_tool")
 PROMETHEUS_BIN = os.environ.get("PROMETHEUS_BIN", "/usr/bin/prometheus")
+REDIS_BIN = os.environ.get("REDIS_BIN", "/usr/bin/redis-server")
 
 
 def free_port():
@@ -110,6 +111,55 @@ class Daemon:
         url = f"http://127.0.0.1:{self.metrics_port}/metrics"
         with urllib.request.urlopen(url, timeout=5) as r:
             return r.read().decode()
+
+
+def metric(text, name):
+    """The value of an unlabelled metric in Prometheus' text format."""
+    for line in text.splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    raise AssertionError(f"metric {name} not exported")
+
+
+class Redis:
+    """A real redis-server on a free loopback port, without persistence."""
+
+    def __init__(self, workdir):
+        self.port = free_port()
+        self.workdir = workdir
+        self.proc = None
+
+    @property
+    def address(self):
+        return f"127.0.0.1:{self.port}"
+
+    def start(self, timeout=20):
+        self._log = open(os.path.join(self.workdir, f"redis-{self.port}.log"), "ab")
+        self.proc = subprocess.Popen(
+            [REDIS_BIN, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no", "--daemonize", "no"],
+            stdout=self._log, stderr=self._log)
+
+        def ready():
+            if self.proc.poll() is not None:
+                raise AssertionError(f"redis-server exited with {self.proc.returncode}")
+            with socket.create_connection(("127.0.0.1", self.port), timeout=1) as s:
+                s.sendall(b"PING\r\n")
+                return s.recv(16).startswith(b"+PONG")
+        wait_until(ready, timeout, "redis-server to answer PING")
+        return self
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+        self.proc = None
+        if hasattr(self, "_log"):
+            self._log.close()
 
 
 class Prometheus:

@@ -258,6 +258,49 @@ class EvictionTest(DaemonTestCase):
         self.assertLessEqual(self.client.stats()["bytes"], 60000)
 
 
+class SharedTierTest(unittest.TestCase):
+    """Two daemons with separate caches sharing one real Redis: what one
+    compiles, the other serves without compiling."""
+
+    def test_second_daemon_serves_the_first_daemons_compile(self):
+        tmp = d.TempDir("fusiond-shared-")
+        self.addCleanup(tmp.cleanup)
+        redis = d.Redis(tmp.path).start()
+        self.addCleanup(redis.stop)
+        a = d.Daemon(os.path.join(tmp.path, "a"), ["--redis", redis.address])
+        b = d.Daemon(os.path.join(tmp.path, "b"), ["--redis", redis.address])
+        for daemon in (a, b):
+            self.addCleanup(daemon.stop)
+            daemon.start()
+        g = d.scaled_graph(4.25)
+        first = a.client.compile(g, SHAPES)
+        self.assertEqual(first.cache, "miss")
+        self.assertEqual(d.metric(a.metrics_text(), "fusiond_shared_tier_puts_total"), 1)
+
+        second = b.client.compile(g, SHAPES)
+        self.assertEqual(second.cache, "hit", "served from the shared tier, not compiled")
+        self.assertEqual(second.compiled, first.compiled)
+        self.assertEqual(b.client.stats()["compiles"], 0)
+        text = b.metrics_text()
+        self.assertEqual(d.metric(text, "fusiond_shared_tier_hits_total"), 1)
+        self.assertEqual(d.metric(text, "fusiond_compiles_total"), 0)
+
+        # Redis gone: b still serves from its own cache; a new graph compiles.
+        redis.stop()
+        self.assertEqual(b.client.compile(g, SHAPES).cache, "hit")
+        self.assertEqual(b.client.compile(d.scaled_graph(5.25), SHAPES).cache, "miss")
+        self.assertGreaterEqual(d.metric(b.metrics_text(), "fusiond_shared_tier_errors_total"), 1)
+
+    def test_bad_redis_address_is_refused(self):
+        tmp = d.TempDir("fusiond-shared-")
+        self.addCleanup(tmp.cleanup)
+        daemon = d.Daemon(os.path.join(tmp.path, "c"), ["--redis", "no-port"])
+        self.addCleanup(daemon.stop)
+        with self.assertRaises(AssertionError) as e:
+            daemon.start(timeout=10)
+        self.assertIn("exited", str(e.exception))
+
+
 class PrometheusTest(DaemonTestCase):
     def test_prometheus_sees_the_scripted_hits_and_misses(self):
         work = os.path.join(self.tmp.path, "prometheus")
