@@ -113,6 +113,21 @@ class Daemon:
             return r.read().decode()
 
 
+def stop_server(server, timeout):
+    """SIGTERM (then SIGKILL after `timeout` s) a helper server's process
+    (server.proc) and close its log (server._log)."""
+    if server.proc and server.proc.poll() is None:
+        server.proc.terminate()
+        try:
+            server.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            server.proc.kill()
+            server.proc.wait(timeout=10)
+    server.proc = None
+    if hasattr(server, "_log"):
+        server._log.close()
+
+
 def metric(text, name):
     """The value of an unlabelled metric in Prometheus' text format."""
     for line in text.splitlines():
@@ -150,16 +165,7 @@ class Redis:
         return self
 
     def stop(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=10)
-        self.proc = None
-        if hasattr(self, "_log"):
-            self._log.close()
+        stop_server(self, timeout=10)
 
 
 class Prometheus:
@@ -206,16 +212,7 @@ class Prometheus:
         return result[0][1] if len(result) == 1 else None
 
     def stop(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=10)
-        self.proc = None
-        if hasattr(self, "_log"):
-            self._log.close()
+        stop_server(self, timeout=15)
 
 
 def cache_tool(cache_dir, *args):
