@@ -329,9 +329,10 @@ CachedCompilerStats CachedCompiler::Stats() const {
 
 absl::StatusOr<CachedCompileResult> CompileWithCache(
     const Graph& graph, const std::vector<std::vector<int64_t>>& input_shapes,
-    const CompileOptions& options, KernelCache* cache) {
+    const CompileOptions& options, KernelCache* cache, SharedTier* shared) {
   CachedCompilerOptions copts;
   copts.compile_threads = 1;
+  copts.shared = shared;
   CachedCompiler compiler(cache, copts);
   FusionRequest request;
   request.graph = ToProto(graph);

@@ -173,11 +173,13 @@ class CachedCompiler {
   std::unique_ptr<CompilePool> pool_;
 };
 
-// Embedded mode in one call: compiles `graph` through `cache` (hit or miss)
-// on the calling thread's behalf. For `fusionc compile` without --server.
+// Embedded mode in one call: compiles `graph` through `cache` (hit or miss;
+// with `shared`, a local miss asks the shared tier first and a compile is
+// published there) on the calling thread's behalf. For `fusionc compile`
+// without --server.
 absl::StatusOr<CachedCompileResult> CompileWithCache(
     const Graph& graph, const std::vector<std::vector<int64_t>>& input_shapes,
-    const CompileOptions& options, KernelCache* cache);
+    const CompileOptions& options, KernelCache* cache, SharedTier* shared = nullptr);
 
 }  // namespace fusiond
 

@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "cache/cached_compiler.h"
 #include "cache/kernel_cache.h"
+#include "cache/shared_tier.h"
 #include "cache/report.h"
 #include "client/cpp/fusion_client.h"
 #include "compiler/codegen/manifest.h"
@@ -12,12 +13,19 @@ namespace fusionc {
 
 absl::StatusOr<CachedCompile> CompileEmbedded(const ParsedFusion& fusion,
                                               const CompileOptions& options,
-                                              const std::string& cache_dir) {
+                                              const std::string& cache_dir,
+                                              const std::string& redis) {
+  std::unique_ptr<SharedTier> shared;
+  if (!redis.empty()) {
+    auto address = ParseRedisAddress(redis);
+    if (!address.ok()) return absl::InvalidArgumentError(absl::StrCat("--redis: ", address.status().message()));
+    shared = SharedTier::Create(*address);  // unreachable: a miss, the compile still runs
+  }
   KernelCacheOptions cache_options;
   cache_options.dir = cache_dir;
   auto cache = KernelCache::Open(cache_options);
   if (!cache.ok()) return cache.status();
-  auto r = CompileWithCache(fusion.graph, fusion.input_shapes, options, cache->get());
+  auto r = CompileWithCache(fusion.graph, fusion.input_shapes, options, cache->get(), shared.get());
   if (!r.ok()) return r.status();
   return CachedCompile{std::move(r->compiled), r->hit};
 }

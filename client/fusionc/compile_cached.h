@@ -20,10 +20,12 @@ struct CachedCompile {
   bool hit = false;
 };
 
-// Compiles through the kernel cache in `cache_dir` ("" = DefaultCacheDir()).
+// Compiles through the kernel cache in `cache_dir` ("" = DefaultCacheDir()),
+// with the Redis shared tier at `redis` (HOST:PORT; "" = none) behind it.
 absl::StatusOr<CachedCompile> CompileEmbedded(const ParsedFusion& fusion,
                                               const CompileOptions& options,
-                                              const std::string& cache_dir);
+                                              const std::string& cache_dir,
+                                              const std::string& redis = "");
 // Compiles through the daemon at `server` (HOST:PORT).
 absl::StatusOr<CachedCompile> CompileRemote(const ParsedFusion& fusion,
                                             const CompileOptions& options,

@@ -31,7 +31,8 @@ constexpr char kCompileUsage[] =
     "usage: fusionc compile FILE [--arch sm_90] [--json] [--explain]\n"
     "                            [--dump PASS|all] [--allow-precision-increase]\n"
     "                            [--no-codegen] [--emit-cuda] [--out DIR]\n"
-    "                            [--server HOST:PORT | --cache-dir DIR | --no-cache]\n"
+    "                            [--server HOST:PORT | --cache-dir DIR [--redis HOST:PORT]\n"
+    "                             | --no-cache]\n"
     "\n"
     "Parses the repro script FILE and runs the compile pipeline at the script's\n"
     "input sizes (the trailing `inputs = [...]` list, else the static sizes):\n"
@@ -66,6 +67,9 @@ constexpr char kCompileUsage[] =
     "                              per kernel (docs/manifest.md), plus the .cu\n"
     "  --server HOST:PORT          compile through a fusiond daemon\n"
     "  --cache-dir DIR             the embedded kernel cache's directory\n"
+    "  --redis HOST:PORT           behind the embedded cache, the cluster's shared\n"
+    "                              tier (a local miss asks it before compiling; a\n"
+    "                              compile is published to it)\n"
     "  --no-cache                  compile in-process, without any cache\n"
     "  --help                      this text\n"
     "\n"
@@ -119,7 +123,8 @@ int RunCachedCompile(const ParsedFlags& flags, const ParsedFusion& parsed,
                      const CompileOptions& options) {
   auto compiled = flags.Has("server")
                       ? CompileRemote(parsed, options, *flags.Get("server"))
-                      : CompileEmbedded(parsed, options, flags.Get("cache-dir").value_or(""));
+                      : CompileEmbedded(parsed, options, flags.Get("cache-dir").value_or(""),
+                                        flags.Get("redis").value_or(""));
   if (!compiled.ok()) return ReportError("compile", compiled.status());
   if (auto dir = flags.Get("out"); dir.has_value()) {
     if (absl::Status s = WriteCachedArtifacts(*compiled, *dir); !s.ok()) {
@@ -143,6 +148,7 @@ int RunCompileCommand(const std::vector<std::string>& args) {
                                  {"out", true},
                                  {"server", true},
                                  {"cache-dir", true},
+                                 {"redis", true},
                                  {"no-cache", false}});
   if (!flags.ok()) return ReportError("compile", flags.status());
   if (flags->help) {
@@ -173,6 +179,11 @@ int RunCompileCommand(const std::vector<std::string>& args) {
   if (!parsed.ok()) return ReportError("compile", parsed.status());
   const bool needs_full_result = flags->Has("explain") || flags->Has("emit-cuda") ||
                                  !options.dump_pass.empty() || !options.generate_code;
+  if (flags->Has("server") && flags->Has("redis")) {
+    return ReportError("compile", absl::InvalidArgumentError(
+                                      "--redis is the embedded cache's shared tier; with --server "
+                                      "the daemon uses its own (fusiond --redis)"));
+  }
   if (flags->Has("server") && needs_full_result) {
     return ReportError("compile", absl::InvalidArgumentError(
                                       "--explain, --dump, --emit-cuda and --no-codegen run the "
@@ -183,10 +194,11 @@ int RunCompileCommand(const std::vector<std::string>& args) {
     return RunCachedCompile(*flags, *parsed, options);
   }
 #else
-  if (flags->Has("server") || flags->Has("cache-dir")) {
+  if (flags->Has("server") || flags->Has("cache-dir") || flags->Has("redis")) {
     return ReportError("compile", absl::InvalidArgumentError(
                                       "this fusionc was built without the service "
-                                      "(FUSIOND_BUILD_SERVICE=OFF): no --server, no --cache-dir"));
+                                      "(FUSIOND_BUILD_SERVICE=OFF): no --server, --cache-dir "
+                                      "or --redis"));
   }
 #endif
   auto result = CompileFusion(parsed->graph, parsed->input_shapes, options);

@@ -2,15 +2,23 @@
 # `fusionc compile` on the embedded default (a local RocksDB cache, no daemon):
 # a miss, then a hit; --out writes the manifest and cubins. Then the same
 # through a real fusiond on loopback with `fusionc --server`: the report
-# names the same segments and kernels as the embedded one.
-# Usage: fusionc_cache_test.sh FUSIONC FUSIOND CORPUS_DIR
+# names the same segments and kernels as the embedded one. Last, two embedded
+# caches behind one real redis-server (--redis): what the first compiles, the
+# second serves as a hit.
+# Usage: fusionc_cache_test.sh FUSIONC FUSIOND CORPUS_DIR REDIS_SERVER
 set -uo pipefail
 FUSIONC=$1
 FUSIOND=$2
 CORPUS=$3
+REDIS=${4:-/usr/bin/redis-server}
 work=$(mktemp -d)
 daemon=
-cleanup() { [ -n "$daemon" ] && kill "$daemon" 2>/dev/null; wait 2>/dev/null; rm -rf "$work"; }
+redis=
+cleanup() {
+  [ -n "$daemon" ] && kill "$daemon" 2>/dev/null
+  [ -n "$redis" ] && kill "$redis" 2>/dev/null
+  wait 2>/dev/null; rm -rf "$work"
+}
 trap cleanup EXIT
 fail=0
 check() {  # check WHAT COMMAND...
@@ -46,14 +54,35 @@ for _ in $(seq 1 100); do
   sleep 0.2
 done
 check "fusionc --server reached the daemon" test -n "$remote"
+key='r["canonical_hash"], [(s["scheduler"], s["heuristics"]) for s in r["segments"]]'
 if [ -n "$remote" ]; then
   check "first remote compile is a miss" test "$(field 'r["cache"]' <<<"$remote")" = miss
   again=$("$FUSIONC" --server 127.0.0.1:$port compile "$f" --json)
   check "second remote compile is a hit" test "$(field 'r["cache"]' <<<"$again")" = hit
-  key='r["canonical_hash"], [(s["scheduler"], s["heuristics"]) for s in r["segments"]]'
   check "remote and embedded reports agree" test "$(field "$key" <<<"$again")" = "$(field "$key" <<<"$second")"
 fi
 "$FUSIONC" --server 127.0.0.1:$port compile "$f" --explain >/dev/null 2>&1
 check "--explain with --server is refused with exit 2" test $? -eq 2
+"$FUSIONC" --server 127.0.0.1:$port compile "$f" --redis 127.0.0.1:1 >/dev/null 2>&1
+check "--redis with --server is refused with exit 2" test $? -eq 2
+
+# The shared tier: two embedded caches, one real Redis on loopback.
+rport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$REDIS" --port "$rport" --bind 127.0.0.1 --save "" --appendonly no >"$work/redis.log" 2>&1 &
+redis=$!
+for _ in $(seq 1 100); do
+  python3 -c "import socket; socket.create_connection(('127.0.0.1', $rport), 1)" 2>/dev/null && break
+  sleep 0.1
+done
+a=$("$FUSIONC" compile "$f" --cache-dir "$work/ra" --redis 127.0.0.1:$rport --json)
+check "first cache behind redis: a miss" test "$(field 'r["cache"]' <<<"$a")" = miss
+b=$("$FUSIONC" compile "$f" --cache-dir "$work/rb" --redis 127.0.0.1:$rport --json)
+check "second cache behind redis: a hit (the first one's compile)" test "$(field 'r["cache"]' <<<"$b")" = hit
+check "the two reports agree" test "$(field "$key" <<<"$a")" = "$(field "$key" <<<"$b")"
+kill "$redis"; wait "$redis" 2>/dev/null; redis=
+c=$("$FUSIONC" compile "$f" --cache-dir "$work/rc" --redis 127.0.0.1:$rport --json)
+check "redis down: the compile still runs (a miss)" test "$(field 'r["cache"]' <<<"$c")" = miss
+"$FUSIONC" compile "$f" --redis no-port >/dev/null 2>&1
+check "a bad --redis address exits 2" test $? -eq 2
 [ $fail -eq 0 ] || { cat "$work/daemon.log" >&2; exit 1; }
 echo "fusionc cache: all checks passed"
