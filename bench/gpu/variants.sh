@@ -7,11 +7,14 @@
 #   there: bench/gpu/variants.sh run [run.py flags]                   (carry .devcarry)
 #
 # VARIANTS_FILE, one variant per line (# comments):
-#   NAME STEM [+compile] [map=OLD:NEW,...] [--shape=AxB,C,...] [field=value ...]
+#   NAME STEM [+compile] [map=OLD:NEW,...] [static=OLD:NEW,... as=NEWSTEM]
+#        [--shape=AxB,C,...] [field=value ...]
 # STEM is a corpus file (../shared/fusions) or bench/gpu/fusions/STEM.py; map
 # is run.py's --size-map (run the script at other sizes), --shape the sizes
-# the kernel is compiled for, +compile also times torch.compile. Without
-# fields the pipeline decides.
+# the kernel is compiled for, +compile also times torch.compile. A static
+# definition runs at other sizes as a copy NEWSTEM.py whose size literals
+# (static=, e.g. 2048:16384,8192:4096; also in scalars such as 8192.00) are
+# replaced. Without fields the pipeline decides.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 D=.devcarry
@@ -27,13 +30,33 @@ case "${1:-}" in
       [ -z "${name:-}" ] || [ "${name:0:1}" = "#" ] && continue
       src="$CORPUS/$stem.py"
       [ -f "$src" ] || src="bench/gpu/fusions/$stem.py"
-      cp "$src" "$D/fusions/"
       args=()
       map="-"
       compile=0
+      static=""
+      as=""
       for a in $rest; do
-        case "$a" in map=*) map=${a#map=} ;; +compile) compile=1 ;; *) args+=("$a") ;; esac
+        case "$a" in
+          map=*) map=${a#map=} ;;
+          static=*) static=${a#static=} ;;
+          as=*) as=${a#as=} ;;
+          +compile) compile=1 ;;
+          *) args+=("$a") ;;
+        esac
       done
+      if [ -n "$static" ]; then
+        [ -n "$as" ] || { echo "variants: $name: static= needs as=NEWSTEM"; continue; }
+        python3 - "$src" "$D/fusions/$as.py" "$static" <<'PY'
+import re, sys
+src, dst, pairs = sys.argv[1], sys.argv[2], dict(p.split(":") for p in sys.argv[3].split(","))
+text = re.sub(r"(?<![\w.])(\d+)(?![\w])", lambda m: pairs.get(m.group(1), m.group(1)), open(src).read())
+open(dst, "w").write(f"# {src} with sizes {sys.argv[3]} (bench/gpu/variants.sh)\n" + text)
+PY
+        src="$D/fusions/$as.py"
+        stem=$as
+      else
+        cp "$src" "$D/fusions/"
+      fi
       mkdir -p "$D/variants/$name/$stem"
       echo "$stem $map $compile" >"$D/variants/$name/RUN"
       "$BUILD/compiler/nvrtc/fusiond_cgdev" "$src" "$D/variants/$name/$stem" "${args[@]}" \
