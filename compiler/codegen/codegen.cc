@@ -140,18 +140,24 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   // u32 words of the inputs' storage type (twice when the next row is
   // prefetched into a second buffer), the column buffers once more, plus
   // about 32 for indices, reductions and temporaries. An inner persistent
-  // kernel of <= 256 threads whose estimate fits in half an SM's registers
-  // asks ptxas for two blocks per SM (its looping grid has three per SM);
-  // with (T, 1) ptxas takes as many registers as it likes. H200, 2048x8192
-  // bf16: layernorm forward 138 -> 128 registers, one -> two blocks per SM,
-  // 36.9 -> 33.9 us. Not for 512 threads (softmax backward capped at 64
-  // registers: 123.1 -> 125.9 us) nor for cooperative kernels, whose grid
-  // the heuristics size for the blocks they expect to be resident.
+  // kernel of <= 256 threads asks ptxas for as many blocks per SM (up to
+  // four) as its estimate fits; with (T, 1) ptxas takes as many registers as
+  // it likes. H200, bf16: layernorm forward 2048x8192 138 -> 128 registers,
+  // one -> two blocks per SM, 36.9 -> 33.9 us; at 16384x4096 140 -> 128
+  // registers, three -> four blocks of 128 threads. Not for 512 threads
+  // (softmax backward capped at 64 registers: 123.1 -> 125.9 us) nor for
+  // cooperative kernels, whose grid the heuristics size for the blocks they
+  // expect to be resident.
   int min_blocks = 1;
   if (persistent_ && !coop && hp_.kind == SchedulerKind::kInnerPersistent) {
     const int estimate = 32 + PersistentColWords() + PersistentRowWords() * (PrefetchRows() ? 2 : 1);
     const int threads = BX_ * BY_;
-    if (threads <= 256 && estimate <= std::min(255, 65536 / (2 * threads))) min_blocks = 2;
+    // The estimate runs low (rmsnorm forward 256x4: 80 against 102 used), so
+    // more than two blocks only for 128 threads, where four still leave ptxas
+    // 128 registers.
+    for (int n = threads <= 128 ? 4 : 2; n >= 2 && min_blocks == 1; --n) {
+      if (threads <= 256 && estimate <= std::min(255, 65536 / (n * threads))) min_blocks = n;
+    }
   }
   absl::StrAppend(&c, "\nextern \"C\" __global__ void __launch_bounds__(", BX_ * BY_, ", ", min_blocks, ") ", k.name,
                   "(", sig, ") {\n");

@@ -105,6 +105,11 @@ TEST(Codegen, SymbolicKernelTakesSizesAsParameters) {
   ASSERT_TRUE(k512.ok()) << k512.status();
   EXPECT_NE(k512->source.find("__launch_bounds__(512, 1) softmax_k("), std::string::npos);
   EXPECT_NE(k->source.find("i64 s0, i64 s1"), std::string::npos);
+  // bf16-only outputs: exp on the SFU with denormals flushed, and the output
+  // rounded two elements per cvt.
+  EXPECT_NE(k->source.find("fz_exp_approx("), std::string::npos);
+  EXPECT_EQ(k->source.find("__expf("), std::string::npos);
+  EXPECT_NE(k->source.find("Ty<5>::template pack<VV>(wo0, fo0)"), std::string::npos);
   EXPECT_EQ(k->source.find("#include"), std::string::npos);  // no toolkit headers
   EXPECT_FALSE(k->cooperative);
   ASSERT_EQ(k->params.size(), 4u);

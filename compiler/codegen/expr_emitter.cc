@@ -75,7 +75,7 @@ absl::StatusOr<std::string> EmitPointwise(const Graph& g, const Node& n,
              : absl::StrCat("(", arg(0), " < 0 ? -", arg(0), " : ", arg(0), ")");
       break;
     case OpKind::kNeg: e = absl::StrCat("(-", arg(0), ")"); break;
-    case OpKind::kExp: e = absl::StrCat(approx ? "__expf" : Fn("exp", rt), "(", arg(0), ")"); break;
+    case OpKind::kExp: e = absl::StrCat(approx ? "fz_exp_approx" : Fn("exp", rt), "(", arg(0), ")"); break;
     case OpKind::kExp2: e = absl::StrCat(Fn("exp2", rt), "(", arg(0), ")"); break;
     case OpKind::kLog: e = absl::StrCat(approx ? "__logf" : Fn("log", rt), "(", arg(0), ")"); break;
     case OpKind::kLog1p: e = absl::StrCat(Fn("log1p", rt), "(", arg(0), ")"); break;
@@ -87,7 +87,7 @@ absl::StatusOr<std::string> EmitPointwise(const Graph& g, const Node& n,
     case OpKind::kCos: e = absl::StrCat(Fn("cos", rt), "(", arg(0), ")"); break;
     case OpKind::kTanh: e = absl::StrCat(approx ? "fz_tanh_approx" : Fn("tanh", rt), "(", arg(0), ")"); break;
     case OpKind::kSigmoid:
-      e = absl::StrCat("(", Literal(1, rt), " / (", Literal(1, rt), " + ", approx ? "__expf" : Fn("exp", rt),
+      e = absl::StrCat("(", Literal(1, rt), " / (", Literal(1, rt), " + ", approx ? "fz_exp_approx" : Fn("exp", rt),
                        "(-", arg(0), ")))");
       break;
     case OpKind::kErf: e = absl::StrCat(Fn("erf", rt), "(", arg(0), ")"); break;

@@ -303,7 +303,13 @@ absl::Status Generator::EmitFinal(std::string& code) {
       if (!e.ok()) return e.status();
       // Outputs without row axes (column-only) are written by the first row.
       const std::string guard = a.has_i || p_.i_axes.empty() ? "" : "if (row == 0) ";
-      if (a.vec) {
+      if (a.vec && a.esize == 2) {
+        // 16-bit outputs: rounded two at a time (one cvt per pair) after the loop.
+        absl::StrAppend(&pre, "      u32 wo", k, "[(VV + 1) / 2];\n      float fo", k, "[VV];\n");
+        absl::StrAppend(&body, "        fo", k, "[l] = ", *e, ";\n");
+        absl::StrAppend(&post, "      Ty<", a.dt, ">::template pack<VV>(wo", k, ", fo", k, ");\n      ", guard,
+                        "Chunk<VV * 2>::st(", a.ptr, " + ro_", a.ptr, "(j), wo", k, ");\n");
+      } else if (a.vec) {
         absl::StrAppend(&pre, "      u32 wo", k, "[(VV * ", a.esize, " + 3) / 4] = {};\n");
         absl::StrAppend(&body, "        Ty<", a.dt, ">::put(wo", k, ", l, ", *e, ");\n");
         absl::StrAppend(&post, "      ", guard, "Chunk<VV * ", a.esize, ">::st(", a.ptr, " + ro_",

@@ -31,8 +31,19 @@ __device__ __forceinline__ u32 fz_f32_to_f16(float f) {
 __device__ __forceinline__ float fz_tanh_approx(float x) {
   float y; asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x)); return y;
 }
-__device__ __forceinline__ float fz_max(float a, float b) { return (a != a || a > b) ? a : b; }
-__device__ __forceinline__ float fz_min(float a, float b) { return (a != a || a < b) ? a : b; }
+// exp(x) as 2^(x log2 e) on the SFU, denormals flushed: one FMUL and one
+// MUFU.EX2 (__expf's non-flushing ex2 costs four instructions). Used only
+// where no output is float32/float64 (ExprOptions::approx_transcendentals).
+__device__ __forceinline__ float fz_exp_approx(float x) {
+  float y; asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x * 1.44269504088896341f)); return y;
+}
+// NaN-propagating max/min (torch semantics) in one instruction (sm_80+).
+__device__ __forceinline__ float fz_max(float a, float b) {
+  float y; asm("max.NaN.f32 %0, %1, %2;" : "=f"(y) : "f"(a), "f"(b)); return y;
+}
+__device__ __forceinline__ float fz_min(float a, float b) {
+  float y; asm("min.NaN.f32 %0, %1, %2;" : "=f"(y) : "f"(a), "f"(b)); return y;
+}
 __device__ __forceinline__ double fz_max(double a, double b) { return (a != a || a > b) ? a : b; }
 __device__ __forceinline__ double fz_min(double a, double b) { return (a != a || a < b) ? a : b; }
 template <typename T> __device__ __forceinline__ T fz_max(T a, T b) { return a > b ? a : b; }
@@ -55,6 +66,12 @@ template <> struct Ty<5> {
   static __device__ __forceinline__ void put(u32* w, int l, C v) {
     w[l >> 1] |= fz_f32_to_bf16(v) << ((l & 1) * 16);
   }
+  // Rounds f[0..N) into N packed elements, two per cvt.
+  template <int N> static __device__ __forceinline__ void pack(u32* w, const float* f) {
+#pragma unroll
+    for (int l = 0; l + 1 < N; l += 2) asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(w[l >> 1]) : "f"(f[l + 1]), "f"(f[l]));
+    if (N & 1) w[N >> 1] = fz_f32_to_bf16(f[N - 1]);
+  }
   static __device__ __forceinline__ C round(C v) { return fz_bf16_to_f32(fz_f32_to_bf16(v)); }
   static __device__ __forceinline__ C load(const void* p) { return fz_bf16_to_f32(*(const unsigned short*)p); }
   static __device__ __forceinline__ void store(void* p, C v) { *(unsigned short*)p = (unsigned short)fz_f32_to_bf16(v); }
@@ -66,6 +83,11 @@ template <> struct Ty<4> {
   }
   static __device__ __forceinline__ void put(u32* w, int l, C v) {
     w[l >> 1] |= fz_f32_to_f16(v) << ((l & 1) * 16);
+  }
+  template <int N> static __device__ __forceinline__ void pack(u32* w, const float* f) {
+#pragma unroll
+    for (int l = 0; l + 1 < N; l += 2) asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(w[l >> 1]) : "f"(f[l + 1]), "f"(f[l]));
+    if (N & 1) w[N >> 1] = fz_f32_to_f16(f[N - 1]);
   }
   static __device__ __forceinline__ C round(C v) { return fz_f16_to_f32(fz_f32_to_f16(v)); }
   static __device__ __forceinline__ C load(const void* p) { return fz_f16_to_f32(*(const unsigned short*)p); }

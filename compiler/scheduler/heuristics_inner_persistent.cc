@@ -47,16 +47,23 @@ std::optional<HeuristicParams> InnerPersistentHeuristics(const FusionAnalysis& a
   }
   p.block_y = p.rows_per_block;
   p.grid_x = std::max<int64_t>(1, CeilDiv(a.outer_size, p.rows_per_block));
-  // A grid of three blocks per SM that loops over the rows lets the
-  // generated kernel load the next row while it reduces the current one
-  // (layernorm forward 2048x8192: 36.6 us against 53.7 us with a block per
-  // row; rmsnorm forward 27.2 against 30.1).
-  if (!p.smem_buffer && p.persistent_batch <= 4) {
-    p.grid_x = std::min<int64_t>(p.grid_x, int64_t{3} * t.sm_count);
+  // A grid that loops over the rows lets the generated kernel load the next
+  // row while it reduces the current one (layernorm forward 2048x8192: 36.6
+  // us against 53.7 us with a block per row; rmsnorm forward 27.2 against
+  // 30.1). Rows in registers: as many blocks as the SM's threads allow, and
+  // code generation caps that at what the compiled registers let run at once
+  // (GeneratedKernel::one_wave): softmax forward 16384x4096 ran 6 blocks per
+  // SM instead of 3. Staged rows (below) stay at three: six were slower
+  // (softmax backward 16384x4096: 121.9 against 107.0 us).
+  const bool looping = !p.smem_buffer && p.persistent_batch <= 4;
+  const bool staged = !p.smem_buffer && StageRows(a, t, /*inner_outer=*/false, &p);
+  if (looping) {
+    const int per_sm = staged ? 3 : std::max(1, t.max_threads_per_sm / (p.block_x * p.block_y));
+    p.grid_x = std::min<int64_t>(p.grid_x, int64_t{per_sm} * t.sm_count);
   }
   // Staged rows loop over the rows too, with as many blocks as fit at once
   // (their registers are the overhead plus the column buffers, about 64).
-  if (!p.smem_buffer && StageRows(a, t, /*inner_outer=*/false, &p)) {
+  if (staged) {
     const int per_sm = std::max(1, BlocksPerSm(t, p.block_x * p.block_y, 64, p.smem_bytes + 1024));
     p.grid_x = std::min<int64_t>(p.grid_x, int64_t{per_sm} * t.sm_count);
   }

@@ -95,6 +95,20 @@ TEST(Heuristics, RowsAreStagedWhereRegistersCannotPrefetch) {
   EXPECT_EQ(r4.grid_x, 264);
 }
 
+TEST(Heuristics, LoopingGridsFillTheSmUnlessStaged) {
+  // softmax forward 16384x4096: rows in registers, a looping grid asking for
+  // every block the SM's threads allow (codegen caps it by registers).
+  auto sf = InnerPersistentHeuristics(RowSummary(FusionPattern::kInner, 16384, 4096, 1, 0), H100());
+  ASSERT_TRUE(sf.has_value());
+  EXPECT_FALSE(sf->smem_buffer);
+  EXPECT_EQ(sf->grid_x, int64_t{132} * (2048 / (sf->block_x * sf->block_y)));
+  // softmax backward 16384x4096 stages its rows: three blocks per SM.
+  auto sb = InnerPersistentHeuristics(RowSummary(FusionPattern::kInner, 16384, 4096, 2, 0), H100());
+  ASSERT_TRUE(sb.has_value());
+  EXPECT_TRUE(sb->smem_buffer);
+  EXPECT_EQ(sb->grid_x, 132 * 3);
+}
+
 TEST(Heuristics, PrintableAndHashable) {
   HeuristicParams a;
   HeuristicParams b = a;
