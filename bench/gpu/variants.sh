@@ -4,6 +4,8 @@
 # then timed there side by side by bench/gpu/run.py (no torch.compile).
 #
 #   here:  bench/gpu/variants.sh prepare VARIANTS_FILE [BUILD_DIR]   (after scripts/device_bundle.sh)
+#          CGDEV=/path/to/older/fusiond_cgdev APPEND=1 bench/gpu/variants.sh prepare ...
+#          adds variants built by another compiler (a before/after table in one run)
 #   there: bench/gpu/variants.sh run [run.py flags]                   (carry .devcarry)
 #
 # VARIANTS_FILE, one variant per line (# comments):
@@ -23,8 +25,12 @@ case "${1:-}" in
     VARS=${2:?variants file}
     BUILD=${3:-build-cg}
     CORPUS=${FUSIOND_CORPUS_DIR:-../shared/fusions}
-    ninja -C "$BUILD" -j2 fusiond_cgdev >/dev/null || exit 1
-    rm -rf "$D/variants"
+    CGDEV=${CGDEV:-}
+    if [ -z "$CGDEV" ]; then
+      ninja -C "$BUILD" -j2 fusiond_cgdev >/dev/null || exit 1
+      CGDEV=$BUILD/compiler/nvrtc/fusiond_cgdev
+    fi
+    [ "${APPEND:-0}" = 1 ] || rm -rf "$D/variants"
     mkdir -p "$D/variants" "$D/fusions"
     while read -r name stem rest; do
       [ -z "${name:-}" ] || [ "${name:0:1}" = "#" ] && continue
@@ -59,7 +65,7 @@ PY
       fi
       mkdir -p "$D/variants/$name/$stem"
       echo "$stem $map $compile" >"$D/variants/$name/RUN"
-      "$BUILD/compiler/nvrtc/fusiond_cgdev" "$src" "$D/variants/$name/$stem" "${args[@]}" \
+      "$CGDEV" "$src" "$D/variants/$name/$stem" "${args[@]}" \
         >"$D/variants/$name/cgdev.log" 2>&1
       rc=$?
       if [ $rc -ne 0 ] && [ $rc -ne 3 ]; then  # 3: compiled, with spills

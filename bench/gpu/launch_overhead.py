@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Host cost of one launch through the Python runtime (client/python/fusiond/runtime.py).
+
+    python3 bench/gpu/launch_overhead.py --artifacts DIR --fusions F1.py ... [--calls 2000]
+
+For each symbolic fusion, at a small shape (SMALL below, so the GPU finishes
+before the host issues the next call): microseconds of host time
+per `fusion.run(...)` call, with preallocated outputs and with outputs
+allocated per call, plus PyTorch eager's per-call host time on the same inputs
+for scale. --profile prints the runtime's top functions (cProfile) for the
+first fusion. do_bench flushes the L2 (a ~60 us memset) before each timed
+call: a launch path slower than that shows up in every timing of ours.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import math
+import os
+import pstats
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import run as harness  # noqa: E402  (the harness's loaders and front end)
+
+
+# The corpus' extents, made small enough that the GPU outruns the host.
+SMALL = {2048: 64, 4096: 64, 8192: 512, 16384: 512}
+
+
+def per_call_us(fn, calls):
+    import torch
+    for _ in range(20):
+        fn()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    t1 = time.perf_counter()
+    torch.cuda.synchronize()
+    return (t1 - t0) / calls * 1e6
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--fusions", nargs="+", required=True)
+    p.add_argument("--artifacts", required=True, help="DIR with DIR/<stem>/manifest.json")
+    p.add_argument("--calls", type=int, default=2000)
+    p.add_argument("--profile", action="store_true")
+    args = p.parse_args(argv)
+    import torch
+    print(f"{'fusion':24} {'shape':14} {'ours us':>8} {'ours+alloc':>10} {'eager us':>9}")
+    for i, path in enumerate(args.fusions):
+        stem = os.path.splitext(os.path.basename(path))[0]
+        art = os.path.join(args.artifacts, stem)
+        if not os.path.isfile(os.path.join(art, "manifest.json")):
+            print(f"{stem:24} no artifacts at {art}")
+            continue
+        script = harness.frontend.load_script(path)
+        if not script.program.symbolic:
+            print(f"{stem:24} static definition (its kernel runs at the file's sizes): skipped")
+            continue
+        inputs = script.make_inputs("cuda", seed=1, size_map=SMALL)
+        fusion = harness.runtime.load(art)
+        outs = fusion.run(inputs)
+        ours = per_call_us(lambda: fusion.run(inputs, outputs=outs), args.calls)
+        alloc = per_call_us(lambda: fusion.run(inputs), args.calls)
+        eager_fn = script.program.function("native")
+        eager = per_call_us(lambda: eager_fn(*inputs), max(args.calls // 10, 50))
+        shape = "x".join(str(d) for d in max((list(x.shape) for x in inputs if isinstance(x, torch.Tensor)),
+                                             key=math.prod))
+        print(f"{stem:24} {shape:14} {ours:8.1f} {alloc:10.1f} {eager:9.1f}")
+        if args.profile and i == 0:
+            prof = cProfile.Profile()
+            prof.enable()
+            for _ in range(args.calls):
+                fusion.run(inputs, outputs=outs)
+            prof.disable()
+            torch.cuda.synchronize()
+            pstats.Stats(prof).sort_stats("tottime").print_stats(18)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
