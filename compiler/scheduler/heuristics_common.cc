@@ -66,11 +66,10 @@ std::optional<PersistentSplit> ChoosePersistentSplit(const Target& t, int64_t ve
   return best;
 }
 
-bool StageRows(const FusionAnalysis& a, const Target& t, bool inner_outer, HeuristicParams* p) {
+bool StageRows(const FusionAnalysis& a, const Target& t, HeuristicParams* p) {
   // Elements of one tensor a block keeps per row (all its rows).
   const int64_t elements = int64_t{p->block_x} * p->rows_per_block * p->persistent_batch * p->vectorize;
   int64_t row_bytes = 0, col_bytes = 0, words = 0;
-  int row_tensors = 0;
   for (const TensorSummary& s : a.inputs) {
     if (!s.varies_inner) continue;
     const int size = DataTypeSize(s.dtype);
@@ -79,12 +78,11 @@ bool StageRows(const FusionAnalysis& a, const Target& t, bool inner_outer, Heuri
     if (s.full) {
       row_bytes += size * elements;
       words += int64_t{p->persistent_batch} * chunk / 4;
-      ++row_tensors;
     } else {
       col_bytes += size * elements;
     }
   }
-  if (words <= 16 || (!inner_outer && row_tensors < 2)) return false;
+  if (words <= 16) return false;
   const int64_t smem = col_bytes + 2 * row_bytes;
   if (smem > t.smem_per_block) return false;
   p->smem_buffer = true;

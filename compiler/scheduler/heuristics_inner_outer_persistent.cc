@@ -61,7 +61,7 @@ HeuristicParams InnerOuterPersistentHeuristics(const FusionAnalysis& a, const Ta
     }
   }
   p.block_y = p.rows_per_block;
-  if (!p.smem_buffer && !p.multi_pass && StageRows(a, t, /*inner_outer=*/true, &p)) smem = p.smem_bytes;
+  if (!p.smem_buffer && !p.multi_pass && StageRows(a, t, &p)) smem = p.smem_bytes;
   const int per_sm = std::max(1, BlocksPerSm(t, p.block_x * p.block_y, registers, smem));
   p.grid_x = std::max<int64_t>(
       1, std::min<int64_t>(CeilDiv(a.outer_size, p.rows_per_block), int64_t{t.sm_count} * per_sm));

@@ -27,13 +27,18 @@ std::optional<HeuristicParams> InnerPersistentHeuristics(const FusionAnalysis& a
     // Tuned on the H200 (docs/heuristics-tuning.md): wide rows run best with
     // small blocks and deep per-thread batches (more bytes in flight per
     // thread, cheaper block reductions): softmax 4096x16384 bf16 took 103 us
-    // at 128x16 against 158 us at 256x8 and 164 us at 512x4.
-    const int64_t batch128 = CeilDiv(vectors, 128);
-    if (vectors >= 2048 && batch128 <= 16 &&
-        kRegisterOverhead + batch128 * floats <= t.max_registers_per_thread) {
-      p.block_x = 128;
-      p.persistent_batch = static_cast<int>(batch128);
-      p.rows_per_block = 1;
+    // at 128x16 against 158 us at 256x8 and 164 us at 512x4. With two full
+    // inputs (softmax backward) 128x16 would spill: 256x8, 101.0 us against
+    // 107.0 for 512x4 with rows staged in shared memory.
+    for (int bx : {128, 256}) {
+      const int64_t batch = CeilDiv(vectors, bx);
+      if (vectors >= 2048 && batch <= 16 &&
+          kRegisterOverhead + batch * floats <= t.max_registers_per_thread) {
+        p.block_x = bx;
+        p.persistent_batch = static_cast<int>(batch);
+        p.rows_per_block = 1;
+        break;
+      }
     }
   } else {
     // Registers would spill: the row buffers go to shared memory.
@@ -50,21 +55,14 @@ std::optional<HeuristicParams> InnerPersistentHeuristics(const FusionAnalysis& a
   // A grid that loops over the rows lets the generated kernel load the next
   // row while it reduces the current one (layernorm forward 2048x8192: 36.6
   // us against 53.7 us with a block per row; rmsnorm forward 27.2 against
-  // 30.1). Rows in registers: as many blocks as the SM's threads allow, and
-  // code generation caps that at what the compiled registers let run at once
+  // 30.1). It asks for as many blocks as the SM's threads allow; code
+  // generation caps that at what the compiled registers let run at once
   // (GeneratedKernel::one_wave): softmax forward 16384x4096 ran 6 blocks per
-  // SM instead of 3. Staged rows (below) stay at three: six were slower
-  // (softmax backward 16384x4096: 121.9 against 107.0 us).
-  const bool looping = !p.smem_buffer && p.persistent_batch <= 4;
-  const bool staged = !p.smem_buffer && StageRows(a, t, /*inner_outer=*/false, &p);
-  if (looping) {
-    const int per_sm = staged ? 3 : std::max(1, t.max_threads_per_sm / (p.block_x * p.block_y));
-    p.grid_x = std::min<int64_t>(p.grid_x, int64_t{per_sm} * t.sm_count);
-  }
-  // Staged rows loop over the rows too, with as many blocks as fit at once
-  // (their registers are the overhead plus the column buffers, about 64).
-  if (staged) {
-    const int per_sm = std::max(1, BlocksPerSm(t, p.block_x * p.block_y, 64, p.smem_bytes + 1024));
+  // SM instead of 3. Rows stay in registers: staging them in shared memory
+  // (StageRows, as inner-outer kernels do) was slower here, softmax
+  // backward 16384x4096 108.2 against 105.2 us.
+  if (!p.smem_buffer && p.persistent_batch <= 4) {
+    const int per_sm = std::max(1, t.max_threads_per_sm / (p.block_x * p.block_y));
     p.grid_x = std::min<int64_t>(p.grid_x, int64_t{per_sm} * t.sm_count);
   }
   return p;

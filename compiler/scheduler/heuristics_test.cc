@@ -68,16 +68,18 @@ TEST(Heuristics, WideRowsStillSchedule) {
 }
 
 TEST(Heuristics, RowsAreStagedWhereRegistersCannotPrefetch) {
-  // softmax backward 4096x16384: two full inputs, 32 words per thread.
+  // softmax backward 4096x16384: two full inputs in registers, 256 x 8
+  // (128 x 16 would need 288 registers), a block per row.
   auto sb = InnerPersistentHeuristics(RowSummary(FusionPattern::kInner, 4096, 16384, 2, 0), H100());
   ASSERT_TRUE(sb.has_value());
-  EXPECT_TRUE(sb->smem_buffer);
-  const int64_t row = int64_t{2} * 2 * sb->block_x * sb->persistent_batch * sb->vectorize;
-  EXPECT_EQ(sb->smem_bytes, 2 * row);  // two rows deep
-  EXPECT_LE(sb->grid_x, 132 * 2);     // the blocks that fit at once
-  // One full input (softmax forward): registers.
+  EXPECT_FALSE(sb->smem_buffer);
+  EXPECT_EQ(sb->block_x, 256);
+  EXPECT_EQ(sb->persistent_batch, 8);
+  EXPECT_EQ(sb->grid_x, 4096);
+  // One full input (softmax forward): 128 x 16.
   auto sf = InnerPersistentHeuristics(RowSummary(FusionPattern::kInner, 4096, 16384, 1, 0), H100());
   EXPECT_FALSE(sf->smem_buffer);
+  EXPECT_EQ(sf->block_x, 128);
   // rmsnorm backward 2048x8192 prefetches in registers (16 words); at
   // 4096x16384 it stages.
   HeuristicParams rb = InnerOuterPersistentHeuristics(
@@ -95,18 +97,18 @@ TEST(Heuristics, RowsAreStagedWhereRegistersCannotPrefetch) {
   EXPECT_EQ(r4.grid_x, 264);
 }
 
-TEST(Heuristics, LoopingGridsFillTheSmUnlessStaged) {
+TEST(Heuristics, LoopingGridsFillTheSm) {
   // softmax forward 16384x4096: rows in registers, a looping grid asking for
   // every block the SM's threads allow (codegen caps it by registers).
   auto sf = InnerPersistentHeuristics(RowSummary(FusionPattern::kInner, 16384, 4096, 1, 0), H100());
   ASSERT_TRUE(sf.has_value());
   EXPECT_FALSE(sf->smem_buffer);
   EXPECT_EQ(sf->grid_x, int64_t{132} * (2048 / (sf->block_x * sf->block_y)));
-  // softmax backward 16384x4096 stages its rows: three blocks per SM.
+  // softmax backward 16384x4096 too: its rows stay in registers.
   auto sb = InnerPersistentHeuristics(RowSummary(FusionPattern::kInner, 16384, 4096, 2, 0), H100());
   ASSERT_TRUE(sb.has_value());
-  EXPECT_TRUE(sb->smem_buffer);
-  EXPECT_EQ(sb->grid_x, 132 * 3);
+  EXPECT_FALSE(sb->smem_buffer);
+  EXPECT_EQ(sb->grid_x, int64_t{132} * (2048 / (sb->block_x * sb->block_y)));
 }
 
 TEST(Heuristics, PrintableAndHashable) {

@@ -59,16 +59,15 @@ struct PersistentSplit {
 std::optional<PersistentSplit> ChoosePersistentSplit(const Target& t, int64_t vectors,
                                                      int floats_per_slot);
 
-// Staged rows: on a register-persistent split, moves the row buffers to
-// shared memory (smem_buffer, smem_bytes = column buffers + two rows) when a
-// thread's row buffers exceed 16 registers, so the next row cannot be
-// prefetched in registers, and the row has two full inputs or column
-// reductions. Measured on the H200 (docs/heuristics-tuning.md): softmax
-// backward 4096x16384 122.8 -> 106.9 us, layernorm backward 2048x8192 61.4 ->
-// 51.1, rmsnorm backward 4096x16384 166.6 -> 116.3; single-input rows and
-// rows small enough to prefetch in registers were as fast or faster in
-// registers. Returns whether it staged.
-bool StageRows(const FusionAnalysis& a, const Target& t, bool inner_outer, HeuristicParams* p);
+// Staged rows (inner-outer kernels): on a register-persistent split, moves
+// the row buffers to shared memory (smem_buffer, smem_bytes = column buffers
+// + two rows) when a thread's row buffers exceed 16 registers, so the next
+// row cannot be prefetched in registers. Measured on the H200
+// (docs/heuristics-tuning.md): layernorm backward 2048x8192 61.4 -> 51.1 us,
+// rmsnorm backward 4096x16384 166.6 -> 116.3. Inner persistent kernels keep
+// their rows in registers (softmax backward: 256x8 in registers 101.0 us
+// against 107.0 staged). Returns whether it staged.
+bool StageRows(const FusionAnalysis& a, const Target& t, HeuristicParams* p);
 
 }  // namespace fusiond
 
