@@ -7,16 +7,17 @@
 // Fields: kind vectorize block_x block_y grid_x grid_y persistent_batch
 // multi_pass unroll smem_buffer smem_bytes.
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "compiler/codegen/codegen.h"
+#include "compiler/codegen/compile_segment.h"
 #include "compiler/codegen/manifest.h"
 #include "compiler/frontend/frontend.h"
 #include "compiler/ir/binding.h"
-#include "compiler/nvrtc/nvrtc_compiler.h"
 #include "compiler/pipeline.h"
 #include "compiler/scheduler/scheduler.h"  // SchedulerName, Schedulers
 
@@ -100,33 +101,28 @@ int main(int argc, char** argv) {
     else { std::cerr << "unknown field " << k << "\n"; return 2; }
   }
   std::cerr << "scheduler: " << seg.scheduler_reason << "\nparams: " << hp.ToString() << "\n";
-  CodegenOptions co;
   std::string base = argv[1];
   base = base.substr(base.find_last_of('/') + 1);
   base = base.substr(0, base.find('.'));
-  co.kernel_name = "fz_" + base;
-  auto k = GenerateKernel(seg.graph, hp, co);
-  if (!k.ok()) { std::cerr << k.status() << "\n"; return 1; }
+  // The pipeline's own codegen + NVRTC step (CompileSegment), so a variant
+  // is what the product would build with these parameters.
+  SegmentCompileOptions so;
+  so.kernel_name = "fz_" + base;
+  auto art = CompileSegment(seg.graph, hp, so);
+  if (!art.ok()) { std::cerr << art.status() << "\n"; return 1; }
+  if (art->binary.empty()) { std::cerr << "no NVRTC in this build\n"; return 1; }
   const std::string dir = argv[2];
-  std::ofstream(dir + "/" + co.kernel_name + ".cu") << k->source;
-  NvrtcOptions no;
-  auto bin = CompileWithNvrtc(k->source, k->name, no);
-  if (!bin.ok()) { std::cerr << bin.status() << "\n"; return 1; }
-  const std::string file = co.kernel_name + (bin->is_ptx ? ".ptx" : ".cubin");
-  std::ofstream(dir + "/" + file, std::ios::binary) << bin->binary;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) { std::cerr << "cannot create " << dir << ": " << ec.message() << "\n"; return 1; }
+  std::ofstream(dir + "/" + so.kernel_name + ".cu") << art->cuda_source;
+  const std::string file = so.kernel_name + (art->is_ptx ? ".ptx" : ".cubin");
+  std::ofstream(dir + "/" + file, std::ios::binary) << art->binary;
   seg.kind = hp.kind;
   seg.params = hp;
-  KernelArtifact art;
-  art.kernel_name = k->name;
-  art.arch = bin->arch;
-  art.registers = bin->registers;
-  art.spill_bytes = bin->spill_bytes;
-  art.static_smem_bytes = bin->static_smem_bytes;
-  art.manifest_json = KernelManifestJson(*k, file, bin->registers, bin->static_smem_bytes, 132);
-  seg.kernel = art;
+  seg.kernel = *art;
   std::ofstream(dir + "/manifest.json") << FusionManifestJson(r, base);
-  if (getenv("CGDEV_LOG")) std::cerr << bin->log << "\n";
-  std::cerr << "registers " << bin->registers << " spill " << bin->spill_bytes << " smem "
-            << bin->static_smem_bytes << " nvrtc_ms " << bin->micros / 1000 << "\n";
-  return bin->spill_bytes > 0 ? 3 : 0;
+  std::cerr << "registers " << art->registers << " spill " << art->spill_bytes << " smem "
+            << art->static_smem_bytes << " nvrtc_ms " << art->nvrtc_micros / 1000 << "\n";
+  return art->spill_bytes > 0 ? 3 : 0;
 }

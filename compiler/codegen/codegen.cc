@@ -155,7 +155,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     // The estimate runs low (rmsnorm forward 256x4: 80 against 102 used), so
     // more than two blocks only for 128 threads, where four still leave ptxas
     // 128 registers.
-    for (int n = threads <= 128 ? 4 : 2; n >= 2 && min_blocks == 1; --n) {
+    for (int n = std::min(threads <= 128 ? 4 : 2, o_.max_min_blocks); n >= 2 && min_blocks == 1; --n) {
       if (threads <= 256 && estimate <= std::min(255, 65536 / (n * threads))) min_blocks = n;
     }
   }
@@ -453,6 +453,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   absl::StrAppend(&c, "}\n");
   k.source = std::move(c);
   k.cooperative = coop;
+  k.min_blocks = min_blocks;
   k.dynamic_smem_bytes = smem_bytes_;
   k.block_x = BX_;
   k.block_y = BY_;

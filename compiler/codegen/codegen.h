@@ -33,6 +33,10 @@ struct CodegenOptions {
   // Multiprocessors of the target, for the co-residency bound of
   // cooperative grids. Default: 132 (H100 SXM / H200).
   int sm_count = 132;
+  // Most blocks per SM an inner persistent kernel asks ptxas for in
+  // __launch_bounds__ (it asks for fewer when its register estimate does not
+  // fit). CompileSegment lowers it to 2 when ptxas spills. Default: 4.
+  int max_min_blocks = 4;
 };
 
 // One kernel parameter as docs/manifest.md names it.
@@ -48,6 +52,8 @@ struct GeneratedKernel {
   std::string scheduler;
   bool cooperative = false;
   int block_x = 128, block_y = 1;
+  // The blocks per SM __launch_bounds__ asks for (its second argument).
+  int min_blocks = 1;
   // Grid: x = min(grid_x_cap, ceil_div(rows, block_y)) (further bounded by
   // co-residency for cooperative and one_wave kernels), y = grid_y_expr.
   int64_t grid_x_cap = 1;

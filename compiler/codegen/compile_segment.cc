@@ -26,6 +26,19 @@ absl::StatusOr<KernelArtifact> CompileSegment(const Graph& g, const HeuristicPar
   no.arch = options.arch;
   auto bin = CompileWithNvrtc(k->source, k->name, no);
   if (!bin.ok() && !absl::IsUnavailable(bin.status())) return bin.status();
+  // More than two blocks per SM rests on a register estimate; when ptxas had
+  // to spill to meet it, ask for two (as ptxas would not spill before).
+  if (bin.ok() && bin->spill_bytes > 0 && k->min_blocks > 2) {
+    co.max_min_blocks = 2;
+    auto k2 = GenerateKernel(g, params, co);
+    if (!k2.ok()) return k2.status();
+    auto bin2 = CompileWithNvrtc(k2->source, k2->name, no);
+    if (!bin2.ok()) return bin2.status();
+    bin2->micros += bin->micros;
+    k = std::move(k2);
+    bin = std::move(bin2);
+    a.cuda_source = k->source;
+  }
   std::string file = k->name + ".cubin";
   if (bin.ok()) {
     a.binary = std::move(bin->binary);
