@@ -199,7 +199,8 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
       for (const auto& sl : p_.row_slots) n += sl.stage == s;
       per_stage = std::max(per_stage, n);
     }
-    absl::StrAppend(&c, "  __shared__ double fz_red[", BY_, "][", BX_ / 32, "][", per_stage, "];\n");
+    absl::StrAppend(&c, "  __shared__ double fz_red[2][", BY_, "][", BX_ / 32, "][", per_stage,
+                    "];\n  unsigned fz_rb = 0;\n");
   }
   // Workspace layout: [0, 256) barrier; row partials (double, two parities);
   // column partials (float).

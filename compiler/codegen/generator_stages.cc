@@ -145,20 +145,23 @@ std::string Generator::BlockReduce(const std::vector<int>& slots, const std::str
     absl::StrAppend(&s, ind, "acc", slots[q], " = fz_warp_reduce<", op, ">(acc", slots[q], ");\n");
   }
   if (BX_ > 32) {
+    // Warp partials go to one of two buffers, alternating: one barrier per
+    // reduction. Reduction k + 2 rewrites buffer k % 2 only after every
+    // thread passed reduction k + 1's barrier, i.e. finished reading k.
     absl::StrAppend(&s, ind, "if ((tx & 31) == 0) {");
     for (size_t q = 0; q < slots.size(); ++q) {
-      absl::StrAppend(&s, " fz_red[ty][tx >> 5][", q, "] = (double)acc", slots[q], ";");
+      absl::StrAppend(&s, " fz_red[fz_rb][ty][tx >> 5][", q, "] = (double)acc", slots[q], ";");
     }
     absl::StrAppend(&s, " }\n", ind, "__syncthreads();\n");
     for (size_t q = 0; q < slots.size(); ++q) {
       const ReductionSlot& sl = p_.row_slots[slots[q]];
       const char* op = sl.second_moment ? "0" : OpId(g_.node(sl.node).op);
       const std::string& t = acc_type_[slots[q]];
-      absl::StrAppend(&s, ind, "acc", slots[q], " = (", t, ")fz_red[ty][0][", q, "];\n", ind,
+      absl::StrAppend(&s, ind, "acc", slots[q], " = (", t, ")fz_red[fz_rb][ty][0][", q, "];\n", ind,
                       "for (int w = 1; w < ", BX_ / 32, "; ++w) acc", slots[q], " = fz_comb<", op,
-                      ", ", t, ">(acc", slots[q], ", (", t, ")fz_red[ty][w][", q, "]);\n");
+                      ", ", t, ">(acc", slots[q], ", (", t, ")fz_red[fz_rb][ty][w][", q, "]);\n");
     }
-    absl::StrAppend(&s, ind, "__syncthreads();\n");
+    absl::StrAppend(&s, ind, "fz_rb ^= 1;\n");
   }
   return s;
 }
