@@ -110,6 +110,15 @@ TEST(Codegen, SymbolicKernelTakesSizesAsParameters) {
   EXPECT_NE(k->source.find("fz_exp_approx("), std::string::npos);
   EXPECT_EQ(k->source.find("__expf("), std::string::npos);
   EXPECT_NE(k->source.find("Ty<5>::template pack<VV>(wo0, fo0)"), std::string::npos);
+  // Block reductions: one barrier each, partials in alternating buffers
+  // (softmax has two reductions per row).
+  size_t flips = 0;
+  for (size_t at = k->source.find("fz_rb ^= 1;"); at != std::string::npos;
+       at = k->source.find("fz_rb ^= 1;", at + 1)) {
+    ++flips;
+  }
+  EXPECT_EQ(flips, 2u);
+  EXPECT_NE(k->source.find("fz_red[fz_rb][ty][tx >> 5][0] = (double)acc0;"), std::string::npos);
   EXPECT_EQ(k->source.find("#include"), std::string::npos);  // no toolkit headers
   EXPECT_FALSE(k->cooperative);
   ASSERT_EQ(k->params.size(), 4u);
