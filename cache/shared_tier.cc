@@ -57,11 +57,8 @@ absl::Status SharedTier::Ping() {
   if (absl::Status s = EnsureConnectedLocked(); !s.ok()) return s;
   Reply pong(static_cast<redisReply*>(redisCommand(ctx_, "PING")));
   if (pong == nullptr || pong->type == REDIS_REPLY_ERROR) {
-    absl::Status s = absl::UnavailableError(
-        absl::StrCat("redis at ", options_.host, ":", options_.port, " did not answer PING: ",
-                     pong == nullptr ? ctx_->errstr : pong->str));
-    if (pong == nullptr) DropConnectionLocked();
-    return s;
+    return FailedLocked(
+        absl::StrCat("redis at ", options_.host, ":", options_.port, " did not answer PING"), pong.get());
   }
   return absl::OkStatus();
 }
@@ -84,6 +81,14 @@ absl::Status SharedTier::EnsureConnectedLocked() {
   return absl::OkStatus();
 }
 
+absl::Status SharedTier::FailedLocked(const std::string& what, const redisReply* reply) {
+  absl::Status s =
+      absl::UnavailableError(absl::StrCat(what, ": ", reply == nullptr ? ctx_->errstr : reply->str));
+  // No reply: the connection is broken (timeout, reset); the next call reconnects.
+  if (reply == nullptr) DropConnectionLocked();
+  return s;
+}
+
 void SharedTier::DropConnectionLocked() {
   if (ctx_ != nullptr) redisFree(ctx_);
   ctx_ = nullptr;
@@ -101,10 +106,7 @@ absl::StatusOr<std::string> SharedTier::Get(const std::string& cache_key) {
     Reply r(static_cast<redisReply*>(redisCommand(ctx_, "GET %b", key.data(), key.size())));
     if (r == nullptr || r->type == REDIS_REPLY_ERROR) {
       ++errors_;
-      absl::Status s = absl::UnavailableError(
-          absl::StrCat("redis GET: ", r == nullptr ? ctx_->errstr : r->str));
-      if (r == nullptr) DropConnectionLocked();
-      return s;
+      return FailedLocked("redis GET", r.get());
     }
     if (r->type == REDIS_REPLY_NIL) {
       ++misses_;
@@ -145,10 +147,7 @@ absl::Status SharedTier::Put(const std::string& cache_key, const std::string& pa
           : redisCommand(ctx_, "SET %b %b", key.data(), key.size(), record.data(), record.size())));
   if (r == nullptr || r->type == REDIS_REPLY_ERROR) {
     ++errors_;
-    absl::Status s = absl::UnavailableError(
-        absl::StrCat("redis SET: ", r == nullptr ? ctx_->errstr : r->str));
-    if (r == nullptr) DropConnectionLocked();
-    return s;
+    return FailedLocked("redis SET", r.get());
   }
   ++puts_;
   return absl::OkStatus();

@@ -25,6 +25,7 @@
 #include "absl/status/statusor.h"
 
 struct redisContext;
+struct redisReply;
 
 namespace fusiond {
 
@@ -78,6 +79,9 @@ class SharedTier {
   // A live connection; callers hold mu_.
   absl::Status EnsureConnectedLocked();
   void DropConnectionLocked();
+  // Unavailable for a failed command (`reply` null or an error reply);
+  // drops the connection when there was no reply at all.
+  absl::Status FailedLocked(const std::string& what, const redisReply* reply);
 
   SharedTierOptions options_;
   std::mutex mu_;
