@@ -31,9 +31,9 @@ std::optional<HeuristicParams> InnerPersistentHeuristics(const FusionAnalysis& a
     // inputs (softmax backward) 128x16 would spill: 256x8, 101.0 us against
     // 107.0 for 512x4 with rows staged in shared memory.
     for (int bx : {128, 256}) {
+      if (vectors < 2048) break;
       const int64_t batch = CeilDiv(vectors, bx);
-      if (vectors >= 2048 && batch <= 16 &&
-          kRegisterOverhead + batch * floats <= t.max_registers_per_thread) {
+      if (batch <= 16 && kRegisterOverhead + batch * floats <= t.max_registers_per_thread) {
         p.block_x = bx;
         p.persistent_batch = static_cast<int>(batch);
         p.rows_per_block = 1;
