@@ -25,6 +25,13 @@ copy bandwidth measured in the same run (bytes read + written / time of a
 printed beside it: at 100 MB the launch, the tail and the dirty lines the L2
 flush leaves behind cost a copy too, so it is the ceiling at that size.
 
+Steady state (--no-steady skips it): every implementation and the same-size
+copy also run as one CUDA graph of 48 launches over rotated input (and
+output) sets, together larger than the L2, with no flush in between; time
+per launch = graph time / launches (median of 15 replays). That is what a
+training step sees back to back, and it charges each launch only its own
+bytes (the flush's dirty lines are the previous launch's outputs instead).
+
 Also "one cubin, three shapes": each symbolic definition with artifacts is
 run by its one compiled artifact at three other shapes and checked.
 
@@ -142,6 +149,67 @@ def same_size_copy_us(nbytes, warmup_ms, rep_ms):
     return bench(lambda: dst.copy_(src), warmup_ms, rep_ms)
 
 
+L2_BYTES = 60 << 20  # H200 (GPU.md)
+
+
+def rotated_sets(inputs, nbytes):
+    """The inputs plus clones, enough that two uses of one set are separated
+    by more than twice the L2's worth of traffic (each launch moves nbytes)."""
+    import torch
+    k = max(2, math.ceil(2 * L2_BYTES / max(nbytes, 1)) + 1)
+    sets = [list(inputs)]
+    for _ in range(k - 1):
+        sets.append([x.clone() if isinstance(x, torch.Tensor) else x for x in inputs])
+    return sets
+
+
+def steady_us(calls, launches=48, replays=15):
+    """Steady-state time per launch: one CUDA graph runs calls[0], calls[1],
+    ... in turn (each on its own input and output buffers, larger together
+    than the L2) until `launches` launches; the median over replays of
+    graph time / launches. No L2 flush: what a launch finds in the L2 is what
+    the previous launches of the same kind left, as in a training step."""
+    import torch
+    if DEVICE != "cuda":
+        return bench(calls[0], 0, 0)
+    for c in calls:  # warm-up outside the capture (compiles, allocates)
+        c()
+    torch.cuda.synchronize()
+    n = max(1, math.ceil(launches / len(calls))) * len(calls)
+    g = torch.cuda.CUDAGraph()
+    keep = []  # outputs stay alive, so no launch writes into the last one's memory
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        with torch.cuda.graph(g, stream=s):
+            for i in range(n):
+                keep.append(calls[i % len(calls)]())
+    torch.cuda.synchronize()
+    g.replay()
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    times = []
+    for _ in range(replays):
+        start.record()
+        g.replay()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) * 1e3 / n)
+    del keep, g
+    return sorted(times)[len(times) // 2]
+
+
+def steady_copy_us(nbytes):
+    """steady_us of a copy_ moving nbytes (half read, half written)."""
+    import torch
+    n = max(nbytes // 2, 1)
+    pairs = []
+    for _ in range(max(2, math.ceil(2 * L2_BYTES / max(nbytes, 1)) + 1)):
+        src = torch.empty(n, dtype=torch.uint8, device=DEVICE).random_()
+        pairs.append((src, torch.empty_like(src)))
+    return steady_us([lambda p=p: p[1].copy_(p[0]) for p in pairs])
+
+
 def tensor_bytes(ts):
     import torch
     return sum(t.numel() * t.element_size() for t in ts if isinstance(t, torch.Tensor))
@@ -225,13 +293,52 @@ def bench_fusion(path, args, copy_bw):
             except Exception as e:  # noqa: BLE001
                 row[impl]["graph_error"] = f"{type(e).__name__}: {e}"[:300]
                 torch.cuda.synchronize()
+    if args.steady and DEVICE == "cuda":
+        steady_timing(row, args, inputs, eager, compiled if "us" in row.get("compile", {}) else None,
+                      fusion if "us" in row.get("ours", {}) else None)
     for impl in ("eager", "compile", "ours"):
         r = row.get(impl, {})
+        if "steady_us" in r:
+            r["steady_pct_copy_bw"] = 100.0 * row["floor_us"] / r["steady_us"]
         if "us" in r:
             r["pct_copy_bw"] = 100.0 * row["floor_us"] / r["us"]
             r["pass"] = all(c["pass"] for c in r["check"])
             r["max_rel_err"] = max(c["max_rel_err"] for c in r["check"])
     return row
+
+
+def steady_timing(row, args, inputs, eager, compiled, fusion):
+    """Adds steady_us (rotated inputs, one CUDA graph; see steady_us) for the
+    same-size copy and every implementation that ran."""
+    import torch
+    sets = rotated_sets(inputs, row["bytes"])
+    row["steady_sets"] = len(sets)
+    try:
+        row["copy_same_steady_us"] = steady_copy_us(row["bytes"])
+    except Exception as e:  # noqa: BLE001
+        row["steady_error"] = f"copy: {type(e).__name__}: {e}"[:300]
+    fns = {"eager": eager}
+    if compiled is not None:
+        fns["compile"] = compiled
+    for impl, fn in fns.items():
+        try:
+            row[impl]["steady_us"] = steady_us([lambda x=x, fn=fn: fn(*x) for x in sets])
+        except Exception as e:  # noqa: BLE001
+            row[impl]["steady_error"] = f"{type(e).__name__}: {e}"[:300]
+            torch.cuda.synchronize()
+    if fusion is not None:
+        try:
+            calls = []
+            for x in sets:
+                plan = fusion.plan([tuple(t.shape) if isinstance(t, torch.Tensor) else None for t in x])
+                outs = [torch.empty(sh, dtype=runtime._torch_dtype(t.dtype), device=DEVICE)
+                        for sh, t in zip(plan.output_shapes, fusion.manifest.outputs)]
+                calls.append(lambda x=x, outs=outs: fusion.run(x, outputs=outs))
+            row["ours"]["steady_us"] = steady_us(calls)
+        except Exception as e:  # noqa: BLE001
+            row["ours"]["steady_error"] = f"{type(e).__name__}: {e}"[:300]
+            torch.cuda.synchronize()
+    del sets
 
 
 def three_shapes(script, fusion):
@@ -305,9 +412,26 @@ def print_table(rows, copy_bw):
                  if "graph_us" in r.get(impl, {})]
         if graph:
             print(f"  {'':24} CUDA-graph replay us: " + ", ".join(graph))
+        if "steady_us" in r.get("ours", {}) or "copy_same_steady_us" in r:
+            st = [f"{impl} {r[impl]['steady_us']:.1f}" for impl in ("eager", "compile", "ours")
+                  if "steady_us" in r.get(impl, {})]
+            o, c = r.get("ours", {}), r.get("compile", {})
+            extra = []
+            if "steady_us" in o:
+                extra.append(f"ours {o['steady_pct_copy_bw']:.0f}% of copy")
+                if "steady_us" in c:
+                    extra.append(f"ours/compile {c['steady_us'] / o['steady_us']:.2f}x")
+                if "copy_same_steady_us" in r:
+                    extra.append(f"same-size copy {r['copy_same_steady_us']:.1f} "
+                                 f"({100.0 * r['floor_us'] / r['copy_same_steady_us']:.0f}%)")
+            print(f"  {'':24} steady state ({r.get('steady_sets', '?')} rotated sets) us: " + ", ".join(st)
+                  + ("; " + ", ".join(extra) if extra else ""))
         for impl in ("eager", "compile", "ours"):
-            if "graph_error" in r.get(impl, {}):
-                print(f"  {'':24} {impl} graph timing failed: {r[impl]['graph_error'][:120]}")
+            for key in ("graph_error", "steady_error"):
+                if key in r.get(impl, {}):
+                    print(f"  {'':24} {impl} {key.replace('_', ' ')}: {r[impl][key][:120]}")
+        if "steady_error" in r:
+            print(f"  {'':24} {r['steady_error'][:120]}")
         if "error" in r.get("ours", {}):
             print(f"  {'':24} ours: {r['ours']['error'][:200]}")
         for t in r.get("three_shapes", []):
@@ -355,6 +479,8 @@ def main(argv=None):
     p.add_argument("--tag", default="", help="suffix for the output file names")
     p.add_argument("--graph-below-us", type=float, default=10.0,
                    help="also time CUDA-graph replays for fusions whose floor is under this (us)")
+    p.add_argument("--no-steady", dest="steady", action="store_false",
+                   help="skip the steady-state timing (rotated input sets in one CUDA graph, no L2 flush)")
     p.add_argument("--device", default="cuda", choices=["cuda", "cpu"],
                    help="cpu: a smoke test of the harness (no triton, no kernels of ours)")
     p.add_argument("--size-map", default="", help="for symbolic definitions, replace extents of "

@@ -94,7 +94,7 @@ PY
       row=$(grep -E "^$stem " "$OUT/variants/$name.log" | tail -1)
       printf '%-28s %s\n' "$name" "${row:-FAILED}"
       case "$row" in *PASS) ;; *) grep -iE 'error|fail|exception' "$OUT/variants/$name.log" | head -3 ;; esac
-      grep -h 'CUDA-graph replay' "$OUT/variants/$name.log" | sed 's/^ */    /'
+      grep -hE 'CUDA-graph replay|steady state' "$OUT/variants/$name.log" | sed 's/^ */    /'
     done
     ;;
   *) sed -n 2,14p "$0"; exit 2 ;;
