@@ -215,6 +215,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
                     "  const size_t part_stride = (size_t)gridDim.x * ", BY_, " * gridDim.y * ", max_slots, ";\n",
                     "  double* ws_row = (double*)wsp;\n  (void)ws_row; (void)part_stride;\n",
                     "  float* wcol = (float*)(wsp + ", split_ ? "2 * part_stride * 8" : "0", ");\n  (void)wcol;\n",
+                    "  const i64 wstride = (rlen + 3) & ~(i64)3;\n  (void)wstride;\n",
                     "  unsigned par = 0;\n  (void)par;\n");
   }
   // Row bases and offsets.
@@ -293,8 +294,8 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     std::string init;
     for (size_t ci = 0; ci < p_.col_reds.size(); ++ci) {
       const OpKind cop = g_.node(p_.col_reds[ci]).op;
-      absl::StrAppend(&init, "    for (i64 j = tx; j < rlen; j += ", BX_, ") wcol[((i64)(blockIdx.x * ", BY_,
-                      " + ty) * ", p_.col_reds.size(), " + ", ci, ") * rlen + j] = ", Identity(cop, "float"), ";\n");
+      absl::StrAppend(&init, "    for (i64 j = tx; j < rlen; j += ", BX_, ") (", WcolRow(ci), ")[j] = ",
+                      Identity(cop, "float"), ";\n");
     }
     if (!init.empty()) absl::StrAppend(&c, "  if (!fits) {\n", init, "  }\n  __syncthreads();\n");
   }
@@ -381,8 +382,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
       absl::StrAppend(&c, "  if (fits) {\n#pragma unroll\n    for (int k = 0; k < ", PB_,
                       "; ++k) {\n      const i64 jj = (t + (i64)k * T) * ", V_, ";\n      if (jj < rlen) {\n");
       for (size_t ci = 0; ci < nc; ++ci) {
-        const std::string dst = absl::StrCat("wcol + ((i64)(blockIdx.x * ", BY_, " + ty) * ", nc, " + ", ci,
-                                             ") * rlen + jj");
+        const std::string dst = absl::StrCat(WcolRow(ci), " + jj");
         if (V_ % 4 == 0) {  // rlen % V == 0 here (fits): 16-byte aligned
           absl::StrAppend(&c, "#pragma unroll\n        for (int l = 0; l < ", V_, "; l += 4) *(float4*)(", dst,
                           " + l) = make_float4(cacc", ci, "[k * ", V_, " + l], cacc", ci, "[k * ", V_,
@@ -394,25 +394,47 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
       }
       absl::StrAppend(&c, "      }\n    }\n  }\n");
     }
-    // After the barrier every block sums the P partials of 32 columns at a
-    // time: each warp takes every NG-th partial (lanes read 32 consecutive
-    // columns), shared memory combines the warps, and warp 0 finishes the
-    // columns. (One thread per column summing all P partials in sequence
-    // left most of the GPU idle behind a chain of P dependent loads.)
-    const int ng = BX_ * BY_ / 32;
+    // After the barrier every block sums the P partials of 64 columns at a
+    // time. 16 lanes read the tile as float4s; the block's other threads
+    // split the partials (group g takes every NG-th one), so each thread has
+    // a few independent loads in flight and the tile costs about one L2 round
+    // trip; the two groups of a warp combine by shuffle, the warps through
+    // shared memory, and 64 threads finish one column each. Fixed order:
+    // the sums are deterministic. (32-column tiles with one float per lane
+    // cost six round trips for rmsnorm backward 2048x8192.)
+    const int nthreads = BX_ * BY_, ng = nthreads / 16, nw = nthreads / 32;
     absl::StrAppend(&c, "  fz_grid_sync(bar);\n  {\n    const int P = gridDim.x * ", BY_, ";\n",
-                    "    const int lane = (ty * ", BX_, " + tx) & 31, grp = (ty * ", BX_, " + tx) >> 5;\n",
-                    "    __shared__ float fz_cred[", nc, "][", ng, "][32];\n",
-                    "    for (i64 c0 = ((i64)blockIdx.y * gridDim.x + blockIdx.x) * 32; c0 < rlen;",
-                    " c0 += (i64)gridDim.x * gridDim.y * 32) {\n      const i64 j = c0 + lane;\n");
+                    "    const int tid = ty * ", BX_, " + tx, lane = tid & 15, grp = tid >> 4;\n",
+                    "    __shared__ float4 fz_cred[", nc, "][", nw, "][16];\n",
+                    "    for (i64 c0 = ((i64)blockIdx.y * gridDim.x + blockIdx.x) * 64; c0 < rlen;",
+                    " c0 += (i64)gridDim.x * gridDim.y * 64) {\n      const i64 j4 = c0 + lane * 4;\n");
+    std::string comb;
     for (size_t ci = 0; ci < nc; ++ci) {
       const OpKind cop = g_.node(p_.col_reds[ci]).op;
-      absl::StrAppend(&c, "      {\n        float s = ", Identity(cop, "float"), ";\n",
-                      "        if (j < rlen) {\n#pragma unroll 4\n          for (int p = grp; p < P; p += ", ng,
-                      ") s = fz_comb<", OpId(cop), ", float>(s, wcol[((i64)p * ", nc, " + ", ci,
-                      ") * rlen + j]);\n        }\n        fz_cred[", ci, "][grp][lane] = s;\n      }\n");
+      const std::string id = Identity(cop, "float");
+      absl::StrAppend(&c, "      float4 s", ci, " = make_float4(", id, ", ", id, ", ", id, ", ", id, ");\n");
+      for (const char* f : {"x", "y", "z", "w"}) {
+        absl::StrAppend(&comb, "          s", ci, ".", f, " = fz_comb<", OpId(cop), ", float>(s", ci, ".", f,
+                        ", v", ci, ".", f, ");\n");
+      }
     }
-    absl::StrAppend(&c, "      __syncthreads();\n      if (grp == 0 && j < rlen) {\n");
+    absl::StrAppend(&c, "      if (j4 < rlen) {\n#pragma unroll 4\n        for (int p = grp; p < P; p += ", ng,
+                    ") {\n");
+    for (size_t ci = 0; ci < nc; ++ci) {
+      absl::StrAppend(&c, "          const float4 v", ci, " = *(const float4*)(wcol + ((i64)p * ", nc, " + ", ci,
+                      ") * wstride + j4);\n");
+    }
+    absl::StrAppend(&c, comb, "        }\n      }\n");
+    for (size_t ci = 0; ci < nc; ++ci) {
+      const OpKind cop = g_.node(p_.col_reds[ci]).op;
+      for (const char* f : {"x", "y", "z", "w"}) {
+        absl::StrAppend(&c, "      s", ci, ".", f, " = fz_comb<", OpId(cop), ", float>(s", ci, ".", f,
+                        ", __shfl_xor_sync(0xffffffffu, s", ci, ".", f, ", 16));\n");
+      }
+      absl::StrAppend(&c, "      if ((tid & 16) == 0) fz_cred[", ci, "][tid >> 5][lane] = s", ci, ";\n");
+    }
+    absl::StrAppend(&c, "      __syncthreads();\n      if (tid < 64 && c0 + tid < rlen) {\n",
+                    "      const i64 j = c0 + tid;\n");
     std::string body;
     std::map<ValueId, std::string> memo;
     Scope cs;
@@ -428,9 +450,9 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
       const Node& n = g_.node(p_.col_reds[ci]);
       const ValueId out = n.outputs[0];
       const OpKind cop = n.op;
-      absl::StrAppend(&body, "      float csum", ci, " = fz_cred[", ci, "][0][lane];\n      for (int g = 1; g < ", ng,
-                      "; ++g) csum", ci, " = fz_comb<", OpId(cop), ", float>(csum", ci, ", fz_cred[", ci,
-                      "][g][lane]);\n");
+      absl::StrAppend(&body, "      float csum", ci, " = ((const float*)fz_cred[", ci, "][0])[tid];\n",
+                      "      for (int w = 1; w < ", nw, "; ++w) csum", ci, " = fz_comb<", OpId(cop), ", float>(csum",
+                      ci, ", ((const float*)fz_cred[", ci, "][w])[tid]);\n");
       absl::StrAppend(&body, "      const ", ComputeTypeName(g_.value(out).dtype), " cv", out, " = ",
                       RoundTo(g_.value(out).dtype, absl::StrCat("(", ComputeTypeName(g_.value(out).dtype), ")csum", ci)),
                       ";\n");
@@ -474,11 +496,17 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     std::string per = "0";
     if (split_) per = absl::StrCat(2 * BY_ * split * static_cast<int64_t>(max_slots) * 8);
     if (cols) {
-      per = absl::StrCat(per, " + ", BY_ * static_cast<int64_t>(p_.col_reds.size()) * 4, " * (", rlen, ")");
+      per = absl::StrCat(per, " + ", BY_ * static_cast<int64_t>(p_.col_reds.size()) * 4, " * ceil_div(", rlen,
+                         ", 4) * 4");
     }
     k.ws_per_grid_x = per;
   }
   return k;
+}
+
+std::string Generator::WcolRow(size_t ci) const {
+  return absl::StrCat("wcol + ((i64)(blockIdx.x * ", BY_, " + ty) * ", p_.col_reds.size(), " + ", ci,
+                      ") * wstride");
 }
 
 }  // namespace codegen_internal

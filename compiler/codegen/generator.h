@@ -122,6 +122,10 @@ class Generator {
   // `stage` (column buffers when cols).
   std::string IssueStagedCopies(const std::string& stage, bool cols, const std::string& ind) const;
   bool PlanStaging();
+  // The start of this block's (and ty's) partials of column reduction ci in
+  // the column workspace: rows of `wstride` floats (rlen rounded up to 4, so
+  // the epilogue reads 16-byte aligned float4s).
+  std::string WcolRow(size_t ci) const;
 
   bool staged_ = false;
   int stages_ = 0;

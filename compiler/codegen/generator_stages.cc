@@ -115,10 +115,7 @@ std::string Generator::LoopOver(const std::string& body, const std::vector<const
                   "; ++u) {\n          const i64 jj = (c0 + (i64)u * T) * ", V_,
                   ";\n          if (jj < rlen) ", body, "(VW<", V_, ">(), jj");
   for (const Access* x : ins) absl::StrAppend(&s, ", w_", x->ptr, "[u]");
-  for (int c : cols) {
-    absl::StrAppend(&s, ", wcol + ((i64)(blockIdx.x * ", BY_, " + ty) * ", p_.col_reds.size(),
-                    " + ", c, ") * rlen + jj");
-  }
+  for (int c : cols) absl::StrAppend(&s, ", ", WcolRow(c), " + jj");
   absl::StrAppend(&s, ");\n        }\n      }\n    } else {\n");
   // Element by element.
   absl::StrAppend(&s, "      for (i64 jj = t; active && jj < rlen; jj += T) {\n");
@@ -128,10 +125,7 @@ std::string Generator::LoopOver(const std::string& body, const std::vector<const
   }
   absl::StrAppend(&s, "        ", body, "(VW<1>(), jj");
   for (const Access* x : ins) absl::StrAppend(&s, ", w_", x->ptr);
-  for (int c : cols) {
-    absl::StrAppend(&s, ", wcol + ((i64)(blockIdx.x * ", BY_, " + ty) * ", p_.col_reds.size(),
-                    " + ", c, ") * rlen + jj");
-  }
+  for (int c : cols) absl::StrAppend(&s, ", ", WcolRow(c), " + jj");
   absl::StrAppend(&s, ");\n      }\n    }\n");
   (void)final;
   return s;
