@@ -49,7 +49,12 @@ HeuristicParams InnerOuterPersistentHeuristics(const FusionAnalysis& a, const Ta
     smem = int64_t{4} * BufferFloatsPerElement(a, 0) * p.block_x * p.persistent_batch *
            p.vectorize;
     registers = kRegisterOverhead + columns * p.vectorize * p.persistent_batch;
-    if (smem <= t.smem_per_block && registers <= t.max_registers_per_thread) {
+    // Rows staged at their storage type two deep when that fits (the float
+    // buffer above held one row: layernorm backward 4096x16384 bf16 153.4
+    // -> 121.4 us on the H200, bench/results/gpu-2026-11-29-s4-final-shapes.log).
+    if (registers <= t.max_registers_per_thread && StageRows(a, t, &p)) {
+      smem = p.smem_bytes;
+    } else if (smem <= t.smem_per_block && registers <= t.max_registers_per_thread) {
       p.smem_buffer = true;
       p.smem_bytes = smem;
     } else {
