@@ -30,6 +30,20 @@ std::optional<HeuristicParams> InnerPersistentHeuristics(const FusionAnalysis& a
     // at 128x16 against 158 us at 256x8 and 164 us at 512x4. With two full
     // inputs (softmax backward) 128x16 would spill: 256x8, 101.0 us against
     // 107.0 for 512x4 with rows staged in shared memory.
+    // Rows of 257-512 vectors with no column operands: two warps per row
+    // (their barrier is cheap) and two rows per block: softmax forward
+    // 16384x4096 bf16 75.9 us against 85.0 at 128x4, softmax backward 99.5
+    // against 104.7; one warp per row was in between (80.6, 100.7)
+    // (bench/results/gpu-2026-11-29-s4-warp-rows.log).
+    bool column_operands = false;
+    for (const TensorSummary& s : a.inputs) column_operands |= s.varies_inner && !s.full;
+    const int64_t batch64 = CeilDiv(vectors, 64);
+    if (vectors > 256 && vectors <= 512 && !column_operands &&
+        kRegisterOverhead + batch64 * floats <= t.max_registers_per_thread) {
+      p.block_x = 64;
+      p.persistent_batch = static_cast<int>(batch64);
+      p.rows_per_block = 2;
+    }
     for (int bx : {128, 256}) {
       if (vectors < 2048) break;
       const int64_t batch = CeilDiv(vectors, bx);

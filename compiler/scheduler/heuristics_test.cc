@@ -98,17 +98,31 @@ TEST(Heuristics, RowsAreStagedWhereRegistersCannotPrefetch) {
 }
 
 TEST(Heuristics, LoopingGridsFillTheSm) {
-  // softmax forward 16384x4096: rows in registers, a looping grid asking for
-  // every block the SM's threads allow (codegen caps it by registers).
-  auto sf = InnerPersistentHeuristics(RowSummary(FusionPattern::kInner, 16384, 4096, 1, 0), H100());
-  ASSERT_TRUE(sf.has_value());
-  EXPECT_FALSE(sf->smem_buffer);
-  EXPECT_EQ(sf->grid_x, int64_t{132} * (2048 / (sf->block_x * sf->block_y)));
-  // softmax backward 16384x4096 too: its rows stay in registers.
-  auto sb = InnerPersistentHeuristics(RowSummary(FusionPattern::kInner, 16384, 4096, 2, 0), H100());
-  ASSERT_TRUE(sb.has_value());
-  EXPECT_FALSE(sb->smem_buffer);
-  EXPECT_EQ(sb->grid_x, int64_t{132} * (2048 / (sb->block_x * sb->block_y)));
+  // rmsnorm forward 16384x4096 (x and a weight column): rows in registers,
+  // a looping grid asking for every block the SM's threads allow (codegen
+  // caps it by registers).
+  FusionAnalysis rf = RowSummary(FusionPattern::kInner, 16384, 4096, 1, 0);
+  rf.inputs.push_back({DataType::kBFloat16, 4096, true, false, false});
+  auto p = InnerPersistentHeuristics(rf, H100());
+  ASSERT_TRUE(p.has_value());
+  EXPECT_FALSE(p->smem_buffer);
+  EXPECT_EQ(p->block_x, 128);
+  EXPECT_EQ(p->grid_x, int64_t{132} * (2048 / (p->block_x * p->block_y)));
+}
+
+TEST(Heuristics, RowsOf4096TakeTwoWarpsEach) {
+  // softmax forward and backward 16384x4096: two warps per row, two rows
+  // per block, a block per row pair; rows stay in registers.
+  for (int full : {1, 2}) {
+    auto p = InnerPersistentHeuristics(RowSummary(FusionPattern::kInner, 16384, 4096, full, 0), H100());
+    ASSERT_TRUE(p.has_value());
+    EXPECT_FALSE(p->smem_buffer);
+    EXPECT_EQ(p->block_x, 64);
+    EXPECT_EQ(p->persistent_batch, 8);
+    EXPECT_EQ(p->rows_per_block, 2);
+    EXPECT_EQ(p->block_y, 2);
+    EXPECT_EQ(p->grid_x, 8192);
+  }
 }
 
 TEST(Heuristics, PrintableAndHashable) {
