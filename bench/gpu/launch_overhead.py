@@ -2,13 +2,15 @@
 """Host cost of one launch through the Python runtime (client/python/fusiond/runtime.py).
 
     python3 bench/gpu/launch_overhead.py --artifacts DIR --fusions F1.py ... [--calls 2000]
+                                         [--runtime OTHER/runtime.py]
 
 For each symbolic fusion, at a small shape (SMALL below, so the GPU finishes
 before the host issues the next call): microseconds of host time
 per `fusion.run(...)` call, with preallocated outputs and with outputs
 allocated per call, plus PyTorch eager's per-call host time on the same inputs
 for scale. --profile prints the runtime's top functions (cProfile) for the
-first fusion. do_bench flushes the L2 (a ~60 us memset) before each timed
+first fusion; --runtime times another copy of runtime.py (e.g. the one
+before a change, side by side in the same run). do_bench flushes the L2 (a ~60 us memset) before each timed
 call: a launch path slower than that shows up in every timing of ours.
 """
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import importlib.util
 import math
 import os
 import pstats
@@ -49,8 +52,16 @@ def main(argv=None):
     p.add_argument("--artifacts", required=True, help="DIR with DIR/<stem>/manifest.json")
     p.add_argument("--calls", type=int, default=2000)
     p.add_argument("--profile", action="store_true")
+    p.add_argument("--runtime", default="", help="time this runtime.py instead of the repo's")
     args = p.parse_args(argv)
     import torch
+    runtime = harness.runtime
+    if args.runtime:
+        spec = importlib.util.spec_from_file_location("fusiond_runtime_other", args.runtime)
+        runtime = importlib.util.module_from_spec(spec)
+        sys.modules["fusiond_runtime_other"] = runtime
+        spec.loader.exec_module(runtime)
+        print(f"runtime: {args.runtime}")
     print(f"{'fusion':24} {'shape':14} {'ours us':>8} {'ours+alloc':>10} {'eager us':>9}")
     for i, path in enumerate(args.fusions):
         stem = os.path.splitext(os.path.basename(path))[0]
@@ -63,7 +74,7 @@ def main(argv=None):
             print(f"{stem:24} static definition (its kernel runs at the file's sizes): skipped")
             continue
         inputs = script.make_inputs("cuda", seed=1, size_map=SMALL)
-        fusion = harness.runtime.load(art)
+        fusion = runtime.load(art)
         outs = fusion.run(inputs)
         ours = per_call_us(lambda: fusion.run(inputs, outputs=outs), args.calls)
         alloc = per_call_us(lambda: fusion.run(inputs), args.calls)

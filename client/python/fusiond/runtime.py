@@ -701,28 +701,31 @@ class LoadedFusion:
                         or o.dtype != _torch_dtype(t.dtype) or not o.is_contiguous()):
                     raise InvalidArgument(f"output {i} must be a contiguous {t.dtype} tensor of "
                                           f"shape {list(s)} on {device}")
-        index = device.index if device.index is not None else torch.cuda.current_device()
+        current = torch.cuda.current_device()
+        index = device.index if device.index is not None else current
         mod = self._module(index)
-        if index == torch.cuda.current_device() and (stream is None or stream == torch.cuda.current_stream()):
-            # The common case: no device or stream switch (each costs microseconds).
-            stream = torch.cuda.current_stream()
-            self._allocate_and_launch(mod, plan, args, outputs, device, stream)
+        raw = _current_raw_stream(index) if index == current else None
+        if raw is not None and (stream is None or stream.cuda_stream == raw):
+            # The common case: torch's current stream, no device or stream
+            # switch (each costs microseconds, as does building a Stream).
+            self._allocate_and_launch(mod, plan, args, outputs, device, raw)
         else:
             with torch.cuda.device(index):
                 if stream is None:
                     stream = torch.cuda.current_stream(index)
                 with torch.cuda.stream(stream):
-                    self._allocate_and_launch(mod, plan, args, outputs, device, stream)
+                    self._allocate_and_launch(mod, plan, args, outputs, device, stream.cuda_stream)
         return outputs
 
-    def _allocate_and_launch(self, mod, plan, args, outputs, device, stream) -> None:
+    def _allocate_and_launch(self, mod, plan, args, outputs, device, stream: int) -> None:
+        """Allocates on torch's current stream, which is `stream` (a raw handle)."""
         import torch
         m = self.manifest
         intermediates = [torch.empty(s, dtype=_torch_dtype(t.dtype), device=device)
                          for s, t in zip(plan.intermediate_shapes, m.intermediates)]
         workspaces = []
         for i, (nbytes, (_, zero, keep)) in enumerate(zip(plan.workspace_bytes, m.workspaces)):
-            key = (stream.cuda_stream, i)
+            key = (stream, i)
             w = mod.kept.get(key) if keep and zero else None
             if w is not None and w.numel() >= nbytes:
                 workspaces.append(w)
@@ -736,7 +739,7 @@ class LoadedFusion:
             else:
                 workspaces.append((torch.zeros if zero else torch.empty)(max(nbytes, 1), dtype=torch.uint8,
                                                                           device=device))
-        self._launch(mod, plan, args, outputs, intermediates, workspaces, _c.c_void_p(stream.cuda_stream))
+        self._launch(mod, plan, args, outputs, intermediates, workspaces, _c.c_void_p(stream))
 
     def _launch(self, mod, plan, args, outputs, intermediates, workspaces, stream) -> None:
         drv = mod.drv
@@ -777,6 +780,16 @@ class LoadedFusion:
                 else:
                     drv.check(drv.cuLaunchKernel(fn, *grid, *block, smem, stream, pointers, None),
                               "cuLaunchKernel", what)
+
+
+def _current_raw_stream(index: int) -> int:
+    """torch's current stream on device `index` as a raw handle. torch's own
+    binding (what Triton's launcher uses) skips building a Stream object: a
+    third of the runtime's host time per launch went to
+    torch.cuda.current_stream() (bench/gpu/launch_overhead.py --profile)."""
+    import torch
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    return raw(index) if raw is not None else torch.cuda.current_stream(index).cuda_stream
 
 
 def load(directory: str) -> LoadedFusion:
