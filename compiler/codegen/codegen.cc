@@ -196,7 +196,8 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     size_t per_stage = 1;
     for (int s = 0; s < p_.num_stages; ++s) {
       size_t n = 0;
-      for (const auto& sl : p_.row_slots) n += sl.stage == s;
+      // A one-pass var also exchanges its count.
+      for (const auto& sl : p_.row_slots) n += (sl.stage == s) + (sl.stage == s && sl.one_pass && !sl.second_moment);
       per_stage = std::max(per_stage, n);
     }
     absl::StrAppend(&c, "  __shared__ double fz_red[2][", BY_, "][", BX_ / 32, "][", per_stage,
@@ -513,7 +514,18 @@ std::string Generator::WcolRow(size_t ci) const {
 
 absl::StatusOr<GeneratedKernel> GenerateKernel(const Graph& g, const HeuristicParams& params,
                                                const CodegenOptions& options) {
-  auto plan = PlanKernel(g, params.kind == SchedulerKind::kPointwise);
+  // var/var_mean in one stage where it saves a pass over memory: in kernels
+  // that re-read the row (multi_pass; layernorm forward 128x131072 36.4 ->
+  // 33.4 us on the H200). With the row in registers the merge's latency per
+  // row cost more than the block reduction it saves (2048x8192 22.0 -> 24.0
+  // us in steady state; 16384x4096 equal), so persistent kernels keep two
+  // stages. Not where blocks share a row (the cross-block combine through
+  // the workspace sums plain partials); the same split as Generator::Run's.
+  const bool outer = params.kind == SchedulerKind::kOuterPersistent;
+  const bool row_split = outer ? params.grid_x > 1
+                               : params.kind != SchedulerKind::kPointwise &&
+                                     params.kind != SchedulerKind::kOuterReduction && params.grid_y > 1;
+  auto plan = PlanKernel(g, params.kind == SchedulerKind::kPointwise, params.multi_pass && !row_split);
   if (!plan.ok()) return plan.status();
   codegen_internal::Generator gen(*plan, params, options);
   return gen.Run();

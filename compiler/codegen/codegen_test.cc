@@ -69,6 +69,65 @@ TEST(KernelPlan, ColumnReductionIsSeparatedFromRows) {
   EXPECT_TRUE(p->IsStatic());
 }
 
+// layernorm's statistics: var_mean over the last axis of a symbolic [M, N]
+// bf16 input, y = (x - mean) * rsqrt(var).
+Graph Normalize() {
+  Graph g;
+  GraphBuilder b(&g);
+  ValueId x = *b.DefineTensor("T0", DataType::kBFloat16, {-1, -1});
+  ValueId xf = *b.Cast(x, DataType::kFloat);
+  Attrs a;
+  a.dims = {1};
+  auto vm = *b.AddNode(OpKind::kVarMean, {xf}, a);
+  ValueId vb = *b.BroadcastInDim(vm[0], g.value(x).shape, {0});
+  ValueId mb = *b.BroadcastInDim(vm[1], g.value(x).shape, {0});
+  ValueId y = *b.Binary(OpKind::kMul, *b.Binary(OpKind::kSub, xf, mb), *b.Unary(OpKind::kRsqrt, vb));
+  EXPECT_TRUE(b.AddOutput(*b.Cast(y, DataType::kBFloat16)).ok());
+  return g;
+}
+
+TEST(KernelPlan, VarMeanTakesTwoStagesOrOneInOnePass) {
+  Graph g = Normalize();
+  auto two = PlanKernel(g, false);
+  ASSERT_TRUE(two.ok()) << two.status();
+  EXPECT_EQ(two->num_stages, 2);
+  ASSERT_EQ(two->row_slots.size(), 2u);
+  EXPECT_EQ(two->row_slots[1].stage, 1);
+  EXPECT_FALSE(two->row_slots[0].one_pass);
+  auto one = PlanKernel(g, false, /*one_pass_var=*/true);
+  ASSERT_TRUE(one.ok()) << one.status();
+  EXPECT_EQ(one->num_stages, 1);
+  ASSERT_EQ(one->row_slots.size(), 2u);
+  EXPECT_EQ(one->row_slots[0].stage, 0);
+  EXPECT_EQ(one->row_slots[1].stage, 0);
+  EXPECT_TRUE(one->row_slots[0].one_pass && one->row_slots[1].one_pass);
+  EXPECT_TRUE(one->row_slots[1].second_moment);
+}
+
+TEST(Codegen, OnlyMultiPassKernelsMergeVarInOnePass) {
+  Graph g = Normalize();
+  HeuristicParams hp;
+  hp.kind = SchedulerKind::kInnerPersistent;
+  hp.vectorize = 8;
+  hp.block_x = 256;
+  hp.persistent_batch = 4;
+  hp.grid_x = 2048;
+  CodegenOptions o;
+  o.kernel_name = "k";
+  auto persistent = GenerateKernel(g, hp, o);
+  ASSERT_TRUE(persistent.ok()) << persistent.status();
+  EXPECT_EQ(persistent->source.find("fz_warp_chan(wn"), std::string::npos);
+  hp.kind = SchedulerKind::kInnerReduction;
+  hp.multi_pass = true;
+  hp.persistent_batch = 1;
+  hp.unroll = 4;
+  auto multi = GenerateKernel(g, hp, o);
+  ASSERT_TRUE(multi.ok()) << multi.status();
+  EXPECT_NE(multi->source.find("fz_warp_chan(wn"), std::string::npos);
+  // The count takes a third shared-memory entry per warp.
+  EXPECT_NE(multi->source.find("fz_red[2][1][8][3]"), std::string::npos);
+}
+
 TEST(KernelPlan, PointwiseRejectsReductions) {
   Graph g = Softmax();
   auto p = PlanKernel(g, true);

@@ -81,6 +81,13 @@ class Generator {
   std::string LoopOver(const std::string& body, const std::vector<const Access*>& ins,
                        const std::vector<int>& cols, bool final);
   std::string BlockReduce(const std::vector<int>& slots, const std::string& ind);
+  // The squared-deviation slot of the var whose first slot is `slot`.
+  int SecondMoment(int slot) const {
+    for (size_t i = 0; i < p_.row_slots.size(); ++i) {
+      if (p_.row_slots[i].node == p_.row_slots[slot].node && p_.row_slots[i].second_moment) return i;
+    }
+    return slot;
+  }
   int FirstMoment(int slot) const {
     for (size_t i = 0; i < p_.row_slots.size(); ++i) {
       if (p_.row_slots[i].node == p_.row_slots[slot].node && !p_.row_slots[i].second_moment) return i;

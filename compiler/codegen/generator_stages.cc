@@ -143,10 +143,28 @@ std::string Generator::LoopOver(const std::string& body, const std::vector<const
 
 std::string Generator::BlockReduce(const std::vector<int>& slots, const std::string& ind) {
   std::string s;
+  // A one-pass var's three numbers: count wn<F>, mean acc<F>, squared
+  // deviations acc<S>; its count takes an extra shared-memory entry.
+  struct Chan { int f, s; size_t qf, qs, qn; };
+  std::vector<Chan> chans;
   for (size_t q = 0; q < slots.size(); ++q) {
     const ReductionSlot& sl = p_.row_slots[slots[q]];
+    if (!sl.one_pass || sl.second_moment) continue;
+    for (size_t r = 0; r < slots.size(); ++r) {
+      const ReductionSlot& o = p_.row_slots[slots[r]];
+      if (o.node == sl.node && o.second_moment) {
+        chans.push_back({slots[q], slots[r], q, r, slots.size() + chans.size()});
+      }
+    }
+  }
+  for (size_t q = 0; q < slots.size(); ++q) {
+    const ReductionSlot& sl = p_.row_slots[slots[q]];
+    if (sl.one_pass) continue;
     const char* op = sl.second_moment ? "0" : OpId(g_.node(sl.node).op);
     absl::StrAppend(&s, ind, "acc", slots[q], " = fz_warp_reduce<", op, ">(acc", slots[q], ");\n");
+  }
+  for (const Chan& c : chans) {
+    absl::StrAppend(&s, ind, "fz_warp_chan(wn", c.f, ", acc", c.f, ", acc", c.s, ");\n");
   }
   if (BX_ > 32) {
     // Warp partials go to one of two buffers, alternating: one barrier per
@@ -156,14 +174,26 @@ std::string Generator::BlockReduce(const std::vector<int>& slots, const std::str
     for (size_t q = 0; q < slots.size(); ++q) {
       absl::StrAppend(&s, " fz_red[fz_rb][ty][tx >> 5][", q, "] = (double)acc", slots[q], ";");
     }
+    for (const Chan& c : chans) absl::StrAppend(&s, " fz_red[fz_rb][ty][tx >> 5][", c.qn, "] = (double)wn", c.f, ";");
     absl::StrAppend(&s, " }\n", ind, "__syncthreads();\n");
     for (size_t q = 0; q < slots.size(); ++q) {
       const ReductionSlot& sl = p_.row_slots[slots[q]];
+      if (sl.one_pass) continue;
       const char* op = sl.second_moment ? "0" : OpId(g_.node(sl.node).op);
       const std::string& t = acc_type_[slots[q]];
       absl::StrAppend(&s, ind, "acc", slots[q], " = (", t, ")fz_red[fz_rb][ty][0][", q, "];\n", ind,
                       "for (int w = 1; w < ", BX_ / 32, "; ++w) acc", slots[q], " = fz_comb<", op,
                       ", ", t, ">(acc", slots[q], ", (", t, ")fz_red[fz_rb][ty][w][", q, "]);\n");
+    }
+    for (const Chan& c : chans) {
+      const std::string& t = acc_type_[c.f];
+      const auto at = [&](const char* w, size_t q) {
+        return absl::StrCat("(", t, ")fz_red[fz_rb][ty][", w, "][", q, "]");
+      };
+      absl::StrAppend(&s, ind, "wn", c.f, " = ", at("0", c.qn), "; acc", c.f, " = ", at("0", c.qf), "; acc", c.s,
+                      " = ", at("0", c.qs), ";\n", ind, "for (int w = 1; w < ", BX_ / 32, "; ++w) fz_chan(wn",
+                      c.f, ", acc", c.f, ", acc", c.s, ", ", at("w", c.qn), ", ", at("w", c.qf), ", ",
+                      at("w", c.qs), ");\n");
     }
     absl::StrAppend(&s, ind, "fz_rb ^= 1;\n");
   }
@@ -198,14 +228,26 @@ absl::Status Generator::EmitStage(int stage, std::string& code) {
   std::map<ValueId, std::string> memo;
   std::set<ValueId> used;
   Scope es = ElementScope(&body, &memo, &used);
-  std::string accum;
+  std::string accum, post, moments;
   for (int i : slots) {
     const ReductionSlot& sl = p_.row_slots[i];
+    if (sl.one_pass && sl.second_moment) continue;  // with its first slot
     const Node& n = g_.node(sl.node);
     auto e = em_->Get(n.inputs[0], es);
     if (!e.ok()) return e.status();
     const std::string& t = acc_type_[i];
-    if (sl.second_moment) {
+    if (sl.one_pass) {
+      // Per thread, sums of x - K and (x - K)^2 with K its first element
+      // (the shifted-data algorithm: exact algebra, cancellation only as
+      // large as K's distance from the thread's mean), turned into (count,
+      // mean, squared deviations) before the block merges them (fz_chan).
+      const int s2 = SecondMoment(i);
+      absl::StrAppend(&accum, "        { const ", t, " x = (", t, ")", *e, "; if (l == 0 && wn", i, " == 0) wk", i,
+                      " = x; const ", t, " d = x - wk", i, "; acc", i, " += d; acc", s2, " += d * d; }\n");
+      absl::StrAppend(&post, "      wn", i, " += (", t, ")VV;\n");
+      absl::StrAppend(&moments, "    if (wn", i, " > 0) { const ", t, " s1 = acc", i, "; acc", i, " = wk", i,
+                      " + fz_div_count(s1, wn", i, "); acc", s2, " -= s1 * fz_div_count(s1, wn", i, "); }\n");
+    } else if (sl.second_moment) {
       absl::StrAppend(&accum, "        { const ", t, " d = (", t, ")", *e, " - rmean", FirstMoment(i),
                       "; acc", i, " += d * d; }\n");
     } else {
@@ -226,16 +268,22 @@ absl::Status Generator::EmitStage(int stage, std::string& code) {
   for (int i : slots) {
     const ReductionSlot& sl = p_.row_slots[i];
     absl::StrAppend(&code, "    ", acc_type_[i], " acc", i, " = ",
-                    sl.second_moment ? "0" : Identity(g_.node(sl.node).op, acc_type_[i].c_str()),
+                    sl.second_moment || sl.one_pass ? "0" : Identity(g_.node(sl.node).op, acc_type_[i].c_str()),
                     ";\n");
+    if (sl.one_pass && !sl.second_moment) {
+      absl::StrAppend(&code, "    ", acc_type_[i], " wn", i, " = 0, wk", i, " = 0;\n");
+    }
   }
   absl::StrAppend(&code, "    auto ", fn, " = [&](auto vw, i64 j", params,
                   ") {\n      constexpr int VV = decltype(vw)::value;\n#pragma unroll\n"
                   "      for (int l = 0; l < VV; ++l) {\n",
-                  body, accum, "      }\n    };\n");
-  absl::StrAppend(&code, LoopOver(fn, ins, {}, false));
+                  body, accum, "      }\n", post, "    };\n");
+  absl::StrAppend(&code, LoopOver(fn, ins, {}, false), moments);
   absl::StrAppend(&code, BlockReduce(slots, "    "));
   if (split_) {
+    for (int i : slots) {
+      if (p_.row_slots[i].one_pass) return absl::InternalError("codegen: one-pass var with a row split over blocks");
+    }
     // Blocks sharing a row combine their partials through the workspace.
     absl::StrAppend(&code, "    {\n      double* part = ws_row + (size_t)(par & 1) * part_stride;\n",
                     "      const size_t base = ((size_t)(blockIdx.x * ", BY_, " + ty) * gridDim.y) * ",
@@ -265,7 +313,9 @@ absl::Status Generator::EmitStage(int stage, std::string& code) {
     const bool var = n.op == OpKind::kVar || n.op == OpKind::kVarMean;
     const std::string& t = acc_type_[i];
     if (var && !sl.second_moment) {
-      absl::StrAppend(&code, "    const ", t, " rmean", i, " = acc", i, " / (", t, ")rlen;\n");
+      // One pass: the merged mean itself; else the sum over the row.
+      absl::StrAppend(&code, "    const ", t, " rmean", i, " = acc", i,
+                      sl.one_pass ? "" : absl::StrCat(" / (", t, ")rlen"), ";\n");
       if (n.op == OpKind::kVarMean) {
         ValueId mean = n.outputs[1];
         absl::StrAppend(&code, "    const ", ComputeTypeName(g_.value(mean).dtype), " rv", mean,

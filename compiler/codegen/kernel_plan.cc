@@ -139,7 +139,7 @@ uint32_t KernelPlan::ReducedAxes(const Node& n) const {
   return d;
 }
 
-absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise) {
+absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise, bool one_pass_var) {
   KernelPlan p;
   p.graph = &g;
   const size_t nv = g.values.size();
@@ -335,10 +335,11 @@ absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise) {
     const bool row_red = IsReduction(n.op) && !is_col[n.id] &&
                          std::count(reds.begin(), reds.end(), n.id) && p.needed[n.outputs[0]];
     if (row_red) {
-      p.row_slots.push_back({n.id, false, a});
       const bool two = n.op == OpKind::kVar || n.op == OpKind::kVarMean;
-      if (two) p.row_slots.push_back({n.id, true, a + 1});
-      a += two ? 2 : 1;
+      const bool one_pass = two && one_pass_var;
+      p.row_slots.push_back({n.id, false, a, one_pass});
+      if (two) p.row_slots.push_back({n.id, true, one_pass ? a : a + 1, one_pass});
+      a += two && !one_pass ? 2 : 1;
       p.num_stages = std::max(p.num_stages, a);
     }
     for (ValueId o : n.outputs) p.avail[o] = a;

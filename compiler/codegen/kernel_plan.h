@@ -36,11 +36,14 @@ enum class Domain { kScalar, kElem, kRow, kCol };
 
 // One accumulation slot of a row or column reduction. var / var_mean use two
 // slots: the sum (for the mean) and, one stage later, the sum of squared
-// deviations.
+// deviations; or, `one_pass`, the mean and the sum of squared deviations in
+// the same stage, merged from per-chunk statistics (Chan et al.'s pairwise
+// update), which saves a block reduction per row.
 struct ReductionSlot {
   NodeId node = kNone;
   bool second_moment = false;  // var/var_mean: the squared-deviation slot
   int stage = 0;               // row reductions only
+  bool one_pass = false;       // var/var_mean in one stage (both slots)
 };
 
 struct KernelPlan {
@@ -80,7 +83,9 @@ struct KernelPlan {
 // Builds the plan. `pointwise`: the segment must have no (non-trivial)
 // reductions, and R is every axis. Unimplemented for graph shapes the
 // generator does not handle (reshape, mixed reductions).
-absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise);
+// `one_pass_var`: var/var_mean in one stage (ReductionSlot::one_pass); the
+// generator supports it where no row is split over blocks.
+absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise, bool one_pass_var = false);
 
 }  // namespace fusiond
 

@@ -161,6 +161,35 @@ template <int OP, typename T> __device__ __forceinline__ T fz_comb(T a, T b) {
   if (OP == 2) return fz_min(a, b);
   return a * b;
 }
+// Chan et al.'s pairwise update of (count, mean, sum of squared deviations)
+// with another group's (one-pass var/var_mean); empty groups (count 0) merge
+// as no-ops.
+// Divisions by a count in float: the fast division (2 ulp); IEEE division's
+// slow path cost registers in every kernel that merges.
+__device__ __forceinline__ float fz_div_count(float a, float n) { return __fdividef(a, n); }
+__device__ __forceinline__ double fz_div_count(double a, double n) { return a / n; }
+template <typename T> __device__ __forceinline__ T fz_weight(T nb, T nn) { return nn > T(0) ? fz_div_count(nb, nn) : T(0); }
+template <typename T> __device__ __forceinline__ void fz_chan(T& n, T& m, T& m2, T nb, T mb, T m2b) {
+  const T nn = n + nb;
+  const T r = fz_weight(nb, nn);
+  const T d = mb - m;
+  m += d * r;
+  m2 += m2b + d * d * n * r;
+  n = nn;
+}
+// Butterfly over the warp; each pair merges (lower lane, upper lane), so
+// both lanes end with the same bits.
+template <typename T> __device__ __forceinline__ void fz_warp_chan(T& n, T& m, T& m2) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) {
+    const T nb = __shfl_xor_sync(0xffffffffu, n, o), mb = __shfl_xor_sync(0xffffffffu, m, o),
+            m2b = __shfl_xor_sync(0xffffffffu, m2, o);
+    const bool up = (threadIdx.x & o) != 0;
+    T an = up ? nb : n, am = up ? mb : m, am2 = up ? m2b : m2;
+    fz_chan(an, am, am2, up ? n : nb, up ? m : mb, up ? m2 : m2b);
+    n = an; m = am; m2 = am2;
+  }
+}
 template <int OP, typename T> __device__ __forceinline__ T fz_warp_reduce(T v) {
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) v = fz_comb<OP, T>(v, __shfl_xor_sync(0xffffffffu, v, o));
