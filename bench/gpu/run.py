@@ -172,14 +172,18 @@ def steady_us(calls, launches=48, replays=15):
     import torch
     if DEVICE != "cuda":
         return bench(calls[0], 0, 0)
-    for c in calls:  # warm-up outside the capture (compiles, allocates)
-        c()
+    # Warm-up on the capture stream, outside the capture: compiles,
+    # allocates, and lets our runtime keep its per-stream barrier workspace
+    # (else the graph would zero a fresh one before every launch).
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for c in calls:
+            c()
     torch.cuda.synchronize()
     n = max(1, math.ceil(launches / len(calls))) * len(calls)
     g = torch.cuda.CUDAGraph()
     keep = []  # outputs stay alive, so no launch writes into the last one's memory
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(s):
         with torch.cuda.graph(g, stream=s):
             for i in range(n):
