@@ -104,30 +104,6 @@ TEST(KernelPlan, VarMeanTakesTwoStagesOrOneInOnePass) {
   EXPECT_TRUE(one->row_slots[1].second_moment);
 }
 
-TEST(Codegen, OnlyMultiPassKernelsMergeVarInOnePass) {
-  Graph g = Normalize();
-  HeuristicParams hp;
-  hp.kind = SchedulerKind::kInnerPersistent;
-  hp.vectorize = 8;
-  hp.block_x = 256;
-  hp.persistent_batch = 4;
-  hp.grid_x = 2048;
-  CodegenOptions o;
-  o.kernel_name = "k";
-  auto persistent = GenerateKernel(g, hp, o);
-  ASSERT_TRUE(persistent.ok()) << persistent.status();
-  EXPECT_EQ(persistent->source.find("fz_warp_chan(wn"), std::string::npos);
-  hp.kind = SchedulerKind::kInnerReduction;
-  hp.multi_pass = true;
-  hp.persistent_batch = 1;
-  hp.unroll = 4;
-  auto multi = GenerateKernel(g, hp, o);
-  ASSERT_TRUE(multi.ok()) << multi.status();
-  EXPECT_NE(multi->source.find("fz_warp_chan(wn"), std::string::npos);
-  // The count takes a third shared-memory entry per warp.
-  EXPECT_NE(multi->source.find("fz_red[2][1][8][3]"), std::string::npos);
-}
-
 TEST(KernelPlan, PointwiseRejectsReductions) {
   Graph g = Softmax();
   auto p = PlanKernel(g, true);
@@ -146,6 +122,23 @@ HeuristicParams SoftmaxParams(int block_x = 128, int batch = 16, int64_t grid_x 
   hp.persistent_batch = batch;
   hp.grid_x = grid_x;
   return hp;
+}
+
+TEST(Codegen, OnlyMultiPassKernelsMergeVarInOnePass) {
+  Graph g = Normalize();
+  HeuristicParams hp = SoftmaxParams(256, 4, 2048);  // rows in registers
+  auto persistent = GenerateKernel(g, hp, CodegenOptions{});
+  ASSERT_TRUE(persistent.ok()) << persistent.status();
+  EXPECT_EQ(persistent->source.find("fz_warp_chan(wn"), std::string::npos);
+  hp.kind = SchedulerKind::kInnerReduction;
+  hp.multi_pass = true;
+  hp.persistent_batch = 1;
+  hp.unroll = 4;
+  auto multi = GenerateKernel(g, hp, CodegenOptions{});
+  ASSERT_TRUE(multi.ok()) << multi.status();
+  EXPECT_NE(multi->source.find("fz_warp_chan(wn"), std::string::npos);
+  // The count takes a third shared-memory entry per warp.
+  EXPECT_NE(multi->source.find("fz_red[2][1][8][3]"), std::string::npos);
 }
 
 TEST(Codegen, SymbolicKernelTakesSizesAsParameters) {
