@@ -514,6 +514,9 @@ def main(argv=None):
                   "torch": torch.__version__,
                   "copy_bandwidth_bytes_per_s": copy_bw,
                   "method": {"timing": "triton.testing.do_bench median (L2 cleared between reps)",
+                             "steady": None if not args.steady else
+                             "one CUDA graph of 48 launches over rotated input/output sets (> 2x L2 apart), "
+                             "no flush; graph time / launches, median of 15 replays (steady_us)",
                              "warmup_ms": args.warmup, "rep_ms": args.rep,
                              "error": "max|out-ref|/max|ref| vs float64 evaluation; bf16 <= 1e-2, fp32 <= 1e-4",
                              "bytes": "inputs read once + outputs written once"},
