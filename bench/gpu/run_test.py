@@ -56,6 +56,18 @@ class HarnessTest(unittest.TestCase):
         poisoned = torch.full((3,), float("nan"), dtype=torch.bfloat16)
         self.assertFalse(run.check_outputs([poisoned], [ref])[0]["pass"])
 
+    def test_rotated_sets_put_two_l2s_between_uses(self):
+        run = self.harness
+        x, w = torch.randn(4, 8), torch.randn(8)
+        for nbytes, want in ((9 << 20, 15), (100 << 20, 3), (300 << 20, 2)):
+            sets = run.rotated_sets([x, w, 2.0], nbytes)
+            self.assertEqual(len(sets), want, nbytes)
+            self.assertGreaterEqual((len(sets) - 1) * nbytes, 2 * run.L2_BYTES)
+            self.assertIs(sets[0][0], x)                 # the originals first
+            self.assertIsNot(sets[1][0], x)              # then copies
+            self.assertTrue(torch.equal(sets[1][0], x))
+            self.assertEqual(sets[1][2], 2.0)            # scalars as they are
+
     def test_cpu_run_writes_json_and_png(self):
         files = [os.path.join(_CORPUS, f) for f in ("softmax_fwd.py", "rmsnorm_bwd_manual.py")]
         if not all(os.path.exists(f) for f in files):
