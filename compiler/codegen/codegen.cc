@@ -401,8 +401,8 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     // a few independent loads in flight and the tile costs about one L2 round
     // trip; the two groups of a warp combine by shuffle, the warps through
     // shared memory, and 64 threads finish one column each. Fixed order:
-    // the sums are deterministic. (32-column tiles with one float per lane
-    // cost six round trips for rmsnorm backward 2048x8192.)
+    // the sums are deterministic. (Against 32-column tiles with one float
+    // per lane: layernorm backward 2048x8192 49.0 -> 45.0 us on the H200.)
     const int nthreads = BX_ * BY_, ng = nthreads / 16, nw = nthreads / 32;
     absl::StrAppend(&c, "  fz_grid_sync(bar);\n  {\n    const int P = gridDim.x * ", BY_, ";\n",
                     "    const int tid = ty * ", BX_, " + tx, lane = tid & 15, grp = tid >> 4;\n",
@@ -434,8 +434,9 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
       }
       absl::StrAppend(&c, "      if ((tid & 16) == 0) fz_cred[", ci, "][tid >> 5][lane] = s", ci, ";\n");
     }
-    absl::StrAppend(&c, "      __syncthreads();\n      if (tid < 64 && c0 + tid < rlen) {\n",
-                    "      const i64 j = c0 + tid;\n");
+    // The tile's 64 columns, one per thread (a 32-thread block takes two).
+    absl::StrAppend(&c, "      __syncthreads();\n      for (int q = tid; q < 64; q += ", nthreads, ") {\n",
+                    "      const i64 j = c0 + q;\n      if (j >= rlen) break;\n");
     std::string body;
     std::map<ValueId, std::string> memo;
     Scope cs;
@@ -451,9 +452,9 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
       const Node& n = g_.node(p_.col_reds[ci]);
       const ValueId out = n.outputs[0];
       const OpKind cop = n.op;
-      absl::StrAppend(&body, "      float csum", ci, " = ((const float*)fz_cred[", ci, "][0])[tid];\n",
+      absl::StrAppend(&body, "      float csum", ci, " = ((const float*)fz_cred[", ci, "][0])[q];\n",
                       "      for (int w = 1; w < ", nw, "; ++w) csum", ci, " = fz_comb<", OpId(cop), ", float>(csum",
-                      ci, ", ((const float*)fz_cred[", ci, "][w])[tid]);\n");
+                      ci, ", ((const float*)fz_cred[", ci, "][w])[q]);\n");
       absl::StrAppend(&body, "      const ", ComputeTypeName(g_.value(out).dtype), " cv", out, " = ",
                       RoundTo(g_.value(out).dtype, absl::StrCat("(", ComputeTypeName(g_.value(out).dtype), ")csum", ci)),
                       ";\n");

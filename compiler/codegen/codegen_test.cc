@@ -206,6 +206,13 @@ TEST(Codegen, ColumnReductionIsCooperativeWithWorkspace) {
   const std::string m = KernelManifestJson(*k, "k.cubin", 48, 0, 132);
   EXPECT_NE(m.find("\"workspace\": {\"bytes\": \"256\", \"zero\": true, \"keep\": true}"), std::string::npos) << m;
   EXPECT_NE(m.find("\"zero\": false}"), std::string::npos) << m;
+  // The epilogue's 64-column tiles: each of 64 threads finishes a column; a
+  // 32-thread block finishes two each.
+  EXPECT_NE(k->source.find("for (int q = tid; q < 64; q += 64)"), std::string::npos);
+  hp.block_x = 32;
+  k = GenerateKernel(g, hp, CodegenOptions{});
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_NE(k->source.find("for (int q = tid; q < 64; q += 32)"), std::string::npos);
 }
 
 TEST(Codegen, StagedRowsUseCpAsyncRingSizedByTheBudget) {
