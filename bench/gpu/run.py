@@ -152,13 +152,18 @@ def same_size_copy_us(nbytes, warmup_ms, rep_ms):
 L2_BYTES = 60 << 20  # H200 (GPU.md)
 
 
+def rotations(nbytes):
+    """Buffer sets to rotate through so that two uses of one set are
+    separated by at least twice the L2's worth of traffic (each launch moves
+    nbytes)."""
+    return max(2, math.ceil(2 * L2_BYTES / max(nbytes, 1)) + 1)
+
+
 def rotated_sets(inputs, nbytes):
-    """The inputs plus clones, enough that two uses of one set are separated
-    by more than twice the L2's worth of traffic (each launch moves nbytes)."""
+    """The inputs plus rotations(nbytes) - 1 clones."""
     import torch
-    k = max(2, math.ceil(2 * L2_BYTES / max(nbytes, 1)) + 1)
     sets = [list(inputs)]
-    for _ in range(k - 1):
+    for _ in range(rotations(nbytes) - 1):
         sets.append([x.clone() if isinstance(x, torch.Tensor) else x for x in inputs])
     return sets
 
@@ -208,7 +213,7 @@ def steady_copy_us(nbytes):
     import torch
     n = max(nbytes // 2, 1)
     pairs = []
-    for _ in range(max(2, math.ceil(2 * L2_BYTES / max(nbytes, 1)) + 1)):
+    for _ in range(rotations(nbytes)):
         src = torch.empty(n, dtype=torch.uint8, device=DEVICE).random_()
         pairs.append((src, torch.empty_like(src)))
     return steady_us([lambda p=p: p[1].copy_(p[0]) for p in pairs])
