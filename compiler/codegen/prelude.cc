@@ -161,14 +161,14 @@ template <int OP, typename T> __device__ __forceinline__ T fz_comb(T a, T b) {
   if (OP == 2) return fz_min(a, b);
   return a * b;
 }
-// Chan et al.'s pairwise update of (count, mean, sum of squared deviations)
-// with another group's (one-pass var/var_mean); empty groups (count 0) merge
-// as no-ops.
 // Divisions by a count in float: the fast division (2 ulp); IEEE division's
 // slow path cost registers in every kernel that merges.
 __device__ __forceinline__ float fz_div_count(float a, float n) { return __fdividef(a, n); }
 __device__ __forceinline__ double fz_div_count(double a, double n) { return a / n; }
 template <typename T> __device__ __forceinline__ T fz_weight(T nb, T nn) { return nn > T(0) ? fz_div_count(nb, nn) : T(0); }
+// Chan et al.'s pairwise update of (count, mean, sum of squared deviations)
+// with another group's (one-pass var/var_mean); empty groups (count 0) merge
+// as no-ops.
 template <typename T> __device__ __forceinline__ void fz_chan(T& n, T& m, T& m2, T nb, T mb, T m2b) {
   const T nn = n + nb;
   const T r = fz_weight(nb, nn);
