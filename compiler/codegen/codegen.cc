@@ -395,20 +395,24 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
       }
       absl::StrAppend(&c, "      }\n    }\n  }\n");
     }
-    // After the barrier every block sums the P partials of 64 columns at a
-    // time. 16 lanes read the tile as float4s; the block's other threads
-    // split the partials (group g takes every NG-th one), so each thread has
-    // a few independent loads in flight and the tile costs about one L2 round
-    // trip; the two groups of a warp combine by shuffle, the warps through
-    // shared memory, and 64 threads finish one column each. Fixed order:
-    // the sums are deterministic. (Against 32-column tiles with one float
-    // per lane: layernorm backward 2048x8192 49.0 -> 45.0 us on the H200.)
-    const int nthreads = BX_ * BY_, ng = nthreads / 16, nw = nthreads / 32;
+    // After the barrier every block sums the P partials of a tile of 4L
+    // columns at a time: L lanes read the tile as float4s, the block's other
+    // threads split the partials (group g takes every NG-th one), so each
+    // thread has a few independent loads in flight and the tile costs about
+    // one L2 round trip; the groups of a warp combine by shuffle, the warps
+    // through shared memory, and 4L threads finish one column each. Fixed
+    // order: the sums are deterministic. (64-column float4 tiles against
+    // 32-column tiles of one float per lane: layernorm backward 2048x8192
+    // 49.0 -> 45.0 us on the H200.) L comes from the shape compiled for,
+    // see EpilogueLanes.
+    const int nthreads = BX_ * BY_, nw = std::max(1, nthreads / 32);
+    const int64_t gx = std::max<int64_t>(1, hp_.grid_x), blocks = gx * std::max<int64_t>(1, hp_.grid_y);
+    const int L = EpilogueLanes(hp_.inner_size, gx * BY_, blocks, nthreads), TW = 4 * L, ng = nthreads / L;
     absl::StrAppend(&c, "  fz_grid_sync(bar);\n  {\n    const int P = gridDim.x * ", BY_, ";\n",
-                    "    const int tid = ty * ", BX_, " + tx, lane = tid & 15, grp = tid >> 4;\n",
-                    "    __shared__ float4 fz_cred[", nc, "][", nw, "][16];\n",
-                    "    for (i64 c0 = ((i64)blockIdx.y * gridDim.x + blockIdx.x) * 64; c0 < rlen;",
-                    " c0 += (i64)gridDim.x * gridDim.y * 64) {\n      const i64 j4 = c0 + lane * 4;\n");
+                    "    const int tid = ty * ", BX_, " + tx, lane = tid % ", L, ", grp = tid / ", L, ";\n",
+                    "    __shared__ float4 fz_cred[", nc, "][", nw, "][", L, "];\n",
+                    "    for (i64 c0 = ((i64)blockIdx.y * gridDim.x + blockIdx.x) * ", TW, "; c0 < rlen;",
+                    " c0 += (i64)gridDim.x * gridDim.y * ", TW, ") {\n      const i64 j4 = c0 + lane * 4;\n");
     std::string comb;
     for (size_t ci = 0; ci < nc; ++ci) {
       const OpKind cop = g_.node(p_.col_reds[ci]).op;
@@ -428,14 +432,16 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     absl::StrAppend(&c, comb, "        }\n      }\n");
     for (size_t ci = 0; ci < nc; ++ci) {
       const OpKind cop = g_.node(p_.col_reds[ci]).op;
-      for (const char* f : {"x", "y", "z", "w"}) {
-        absl::StrAppend(&c, "      s", ci, ".", f, " = fz_comb<", OpId(cop), ", float>(s", ci, ".", f,
-                        ", __shfl_xor_sync(0xffffffffu, s", ci, ".", f, ", 16));\n");
+      for (int o = L; o < 32; o *= 2) {
+        for (const char* f : {"x", "y", "z", "w"}) {
+          absl::StrAppend(&c, "      s", ci, ".", f, " = fz_comb<", OpId(cop), ", float>(s", ci, ".", f,
+                          ", __shfl_xor_sync(0xffffffffu, s", ci, ".", f, ", ", o, "));\n");
+        }
       }
-      absl::StrAppend(&c, "      if ((tid & 16) == 0) fz_cred[", ci, "][tid >> 5][lane] = s", ci, ";\n");
+      absl::StrAppend(&c, "      if ((tid & 31) < ", L, ") fz_cred[", ci, "][tid >> 5][lane] = s", ci, ";\n");
     }
-    // The tile's 64 columns, one per thread (a 32-thread block takes two).
-    absl::StrAppend(&c, "      __syncthreads();\n      for (int q = tid; q < 64; q += ", nthreads, ") {\n",
+    // The tile's columns, one per thread (a 32-thread block takes two of 64).
+    absl::StrAppend(&c, "      __syncthreads();\n      for (int q = tid; q < ", TW, "; q += ", nthreads, ") {\n",
                     "      const i64 j = c0 + q;\n      if (j >= rlen) break;\n");
     std::string body;
     std::map<ValueId, std::string> memo;
@@ -555,6 +561,22 @@ std::vector<std::string> LaunchGrid(const GeneratedKernel& k, int registers, int
   std::string gx = absl::StrCat("min(", cap, ", max(1, ceil_div(", k.rows_expr, ", ", k.block_y, ")))");
   if (k.rows_expr == "1") gx = "1";
   return {gx, k.grid_y_expr, "1"};
+}
+
+int EpilogueLanes(int64_t columns, int64_t partials, int64_t blocks, int threads) {
+  int best = 16;
+  int64_t best_trips = -1;
+  for (int lanes = 16; lanes >= 1; lanes /= 2) {
+    const int64_t tiles = (std::max<int64_t>(1, columns) + 4 * lanes - 1) / (4 * lanes);
+    const int64_t loads = int64_t{4} * std::max(1, threads / lanes);
+    const int64_t trips = (tiles + blocks - 1) / std::max<int64_t>(1, blocks) *
+                          ((std::max<int64_t>(1, partials) + loads - 1) / loads);
+    if (best_trips < 0 || trips < best_trips) {
+      best = lanes;
+      best_trips = trips;
+    }
+  }
+  return best;
 }
 
 std::string WorkspaceBytes(const GeneratedKernel& k, const std::string& grid_x) {

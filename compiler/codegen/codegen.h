@@ -84,6 +84,14 @@ absl::StatusOr<GeneratedKernel> GenerateKernel(const Graph& g,
 // memory (registers < 0: unknown, assume one block per SM).
 std::vector<std::string> LaunchGrid(const GeneratedKernel& k, int registers,
                                     int static_smem_bytes, int sm_count);
+// Lanes (float4 columns) per tile of the column reductions' final step,
+// one of 1, 2, 4, 8, 16: the one with the fewest dependent L2 round trips
+// per block, ceil(tiles / blocks) * ceil(partials / (groups * 4)) with
+// groups = threads / lanes (four loads in flight each), ties to the wider
+// tile. 8192 columns, 132 partials, 512 threads: 16 (64-column tiles);
+// 1024 columns, 528 partials: 2, where 16 would leave 116 blocks idle and
+// the other 16 five round trips each.
+int EpilogueLanes(int64_t columns, int64_t partials, int64_t blocks, int threads);
 // The partial-results workspace's size in bytes over the same grid.
 std::string WorkspaceBytes(const GeneratedKernel& k, const std::string& grid_x);
 

@@ -206,13 +206,30 @@ TEST(Codegen, ColumnReductionIsCooperativeWithWorkspace) {
   const std::string m = KernelManifestJson(*k, "k.cubin", 48, 0, 132);
   EXPECT_NE(m.find("\"workspace\": {\"bytes\": \"256\", \"zero\": true, \"keep\": true}"), std::string::npos) << m;
   EXPECT_NE(m.find("\"zero\": false}"), std::string::npos) << m;
-  // The epilogue's 64-column tiles: each of 64 threads finishes a column; a
-  // 32-thread block finishes two each.
-  EXPECT_NE(k->source.find("for (int q = tid; q < 64; q += 64)"), std::string::npos);
+  // 1000 partials of 64-thread blocks at the default (unknown) width: one
+  // lane per tile, the other 63 threads' groups split the partials.
+  EXPECT_NE(k->source.find("lane = tid % 1, grp = tid / 1;"), std::string::npos);
+  EXPECT_NE(k->source.find("for (int q = tid; q < 4; q += 64)"), std::string::npos);
+  // 8192 columns over four 32-thread blocks: 64-column tiles, each thread
+  // finishes two columns of a tile.
   hp.block_x = 32;
+  hp.grid_x = 4;
+  hp.inner_size = 8192;
   k = GenerateKernel(g, hp, CodegenOptions{});
   ASSERT_TRUE(k.ok()) << k.status();
   EXPECT_NE(k->source.find("for (int q = tid; q < 64; q += 32)"), std::string::npos);
+  EXPECT_NE(k->source.find("__shfl_xor_sync(0xffffffffu, s0.x, 16)"), std::string::npos);
+}
+
+TEST(Codegen, EpilogueTilesFitTheShape) {
+  // rmsnorm backward 2048x8192: one 64-column tile per block of 512 threads.
+  EXPECT_EQ(EpilogueLanes(8192, 132, 132, 512), 16);
+  // 1024 columns, 132 blocks of 4 rows: 64-column tiles would leave 116
+  // blocks idle and take five round trips; 8-column tiles one.
+  EXPECT_EQ(EpilogueLanes(1024, 528, 132, 512), 2);
+  // 4096 columns, 264 blocks of 256 threads: 16-column tiles, two trips.
+  EXPECT_EQ(EpilogueLanes(4096, 264, 264, 256), 4);
+  EXPECT_EQ(EpilogueLanes(1, 1, 1, 32), 16);  // degenerate sizes
 }
 
 TEST(Codegen, StagedRowsUseCpAsyncRingSizedByTheBudget) {

@@ -43,6 +43,28 @@ HeuristicParams InnerOuterPersistentHeuristics(const FusionAnalysis& a, const Ta
       p.rows_per_block = 1;
       registers = std::min(t.max_registers_per_thread, 65536 / 512);
     }
+    // Narrow rows (under 4096 bf16): blocks of 512 threads, several rows
+    // deep, one per SM, like the wide ones. Small blocks many to an SM left
+    // thousands of partial rows for the column epilogue and kept few bytes
+    // in flight per block: rmsnorm backward 4096x512 bf16 29.6 us (3300
+    // blocks of 32 x 1) against 9.5 (132 of 32 x 16), steady state on the
+    // H200 (bench/results/gpu-2026-11-30-s5-*.log). With one column
+    // reduction two vectors per thread, prefetched in registers, beat the
+    // batch of four staged in shared memory: 16384x1024 36.7 -> 32.9 us
+    // (64 x 8), 16384x2048 59.6 -> 57.8 (128 x 4); layernorm (two column
+    // reductions, twice the accumulators) kept the staged split (16.9 vs
+    // 17.9 at 4096x1024).
+    const int64_t half = vectors / 2;
+    if (vectors < 512 && columns <= 1 && half >= 32 && (half & (half - 1)) == 0) {
+      p.block_x = static_cast<int>(half);
+      p.persistent_batch = 2;
+      p.rows_per_block = 1;
+      registers = kRegisterOverhead + 2 * floats;
+    }
+    while (vectors < 512 && p.block_x * p.rows_per_block * 2 <= 512 &&
+           BlocksPerSm(t, p.block_x * p.rows_per_block * 2, registers, 0) >= 1) {
+      p.rows_per_block *= 2;
+    }
   } else {
     p.block_x = 512;
     p.persistent_batch = static_cast<int>(CeilDiv(vectors, p.block_x));

@@ -1,5 +1,7 @@
 #include "compiler/scheduler/heuristics.h"
 
+#include <tuple>
+
 #include "compiler/scheduler/kernel_heuristics.h"
 #include "gtest/gtest.h"
 
@@ -95,6 +97,28 @@ TEST(Heuristics, RowsAreStagedWhereRegistersCannotPrefetch) {
   EXPECT_EQ(r4.block_x, 256);
   EXPECT_EQ(r4.persistent_batch, 2);
   EXPECT_EQ(r4.grid_x, 264);
+}
+
+TEST(Heuristics, NarrowNormBackwardRowsShareBlocksOfFiveHundredTwelve) {
+  // rmsnorm backward: two vectors per thread, rows stacked to 512 threads,
+  // one block per SM (not 32-thread blocks sixteen to an SM).
+  for (auto [width, block_x, rows] : {std::tuple{1024, 64, 8}, {2048, 128, 4}, {512, 32, 16}}) {
+    HeuristicParams p = InnerOuterPersistentHeuristics(
+        RowSummary(FusionPattern::kInnerOuter, 16384, width, 2, 1), H100());
+    EXPECT_EQ(p.block_x, block_x) << width;
+    EXPECT_EQ(p.persistent_batch, 2) << width;
+    EXPECT_EQ(p.rows_per_block, rows) << width;
+    EXPECT_EQ(p.block_y, rows) << width;
+    EXPECT_EQ(p.grid_x, 132) << width;
+    EXPECT_FALSE(p.smem_buffer) << width;
+  }
+  // layernorm backward (two column reductions) keeps its batch of four,
+  // staged, still rows deep: 32 x 8, one block per SM.
+  HeuristicParams l = InnerOuterPersistentHeuristics(
+      RowSummary(FusionPattern::kInnerOuter, 4096, 1024, 3, 2), H100());
+  EXPECT_EQ(l.persistent_batch, 4);
+  EXPECT_GE(l.block_x * l.block_y, 256);
+  EXPECT_EQ(l.grid_x, 132);
 }
 
 TEST(Heuristics, LoopingGridsFillTheSm) {
