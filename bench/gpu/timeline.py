@@ -9,7 +9,7 @@ across SMs) at each probe; the table gives, per probe, the median and max
 over blocks of the time since the earliest block started, and the kernel's
 own time from CUDA events (median of --rep launches, no L2 flush).
 
-  python3 bench/gpu/timeline.py ARTIFACT_DIR s0=2048 s1=8192 [--probe NAME=REGEX ...]
+  python3 bench/gpu/timeline.py ARTIFACT_DIR s0=2048 s1=8192 [--probe NAME=REGEX ...] [--cu EDITED.cu]
 
 Default probes fit the inner-outer persistent kernels: loop (the main loop
 starts), partials (the column partials are stored), sync (the grid barrier),
@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "client",
 from fusiond.runtime import Expr  # noqa: E402
 
 DEFAULT_PROBES = [
-    ("loop", r"const i64 iters = "),
+    ("loop", r"for \(i64 it = 0;"),
     ("partials", r"^  if \(fits\) \{$"),
     ("sync", r"fz_grid_sync\(bar\);"),
     ("epilogue", r"^  \{$"),
@@ -62,10 +62,11 @@ def instrument(src, kernel, probes):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("artifacts")
-    ap.add_argument("sizes", nargs="+", help="SYMBOL=VALUE for every size symbol of the manifest")
+    ap.add_argument("sizes", nargs="*", help="SYMBOL=VALUE for every size symbol of the manifest")
     ap.add_argument("--probe", action="append", default=[], help="NAME=REGEX, in source order")
     ap.add_argument("--rep", type=int, default=20)
     ap.add_argument("--dump", help="write the instrumented source here")
+    ap.add_argument("--cu", help="time this source (same kernel name and parameters) instead of the artifact's")
     args = ap.parse_args()
 
     import cupy as cp
@@ -78,7 +79,7 @@ def main():
     env = {kv.split("=")[0]: int(kv.split("=")[1]) for kv in args.sizes}
     ev = lambda e: Expr(e)(env)  # noqa: E731
     probes = [tuple(p.split("=", 1)) for p in args.probe] or DEFAULT_PROBES
-    cu = open(os.path.join(args.artifacts, k["binary"].replace(".cubin", ".cu"))).read()
+    cu = open(args.cu or os.path.join(args.artifacts, k["binary"].replace(".cubin", ".cu"))).read()
     src, n = instrument(cu, k["name"], probes)
     if args.dump:
         open(args.dump, "w").write(src)

@@ -307,10 +307,51 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     row_swap_ += absl::StrCat("    stage = stage + 1 == ", stages_, " ? 0 : stage + 1;\n",
                               "    fill = fill + 1 == ", stages_, " ? 0 : fill + 1;\n");
   }
-  absl::StrAppend(&c, "  const i64 iters = (rows + rstride - 1) / rstride;\n",
-                  "  for (i64 it = 0; it < iters; ++it) {\n",
-                  "    row = it * rstride + (i64)blockIdx.x * ", BY_, " + ty;\n",
-                  "    active = row < rows;\n");
+  // Rows a block visits: groups of BY_ rows. Statically every gridDim.x-th
+  // group; in cooperative multi-pass inner-outer kernels the block takes
+  // further groups from a counter as it goes (dynamic_rows_), so blocks that
+  // the memory system serves faster take more rows and all reach the grid
+  // barrier together (rmsnorm backward 512x65536 bf16 268.3 -> 246.3 us on
+  // the H200). Persistent kernels lost with it (layernorm backward 2048x8192
+  // 41.6 -> 58.3 us, rmsnorm backward 33.4 -> 36.1, in steady state; cause
+  // not found), so they keep the static order. The block knows its next ahead + 2 groups (g0 the current
+  // one, g<ahead> the one the prefetch loads). Thread 0 takes a number at
+  // the top of an iteration and hands it to the block through shared memory
+  // at the end of the next one: the atomic has a whole iteration to return
+  // (handed over in the same iteration, its latency behind the prefetch
+  // loads stalled every iteration: layernorm backward 41.3 -> 58.4 us).
+  // The first ahead + 3 groups of a block are static. Group numbers are
+  // 32-bit (rows up to 2^32 x BY_).
+  const bool prefetch_rows = persistent_ && !staged_ && PrefetchRows();
+  const int ahead = staged_ ? stages_ - 1 : prefetch_rows ? 1 : 0;
+  dynamic_rows_ = coop && cols && !split_ && hp_.grid_y <= 1 && hp_.multi_pass &&
+                  hp_.kind == SchedulerKind::kInnerOuterPersistent;
+  if (dynamic_rows_) {
+    absl::StrAppend(&c, "  const i64 ngroups = (rows + ", BY_, " - 1) / ", BY_, ";\n",
+                    "  __shared__ u32 fz_next[2];\n  u32 fz_take = 0, fz_took = 0;\n");
+    for (int k = 0; k <= ahead + 1; ++k) {
+      absl::StrAppend(&c, "  u32 g", k, " = blockIdx.x + ", k, " * gridDim.x;\n");
+    }
+    absl::StrAppend(&c, "  for (unsigned it = 0; g0 < ngroups; ++it) {\n",
+                    "    if (tx == 0 && ty == 0) { fz_took = fz_take; fz_take = atomicAdd(bar + 1, 1u); }\n",
+                    "    row = (i64)g0 * ", BY_, " + ty;\n    active = row < rows;\n");
+    std::string shift = absl::StrCat("    if (tx == 0 && ty == 0) fz_next[it & 1] = it == 0 ? blockIdx.x + ", ahead + 2,
+                                     " * gridDim.x : ", ahead + 3, " * gridDim.x + fz_took;\n",
+                                     "    __syncthreads();\n");
+    for (int k = 0; k <= ahead; ++k) absl::StrAppend(&shift, "    g", k, " = g", k + 1, ";\n");
+    absl::StrAppend(&shift, "    g", ahead + 1, " = fz_next[it & 1];\n");
+    row_swap_ += shift;
+  } else {
+    absl::StrAppend(&c, "  const i64 iters = (rows + rstride - 1) / rstride;\n",
+                    "  for (i64 it = 0; it < iters; ++it) {\n",
+                    "    row = it * rstride + (i64)blockIdx.x * ", BY_, " + ty;\n",
+                    "    active = row < rows;\n");
+  }
+  // The row `k` groups ahead of the current one.
+  auto ahead_row = [&](int k) {
+    return dynamic_rows_ ? absl::StrCat("(i64)g", k, " * ", BY_, " + ty")
+                         : absl::StrCat("row + (i64)", k, " * rstride");
+  };
   // Row coordinates and bases.
   if (!p_.i_axes.empty()) {
     absl::StrAppend(&c, "    rowbase(row);\n");
@@ -321,11 +362,11 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     std::string swap;
     bool any = false;
     // Double-buffering costs as many registers again: only for small buffers.
-    const bool prefetch = PrefetchRows() && !staged_;
+    const bool prefetch = prefetch_rows;
     if (staged_) {
       // Row it + stages_ - 1 into the stage row it - 1 used; then wait for
       // row it (all but the newest stages_ - 1 groups complete).
-      absl::StrAppend(&c, "    {\n      const i64 srow = row + (i64)", stages_ - 1, " * rstride;\n",
+      absl::StrAppend(&c, "    {\n      const i64 srow = ", ahead_row(stages_ - 1), ";\n",
                       "      if (fits && srow < rows) {\n        rowbase(srow);\n",
                       IssueStagedCopies("fill", false, "        "),
                       "        rowbase(row);\n      }\n      fz_cp_commit();\n      fz_cp_wait<", stages_ - 1,
@@ -356,7 +397,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
       absl::StrAppend(&swap, "    cr_", a.ptr, " = nr_", a.ptr, ";\n");
     }
     if (any || !row_loads.empty()) {
-      absl::StrAppend(&c, "    {\n      const i64 nrow = row + rstride;\n      const bool nact = nrow < rows;\n",
+      absl::StrAppend(&c, "    {\n      const i64 nrow = ", ahead_row(1), ";\n      const bool nact = nrow < rows;\n",
                       "      rowbase(nrow);\n", row_loads, "      if (fits && nact) {\n#pragma unroll\n",
                       "        for (int k = 0; k < ", PB_, "; ++k) {\n          const i64 jj = (t + (i64)k * T) * ", V_,
                       ";\n          if (jj < rlen) {\n");
@@ -408,7 +449,10 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     const int nthreads = BX_ * BY_, nw = std::max(1, nthreads / 32);
     const int64_t gx = std::max<int64_t>(1, hp_.grid_x), blocks = gx * std::max<int64_t>(1, hp_.grid_y);
     const int L = EpilogueLanes(hp_.inner_size, gx * BY_, blocks, nthreads), TW = 4 * L, ng = nthreads / L;
-    absl::StrAppend(&c, "  fz_grid_sync(bar);\n  {\n    const int P = gridDim.x * ", BY_, ";\n",
+    absl::StrAppend(&c, "  fz_grid_sync(bar);\n");
+    // Every block is past its last take: the counter is zero for the next launch.
+    if (dynamic_rows_) absl::StrAppend(&c, "  if (blockIdx.x == 0 && tx == 0 && ty == 0) bar[1] = 0;\n");
+    absl::StrAppend(&c, "  {\n    const int P = gridDim.x * ", BY_, ";\n",
                     "    const int tid = ty * ", BX_, " + tx, lane = tid % ", L, ", grp = tid / ", L, ";\n",
                     "    __shared__ float4 fz_cred[", nc, "][", nw, "][", L, "];\n",
                     "    for (i64 c0 = ((i64)blockIdx.y * gridDim.x + blockIdx.x) * ", TW, "; c0 < rlen;",
@@ -559,6 +603,16 @@ std::vector<std::string> LaunchGrid(const GeneratedKernel& k, int registers, int
     cap = std::min<int64_t>(cap, std::max<int64_t>(1, per_sm * sm_count / y));
   }
   std::string gx = absl::StrCat("min(", cap, ", max(1, ceil_div(", k.rows_expr, ", ", k.block_y, ")))");
+  // A grid that loops over the rows: as few blocks as give the same rounds,
+  // so every block takes the same number of row groups (2048 rows on 264
+  // blocks: 256 blocks of 8 rows, not 200 of 8 and 64 of 7). Rmsnorm
+  // forward 2048x8192 bf16 24.1 -> 23.1 us, layernorm forward 16384x4096
+  // 78.8 -> 77.2 on the H200 (bench/results/gpu-2026-11-30-s5-grids.log).
+  const bool loops = k.one_wave || (k.cooperative && k.scheduler == "inner_outer_persistent");
+  if (loops && k.rows_expr != "1") {
+    const std::string groups = absl::StrCat("max(1, ceil_div(", k.rows_expr, ", ", k.block_y, "))");
+    gx = absl::StrCat("ceil_div(", groups, ", ceil_div(", groups, ", ", cap, "))");
+  }
   if (k.rows_expr == "1") gx = "1";
   return {gx, k.grid_y_expr, "1"};
 }

@@ -179,7 +179,7 @@ TEST(Codegen, SymbolicKernelTakesSizesAsParameters) {
   EXPECT_EQ(k->params[2].symbol, "s0");
   EXPECT_EQ(k->params[3].symbol, "s1");
   const std::string m = KernelManifestJson(*k, "softmax_k.cubin", 40, 128, 132);
-  EXPECT_NE(m.find("\"grid\": [\"min(100, max(1, ceil_div(s0, 1)))\", \"1\", \"1\"]"), std::string::npos) << m;
+  EXPECT_NE(m.find("\"grid\": [\"ceil_div(max(1, ceil_div(s0, 1)), ceil_div(max(1, ceil_div(s0, 1)), 100))\", \"1\", \"1\"]"), std::string::npos) << m;
   EXPECT_NE(m.find("{\"kind\": \"size\", \"symbol\": \"s1\"}"), std::string::npos);
 }
 
@@ -198,9 +198,9 @@ TEST(Codegen, ColumnReductionIsCooperativeWithWorkspace) {
   // 64 threads at 48 registers: at most 21 blocks per SM by registers and
   // 32 by threads; the cap is the rows (64) here.
   auto grid = LaunchGrid(*k, 48, 0, 132);
-  EXPECT_EQ(grid[0], "min(1000, max(1, ceil_div(64, 1)))");
+  EXPECT_EQ(grid[0], "ceil_div(max(1, ceil_div(64, 1)), ceil_div(max(1, ceil_div(64, 1)), 1000))");
   grid = LaunchGrid(*k, 255, 0, 2);  // two SMs, few blocks each
-  EXPECT_EQ(grid[0], "min(8, max(1, ceil_div(64, 1)))");
+  EXPECT_EQ(grid[0], "ceil_div(max(1, ceil_div(64, 1)), ceil_div(max(1, ceil_div(64, 1)), 8))");
   // Partial rows padded to a multiple of 4 floats (float4 reads).
   EXPECT_EQ(WorkspaceBytes(*k, "G"), "(G) * (0 + 4 * ceil_div(256, 4) * 4)");
   const std::string m = KernelManifestJson(*k, "k.cubin", 48, 0, 132);
@@ -268,11 +268,11 @@ TEST(Codegen, LoopingGridIsCappedAtOneWave) {
   ASSERT_TRUE(k.ok()) << k.status();
   EXPECT_TRUE(k->one_wave);  // 264 blocks for 4096 rows
   // 128 threads at 128 registers: 4 blocks per SM fit, 264 < 4 x 132.
-  EXPECT_EQ(LaunchGrid(*k, 128, 0, 132)[0], "min(264, max(1, ceil_div(s0, 1)))");
+  EXPECT_EQ(LaunchGrid(*k, 128, 0, 132)[0], "ceil_div(max(1, ceil_div(s0, 1)), ceil_div(max(1, ceil_div(s0, 1)), 264))");
   // At 255 registers only 2 fit: one wave is 264 still; on 100 SMs, 200.
-  EXPECT_EQ(LaunchGrid(*k, 255, 0, 100)[0], "min(200, max(1, ceil_div(s0, 1)))");
+  EXPECT_EQ(LaunchGrid(*k, 255, 0, 100)[0], "ceil_div(max(1, ceil_div(s0, 1)), ceil_div(max(1, ceil_div(s0, 1)), 200))");
   // Registers unknown: the heuristics' grid.
-  EXPECT_EQ(LaunchGrid(*k, -1, 0, 100)[0], "min(264, max(1, ceil_div(s0, 1)))");
+  EXPECT_EQ(LaunchGrid(*k, -1, 0, 100)[0], "ceil_div(max(1, ceil_div(s0, 1)), ceil_div(max(1, ceil_div(s0, 1)), 264))");
   // A block per row does not loop: no cap.
   hp.grid_x = 4096;
   k = GenerateKernel(g, hp, CodegenOptions{});

@@ -69,6 +69,10 @@ class ExprTest(unittest.TestCase):
         self.assertEqual(self.ev("ceil_div(8, 2)"), 4)
         self.assertEqual(self.ev("ceil_div(-7, 2)"), -3)
         self.assertEqual(self.ev("min(264, s0)", s0=2048), 264)
+        balanced = "ceil_div(max(1, ceil_div(s0, 1)), ceil_div(max(1, ceil_div(s0, 1)), 264))"
+        self.assertEqual(self.ev(balanced, s0=2048), 256)  # 256 blocks of 8 rows
+        self.assertEqual(self.ev(balanced, s0=16384), 261)  # 63 rounds, not 62 and a few
+        self.assertEqual(self.ev(balanced, s0=100), 100)
         self.assertEqual(self.ev("max(1, s0 / 4096)", s0=2048), 1)
         self.assertEqual(self.ev("s1 * 4 * 264 + 64", s1=8192), 8192 * 4 * 264 + 64)
         e = rt.Expr("ceil_div(s1, 8) + s0")
