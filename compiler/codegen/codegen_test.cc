@@ -219,6 +219,17 @@ TEST(Codegen, ColumnReductionIsCooperativeWithWorkspace) {
   ASSERT_TRUE(k.ok()) << k.status();
   EXPECT_NE(k->source.find("for (int q = tid; q < 64; q += 32)"), std::string::npos);
   EXPECT_NE(k->source.find("__shfl_xor_sync(0xffffffffu, s0.x, 16)"), std::string::npos);
+  // Persistent: the static row order. Multi-pass: row groups from the
+  // counter in the barrier words, zeroed again after the grid barrier.
+  EXPECT_EQ(k->source.find("atomicAdd(bar + 1, 1u)"), std::string::npos);
+  EXPECT_NE(k->source.find("for (i64 it = 0; it < iters; ++it)"), std::string::npos);
+  hp.multi_pass = true;
+  k = GenerateKernel(g, hp, CodegenOptions{});
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_NE(k->source.find("fz_take = atomicAdd(bar + 1, 1u)"), std::string::npos);
+  EXPECT_NE(k->source.find("for (unsigned it = 0; g0 < ngroups; ++it)"), std::string::npos);
+  EXPECT_NE(k->source.find("fz_grid_sync(bar);\n  if (blockIdx.x == 0 && tx == 0 && ty == 0) bar[1] = 0;"),
+            std::string::npos);
 }
 
 TEST(Codegen, EpilogueTilesFitTheShape) {
