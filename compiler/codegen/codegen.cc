@@ -308,20 +308,19 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
                               "    fill = fill + 1 == ", stages_, " ? 0 : fill + 1;\n");
   }
   // Rows a block visits: groups of BY_ rows. Statically every gridDim.x-th
-  // group; in cooperative multi-pass inner-outer kernels the block takes
+  // group. In cooperative multi-pass inner-outer kernels a block takes
   // further groups from a counter as it goes (dynamic_rows_), so blocks that
   // the memory system serves faster take more rows and all reach the grid
   // barrier together (rmsnorm backward 512x65536 bf16 268.3 -> 246.3 us on
   // the H200). Persistent kernels lost with it (layernorm backward 2048x8192
-  // 41.6 -> 58.3 us, rmsnorm backward 33.4 -> 36.1, in steady state; cause
-  // not found), so they keep the static order. The block knows its next ahead + 2 groups (g0 the current
-  // one, g<ahead> the one the prefetch loads). Thread 0 takes a number at
-  // the top of an iteration and hands it to the block through shared memory
-  // at the end of the next one: the atomic has a whole iteration to return
-  // (handed over in the same iteration, its latency behind the prefetch
-  // loads stalled every iteration: layernorm backward 41.3 -> 58.4 us).
-  // The first ahead + 3 groups of a block are static. Group numbers are
-  // 32-bit (rows up to 2^32 x BY_).
+  // 41.6 -> 58.3 us, rmsnorm backward 33.4 -> 36.1, steady state; the cause
+  // was not found, docs/heuristics-tuning.md) and keep the static order.
+  // The block knows its next ahead + 2 groups (g0 is the current one,
+  // g<ahead> the one a prefetch loads; ahead is 0 in multi-pass kernels):
+  // thread 0 takes a number at the top of an iteration and hands it to the
+  // block through shared memory at the end of the next one, so the atomic
+  // has an iteration to return. A block's first ahead + 3 groups are static.
+  // Group numbers are 32-bit (rows up to 2^32 x BY_).
   const bool prefetch_rows = persistent_ && !staged_ && PrefetchRows();
   const int ahead = staged_ ? stages_ - 1 : prefetch_rows ? 1 : 0;
   dynamic_rows_ = coop && cols && !split_ && hp_.grid_y <= 1 && hp_.multi_pass &&
