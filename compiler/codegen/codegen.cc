@@ -315,42 +315,28 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   // the H200). Persistent kernels lost with it (layernorm backward 2048x8192
   // 41.6 -> 58.3 us, rmsnorm backward 33.4 -> 36.1, steady state; the cause
   // was not found, docs/heuristics-tuning.md) and keep the static order.
-  // The block knows its next ahead + 2 groups (g0 is the current one,
-  // g<ahead> the one a prefetch loads; ahead is 0 in multi-pass kernels):
-  // thread 0 takes a number at the top of an iteration and hands it to the
-  // block through shared memory at the end of the next one, so the atomic
-  // has an iteration to return. A block's first ahead + 3 groups are static.
+  // A block's first three groups are static; thread 0 takes a number at the
+  // top of an iteration and hands it to the block through shared memory at
+  // the end of the next one, so the atomic has an iteration to return (g0 is
+  // the current group, g1 the next; multi-pass kernels prefetch nothing).
   // Group numbers are 32-bit (rows up to 2^32 x BY_).
-  const bool prefetch_rows = persistent_ && !staged_ && PrefetchRows();
-  const int ahead = staged_ ? stages_ - 1 : prefetch_rows ? 1 : 0;
   dynamic_rows_ = coop && cols && !split_ && hp_.grid_y <= 1 && hp_.multi_pass &&
                   hp_.kind == SchedulerKind::kInnerOuterPersistent;
   if (dynamic_rows_) {
     absl::StrAppend(&c, "  const i64 ngroups = (rows + ", BY_, " - 1) / ", BY_, ";\n",
-                    "  __shared__ u32 fz_next[2];\n  u32 fz_take = 0, fz_took = 0;\n");
-    for (int k = 0; k <= ahead + 1; ++k) {
-      absl::StrAppend(&c, "  u32 g", k, " = blockIdx.x + ", k, " * gridDim.x;\n");
-    }
-    absl::StrAppend(&c, "  for (unsigned it = 0; g0 < ngroups; ++it) {\n",
+                    "  __shared__ u32 fz_next[2];\n  u32 fz_take = 0, fz_took = 0;\n",
+                    "  u32 g0 = blockIdx.x + 0 * gridDim.x;\n  u32 g1 = blockIdx.x + 1 * gridDim.x;\n",
+                    "  for (unsigned it = 0; g0 < ngroups; ++it) {\n",
                     "    if (tx == 0 && ty == 0) { fz_took = fz_take; fz_take = atomicAdd(bar + 1, 1u); }\n",
                     "    row = (i64)g0 * ", BY_, " + ty;\n    active = row < rows;\n");
-    std::string shift = absl::StrCat("    if (tx == 0 && ty == 0) fz_next[it & 1] = it == 0 ? blockIdx.x + ", ahead + 2,
-                                     " * gridDim.x : ", ahead + 3, " * gridDim.x + fz_took;\n",
-                                     "    __syncthreads();\n");
-    for (int k = 0; k <= ahead; ++k) absl::StrAppend(&shift, "    g", k, " = g", k + 1, ";\n");
-    absl::StrAppend(&shift, "    g", ahead + 1, " = fz_next[it & 1];\n");
-    row_swap_ += shift;
+    row_swap_ += "    if (tx == 0 && ty == 0) fz_next[it & 1] = it == 0 ? blockIdx.x + 2 * gridDim.x : "
+                 "3 * gridDim.x + fz_took;\n    __syncthreads();\n    g0 = g1;\n    g1 = fz_next[it & 1];\n";
   } else {
     absl::StrAppend(&c, "  const i64 iters = (rows + rstride - 1) / rstride;\n",
                     "  for (i64 it = 0; it < iters; ++it) {\n",
                     "    row = it * rstride + (i64)blockIdx.x * ", BY_, " + ty;\n",
                     "    active = row < rows;\n");
   }
-  // The row `k` groups ahead of the current one.
-  auto ahead_row = [&](int k) {
-    return dynamic_rows_ ? absl::StrCat("(i64)g", k, " * ", BY_, " + ty")
-                         : absl::StrCat("row + (i64)", k, " * rstride");
-  };
   // Row coordinates and bases.
   if (!p_.i_axes.empty()) {
     absl::StrAppend(&c, "    rowbase(row);\n");
@@ -361,11 +347,11 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     std::string swap;
     bool any = false;
     // Double-buffering costs as many registers again: only for small buffers.
-    const bool prefetch = prefetch_rows;
+    const bool prefetch = PrefetchRows() && !staged_;
     if (staged_) {
       // Row it + stages_ - 1 into the stage row it - 1 used; then wait for
       // row it (all but the newest stages_ - 1 groups complete).
-      absl::StrAppend(&c, "    {\n      const i64 srow = ", ahead_row(stages_ - 1), ";\n",
+      absl::StrAppend(&c, "    {\n      const i64 srow = row + (i64)", stages_ - 1, " * rstride;\n",
                       "      if (fits && srow < rows) {\n        rowbase(srow);\n",
                       IssueStagedCopies("fill", false, "        "),
                       "        rowbase(row);\n      }\n      fz_cp_commit();\n      fz_cp_wait<", stages_ - 1,
@@ -396,7 +382,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
       absl::StrAppend(&swap, "    cr_", a.ptr, " = nr_", a.ptr, ";\n");
     }
     if (any || !row_loads.empty()) {
-      absl::StrAppend(&c, "    {\n      const i64 nrow = ", ahead_row(1), ";\n      const bool nact = nrow < rows;\n",
+      absl::StrAppend(&c, "    {\n      const i64 nrow = row + rstride;\n      const bool nact = nrow < rows;\n",
                       "      rowbase(nrow);\n", row_loads, "      if (fits && nact) {\n#pragma unroll\n",
                       "        for (int k = 0; k < ", PB_, "; ++k) {\n          const i64 jj = (t + (i64)k * T) * ", V_,
                       ";\n          if (jj < rlen) {\n");

@@ -147,7 +147,7 @@ class Generator {
   bool pointwise_ = false, persistent_ = false, split_ = false;
   int64_t row_blocks_ = 1;
   std::string row_swap_;
-  // Cooperative inner-outer kernels take row groups from a counter (Run).
+  // Multi-pass inner-outer kernels take row groups from a counter (Run).
   bool dynamic_rows_ = false;
   std::map<ValueId, int> input_index_;
   std::map<ValueId, Access> in_access_;  // tensor inputs with a row-domain part
