@@ -200,8 +200,10 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
       for (const auto& sl : p_.row_slots) n += (sl.stage == s) + (sl.stage == s && sl.one_pass && !sl.second_moment);
       per_stage = std::max(per_stage, n);
     }
-    absl::StrAppend(&c, "  __shared__ double fz_red[2][", BY_, "][", BX_ / 32, "][", per_stage,
-                    "];\n  unsigned fz_rb = 0;\n");
+    // Slot-major: one slot's warp partials are contiguous (read four at a
+    // time when they are floats).
+    absl::StrAppend(&c, "  __shared__ __align__(16) ", RedType(), " fz_red[2][", BY_, "][", per_stage, "][",
+                    BX_ / 32, "];\n  unsigned fz_rb = 0;\n");
   }
   // Workspace layout: [0, 256) barrier; row partials (double, two parities);
   // column partials (float).

@@ -138,7 +138,7 @@ TEST(Codegen, OnlyMultiPassKernelsMergeVarInOnePass) {
   ASSERT_TRUE(multi.ok()) << multi.status();
   EXPECT_NE(multi->source.find("fz_warp_chan(wn"), std::string::npos);
   // The count takes a third shared-memory entry per warp.
-  EXPECT_NE(multi->source.find("fz_red[2][1][8][3]"), std::string::npos);
+  EXPECT_NE(multi->source.find("fz_red[2][1][3][8]"), std::string::npos);
 }
 
 TEST(Codegen, SymbolicKernelTakesSizesAsParameters) {
@@ -170,7 +170,9 @@ TEST(Codegen, SymbolicKernelTakesSizesAsParameters) {
     ++flips;
   }
   EXPECT_EQ(flips, 2u);
-  EXPECT_NE(k->source.find("fz_red[fz_rb][ty][tx >> 5][0] = (double)acc0;"), std::string::npos);
+  // float accumulators exchange float partials (no double round trip).
+  EXPECT_NE(k->source.find("__shared__ __align__(16) float fz_red[2][1][1][8];"), std::string::npos);
+  EXPECT_NE(k->source.find("fz_red[fz_rb][ty][0][tx >> 5] = (float)acc0;"), std::string::npos);
   EXPECT_EQ(k->source.find("#include"), std::string::npos);  // no toolkit headers
   EXPECT_FALSE(k->cooperative);
   ASSERT_EQ(k->params.size(), 4u);
@@ -181,6 +183,23 @@ TEST(Codegen, SymbolicKernelTakesSizesAsParameters) {
   const std::string m = KernelManifestJson(*k, "softmax_k.cubin", 40, 128, 132);
   EXPECT_NE(m.find("\"grid\": [\"ceil_div(max(1, ceil_div(s0, 1)), ceil_div(max(1, ceil_div(s0, 1)), 100))\", \"1\", \"1\"]"), std::string::npos) << m;
   EXPECT_NE(m.find("{\"kind\": \"size\", \"symbol\": \"s1\"}"), std::string::npos);
+}
+
+TEST(Codegen, DoubleAccumulatorsKeepDoublePartials) {
+  Graph g;
+  GraphBuilder b(&g);
+  ValueId x = *b.DefineTensor("x", DataType::kDouble, {-1, -1});
+  ValueId s = *b.Reduce(OpKind::kSum, x, {1}, false);
+  ValueId sb = *b.BroadcastInDim(s, g.value(x).shape, {0});
+  ASSERT_TRUE(b.AddOutput(*b.Binary(OpKind::kDiv, x, sb)).ok());
+  HeuristicParams hp = SoftmaxParams(256, 1, 100);
+  hp.vectorize = 2;
+  CodegenOptions o;
+  o.kernel_name = "k";
+  auto k = GenerateKernel(g, hp, o);
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_NE(k->source.find("__shared__ __align__(16) double fz_red["), std::string::npos);
+  EXPECT_NE(k->source.find("= (double)acc0;"), std::string::npos);
 }
 
 TEST(Codegen, ColumnReductionIsCooperativeWithWorkspace) {

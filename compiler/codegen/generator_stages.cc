@@ -172,26 +172,39 @@ std::string Generator::BlockReduce(const std::vector<int>& slots, const std::str
     // thread passed reduction k + 1's barrier, i.e. finished reading k.
     absl::StrAppend(&s, ind, "if ((tx & 31) == 0) {");
     for (size_t q = 0; q < slots.size(); ++q) {
-      absl::StrAppend(&s, " fz_red[fz_rb][ty][tx >> 5][", q, "] = (double)acc", slots[q], ";");
+      absl::StrAppend(&s, " fz_red[fz_rb][ty][", q, "][tx >> 5] = (", RedType(), ")acc", slots[q], ";");
     }
-    for (const Chan& c : chans) absl::StrAppend(&s, " fz_red[fz_rb][ty][tx >> 5][", c.qn, "] = (double)wn", c.f, ";");
+    for (const Chan& c : chans) absl::StrAppend(&s, " fz_red[fz_rb][ty][", c.qn, "][tx >> 5] = (", RedType(), ")wn", c.f, ";");
     absl::StrAppend(&s, " }\n", ind, "__syncthreads();\n");
+    const int warps = BX_ / 32;
     for (size_t q = 0; q < slots.size(); ++q) {
       const ReductionSlot& sl = p_.row_slots[slots[q]];
       if (sl.one_pass) continue;
       const char* op = sl.second_moment ? "0" : OpId(g_.node(sl.node).op);
       const std::string& t = acc_type_[slots[q]];
-      absl::StrAppend(&s, ind, "acc", slots[q], " = (", t, ")fz_red[fz_rb][ty][0][", q, "];\n", ind,
-                      "for (int w = 1; w < ", BX_ / 32, "; ++w) acc", slots[q], " = fz_comb<", op,
-                      ", ", t, ">(acc", slots[q], ", (", t, ")fz_red[fz_rb][ty][w][", q, "]);\n");
+      const std::string acc = absl::StrCat("acc", slots[q]);
+      const std::string comb = absl::StrCat("fz_comb<", op, ", ", t, ">(");
+      if (t == "float" && RedType() == t && warps % 4 == 0) {
+        // A slot's float partials are contiguous and 16-byte aligned: four
+        // per shared-memory load, combined in warp order as below.
+        absl::StrAppend(&s, ind, "{\n", ind, "  const float4* r = (const float4*)fz_red[fz_rb][ty][", q, "];\n",
+                        ind, "  float4 v = r[0];\n", ind, "  ", acc, " = v.x;\n", ind, "  ", acc, " = ", comb, acc,
+                        ", v.y); ", acc, " = ", comb, acc, ", v.z); ", acc, " = ", comb, acc, ", v.w);\n", ind,
+                        "  for (int w = 1; w < ", warps / 4, "; ++w) {\n", ind, "    v = r[w];\n", ind, "    ", acc,
+                        " = ", comb, acc, ", v.x); ", acc, " = ", comb, acc, ", v.y); ", acc, " = ", comb, acc,
+                        ", v.z); ", acc, " = ", comb, acc, ", v.w);\n", ind, "  }\n", ind, "}\n");
+        continue;
+      }
+      absl::StrAppend(&s, ind, acc, " = (", t, ")fz_red[fz_rb][ty][", q, "][0];\n", ind, "for (int w = 1; w < ",
+                      warps, "; ++w) ", acc, " = ", comb, acc, ", (", t, ")fz_red[fz_rb][ty][", q, "][w]);\n");
     }
     for (const Chan& c : chans) {
       const std::string& t = acc_type_[c.f];
       const auto at = [&](const char* w, size_t q) {
-        return absl::StrCat("(", t, ")fz_red[fz_rb][ty][", w, "][", q, "]");
+        return absl::StrCat("(", t, ")fz_red[fz_rb][ty][", q, "][", w, "]");
       };
       absl::StrAppend(&s, ind, "wn", c.f, " = ", at("0", c.qn), "; acc", c.f, " = ", at("0", c.qf), "; acc", c.s,
-                      " = ", at("0", c.qs), ";\n", ind, "for (int w = 1; w < ", BX_ / 32, "; ++w) fz_chan(wn",
+                      " = ", at("0", c.qs), ";\n", ind, "for (int w = 1; w < ", warps, "; ++w) fz_chan(wn",
                       c.f, ", acc", c.f, ", acc", c.s, ", ", at("w", c.qn), ", ", at("w", c.qf), ", ",
                       at("w", c.qs), ");\n");
     }
