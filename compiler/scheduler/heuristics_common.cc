@@ -66,7 +66,7 @@ std::optional<PersistentSplit> ChoosePersistentSplit(const Target& t, int64_t ve
   return best;
 }
 
-bool StageRows(const FusionAnalysis& a, const Target& t, HeuristicParams* p) {
+bool StageRows(const FusionAnalysis& a, const Target& t, HeuristicParams* p, bool even_small) {
   // Elements of one tensor a block keeps per row (all its rows).
   const int64_t elements = int64_t{p->block_x} * p->rows_per_block * p->persistent_batch * p->vectorize;
   int64_t row_bytes = 0, col_bytes = 0, words = 0;
@@ -82,7 +82,7 @@ bool StageRows(const FusionAnalysis& a, const Target& t, HeuristicParams* p) {
       col_bytes += size * elements;
     }
   }
-  if (words <= 16) return false;
+  if (words <= 16 && !even_small) return false;
   const int64_t smem = col_bytes + 2 * row_bytes;
   if (smem > t.smem_per_block) return false;
   p->smem_buffer = true;

@@ -43,6 +43,21 @@ HeuristicParams InnerOuterPersistentHeuristics(const FusionAnalysis& a, const Ta
       p.rows_per_block = 1;
       registers = std::min(t.max_registers_per_thread, 65536 / 512);
     }
+    // Two column reductions (layernorm) on rows of 1024-2048 vectors: 512
+    // threads too, with the rows staged in shared memory (in registers they
+    // spill at 512 threads): layernorm backward 2048x8192 bf16 42.8 -> 40.7
+    // us, steady state 39.9 -> 37.6, against 256 x 4 staged (H200,
+    // bench/results/gpu-2026-11-30-s6-float-partials.log).
+    if (vectors >= 1024 && batch512 <= 4 && columns >= 2) {
+      HeuristicParams q = p;
+      q.block_x = 512;
+      q.persistent_batch = static_cast<int>(batch512);
+      q.rows_per_block = 1;
+      if (StageRows(a, t, &q, /*even_small=*/true)) {
+        p = q;
+        registers = std::min(t.max_registers_per_thread, 65536 / 512);
+      }
+    }
     // Narrow rows (under 4096 bf16): blocks of 512 threads, several rows
     // deep, one per SM, like the wide ones. Small blocks many to an SM left
     // thousands of partial rows for the column epilogue and kept few bytes
@@ -88,7 +103,11 @@ HeuristicParams InnerOuterPersistentHeuristics(const FusionAnalysis& a, const Ta
     }
   }
   p.block_y = p.rows_per_block;
-  if (!p.smem_buffer && !p.multi_pass && StageRows(a, t, &p)) smem = p.smem_bytes;
+  if (p.smem_buffer) {
+    smem = p.smem_bytes;
+  } else if (!p.multi_pass && StageRows(a, t, &p)) {
+    smem = p.smem_bytes;
+  }
   const int per_sm = std::max(1, BlocksPerSm(t, p.block_x * p.block_y, registers, smem));
   p.grid_x = std::max<int64_t>(
       1, std::min<int64_t>(CeilDiv(a.outer_size, p.rows_per_block), int64_t{t.sm_count} * per_sm));

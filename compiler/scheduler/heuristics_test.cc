@@ -99,6 +99,25 @@ TEST(Heuristics, RowsAreStagedWhereRegistersCannotPrefetch) {
   EXPECT_EQ(r4.grid_x, 264);
 }
 
+TEST(Heuristics, LayerNormBackwardStagesRowsForFiveHundredTwelveThreads) {
+  // Two column reductions, 8192 bf16 wide: 512 x 2 with x and dy staged in
+  // shared memory (weight 16 KiB + two rows of both, 32 KiB each), one block
+  // per SM; rmsnorm (one column reduction) keeps its rows in registers.
+  FusionAnalysis ln = RowSummary(FusionPattern::kInnerOuter, 2048, 8192, 2, 2);
+  ln.inputs.push_back({DataType::kBFloat16, 8192, true, false, false});  // weight
+  HeuristicParams l = InnerOuterPersistentHeuristics(ln, H100());
+  EXPECT_EQ(l.block_x, 512);
+  EXPECT_EQ(l.persistent_batch, 2);
+  EXPECT_TRUE(l.smem_buffer);
+  EXPECT_EQ(l.smem_bytes, 16384 + 2 * 2 * 16384);
+  EXPECT_EQ(l.grid_x, 132);
+  FusionAnalysis rms = RowSummary(FusionPattern::kInnerOuter, 2048, 8192, 2, 1);
+  rms.inputs.push_back({DataType::kBFloat16, 8192, true, false, false});
+  HeuristicParams r = InnerOuterPersistentHeuristics(rms, H100());
+  EXPECT_EQ(r.block_x, 512);
+  EXPECT_FALSE(r.smem_buffer);
+}
+
 TEST(Heuristics, NarrowNormBackwardRowsShareBlocksOfFiveHundredTwelve) {
   // rmsnorm backward: two vectors per thread, rows stacked to 512 threads,
   // one block per SM (not 32-thread blocks sixteen to an SM).

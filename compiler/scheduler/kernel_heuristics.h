@@ -66,8 +66,9 @@ std::optional<PersistentSplit> ChoosePersistentSplit(const Target& t, int64_t ve
 // (docs/heuristics-tuning.md): layernorm backward 2048x8192 61.4 -> 51.1 us,
 // rmsnorm backward 4096x16384 166.6 -> 116.3. Inner persistent kernels keep
 // their rows in registers (softmax backward: 256x8 in registers 101.0 us
-// against 107.0 staged). Returns whether it staged.
-bool StageRows(const FusionAnalysis& a, const Target& t, HeuristicParams* p);
+// against 107.0 staged). `even_small` stages buffers of 16 registers or
+// fewer too. Returns whether it staged.
+bool StageRows(const FusionAnalysis& a, const Target& t, HeuristicParams* p, bool even_small = false);
 
 }  // namespace fusiond
 
