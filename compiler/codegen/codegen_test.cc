@@ -8,6 +8,7 @@
 
 #include "compiler/codegen/kernel_plan.h"
 #include "compiler/codegen/manifest.h"
+#include "compiler/codegen/prelude.h"
 #include "compiler/ir/builder.h"
 
 namespace fusiond {
@@ -202,6 +203,36 @@ TEST(Codegen, DoubleAccumulatorsKeepDoublePartials) {
   EXPECT_NE(k->source.find("= (double)acc0;"), std::string::npos);
 }
 
+TEST(Codegen, BlocksSharingARowSyncOnlyWithTheirGroup) {
+  // Batch norm statistics over [N, C, L] (0, 2): grid_x blocks share a
+  // channel and exchange their partials behind their group's barrier.
+  Graph g;
+  GraphBuilder b(&g);
+  ValueId x = *b.DefineTensor("x", DataType::kFloat, {8, 4, 64});
+  ValueId s = *b.Reduce(OpKind::kSum, x, {0, 2}, false);
+  ValueId sb = *b.BroadcastInDim(s, g.value(x).shape, {1});
+  ASSERT_TRUE(b.AddOutput(*b.Binary(OpKind::kSub, x, sb)).ok());
+  HeuristicParams hp;
+  hp.kind = SchedulerKind::kOuterPersistent;
+  hp.outer_size = 4;
+  hp.inner_size = 512;
+  hp.vectorize = 4;
+  hp.block_x = 64;
+  hp.grid_x = 2;
+  hp.grid_y = 4;
+  hp.grid_reduction = true;
+  auto k = GenerateKernel(g, hp, CodegenOptions{});
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_TRUE(k->cooperative);
+  const std::string body = k->source.substr(k->source.find("extern \"C\""));
+  EXPECT_NE(body.find("fz_group_sync(bar);"), std::string::npos);
+  EXPECT_EQ(body.find("fz_grid_sync(bar);"), std::string::npos);
+  // The prelude's group words fit the barrier workspace.
+  EXPECT_NE(std::string(DevicePrelude()).find(absl::StrCat("#define FZ_GROUP_WORDS ", kMaxBarrierGroups)),
+            std::string::npos);
+  EXPECT_LE(128 + 32 * kMaxBarrierGroups, kBarrierBytes);
+}
+
 TEST(Codegen, ColumnReductionIsCooperativeWithWorkspace) {
   Graph g = ScaleAndColumnSum();
   HeuristicParams hp;
@@ -223,7 +254,7 @@ TEST(Codegen, ColumnReductionIsCooperativeWithWorkspace) {
   // Partial rows padded to a multiple of 4 floats (float4 reads).
   EXPECT_EQ(WorkspaceBytes(*k, "G"), "(G) * (0 + 4 * ceil_div(256, 4) * 4)");
   const std::string m = KernelManifestJson(*k, "k.cubin", 48, 0, 132);
-  EXPECT_NE(m.find("\"workspace\": {\"bytes\": \"256\", \"zero\": true, \"keep\": true}"), std::string::npos) << m;
+  EXPECT_NE(m.find("\"workspace\": {\"bytes\": \"4096\", \"zero\": true, \"keep\": true}"), std::string::npos) << m;
   EXPECT_NE(m.find("\"zero\": false}"), std::string::npos) << m;
   // 1000 partials of 64-thread blocks at the default (unknown) width: one
   // lane per tile, the other 63 threads' groups split the partials.

@@ -306,7 +306,7 @@ absl::Status Generator::EmitStage(int stage, std::string& code) {
       absl::StrAppend(&code, " part[base + (size_t)blockIdx.y * ", slots.size(), " + ", q,
                       "] = (double)acc", slots[q], ";");
     }
-    absl::StrAppend(&code, " }\n      fz_grid_sync(bar);\n      par++;\n");
+    absl::StrAppend(&code, " }\n      fz_group_sync(bar);\n      par++;\n");
     for (size_t q = 0; q < slots.size(); ++q) {
       const ReductionSlot& sl = p_.row_slots[slots[q]];
       const char* op = sl.second_moment ? "0" : OpId(g_.node(sl.node).op);

@@ -8,6 +8,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 
+#include "compiler/codegen/prelude.h"
+
 namespace fusiond {
 namespace {
 
@@ -87,7 +89,7 @@ std::string KernelManifestJson(const GeneratedKernel& k, const std::string& bina
       ", \"grid\": ", QuoteAll(grid), ", \"smem_bytes\": \"", k.dynamic_smem_bytes, "\", \"params\": [",
       absl::StrJoin(params, ", "), "]");
   if (k.needs_workspace) {
-    absl::StrAppend(&j, ", \"workspace\": {\"bytes\": \"256\", \"zero\": true, \"keep\": true}",
+    absl::StrAppend(&j, ", \"workspace\": {\"bytes\": \"", kBarrierBytes, "\", \"zero\": true, \"keep\": true}",
                     ", \"workspace2\": {\"bytes\": ", JsonQuote(WorkspaceBytes(k, grid[0])),
                     ", \"zero\": false}");
   }

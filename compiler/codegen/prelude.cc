@@ -205,11 +205,11 @@ template <int OP, typename T> __device__ __forceinline__ T fz_warp_reduce(T v) {
 // reset by the last block plus a generation word cost that block two more
 // L2 round trips: 1.6 us from its arrival to the others' release on the
 // H200, bench/gpu/timeline.py.)
-__device__ __forceinline__ void fz_grid_sync(u32* bar) {
+#define FZ_GROUP_WORDS 124  // kMaxBarrierGroups (prelude.h)
+__device__ __forceinline__ void fz_bar_sync(u32* bar, u32 nb, bool leader) {
   __syncthreads();
   if (threadIdx.x == 0 && threadIdx.y == 0) {
-    const u32 nb = gridDim.x * gridDim.y;
-    const u32 inc = blockIdx.x == 0 && blockIdx.y == 0 ? 0x80000000u - (nb - 1) : 1u;
+    const u32 inc = leader ? 0x80000000u - (nb - 1) : 1u;
     u32 old, now;
     asm volatile("atom.add.release.gpu.u32 %0, [%1], %2;" : "=r"(old) : "l"(bar), "r"(inc) : "memory");
     do {
@@ -217,6 +217,20 @@ __device__ __forceinline__ void fz_grid_sync(u32* bar) {
     } while (((now ^ old) & 0x80000000u) == 0);
   }
   __syncthreads();
+}
+__device__ __forceinline__ void fz_grid_sync(u32* bar) {
+  fz_bar_sync(bar, gridDim.x * gridDim.y, blockIdx.x == 0 && blockIdx.y == 0);
+}
+// The same barrier among the gridDim.y blocks that share row group
+// blockIdx.x (their partials of a split row), one word per group, 32 bytes
+// apart, after the 128 bytes of grid-wide words: groups run apart from each
+// other instead of in lockstep. More groups than the words: the grid barrier.
+__device__ __forceinline__ void fz_group_sync(u32* bar) {
+  if (gridDim.x > FZ_GROUP_WORDS) {
+    fz_grid_sync(bar);
+  } else {
+    fz_bar_sync(bar + 32 + 8 * blockIdx.x, gridDim.y, blockIdx.y == 0);
+  }
 }
 // Asynchronous global -> shared copies of B bytes (4, 8 or 16; sm_80+): the
 // staged row buffers. Each thread copies and later reads only its own

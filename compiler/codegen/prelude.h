@@ -7,6 +7,12 @@
 
 namespace fusiond {
 
+// The barrier words' workspace of a cooperative kernel (zeroed once, kept):
+// 128 bytes of grid-wide words, then one 32-byte word per row group
+// (fz_group_sync) for up to kMaxBarrierGroups groups.
+constexpr int kBarrierBytes = 4096;
+constexpr int kMaxBarrierGroups = (kBarrierBytes - 128) / 32;
+
 // The prelude's source text (a constant string).
 const char* DevicePrelude();
 
