@@ -43,15 +43,17 @@ HeuristicParams InnerOuterPersistentHeuristics(const FusionAnalysis& a, const Ta
       p.rows_per_block = 1;
       registers = std::min(t.max_registers_per_thread, 65536 / 512);
     }
-    // Two column reductions (layernorm) on rows of 1024-2048 vectors: 512
-    // threads too, with the rows staged in shared memory (in registers they
-    // spill at 512 threads): layernorm backward 2048x8192 bf16 42.8 -> 40.7
-    // us, steady state 39.9 -> 37.6, against 256 x 4 staged (H200,
-    // bench/results/gpu-2026-11-30-s6-float-partials.log).
-    if (vectors >= 1024 && batch512 <= 4 && columns >= 2) {
+    // Two column reductions (layernorm) on rows of 512-2048 vectors: the
+    // same blocks, with the rows staged in shared memory (in registers they
+    // spill at 512 threads): layernorm backward 2048x8192 bf16 at 512 x 2
+    // 42.8 -> 40.7 us, steady state 39.9 -> 37.6, against 256 x 4 staged;
+    // 16384x4096 at 256 x 2, two blocks per SM, 122.6 -> 113.1 (steady
+    // 116.4 -> 108.6) against 128 x 4 three per SM (H200,
+    // bench/results/gpu-2026-11-30-s6-*.log).
+    if (vectors >= 512 && batch512 <= 4 && columns >= 2) {
       HeuristicParams q = p;
-      q.block_x = 512;
-      q.persistent_batch = static_cast<int>(batch512);
+      q.block_x = batch512 >= 2 ? 512 : 256;
+      q.persistent_batch = static_cast<int>(CeilDiv(vectors, q.block_x));
       q.rows_per_block = 1;
       if (StageRows(a, t, &q, /*even_small=*/true)) {
         p = q;

@@ -99,7 +99,7 @@ TEST(Heuristics, RowsAreStagedWhereRegistersCannotPrefetch) {
   EXPECT_EQ(r4.grid_x, 264);
 }
 
-TEST(Heuristics, LayerNormBackwardStagesRowsForFiveHundredTwelveThreads) {
+TEST(Heuristics, LayerNormBackwardStagesRowsForWideBlocks) {
   // Two column reductions, 8192 bf16 wide: 512 x 2 with x and dy staged in
   // shared memory (weight 16 KiB + two rows of both, 32 KiB each), one block
   // per SM; rmsnorm (one column reduction) keeps its rows in registers.
@@ -111,6 +111,16 @@ TEST(Heuristics, LayerNormBackwardStagesRowsForFiveHundredTwelveThreads) {
   EXPECT_TRUE(l.smem_buffer);
   EXPECT_EQ(l.smem_bytes, 16384 + 2 * 2 * 16384);
   EXPECT_EQ(l.grid_x, 132);
+  // 4096 wide: 256 x 2, staged (weight 8 KiB + two rows of x and dy), two
+  // blocks per SM.
+  FusionAnalysis ln4 = RowSummary(FusionPattern::kInnerOuter, 16384, 4096, 2, 2);
+  ln4.inputs.push_back({DataType::kBFloat16, 4096, true, false, false});
+  HeuristicParams l4 = InnerOuterPersistentHeuristics(ln4, H100());
+  EXPECT_EQ(l4.block_x, 256);
+  EXPECT_EQ(l4.persistent_batch, 2);
+  EXPECT_TRUE(l4.smem_buffer);
+  EXPECT_EQ(l4.smem_bytes, 8192 + 2 * 2 * 8192);
+  EXPECT_EQ(l4.grid_x, 264);
   FusionAnalysis rms = RowSummary(FusionPattern::kInnerOuter, 2048, 8192, 2, 1);
   rms.inputs.push_back({DataType::kBFloat16, 8192, true, false, false});
   HeuristicParams r = InnerOuterPersistentHeuristics(rms, H100());
