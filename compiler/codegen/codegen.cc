@@ -148,26 +148,15 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   // (softmax backward capped at 64 registers: 123.1 -> 125.9 us) nor for
   // cooperative kernels, whose grid the heuristics size for the blocks they
   // expect to be resident.
-  prefetch_ = persistent_ && !staged_ && PrefetchRows() ? 1 : 0;
   int min_blocks = 1;
   if (persistent_ && !coop && hp_.kind == SchedulerKind::kInnerPersistent) {
-    const int estimate = 32 + PersistentColWords() + PersistentRowWords() * (1 + prefetch_);
+    const int estimate = 32 + PersistentColWords() + PersistentRowWords() * (PrefetchRows() ? 2 : 1);
     const int threads = BX_ * BY_;
     // The estimate runs low (rmsnorm forward 256x4: 80 against 102 used), so
     // more than two blocks only for 128 threads, where four still leave ptxas
     // 128 registers.
     for (int n = std::min(threads <= 128 ? 4 : 2, o_.max_min_blocks); n >= 2 && min_blocks == 1; --n) {
       if (threads <= 256 && estimate <= std::min(255, 65536 / (n * threads))) min_blocks = n;
-    }
-    // A second row in flight (its loads issued two rows ahead) where a third
-    // row buffer fits the same blocks per SM with the estimate's usual
-    // shortfall to spare (CompileSegment goes back to one when ptxas spills).
-    // Only where __launch_bounds__ holds ptxas to 128 registers or fewer, so
-    // the blocks per SM stay what they were.
-    const int cap = 65536 / (min_blocks * threads);
-    if (prefetch_ == 1 && min_blocks >= 2 && cap <= 128 && o_.max_prefetch_rows >= 2 &&
-        estimate + PersistentRowWords() + kEstimateShortfall <= cap) {
-      prefetch_ = 2;
     }
   }
   absl::StrAppend(&c, "\nextern \"C\" __global__ void __launch_bounds__(", BX_ * BY_, ", ", min_blocks, ") ", k.name,
@@ -286,19 +275,14 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
                     "    }\n    fz_cp_commit();\n  }\n");
   }
   if (persistent_ && !staged_) {
-    // The first row in pb_, with two rows ahead the second in qb_.
-    for (int ahead = 0; ahead < std::max(1, prefetch_); ++ahead) {
-      const char* buf = ahead == 0 ? "pb_" : "qb_";
-      const std::string r = ahead == 0 ? first_row : absl::StrCat(first_row, " + rstride");
-      for (auto& [v, a] : in_access_) {
-        if (!a.has_r || !a.has_i || !a.vec || !p_.needed[v]) continue;
-        const int w = (V_ * a.esize + 3) / 4;
-        absl::StrAppend(&c, "  u32 ", buf, a.ptr, "[", PB_ * w, "];\n");
-        absl::StrAppend(&c, "  if (fits && ", r, " < rows) {\n    rowbase(", r, ");\n#pragma unroll\n",
-                        "    for (int k = 0; k < ", PB_, "; ++k) {\n      const i64 jj = (t + (i64)k * T) * ", V_,
-                        ";\n      if (jj < rlen) Chunk<", V_ * a.esize, ">::ld(&", buf, a.ptr, "[k * ", w, "], ",
-                        a.ptr, " + ro_", a.ptr, "(jj));\n    }\n  }\n");
-      }
+    for (auto& [v, a] : in_access_) {
+      if (!a.has_r || !a.has_i || !a.vec || !p_.needed[v]) continue;
+      const int w = (V_ * a.esize + 3) / 4;
+      absl::StrAppend(&c, "  u32 pb_", a.ptr, "[", PB_ * w, "];\n");
+      absl::StrAppend(&c, "  if (fits && ", first_row, " < rows) {\n    rowbase(", first_row, ");\n#pragma unroll\n",
+                      "    for (int k = 0; k < ", PB_, "; ++k) {\n      const i64 jj = (t + (i64)k * T) * ", V_,
+                      ";\n      if (jj < rlen) Chunk<", V_ * a.esize, ">::ld(&pb_", a.ptr, "[k * ", w, "], ", a.ptr,
+                      " + ro_", a.ptr, "(jj));\n    }\n  }\n");
     }
   }
   if (persistent_) {
@@ -365,7 +349,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     std::string swap;
     bool any = false;
     // Double-buffering costs as many registers again: only for small buffers.
-    const bool prefetch = prefetch_ > 0;
+    const bool prefetch = PrefetchRows() && !staged_;
     if (staged_) {
       // Row it + stages_ - 1 into the stage row it - 1 used; then wait for
       // row it (all but the newest stages_ - 1 groups complete).
@@ -388,13 +372,8 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
       any = true;
       const int w = (V_ * a.esize + 3) / 4;
       absl::StrAppend(&c, "    u32 nb_", a.ptr, "[", PB_ * w, "];\n");
-      if (prefetch_ == 2) {
-        absl::StrAppend(&swap, "#pragma unroll\n    for (int q = 0; q < ", PB_ * w, "; ++q) { pb_", a.ptr,
-                        "[q] = qb_", a.ptr, "[q]; qb_", a.ptr, "[q] = nb_", a.ptr, "[q]; }\n");
-      } else {
-        absl::StrAppend(&swap, "#pragma unroll\n    for (int q = 0; q < ", PB_ * w, "; ++q) pb_", a.ptr,
-                        "[q] = nb_", a.ptr, "[q];\n");
-      }
+      absl::StrAppend(&swap, "#pragma unroll\n    for (int q = 0; q < ", PB_ * w, "; ++q) pb_", a.ptr,
+                      "[q] = nb_", a.ptr, "[q];\n");
     }
     std::string row_loads;
     for (auto& [v, a] : in_access_) {
@@ -405,12 +384,8 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
       absl::StrAppend(&swap, "    cr_", a.ptr, " = nr_", a.ptr, ";\n");
     }
     if (any || !row_loads.empty()) {
-      // Row-only inputs (scalars) one row ahead; the row buffers prefetch_.
-      const std::string vact =
-          prefetch_ == 2 ? "      const bool vact = nrow + rstride < rows;\n      rowbase(nrow + rstride);\n"
-                         : "      const bool vact = nact;\n";
-      absl::StrAppend(&c, "    {\n      const i64 nrow = row + rstride;\n      const bool nact = nrow < rows;\n      (void)nact;\n",
-                      "      rowbase(nrow);\n", row_loads, vact, "      if (fits && vact) {\n#pragma unroll\n",
+      absl::StrAppend(&c, "    {\n      const i64 nrow = row + rstride;\n      const bool nact = nrow < rows;\n",
+                      "      rowbase(nrow);\n", row_loads, "      if (fits && nact) {\n#pragma unroll\n",
                       "        for (int k = 0; k < ", PB_, "; ++k) {\n          const i64 jj = (t + (i64)k * T) * ", V_,
                       ";\n          if (jj < rlen) {\n");
       for (auto& [v, a] : in_access_) {
@@ -541,7 +516,6 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   k.source = std::move(c);
   k.cooperative = coop;
   k.min_blocks = min_blocks;
-  k.prefetch_rows = prefetch_;
   k.dynamic_smem_bytes = smem_bytes_;
   k.block_x = BX_;
   k.block_y = BY_;

@@ -37,10 +37,6 @@ struct CodegenOptions {
   // __launch_bounds__ (it asks for fewer when its register estimate does not
   // fit). CompileSegment lowers it to 2 when ptxas spills. Default: 4.
   int max_min_blocks = 4;
-  // Most rows an inner persistent kernel loads ahead into registers (1 or
-  // 2; two only where its estimate fits). CompileSegment lowers it to 1 when
-  // ptxas spills. Default: 2.
-  int max_prefetch_rows = 2;
 };
 
 // One kernel parameter as docs/manifest.md names it.
@@ -58,8 +54,6 @@ struct GeneratedKernel {
   int block_x = 128, block_y = 1;
   // The blocks per SM __launch_bounds__ asks for (its second argument).
   int min_blocks = 1;
-  // Rows the kernel loads ahead into registers (0, 1 or 2).
-  int prefetch_rows = 0;
   // Grid: x = min(grid_x_cap, ceil_div(rows, block_y)) (further bounded by
   // co-residency for cooperative and one_wave kernels), y = grid_y_expr.
   int64_t grid_x_cap = 1;

@@ -186,32 +186,6 @@ TEST(Codegen, SymbolicKernelTakesSizesAsParameters) {
   EXPECT_NE(m.find("{\"kind\": \"size\", \"symbol\": \"s1\"}"), std::string::npos);
 }
 
-TEST(Codegen, SmallRowBuffersLoadTwoRowsAhead) {
-  // 256 x 2 vectors of bf16: 8 words of row buffer per thread, two blocks
-  // per SM: the next two rows are in flight (qb_, nb_).
-  Graph g = Softmax();
-  HeuristicParams hp = SoftmaxParams(256, 2, 100);
-  auto k = GenerateKernel(g, hp, CodegenOptions{});
-  ASSERT_TRUE(k.ok()) << k.status();
-  EXPECT_EQ(k->prefetch_rows, 2);
-  EXPECT_NE(k->source.find("u32 qb_in0[8];"), std::string::npos);
-  EXPECT_NE(k->source.find("const bool vact = nrow + rstride < rows;"), std::string::npos);
-  EXPECT_NE(k->source.find("pb_in0[q] = qb_in0[q]; qb_in0[q] = nb_in0[q];"), std::string::npos);
-  // One when asked (CompileSegment's step back after a spill), and for 512
-  // threads, whose launch bounds leave ptxas free.
-  CodegenOptions one;
-  one.max_prefetch_rows = 1;
-  auto k1 = GenerateKernel(g, hp, one);
-  ASSERT_TRUE(k1.ok()) << k1.status();
-  EXPECT_EQ(k1->prefetch_rows, 1);
-  EXPECT_EQ(k1->source.find("qb_in0"), std::string::npos);
-  hp.block_x = 512;
-  hp.persistent_batch = 1;
-  auto k512 = GenerateKernel(g, hp, CodegenOptions{});
-  ASSERT_TRUE(k512.ok()) << k512.status();
-  EXPECT_EQ(k512->prefetch_rows, 1);
-}
-
 TEST(Codegen, DoubleAccumulatorsKeepDoublePartials) {
   Graph g;
   GraphBuilder b(&g);

@@ -26,15 +26,10 @@ absl::StatusOr<KernelArtifact> CompileSegment(const Graph& g, const HeuristicPar
   no.arch = options.arch;
   auto bin = CompileWithNvrtc(k->source, k->name, no);
   if (!bin.ok() && !absl::IsUnavailable(bin.status())) return bin.status();
-  // Two rows ahead and more than two blocks per SM rest on a register
-  // estimate; when ptxas had to spill to meet them, step back (one row
-  // ahead, then two blocks per SM), as ptxas would not spill before.
-  while (bin.ok() && bin->spill_bytes > 0 && (k->prefetch_rows > 1 || k->min_blocks > 2)) {
-    if (k->prefetch_rows > 1) {
-      co.max_prefetch_rows = 1;
-    } else {
-      co.max_min_blocks = 2;
-    }
+  // More than two blocks per SM rests on a register estimate; when ptxas had
+  // to spill to meet it, ask for two (as ptxas would not spill before).
+  if (bin.ok() && bin->spill_bytes > 0 && k->min_blocks > 2) {
+    co.max_min_blocks = 2;
     auto k2 = GenerateKernel(g, params, co);
     if (!k2.ok()) return k2.status();
     auto bin2 = CompileWithNvrtc(k2->source, k2->name, no);

@@ -149,13 +149,6 @@ class Generator {
   std::string row_swap_;
   // Multi-pass inner-outer kernels take row groups from a counter (Run).
   bool dynamic_rows_ = false;
-  // Rows a register-persistent kernel has in flight ahead of the current
-  // one: 0 (loaded at the top of the iteration), 1 (nb_) or 2 (qb_, nb_).
-  int prefetch_ = 0;
-  // How far the codegen's register estimate (32 + buffers) runs below what
-  // ptxas uses (rmsnorm forward 256x4: 80 against 102; layernorm forward 96
-  // against 128).
-  static constexpr int kEstimateShortfall = 24;
   std::map<ValueId, int> input_index_;
   std::map<ValueId, Access> in_access_;  // tensor inputs with a row-domain part
   std::vector<Access> out_access_;       // per graph output
