@@ -105,6 +105,11 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   for (auto& a : out_access_) if (a.vec) max_esize = std::max(max_esize, a.esize);
   V_ = std::min(V_, 16 / max_esize);
   if (PlanStaging()) persistent_ = true;
+  {
+    int streamed = 0;
+    for (auto& [v, a] : in_access_) streamed += a.has_r && a.has_i && p_.needed[v];
+    streaming_stores_ = persistent_ && hp_.kind == SchedulerKind::kInnerPersistent && streamed == 1;
+  }
   for (SymbolId s : p_.symbol_order) {
     const std::string& name = p_.symbol_names.at(s);
     absl::StrAppend(&sig, ", i64 ", name);

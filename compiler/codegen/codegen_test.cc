@@ -163,6 +163,8 @@ TEST(Codegen, SymbolicKernelTakesSizesAsParameters) {
   EXPECT_NE(k->source.find("fz_exp_approx("), std::string::npos);
   EXPECT_EQ(k->source.find("__expf("), std::string::npos);
   EXPECT_NE(k->source.find("Ty<5>::template pack<VV>(wo0, fo0)"), std::string::npos);
+  // One streamed input: the output stores carry the streaming hint.
+  EXPECT_NE(k->source.find("Chunk<VV * 2>::stcs(out0 + ro_out0(j), wo0);"), std::string::npos);
   // Block reductions: one barrier each, partials in alternating buffers
   // (softmax has two reductions per row).
   size_t flips = 0;
@@ -245,6 +247,9 @@ TEST(Codegen, ColumnReductionIsCooperativeWithWorkspace) {
   EXPECT_TRUE(k->cooperative);
   EXPECT_TRUE(k->needs_workspace);
   EXPECT_NE(k->source.find("fz_grid_sync(bar)"), std::string::npos);
+  // Not an inner persistent kernel: plain stores.
+  EXPECT_NE(k->source.find(">::st(out0"), std::string::npos);
+  EXPECT_EQ(k->source.find(">::stcs(out0"), std::string::npos);
   // 64 threads at 48 registers: at most 21 blocks per SM by registers and
   // 32 by threads; the cap is the rows (64) here.
   auto grid = LaunchGrid(*k, 48, 0, 132);

@@ -378,11 +378,11 @@ absl::Status Generator::EmitFinal(std::string& code) {
         absl::StrAppend(&pre, "      u32 wo", k, "[(VV + 1) / 2];\n      float fo", k, "[VV];\n");
         absl::StrAppend(&body, "        fo", k, "[l] = ", *e, ";\n");
         absl::StrAppend(&post, "      Ty<", a.dt, ">::template pack<VV>(wo", k, ", fo", k, ");\n      ", guard,
-                        "Chunk<VV * 2>::st(", a.ptr, " + ro_", a.ptr, "(j), wo", k, ");\n");
+                        "Chunk<VV * 2>::", StoreFn(), "(", a.ptr, " + ro_", a.ptr, "(j), wo", k, ");\n");
       } else if (a.vec) {
         absl::StrAppend(&pre, "      u32 wo", k, "[(VV * ", a.esize, " + 3) / 4] = {};\n");
         absl::StrAppend(&body, "        Ty<", a.dt, ">::put(wo", k, ", l, ", *e, ");\n");
-        absl::StrAppend(&post, "      ", guard, "Chunk<VV * ", a.esize, ">::st(", a.ptr, " + ro_",
+        absl::StrAppend(&post, "      ", guard, "Chunk<VV * ", a.esize, ">::", StoreFn(), "(", a.ptr, " + ro_",
                         a.ptr, "(j), wo", k, ");\n");
       } else {
         absl::StrAppend(&body, "        ", guard, "Ty<", a.dt, ">::store(", a.ptr, " + ro_", a.ptr,

@@ -129,28 +129,41 @@ template <> struct Ty<1> {
 };
 
 // Loads / stores of B bytes (B in 1, 2, 4, 8, 16) into packed words.
+// stcs: the same store with the evict-first (streaming) hint, st.global.cs
+// (16, 8 and 4 bytes).
 template <int B> struct Chunk;
 template <> struct Chunk<16> {
   static __device__ __forceinline__ void ld(u32* w, const void* p) {
     uint4 t = *(const uint4*)p; w[0] = t.x; w[1] = t.y; w[2] = t.z; w[3] = t.w;
   }
   static __device__ __forceinline__ void st(void* p, const u32* w) { *(uint4*)p = make_uint4(w[0], w[1], w[2], w[3]); }
+  static __device__ __forceinline__ void stcs(void* p, const u32* w) {
+    asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};" :: "l"(p), "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3]) : "memory");
+  }
 };
 template <> struct Chunk<8> {
   static __device__ __forceinline__ void ld(u32* w, const void* p) { uint2 t = *(const uint2*)p; w[0] = t.x; w[1] = t.y; }
   static __device__ __forceinline__ void st(void* p, const u32* w) { *(uint2*)p = make_uint2(w[0], w[1]); }
+  static __device__ __forceinline__ void stcs(void* p, const u32* w) {
+    asm volatile("st.global.cs.v2.u32 [%0], {%1, %2};" :: "l"(p), "r"(w[0]), "r"(w[1]) : "memory");
+  }
 };
 template <> struct Chunk<4> {
   static __device__ __forceinline__ void ld(u32* w, const void* p) { w[0] = *(const u32*)p; }
   static __device__ __forceinline__ void st(void* p, const u32* w) { *(u32*)p = w[0]; }
+  static __device__ __forceinline__ void stcs(void* p, const u32* w) {
+    asm volatile("st.global.cs.u32 [%0], %1;" :: "l"(p), "r"(w[0]) : "memory");
+  }
 };
 template <> struct Chunk<2> {
   static __device__ __forceinline__ void ld(u32* w, const void* p) { w[0] = *(const unsigned short*)p; }
   static __device__ __forceinline__ void st(void* p, const u32* w) { *(unsigned short*)p = (unsigned short)w[0]; }
+  static __device__ __forceinline__ void stcs(void* p, const u32* w) { st(p, w); }
 };
 template <> struct Chunk<1> {
   static __device__ __forceinline__ void ld(u32* w, const void* p) { w[0] = *(const unsigned char*)p; }
   static __device__ __forceinline__ void st(void* p, const u32* w) { *(unsigned char*)p = (unsigned char)w[0]; }
+  static __device__ __forceinline__ void stcs(void* p, const u32* w) { st(p, w); }
 };
 template <int N> struct VW { static constexpr int value = N; };
 
