@@ -99,31 +99,28 @@ TEST(Heuristics, RowsAreStagedWhereRegistersCannotPrefetch) {
   EXPECT_EQ(r4.grid_x, 264);
 }
 
+// A norm backward summary: x and dy [rows, width], a weight [width], and
+// `columns` column reductions (weight/bias gradients).
+FusionAnalysis NormBackward(int64_t rows, int64_t width, int columns) {
+  FusionAnalysis a = RowSummary(FusionPattern::kInnerOuter, rows, width, 2, columns);
+  a.inputs.push_back({DataType::kBFloat16, width, true, false, false});
+  return a;
+}
+
 TEST(Heuristics, LayerNormBackwardStagesRowsForWideBlocks) {
-  // Two column reductions, 8192 bf16 wide: 512 x 2 with x and dy staged in
-  // shared memory (weight 16 KiB + two rows of both, 32 KiB each), one block
-  // per SM; rmsnorm (one column reduction) keeps its rows in registers.
-  FusionAnalysis ln = RowSummary(FusionPattern::kInnerOuter, 2048, 8192, 2, 2);
-  ln.inputs.push_back({DataType::kBFloat16, 8192, true, false, false});  // weight
-  HeuristicParams l = InnerOuterPersistentHeuristics(ln, H100());
-  EXPECT_EQ(l.block_x, 512);
-  EXPECT_EQ(l.persistent_batch, 2);
-  EXPECT_TRUE(l.smem_buffer);
-  EXPECT_EQ(l.smem_bytes, 16384 + 2 * 2 * 16384);
-  EXPECT_EQ(l.grid_x, 132);
-  // 4096 wide: 256 x 2, staged (weight 8 KiB + two rows of x and dy), two
-  // blocks per SM.
-  FusionAnalysis ln4 = RowSummary(FusionPattern::kInnerOuter, 16384, 4096, 2, 2);
-  ln4.inputs.push_back({DataType::kBFloat16, 4096, true, false, false});
-  HeuristicParams l4 = InnerOuterPersistentHeuristics(ln4, H100());
-  EXPECT_EQ(l4.block_x, 256);
-  EXPECT_EQ(l4.persistent_batch, 2);
-  EXPECT_TRUE(l4.smem_buffer);
-  EXPECT_EQ(l4.smem_bytes, 8192 + 2 * 2 * 8192);
-  EXPECT_EQ(l4.grid_x, 264);
-  FusionAnalysis rms = RowSummary(FusionPattern::kInnerOuter, 2048, 8192, 2, 1);
-  rms.inputs.push_back({DataType::kBFloat16, 8192, true, false, false});
-  HeuristicParams r = InnerOuterPersistentHeuristics(rms, H100());
+  // Two column reductions: x and dy staged in shared memory (the weight's
+  // row plus two rows of both); 8192 wide 512 x 2, one block per SM; 4096
+  // wide 256 x 2, two per SM.
+  for (auto [rows, width, block_x, grid_x] : {std::tuple{2048, 8192, 512, 132}, {16384, 4096, 256, 264}}) {
+    HeuristicParams l = InnerOuterPersistentHeuristics(NormBackward(rows, width, 2), H100());
+    EXPECT_EQ(l.block_x, block_x) << width;
+    EXPECT_EQ(l.persistent_batch, 2) << width;
+    EXPECT_TRUE(l.smem_buffer) << width;
+    EXPECT_EQ(l.smem_bytes, 2 * width + 2 * 2 * 2 * width) << width;
+    EXPECT_EQ(l.grid_x, grid_x) << width;
+  }
+  // rmsnorm (one column reduction) keeps its rows in registers.
+  HeuristicParams r = InnerOuterPersistentHeuristics(NormBackward(2048, 8192, 1), H100());
   EXPECT_EQ(r.block_x, 512);
   EXPECT_FALSE(r.smem_buffer);
 }
