@@ -210,8 +210,9 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     absl::StrAppend(&c, "  __shared__ __align__(16) ", RedType(), " fz_red[2][", BY_, "][", per_stage, "][",
                     BX_ / 32, "];\n  unsigned fz_rb = 0;\n");
   }
-  // Workspace layout: [0, 256) barrier; row partials (double, two parities);
-  // column partials (float).
+  // Workspaces: ws holds the barrier words (kBarrierBytes: grid-wide words,
+  // then one per row group); wsp the row partials (double, two parities),
+  // then the column partials (float).
   size_t max_slots = 1;
   for (int s = 0; s < p_.num_stages; ++s) {
     size_t n = 0;
