@@ -108,7 +108,8 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   {
     int streamed = 0;
     for (auto& [v, a] : in_access_) streamed += a.has_r && a.has_i && p_.needed[v];
-    streaming_stores_ = persistent_ && hp_.kind == SchedulerKind::kInnerPersistent && streamed == 1;
+    streaming_stores_ = !pointwise_ && streamed == 1 &&
+                        (hp_.kind == SchedulerKind::kInnerPersistent || hp_.kind == SchedulerKind::kInnerReduction);
   }
   for (SymbolId s : p_.symbol_order) {
     const std::string& name = p_.symbol_names.at(s);

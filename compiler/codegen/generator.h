@@ -149,12 +149,14 @@ class Generator {
   std::string row_swap_;
   // Multi-pass inner-outer kernels take row groups from a counter (Run).
   bool dynamic_rows_ = false;
-  // Vectorized output stores with the streaming (evict-first) hint: inner
-  // persistent kernels that stream one row input (the forwards). H200,
-  // side by side twice (bench/results/gpu-2026-11-30-s6-cache-hints*.log):
+  // Vectorized output stores with the streaming (evict-first) hint: row
+  // kernels (inner persistent or inner reduction) that stream one row input
+  // (the forwards). H200, side by side (bench/results/gpu-2026-11-30-s6-*.log):
   // softmax forward 4096x16384 77.9 -> 75.1 us, 16384x4096 76.4 -> 72.7,
-  // layernorm forward 2048x8192 25.3 -> 24.0, rmsnorm forward within 2%;
-  // with two streamed inputs (softmax and norm backward) about 1% slower.
+  // 512x65536 (multi-pass: the stores no longer evict the row the last pass
+  // re-reads) 68.4 -> 61.4, layernorm forward 2048x8192 25.3 -> 24.0,
+  // rmsnorm forward within 2%; with two streamed inputs about 1% slower
+  // (softmax and norm backward), 11% (rmsnorm backward 512x65536).
   bool streaming_stores_ = false;
   const char* StoreFn() const { return streaming_stores_ ? "stcs" : "st"; }
   std::map<ValueId, int> input_index_;
