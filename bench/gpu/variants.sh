@@ -5,7 +5,9 @@
 #
 #   here:  bench/gpu/variants.sh prepare VARIANTS_FILE [BUILD_DIR]   (after scripts/device_bundle.sh)
 #          CGDEV=/path/to/older/fusiond_cgdev APPEND=1 bench/gpu/variants.sh prepare ...
-#          adds variants built by another compiler (a before/after table in one run)
+#          adds variants built by another compiler (a before/after table in one run);
+#          SUFFIX=-b names them NAME-b, so the run (alphabetical) times each
+#          fusion's compilers one after another
 #   there: bench/gpu/variants.sh run [run.py flags]                   (carry .devcarry)
 #
 # VARIANTS_FILE, one variant per line (# comments):
@@ -34,6 +36,7 @@ case "${1:-}" in
     mkdir -p "$D/variants" "$D/fusions"
     while read -r name stem rest; do
       [ -z "${name:-}" ] || [ "${name:0:1}" = "#" ] && continue
+      name=$name${SUFFIX:-}
       src="$CORPUS/$stem.py"
       [ -f "$src" ] || src="bench/gpu/fusions/$stem.py"
       args=()
