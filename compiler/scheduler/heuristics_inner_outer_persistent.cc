@@ -31,31 +31,22 @@ HeuristicParams InnerOuterPersistentHeuristics(const FusionAnalysis& a, const Ta
     // Tuned on the H200 (docs/heuristics-tuning.md): one block of 512
     // threads per SM with a short batch keeps the most bytes in flight and
     // lets the kernel prefetch the next row (rmsnorm backward 2048x8192
-    // bf16: 51.9 us at 512x2, 65.0 at 256x4, 67.2 at 1024x1). With two
-    // column reductions (layernorm) 512 threads spill: keep the default.
-    // Rows of 512 vectors (4096 bf16) run best as 256 threads x 2 with two
-    // blocks per SM: rmsnorm backward 16384x4096 111.9 us against 144.0 at
-    // 512x1 (bench/results/gpu-2026-11-29-s2-shapes4.log).
+    // bf16: 51.9 us at 512x2, 65.0 at 256x4, 67.2 at 1024x1). Rows of 512
+    // vectors (4096 bf16) run best as 256 threads x 2 with two blocks per
+    // SM: rmsnorm backward 16384x4096 111.9 us against 144.0 at 512x1
+    // (bench/results/gpu-2026-11-29-s2-shapes4.log). With two column
+    // reductions (layernorm) the register rows spill at 512 threads, so the
+    // same blocks stage x and dy in shared memory: layernorm backward
+    // 2048x8192 42.8 -> 40.7 us (steady 39.9 -> 37.6) against 256 x 4
+    // staged, 16384x4096 122.6 -> 113.1 (116.4 -> 108.6) against 128 x 4
+    // three per SM (bench/results/gpu-2026-11-30-s6-*.log).
     const int64_t batch512 = CeilDiv(vectors, 512);
-    if (vectors >= 512 && batch512 <= 4 && columns <= 1) {
-      p.block_x = batch512 >= 2 ? 512 : 256;
-      p.persistent_batch = static_cast<int>(CeilDiv(vectors, p.block_x));
-      p.rows_per_block = 1;
-      registers = std::min(t.max_registers_per_thread, 65536 / 512);
-    }
-    // Two column reductions (layernorm) on rows of 512-2048 vectors: the
-    // same blocks, with the rows staged in shared memory (in registers they
-    // spill at 512 threads): layernorm backward 2048x8192 bf16 at 512 x 2
-    // 42.8 -> 40.7 us, steady state 39.9 -> 37.6, against 256 x 4 staged;
-    // 16384x4096 at 256 x 2, two blocks per SM, 122.6 -> 113.1 (steady
-    // 116.4 -> 108.6) against 128 x 4 three per SM (H200,
-    // bench/results/gpu-2026-11-30-s6-*.log).
-    if (vectors >= 512 && batch512 <= 4 && columns >= 2) {
+    if (vectors >= 512 && batch512 <= 4) {
       HeuristicParams q = p;
       q.block_x = batch512 >= 2 ? 512 : 256;
       q.persistent_batch = static_cast<int>(CeilDiv(vectors, q.block_x));
       q.rows_per_block = 1;
-      if (StageRows(a, t, &q, /*even_small=*/true)) {
+      if (columns <= 1 || StageRows(a, t, &q, /*even_small=*/true)) {
         p = q;
         registers = std::min(t.max_registers_per_thread, 65536 / 512);
       }
