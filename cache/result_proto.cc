@@ -24,6 +24,7 @@ void ParamsToProto(const HeuristicParams& p, fusiond::v1::HeuristicParams* out) 
   out->set_multi_pass(p.multi_pass);
   out->set_unroll(p.unroll);
   out->set_smem_bytes(p.smem_bytes);
+  out->set_cluster_x(p.cluster_x);
   out->set_hash(p.Hash());
 }
 

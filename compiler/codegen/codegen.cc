@@ -105,6 +105,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   for (auto& a : out_access_) if (a.vec) max_esize = std::max(max_esize, a.esize);
   V_ = std::min(V_, 16 / max_esize);
   if (PlanStaging()) persistent_ = true;
+  if (absl::Status st = PlanCluster(); !st.ok()) return st;
   {
     int streamed = 0;
     for (auto& [v, a] : in_access_) streamed += a.has_r && a.has_i && p_.needed[v];
@@ -142,6 +143,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
 
   // ---- Kernel text.
   std::string c = DevicePrelude();
+  if (cluster_ > 1) c += ClusterPrelude();
   // Registers per thread (docs/heuristics-tuning.md): the row buffers hold
   // u32 words of the inputs' storage type (twice when the next row is
   // prefetched into a second buffer), the column buffers once more, plus
@@ -165,10 +167,11 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
       if (threads <= 256 && estimate <= std::min(255, 65536 / (n * threads))) min_blocks = n;
     }
   }
-  absl::StrAppend(&c, "\nextern \"C\" __global__ void __launch_bounds__(", BX_ * BY_, ", ", min_blocks, ") ", k.name,
-                  "(", sig, ") {\n");
+  absl::StrAppend(&c, "\nextern \"C\" __global__ void __launch_bounds__(", BX_ * BY_, ", ", min_blocks, ") ",
+                  cluster_ > 1 ? absl::StrCat("__cluster_dims__(", cluster_, ", 1, 1) ") : "", k.name, "(", sig,
+                  ") {\n");
   absl::StrAppend(&c, "  const int tx = threadIdx.x, ty = threadIdx.y;\n  (void)ty;\n");
-  if (staged_) absl::StrAppend(&c, "  extern __shared__ __align__(16) unsigned char fz_smem[];\n");
+  if (staged_ || cluster_ > 1) absl::StrAppend(&c, "  extern __shared__ __align__(16) unsigned char fz_smem[];\n");
   // Typed pointers: element arithmetic per dtype.
   auto typed = [&](const Access& a, bool in) {
     const char* t = a.esize == 1 ? "unsigned char" : a.esize == 2 ? "unsigned short"
@@ -414,7 +417,9 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   // ---- Column epilogue.
   if (cols) {
     const size_t nc = p_.col_reds.size();
-    if (persistent_) {
+    if (cluster_ > 1) {
+      absl::StrAppend(&c, ClusterPartials());
+    } else if (persistent_) {
       absl::StrAppend(&c, "  if (fits) {\n#pragma unroll\n    for (int k = 0; k < ", PB_,
                       "; ++k) {\n      const i64 jj = (t + (i64)k * T) * ", V_, ";\n      if (jj < rlen) {\n");
       for (size_t ci = 0; ci < nc; ++ci) {
@@ -442,11 +447,15 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     // see EpilogueLanes.
     const int nthreads = BX_ * BY_, nw = std::max(1, nthreads / 32);
     const int64_t gx = std::max<int64_t>(1, hp_.grid_x), blocks = gx * std::max<int64_t>(1, hp_.grid_y);
-    const int L = EpilogueLanes(hp_.inner_size, gx * BY_, blocks, nthreads), TW = 4 * L, ng = nthreads / L;
+    const int L = EpilogueLanes(hp_.inner_size, gx * BY_ / cluster_, blocks, nthreads), TW = 4 * L,
+              ng = nthreads / L;
     absl::StrAppend(&c, "  fz_grid_sync(bar);\n");
     // Every block is past its last take: the counter is zero for the next launch.
     if (dynamic_rows_) absl::StrAppend(&c, "  if (blockIdx.x == 0 && tx == 0 && ty == 0) bar[1] = 0;\n");
-    absl::StrAppend(&c, "  {\n    const int P = gridDim.x * ", BY_, ";\n",
+    // Partial rows: one per cluster where the clusters summed theirs (fits).
+  const std::string P = cluster_ > 1 ? absl::StrCat("fits ? (int)gridDim.x / ", cluster_, " : (int)gridDim.x")
+                                     : absl::StrCat("gridDim.x * ", BY_);
+  absl::StrAppend(&c, "  {\n    const int P = ", P, ";\n",
                     "    const int tid = ty * ", BX_, " + tx, lane = tid % ", L, ", grp = tid / ", L, ";\n",
                     "    __shared__ float4 fz_cred[", nc, "][", nw, "][", L, "];\n",
                     "    for (i64 c0 = ((i64)blockIdx.y * gridDim.x + blockIdx.x) * ", TW, "; c0 < rlen;",
@@ -524,6 +533,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   k.cooperative = coop;
   k.min_blocks = min_blocks;
   k.dynamic_smem_bytes = smem_bytes_;
+  k.cluster_x = cluster_;
   k.block_x = BX_;
   k.block_y = BY_;
   k.rows_expr = rows;
@@ -608,6 +618,10 @@ std::vector<std::string> LaunchGrid(const GeneratedKernel& k, int registers, int
     gx = absl::StrCat("ceil_div(", groups, ", ceil_div(", groups, ", ", cap, "))");
   }
   if (k.rows_expr == "1") gx = "1";
+  if (k.cluster_x > 1) {  // whole clusters, still one wave
+    const int64_t whole = std::max<int64_t>(k.cluster_x, cap / k.cluster_x * k.cluster_x);
+    gx = absl::StrCat("min(", whole, ", ceil_div(", gx, ", ", k.cluster_x, ") * ", k.cluster_x, ")");
+  }
   return {gx, k.grid_y_expr, "1"};
 }
 

@@ -69,6 +69,9 @@ struct GeneratedKernel {
   bool needs_workspace = false;
   // Dynamic shared memory per block (the staged row ring), bytes.
   int64_t dynamic_smem_bytes = 0;
+  // Blocks per thread-block cluster along x (__cluster_dims__ in the
+  // source; LaunchGrid rounds the grid to a multiple). 1: no cluster.
+  int cluster_x = 1;
   std::string ws_per_grid_x;
   std::vector<ParamBinding> params;
   // The symbol names used in expressions: name -> (input index, axis).

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "absl/strings/str_cat.h"
 
 #include "compiler/codegen/kernel_plan.h"
@@ -288,6 +290,67 @@ TEST(Codegen, ColumnReductionIsCooperativeWithWorkspace) {
   EXPECT_NE(k->source.find("for (unsigned it = 0; g0 < ngroups; ++it)"), std::string::npos);
   EXPECT_NE(k->source.find("fz_grid_sync(bar);\n  if (blockIdx.x == 0 && tx == 0 && ty == 0) bar[1] = 0;"),
             std::string::npos);
+}
+
+TEST(Codegen, ClusterSumsColumnPartialsThroughSharedMemory) {
+  Graph g = ScaleAndColumnSum();
+  HeuristicParams hp;
+  hp.kind = SchedulerKind::kInnerOuterPersistent;
+  hp.vectorize = 4;
+  hp.block_x = 64;
+  hp.grid_x = 16;
+  auto plain = GenerateKernel(g, hp, CodegenOptions{});
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(plain->cluster_x, 1);
+  EXPECT_EQ(plain->source.find("__cluster_dims__"), std::string::npos);
+  EXPECT_NE(plain->source.find("const int P = gridDim.x * 1;"), std::string::npos);
+  EXPECT_EQ(plain->source.find("fz_dsmem_ld4"), std::string::npos);  // helpers only where used
+  hp.cluster_x = 4;
+  auto k = GenerateKernel(g, hp, CodegenOptions{});
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_EQ(k->cluster_x, 4);
+  EXPECT_NE(k->source.find("__launch_bounds__(64, 1) __cluster_dims__(4, 1, 1)"), std::string::npos);
+  EXPECT_NE(k->source.find("__device__ __forceinline__ float4 fz_dsmem_ld4("), std::string::npos);
+  // The accumulators (one float4 per thread here) in shared memory, the
+  // cluster's four blocks summed in rank order into the cluster's row.
+  EXPECT_EQ(k->dynamic_smem_bytes, 64 * 4 * 4);
+  EXPECT_NE(k->source.find("fz_cs[0 + (k * 1 + l / 4) * 64 + tx] = make_float4(cacc0[k * 4 + l]"), std::string::npos);
+  EXPECT_NE(k->source.find("const int per = 16, rank = blockIdx.x % 4;"), std::string::npos);
+  EXPECT_NE(k->source.find("fz_dsmem_ld4(fz_cs + 0 + q, 0);"), std::string::npos);
+  EXPECT_NE(k->source.find("fz_dsmem_ld4(fz_cs + 0 + q, 3);"), std::string::npos);
+  EXPECT_EQ(k->source.find("fz_dsmem_ld4(fz_cs + 0 + q, 4);"), std::string::npos);
+  EXPECT_NE(k->source.find("*(float4*)(wcol + ((i64)(blockIdx.x / 4) * 1 + 0) * wstride + j) = s0;"),
+            std::string::npos);
+  // Two cluster barriers: the stores before the reads, the reads before exit.
+  size_t n = 0;
+  for (size_t p = k->source.find("    fz_cluster_sync();"); p != std::string::npos;
+       p = k->source.find("    fz_cluster_sync();", p + 1)) {
+    ++n;
+  }
+  EXPECT_EQ(n, 2u);
+  // The epilogue sums one partial row per cluster when the rows fit (the
+  // fallback paths still write one per block).
+  EXPECT_NE(k->source.find("const int P = fits ? (int)gridDim.x / 4 : (int)gridDim.x;"), std::string::npos);
+  // Whole clusters: the balanced grid rounded up to a multiple of 4, at most
+  // the largest multiple of 4 that is one wave.
+  EXPECT_EQ(LaunchGrid(*k, 48, 0, 132)[0],
+            "min(16, ceil_div(ceil_div(max(1, ceil_div(64, 1)), ceil_div(max(1, ceil_div(64, 1)), 16)), 4) * 4)");
+  hp.grid_x = 18;
+  k = GenerateKernel(g, hp, CodegenOptions{});
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_EQ(LaunchGrid(*k, 48, 0, 132)[0],
+            "min(16, ceil_div(ceil_div(max(1, ceil_div(64, 1)), ceil_div(max(1, ceil_div(64, 1)), 18)), 4) * 4)");
+  // What clusters do not support is an error, not a silent fallback.
+  for (auto bad : {std::function<void(HeuristicParams&)>([](HeuristicParams& p) { p.cluster_x = 3; }),
+                   std::function<void(HeuristicParams&)>([](HeuristicParams& p) { p.cluster_x = 16; }),
+                   std::function<void(HeuristicParams&)>([](HeuristicParams& p) { p.block_y = 2; }),
+                   std::function<void(HeuristicParams&)>([](HeuristicParams& p) { p.multi_pass = true; }),
+                   std::function<void(HeuristicParams&)>([](HeuristicParams& p) { p.vectorize = 2; })}) {
+    HeuristicParams b = hp;
+    bad(b);
+    auto r = GenerateKernel(g, b, CodegenOptions{});
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << b.ToString();
+  }
 }
 
 TEST(Codegen, EpilogueTilesFitTheShape) {

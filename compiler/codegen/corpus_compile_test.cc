@@ -73,6 +73,26 @@ TEST(CompileSegment, SpillingLaunchBoundsAreRelaxed) {
   EXPECT_NE(k->cuda_source.find("__launch_bounds__(128, 2)"), std::string::npos);
 }
 
+// Layernorm backward with its column partials summed over clusters of four
+// blocks (HeuristicParams::cluster_x): the DSMEM code compiles for sm_90.
+TEST(CompileSegment, ClusterKernelCompilesForSm90) {
+  if (NvrtcVersion() == "none") GTEST_SKIP() << "no NVRTC in this build";
+  auto parsed = ParseReproFile(std::string(FUSIOND_CORPUS_DIR) + "/layernorm_bwd_thunder.py");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  CompileOptions o;
+  o.generate_code = false;
+  auto r = CompileFusion(parsed->graph, parsed->input_shapes, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->segments.size(), 1u);
+  HeuristicParams hp = r->segments[0].params;
+  hp.cluster_x = 4;
+  auto k = CompileSegment(r->segments[0].graph, hp, SegmentCompileOptions{});
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_EQ(k->spill_bytes, 0);
+  EXPECT_NE(k->cuda_source.find("__cluster_dims__(4, 1, 1)"), std::string::npos);
+  EXPECT_NE(k->manifest_json.find("* 4)"), std::string::npos) << k->manifest_json;  // whole clusters
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Corpus, CorpusCompile,
     ::testing::Values("bias_gelu_fwd", "softmax_fwd", "softmax_bwd", "rmsnorm_fwd",

@@ -134,6 +134,15 @@ class Generator {
   // the epilogue reads 16-byte aligned float4s).
   std::string WcolRow(size_t ci) const;
 
+  // Cluster column partials (HeuristicParams::cluster_x): after the row
+  // loop the blocks of a cluster put their column accumulators in shared
+  // memory, and each sums its 1/cluster_ share of the columns over the
+  // cluster's blocks (distributed shared memory, fixed order) into the
+  // cluster's partial row. Validates the request (InvalidArgument).
+  absl::Status PlanCluster();
+  std::string ClusterPartials() const;
+  int cluster_ = 1;
+
   bool staged_ = false;
   int stages_ = 0;
   int64_t smem_bytes_ = 0;

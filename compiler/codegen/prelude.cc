@@ -262,8 +262,31 @@ template <int N> __device__ __forceinline__ void fz_cp_wait() {
 }
 )PRELUDE";
 
+// Only in kernels with thread-block clusters, so the others' source (and
+// cache keys) stay as they were.
+const char kClusterPrelude[] = R"PRELUDE(
+// Thread-block clusters (sm_90+; generator_cluster.cc): the cluster-wide
+// barrier (release/acquire, so shared-memory stores before it are visible
+// to the cluster after it) and a float4 load from the shared memory of the
+// cluster's block `rank` at the address p has in this block.
+#if __CUDA_ARCH__ >= 900
+__device__ __forceinline__ void fz_cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+__device__ __forceinline__ float4 fz_dsmem_ld4(const float4* p, u32 rank) {
+  u32 a = (u32)__cvta_generic_to_shared(p), r;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(rank));
+  float4 v;
+  asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "r"(r) : "memory");
+  return v;
+}
+#endif
+)PRELUDE";
+
 }  // namespace
 
 const char* DevicePrelude() { return kPrelude; }
+const char* ClusterPrelude() { return kClusterPrelude; }
 
 }  // namespace fusiond

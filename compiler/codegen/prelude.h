@@ -15,6 +15,9 @@ constexpr int kMaxBarrierGroups = (kBarrierBytes - 128) / 32;
 
 // The prelude's source text (a constant string).
 const char* DevicePrelude();
+// The thread-block cluster helpers (fz_cluster_sync, fz_dsmem_ld4; sm_90+),
+// appended only to kernels that use clusters.
+const char* ClusterPrelude();
 
 }  // namespace fusiond
 

@@ -31,7 +31,9 @@ std::string HeuristicParams::ToString() const {
       " smem_buffer=", smem_buffer ? "true" : "false", " rows_per_block=", rows_per_block,
       " grid_reduction=", grid_reduction ? "true" : "false",
       " multi_pass=", multi_pass ? "true" : "false", " unroll=", unroll,
-      " smem_bytes=", smem_bytes);
+      " smem_bytes=", smem_bytes,
+      // Only when set, so the hashes of kernels without clusters stay as they were.
+      cluster_x > 1 ? absl::StrCat(" cluster_x=", cluster_x) : std::string());
 }
 
 std::string HeuristicParams::ToJson() const {
@@ -42,7 +44,8 @@ std::string HeuristicParams::ToJson() const {
                       ",\"grid_y\":", grid_y, ",\"persistent_batch\":", persistent_batch,
                       ",\"smem_buffer\":", b(smem_buffer), ",\"rows_per_block\":", rows_per_block,
                       ",\"grid_reduction\":", b(grid_reduction), ",\"multi_pass\":", b(multi_pass),
-                      ",\"unroll\":", unroll, ",\"smem_bytes\":", smem_bytes, "}");
+                      ",\"unroll\":", unroll, ",\"smem_bytes\":", smem_bytes,
+                      ",\"cluster_x\":", cluster_x, "}");
 }
 
 // ToString names every field, so hashing it is a stable field-by-field hash.
@@ -54,7 +57,7 @@ bool HeuristicParams::operator==(const HeuristicParams& o) const {
          grid_x == o.grid_x && grid_y == o.grid_y && persistent_batch == o.persistent_batch &&
          smem_buffer == o.smem_buffer && rows_per_block == o.rows_per_block &&
          grid_reduction == o.grid_reduction && multi_pass == o.multi_pass && unroll == o.unroll &&
-         smem_bytes == o.smem_bytes;
+         smem_bytes == o.smem_bytes && cluster_x == o.cluster_x;
 }
 
 }  // namespace fusiond

@@ -53,6 +53,11 @@ struct HeuristicParams {
   int unroll = 1;
   // Dynamic shared memory per block, bytes.
   int64_t smem_bytes = 0;
+  // Inner-outer persistent on sm_90+: blocks per thread-block cluster along
+  // x. The blocks of a cluster sum their column partials through distributed
+  // shared memory before the grid step, so the workspace holds grid_x /
+  // cluster_x partial rows (grid_x is a multiple of it). 1: no cluster.
+  int cluster_x = 1;
 
   std::string ToString() const;  // one line, "kind=inner_persistent vectorize=8 ..."
   std::string ToJson() const;     // one JSON object with every field
