@@ -240,13 +240,20 @@ TEST(Codegen, BlocksSharingARowSyncOnlyWithTheirGroup) {
   EXPECT_LE(128 + 32 * kMaxBarrierGroups, kBarrierBytes);
 }
 
-TEST(Codegen, ColumnReductionIsCooperativeWithWorkspace) {
-  Graph g = ScaleAndColumnSum();
+// ScaleAndColumnSum as an inner-outer persistent kernel of 64-thread
+// blocks, float4 vectors.
+HeuristicParams InnerOuterParams(int64_t grid_x) {
   HeuristicParams hp;
   hp.kind = SchedulerKind::kInnerOuterPersistent;
   hp.vectorize = 4;
   hp.block_x = 64;
-  hp.grid_x = 1000;
+  hp.grid_x = grid_x;
+  return hp;
+}
+
+TEST(Codegen, ColumnReductionIsCooperativeWithWorkspace) {
+  Graph g = ScaleAndColumnSum();
+  HeuristicParams hp = InnerOuterParams(1000);
   auto k = GenerateKernel(g, hp, CodegenOptions{});
   ASSERT_TRUE(k.ok()) << k.status();
   EXPECT_TRUE(k->cooperative);
@@ -294,11 +301,7 @@ TEST(Codegen, ColumnReductionIsCooperativeWithWorkspace) {
 
 TEST(Codegen, ClusterSumsColumnPartialsThroughSharedMemory) {
   Graph g = ScaleAndColumnSum();
-  HeuristicParams hp;
-  hp.kind = SchedulerKind::kInnerOuterPersistent;
-  hp.vectorize = 4;
-  hp.block_x = 64;
-  hp.grid_x = 16;
+  HeuristicParams hp = InnerOuterParams(16);
   auto plain = GenerateKernel(g, hp, CodegenOptions{});
   ASSERT_TRUE(plain.ok()) << plain.status();
   EXPECT_EQ(plain->cluster_x, 1);

@@ -51,23 +51,30 @@ TEST_P(CorpusCompile, CompilesToSm90CubinsWithoutSpills) {
   std::filesystem::remove_all(dir);
 }
 
-// rmsnorm forward as 128 threads x 8 vectors: the register estimate lets the
-// kernel ask for four blocks per SM, at which ptxas spills; CompileSegment
-// then compiles it again asking for two.
-TEST(CompileSegment, SpillingLaunchBoundsAreRelaxed) {
-  if (NvrtcVersion() == "none") GTEST_SKIP() << "no NVRTC in this build";
-  auto parsed = ParseReproFile(std::string(FUSIOND_CORPUS_DIR) + "/rmsnorm_fwd.py");
+// The single segment of corpus fusion `stem`, scheduled (no code).
+void ScheduleCorpusFusion(const std::string& stem, CompileResult* out) {
+  auto parsed = ParseReproFile(std::string(FUSIOND_CORPUS_DIR) + "/" + stem + ".py");
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   CompileOptions o;
   o.generate_code = false;
   auto r = CompileFusion(parsed->graph, parsed->input_shapes, o);
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->segments.size(), 1u);
-  HeuristicParams hp = r->segments[0].params;
+  *out = *std::move(r);
+}
+
+// rmsnorm forward as 128 threads x 8 vectors: the register estimate lets the
+// kernel ask for four blocks per SM, at which ptxas spills; CompileSegment
+// then compiles it again asking for two.
+TEST(CompileSegment, SpillingLaunchBoundsAreRelaxed) {
+  if (NvrtcVersion() == "none") GTEST_SKIP() << "no NVRTC in this build";
+  CompileResult r;
+  ASSERT_NO_FATAL_FAILURE(ScheduleCorpusFusion("rmsnorm_fwd", &r));
+  HeuristicParams hp = r.segments[0].params;
   hp.block_x = 128;
   hp.persistent_batch = 8;
   hp.grid_x = 2048;
-  auto k = CompileSegment(r->segments[0].graph, hp, SegmentCompileOptions{});
+  auto k = CompileSegment(r.segments[0].graph, hp, SegmentCompileOptions{});
   ASSERT_TRUE(k.ok()) << k.status();
   EXPECT_EQ(k->spill_bytes, 0);
   EXPECT_NE(k->cuda_source.find("__launch_bounds__(128, 2)"), std::string::npos);
@@ -77,16 +84,11 @@ TEST(CompileSegment, SpillingLaunchBoundsAreRelaxed) {
 // blocks (HeuristicParams::cluster_x): the DSMEM code compiles for sm_90.
 TEST(CompileSegment, ClusterKernelCompilesForSm90) {
   if (NvrtcVersion() == "none") GTEST_SKIP() << "no NVRTC in this build";
-  auto parsed = ParseReproFile(std::string(FUSIOND_CORPUS_DIR) + "/layernorm_bwd_thunder.py");
-  ASSERT_TRUE(parsed.ok()) << parsed.status();
-  CompileOptions o;
-  o.generate_code = false;
-  auto r = CompileFusion(parsed->graph, parsed->input_shapes, o);
-  ASSERT_TRUE(r.ok()) << r.status();
-  ASSERT_EQ(r->segments.size(), 1u);
-  HeuristicParams hp = r->segments[0].params;
+  CompileResult r;
+  ASSERT_NO_FATAL_FAILURE(ScheduleCorpusFusion("layernorm_bwd_thunder", &r));
+  HeuristicParams hp = r.segments[0].params;
   hp.cluster_x = 4;
-  auto k = CompileSegment(r->segments[0].graph, hp, SegmentCompileOptions{});
+  auto k = CompileSegment(r.segments[0].graph, hp, SegmentCompileOptions{});
   ASSERT_TRUE(k.ok()) << k.status();
   EXPECT_EQ(k->spill_bytes, 0);
   EXPECT_NE(k->cuda_source.find("__cluster_dims__(4, 1, 1)"), std::string::npos);
