@@ -10,12 +10,15 @@ over blocks of the time since the earliest block started, and the kernel's
 own time from CUDA events (median of --rep launches, no L2 flush).
 
   python3 bench/gpu/timeline.py ARTIFACT_DIR s0=2048 s1=8192 [--probe NAME=REGEX ...] [--cu EDITED.cu]
+                                 [--by-sm PROBE]
 
 Default probes fit the inner-outer persistent kernels: loop (the main loop
 starts), partials (the column partials are stored), sync (the grid barrier),
 epilogue (after it), end. A probe goes before the first line matching its
 regex after the previous probe's line. A diagnostic, not a benchmark: the
-probes cost a few instructions each.
+probes cost a few instructions each. --by-sm PROBE also prints, per group of
+8 SM ids (%smid), how many blocks ran there and the mean and max of that
+probe, and the ten latest blocks: whether the same SMs are always late.
 """
 import argparse
 import json
@@ -37,15 +40,20 @@ DEFAULT_PROBES = [
 STAMP = ("if (threadIdx.x == 0 && threadIdx.y == 0) {{ u64 fz_t; "
          "asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(fz_t)); "
          "fz_tl[((u64)blockIdx.y * gridDim.x + blockIdx.x) * {n} + {i}] = fz_t; }}")
+# The block's SM, in the row's last slot.
+SMID = ("if (threadIdx.x == 0 && threadIdx.y == 0) {{ unsigned fz_sm; "
+        "asm volatile(\"mov.u32 %0, %%smid;\" : \"=r\"(fz_sm)); "
+        "fz_tl[((u64)blockIdx.y * gridDim.x + blockIdx.x) * {n} + {i}] = fz_sm; }}")
 
 
 def instrument(src, kernel, probes):
     lines = src.split("\n")
     head = next(i for i, l in enumerate(lines) if l.startswith('extern "C"') and kernel in l)
-    n = len(probes) + 1
+    n = len(probes) + 2  # start, the probes, the SM id
     lines[head] = lines[head].replace(") {", ", u64* fz_tl) {", 1)
     lines.insert(head + 1, STAMP.format(n=n, i=0))
-    pos = head + 2
+    lines.insert(head + 2, SMID.format(n=n, i=n - 1))
+    pos = head + 3
     # The last line of the kernel: the "end" probe must not match an inner brace.
     for i, (name, regex) in enumerate(probes, start=1):
         rx = re.compile(regex)
@@ -67,6 +75,7 @@ def main():
     ap.add_argument("--rep", type=int, default=20)
     ap.add_argument("--dump", help="write the instrumented source here")
     ap.add_argument("--cu", help="time this source (same kernel name and parameters) instead of the artifact's")
+    ap.add_argument("--by-sm", metavar="PROBE", help="that probe's times by SM id (see above)")
     args = ap.parse_args()
 
     import cupy as cp
@@ -138,7 +147,9 @@ def main():
         stop.record()
         stop.synchronize()
         times.append(cp.cuda.get_elapsed_time(start, stop) * 1000)
-    t = cp.asnumpy(tl).reshape(blocks, n).astype(np.int64)
+    raw = cp.asnumpy(tl).reshape(blocks, n).astype(np.int64)
+    sm = raw[:, n - 1]
+    t = raw[:, : n - 1].copy()
     t -= t[:, 0].min()
     names = ["start"] + [p[0] for p in probes]
     print(f"{m['fusion']} {env} grid {grid} block {block} smem {smem}: "
@@ -147,6 +158,21 @@ def main():
     for i, name in enumerate(names):
         col = t[:, i] / 1000
         print(f"{name:<10} {col.min():8.2f} {np.median(col):10.2f} {col.max():8.2f}")
+    if args.by_sm:
+        if args.by_sm not in names:
+            sys.exit(f"timeline: --by-sm {args.by_sm}: not a probe ({', '.join(names)})")
+        col = t[:, names.index(args.by_sm)] / 1000
+        print(f"{args.by_sm} by SM id group: ids, blocks, mean us, max us")
+        for g in range(0, int(sm.max()) + 1, 8):
+            sel = (sm >= g) & (sm < g + 8)
+            if sel.any():
+                print(f"  {g:3d}-{g + 7:<3d} {int(sel.sum()):3d} {col[sel].mean():8.2f} {col[sel].max():8.2f}")
+        per_sm = np.bincount(sm, minlength=int(sm.max()) + 1)
+        for c in sorted(set(per_sm[per_sm > 0])):
+            sel = per_sm[sm] == c
+            print(f"  blocks on an SM with {c} block(s): {int(sel.sum())}, mean {col[sel].mean():.2f} us")
+        late = np.argsort(col)[-10:][::-1]
+        print("  latest blocks (block: SM, us): " + ", ".join(f"{b}: {sm[b]}, {col[b]:.2f}" for b in late))
 
 
 if __name__ == "__main__":
