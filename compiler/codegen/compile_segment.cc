@@ -4,6 +4,7 @@
 
 #include "compiler/codegen/codegen.h"
 #include "compiler/codegen/manifest.h"
+#include "compiler/codegen/prelude.h"
 #include "compiler/nvrtc/nvrtc_compiler.h"
 
 namespace fusiond {
@@ -53,6 +54,17 @@ absl::StatusOr<KernelArtifact> CompileSegment(const Graph& g, const HeuristicPar
   }
   a.manifest_json = KernelManifestJson(*k, file, a.registers, a.static_smem_bytes, options.sm_count);
   return a;
+}
+
+absl::StatusOr<double> WarmUpNvrtc(const std::string& arch) {
+  const std::string src = std::string(DevicePrelude()) +
+                          "\nextern \"C\" __global__ void fz_warmup(float* p) {\n"
+                          "  p[threadIdx.x] = fz_warp_reduce<0, float>(p[threadIdx.x]);\n}\n";
+  NvrtcOptions no;
+  no.arch = arch;
+  auto out = CompileWithNvrtc(src, "fz_warmup", no);
+  if (!out.ok()) return out.status();
+  return out->micros;
 }
 
 }  // namespace fusiond

@@ -25,6 +25,13 @@ struct SegmentCompileOptions {
 absl::StatusOr<KernelArtifact> CompileSegment(const Graph& g, const HeuristicParams& params,
                                               const SegmentCompileOptions& options);
 
+// Compiles the device prelude with a one-line kernel for `arch` and returns
+// the microseconds it took: the first NVRTC call of a process loads the
+// library and its builtins (measured 0.4-0.7 s on a freshly started GPU host,
+// bench/results/compile-time-2026-11-30-s7-h200.json), which a daemon should
+// pay at start, not on its first cache miss. Unavailable without NVRTC.
+absl::StatusOr<double> WarmUpNvrtc(const std::string& arch);
+
 }  // namespace fusiond
 
 #endif  // FUSIOND_COMPILER_CODEGEN_COMPILE_SEGMENT_H_

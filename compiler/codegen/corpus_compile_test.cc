@@ -63,6 +63,15 @@ void ScheduleCorpusFusion(const std::string& stem, CompileResult* out) {
   *out = *std::move(r);
 }
 
+// The daemon's start-up compile: the prelude with a one-line kernel.
+TEST(CompileSegment, WarmUpCompilesThePrelude) {
+  auto us = WarmUpNvrtc("sm_90");
+  if (absl::IsUnavailable(us.status())) GTEST_SKIP() << "no NVRTC in this build";
+  ASSERT_TRUE(us.ok()) << us.status();
+  EXPECT_GT(*us, 0);
+  EXPECT_EQ(WarmUpNvrtc("gfx90a").status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 // rmsnorm forward as 128 threads x 8 vectors: the register estimate lets the
 // kernel ask for four blocks per SM, at which ptxas spills; CompileSegment
 // then compiles it again asking for two.
