@@ -186,9 +186,9 @@ int Run(const ServerConfig& config) {
        {"shared_tier", config.redis.empty() ? "none" : config.redis},
        {"nvrtc", NvrtcVersionString()}, {"codegen", CodegenVersionString()}});
 
-  // NVRTC's first call in a process loads the library and its builtins
-  // (0.4-0.7 s on a freshly started host): pay it now, beside serving, not
-  // on the first cache miss.
+  // A process's first NVRTC call costs 0.3-0.7 s more than later ones on
+  // the GPU host (WarmUpNvrtc): pay it now, beside serving, not on the
+  // first cache miss.
   std::thread nvrtc_warm([] {
     absl::StatusOr<double> us = WarmUpNvrtc("sm_90");
     if (us.ok()) {

@@ -26,10 +26,11 @@ absl::StatusOr<KernelArtifact> CompileSegment(const Graph& g, const HeuristicPar
                                               const SegmentCompileOptions& options);
 
 // Compiles the device prelude with a one-line kernel for `arch` and returns
-// the microseconds it took: the first NVRTC call of a process loads the
-// library and its builtins (measured 0.4-0.7 s on a freshly started GPU host,
-// bench/results/compile-time-2026-11-30-s7-h200.json), which a daemon should
-// pay at start, not on its first cache miss. Unavailable without NVRTC.
+// the microseconds it took. A process's first NVRTC call costs far more than
+// the next ones (library loading and initialization: on the H200 host every
+// fresh process took 368-708 ms per corpus fusion against 22-40 ms warm,
+// bench/results/compile-time-2026-11-30-s7-h200.json); a daemon should pay
+// that at start, not on its first cache miss. Unavailable without NVRTC.
 absl::StatusOr<double> WarmUpNvrtc(const std::string& arch);
 
 }  // namespace fusiond
