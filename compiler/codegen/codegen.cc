@@ -453,9 +453,9 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     // Every block is past its last take: the counter is zero for the next launch.
     if (dynamic_rows_) absl::StrAppend(&c, "  if (blockIdx.x == 0 && tx == 0 && ty == 0) bar[1] = 0;\n");
     // Partial rows: one per cluster where the clusters summed theirs (fits).
-  const std::string P = cluster_ > 1 ? absl::StrCat("fits ? (int)gridDim.x / ", cluster_, " : (int)gridDim.x")
-                                     : absl::StrCat("gridDim.x * ", BY_);
-  absl::StrAppend(&c, "  {\n    const int P = ", P, ";\n",
+    const std::string P = cluster_ > 1 ? absl::StrCat("fits ? (int)gridDim.x / ", cluster_, " : (int)gridDim.x")
+                                       : absl::StrCat("gridDim.x * ", BY_);
+    absl::StrAppend(&c, "  {\n    const int P = ", P, ";\n",
                     "    const int tid = ty * ", BX_, " + tx, lane = tid % ", L, ", grp = tid / ", L, ";\n",
                     "    __shared__ float4 fz_cred[", nc, "][", nw, "][", L, "];\n",
                     "    for (i64 c0 = ((i64)blockIdx.y * gridDim.x + blockIdx.x) * ", TW, "; c0 < rlen;",
