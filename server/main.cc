@@ -41,14 +41,15 @@ void OnShutdownSignal(int sig) {
   (void)ignored;
 }
 
-bool InstallShutdownHandlers() {
-  if (pipe(g_signal_pipe) != 0) return false;
+bool SetShutdownHandlers() {
   struct sigaction action = {};
   action.sa_handler = OnShutdownSignal;
   sigemptyset(&action.sa_mask);
   action.sa_flags = SA_RESTART;
   return sigaction(SIGTERM, &action, nullptr) == 0 && sigaction(SIGINT, &action, nullptr) == 0;
 }
+
+bool InstallShutdownHandlers() { return pipe(g_signal_pipe) == 0 && SetShutdownHandlers(); }
 
 int WaitForShutdownSignal() {
   unsigned char byte = 0;
@@ -162,6 +163,21 @@ int Run(const ServerConfig& config) {
     for (const auto& c : metrics->collectables()) exposer->RegisterCollectable(c);
   }
 
+  // NVRTC's first call in a process, before serving: it costs 0.3-0.7 s
+  // more than later ones on the GPU host (WarmUpNvrtc), and for its first
+  // ~25 ms NVRTC has its own SIGTERM handler in place (a SIGTERM then exits
+  // with status 4 instead of shutting down; NVRTC restores ours after).
+  // Neither should land on a served request.
+  if (absl::StatusOr<double> us = WarmUpNvrtc("sm_90"); us.ok()) {
+    Log(LogLevel::kInfo, "nvrtc_warm", {{"micros", *us}});
+  } else if (!absl::IsUnavailable(us.status())) {
+    Log(LogLevel::kWarning, "nvrtc_warm_failed", {{"error", us.status().ToString()}});
+  }
+  if (!SetShutdownHandlers()) {
+    Log(LogLevel::kError, "signal_handlers_failed", {});
+    return 1;
+  }
+
   CompilerService service(compiler.get(), metrics.get(), CompilerService::Options());
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -186,17 +202,6 @@ int Run(const ServerConfig& config) {
        {"shared_tier", config.redis.empty() ? "none" : config.redis},
        {"nvrtc", NvrtcVersionString()}, {"codegen", CodegenVersionString()}});
 
-  // A process's first NVRTC call costs 0.3-0.7 s more than later ones on
-  // the GPU host (WarmUpNvrtc): pay it now, beside serving, not on the
-  // first cache miss.
-  std::thread nvrtc_warm([] {
-    absl::StatusOr<double> us = WarmUpNvrtc("sm_90");
-    if (us.ok()) {
-      Log(LogLevel::kInfo, "nvrtc_warm", {{"micros", *us}});
-    } else if (!absl::IsUnavailable(us.status())) {
-      Log(LogLevel::kWarning, "nvrtc_warm_failed", {{"error", us.status().ToString()}});
-    }
-  });
   Evictor evictor(cache->get(), std::chrono::seconds(config.evict_interval_s));
   int signal_number = WaitForShutdownSignal();
   Log(LogLevel::kInfo, "shutting_down", {{"signal", signal_number}});
@@ -205,7 +210,6 @@ int Run(const ServerConfig& config) {
   // (their results are cached) before the cache closes.
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
   evictor.Stop();
-  nvrtc_warm.join();
   // Order matters: no more scrapes (they read the compiler), then drain the
   // compiler (its callbacks record metrics), then the metrics, the cache.
   exposer.reset();
