@@ -16,6 +16,13 @@
 namespace fusiond {
 namespace {
 
+// How many times `needle` occurs in `text`.
+size_t Occurrences(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
 // softmax over the last axis of a symbolic [M, N] bf16 input.
 Graph Softmax() {
   Graph g;
@@ -172,12 +179,7 @@ TEST(Codegen, SymbolicKernelTakesSizesAsParameters) {
   EXPECT_NE(k->source.find("Chunk<VV * 2>::stcs(out0 + ro_out0(j), wo0);"), std::string::npos);
   // Block reductions: one barrier each, partials in alternating buffers
   // (softmax has two reductions per row).
-  size_t flips = 0;
-  for (size_t at = k->source.find("fz_rb ^= 1;"); at != std::string::npos;
-       at = k->source.find("fz_rb ^= 1;", at + 1)) {
-    ++flips;
-  }
-  EXPECT_EQ(flips, 2u);
+  EXPECT_EQ(Occurrences(k->source, "fz_rb ^= 1;"), 2u);
   // float accumulators exchange float partials (no double round trip).
   EXPECT_NE(k->source.find("__shared__ __align__(16) float fz_red[2][1][1][8];"), std::string::npos);
   EXPECT_NE(k->source.find("fz_red[fz_rb][ty][0][tx >> 5] = (float)acc0;"), std::string::npos);
@@ -325,12 +327,7 @@ TEST(Codegen, ClusterSumsColumnPartialsThroughSharedMemory) {
   EXPECT_NE(k->source.find("*(float4*)(wcol + ((i64)(blockIdx.x / 4) * 1 + 0) * wstride + j) = s0;"),
             std::string::npos);
   // Two cluster barriers: the stores before the reads, the reads before exit.
-  size_t n = 0;
-  for (size_t p = k->source.find("    fz_cluster_sync();"); p != std::string::npos;
-       p = k->source.find("    fz_cluster_sync();", p + 1)) {
-    ++n;
-  }
-  EXPECT_EQ(n, 2u);
+  EXPECT_EQ(Occurrences(k->source, "    fz_cluster_sync();"), 2u);
   // The epilogue sums one partial row per cluster when the rows fit (the
   // fallback paths still write one per block).
   EXPECT_NE(k->source.find("const int P = fits ? (int)gridDim.x / 4 : (int)gridDim.x;"), std::string::npos);
