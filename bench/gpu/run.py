@@ -291,7 +291,7 @@ def bench_fusion(path, args, copy_bw):
                 for k in fusion.manifest.kernels]}
             row["ours"]["us"] = bench(lambda: fusion.run(inputs, outputs=ours_out), args.warmup, args.rep)
             if stem in args.three_shapes or (args.three_shapes == ["all-symbolic"] and script.program.symbolic):
-                row["three_shapes"] = three_shapes(script, fusion)
+                row["three_shapes"] = three_shapes(script, fusion, args.other_shapes)
         except Exception as e:  # noqa: BLE001
             row["ours"] = {"error": f"{type(e).__name__}: {e}", "trace": traceback.format_exc(limit=3)}
     else:
@@ -360,11 +360,12 @@ def steady_timing(row, args, inputs, eager, compiled, fusion):
     del sets
 
 
-def three_shapes(script, fusion):
-    """Runs one compiled artifact at three shapes; checks each."""
+def three_shapes(script, fusion, maps=None):
+    """Runs one compiled artifact at three shapes (or the size maps given);
+    checks each."""
     import torch
     results = []
-    for i, size_map in enumerate(THREE_SHAPES):
+    for i, size_map in enumerate(maps or THREE_SHAPES):
         inputs = script.make_inputs(DEVICE, size_map=size_map, seed=10 + i)
         ref = script.program.function("float64")(*inputs)
         try:
@@ -375,6 +376,11 @@ def three_shapes(script, fusion):
             results.append({"shapes": [list(x.shape) for x in inputs if isinstance(x, torch.Tensor)],
                             "error": f"{type(e).__name__}: {e}", "pass": False})
     return results
+
+
+def parse_size_map(text):
+    """'OLD:NEW,OLD:NEW' -> {OLD: NEW}."""
+    return {int(a): int(b) for a, b in (kv.split(":") for kv in text.split(",") if kv.strip())}
 
 
 def _finite(o):
@@ -493,6 +499,9 @@ def main(argv=None):
     p.add_argument("--three-shapes", nargs="*", default=["all-symbolic"],
                    help="fusions (stems) to run at three other shapes with one artifact; "
                         "default: every symbolic one")
+    p.add_argument("--other-shapes", default="",
+                   help="the shapes of that check instead of the built-in three: size maps "
+                        "OLD:NEW,... separated by ';' (e.g. '2048:64,8192:131072;2048:300,8192:50000')")
     p.add_argument("--warmup", type=float, default=25, help="do_bench warm-up, ms")
     p.add_argument("--rep", type=float, default=100, help="do_bench repetition time, ms")
     p.add_argument("--tag", default="", help="suffix for the output file names")
@@ -505,7 +514,8 @@ def main(argv=None):
     p.add_argument("--size-map", default="", help="for symbolic definitions, replace extents of "
                    "the script's inputs: OLD:NEW,OLD:NEW (e.g. 2048:64,8192:96)")
     args = p.parse_args(argv)
-    args.size_map = {int(a): int(b) for a, b in (kv.split(":") for kv in args.size_map.split(",") if kv)}
+    args.size_map = parse_size_map(args.size_map)
+    args.other_shapes = [parse_size_map(m) for m in args.other_shapes.split(";") if m.strip()]
     global DEVICE
     DEVICE = args.device
     import torch

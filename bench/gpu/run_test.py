@@ -68,6 +68,13 @@ class HarnessTest(unittest.TestCase):
             self.assertTrue(torch.equal(sets[1][0], x))
             self.assertEqual(sets[1][2], 2.0)            # scalars as they are
 
+    def test_size_maps(self):
+        run = self.harness
+        self.assertEqual(run.parse_size_map("2048:64, 8192:96"), {2048: 64, 8192: 96})
+        self.assertEqual(run.parse_size_map(""), {})
+        with self.assertRaises(ValueError):
+            run.parse_size_map("2048")
+
     def test_cpu_run_writes_json_and_png(self):
         files = [os.path.join(_CORPUS, f) for f in ("softmax_fwd.py", "rmsnorm_bwd_manual.py")]
         if not all(os.path.exists(f) for f in files):

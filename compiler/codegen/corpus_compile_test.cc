@@ -104,6 +104,25 @@ TEST(CompileSegment, ClusterKernelCompilesForSm90) {
   EXPECT_NE(k->manifest_json.find("* 4)"), std::string::npos) << k->manifest_json;  // whole clusters
 }
 
+// Rmsnorm backward at 512x65536: rows too wide for one block run split over
+// eight blocks (SplitWideRows), staged, one kernel without spills.
+TEST(CompileSegment, WideNormBackwardSplitsRowsOverBlocks) {
+  if (NvrtcVersion() == "none") GTEST_SKIP() << "no NVRTC in this build";
+  auto parsed = ParseReproFile(std::string(FUSIOND_CORPUS_DIR) + "/rmsnorm_bwd_manual.py");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  CompileOptions o;
+  o.arch = "sm_90";
+  auto r = CompileFusion(parsed->graph, {{512, 65536}, {512, 1}, {512, 65536}, {65536}}, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->segments.size(), 1u);
+  const HeuristicParams& hp = r->segments[0].params;
+  EXPECT_EQ(hp.grid_y, 8) << hp.ToString();
+  EXPECT_FALSE(hp.multi_pass);
+  EXPECT_TRUE(hp.smem_buffer);
+  ASSERT_TRUE(r->segments[0].kernel.has_value());
+  EXPECT_EQ(r->segments[0].kernel->spill_bytes, 0);
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Corpus, CorpusCompile,
     ::testing::Values("bias_gelu_fwd", "softmax_fwd", "softmax_bwd", "rmsnorm_fwd",

@@ -2,13 +2,46 @@
 // rows, and every thread also accumulates the column reductions (weight and
 // bias gradients) for the columns it owns across the rows its block visits;
 // the per-block partials are combined after a grid sync, so the grid is at
-// most the co-resident blocks. Rows too wide for registers or shared memory
+// most the co-resident blocks. Rows too wide for one block's registers or
+// shared memory are split over several blocks (SplitWideRows); wider still
 // fall back to multi_pass (re-reading the row), still one kernel.
 #include <algorithm>
 
 #include "compiler/scheduler/kernel_heuristics.h"
 
 namespace fusiond {
+namespace {
+
+// Rows too wide for one block's registers and shared memory (from ~32K bf16
+// with two column reductions, ~48K with one) are split over grid_y blocks of
+// 256 threads x 4 vectors: each block stages its slice of every row of its
+// row group in shared memory (two rows deep) and keeps the column
+// accumulators of its slice in registers across those rows; the row
+// reductions cross the blocks of a row group through the workspace and a
+// group barrier. Against the multi-pass kernel, which read-modify-writes a
+// partial row of every column in global memory for every row, on the H200
+// (bench/results/gpu-2026-11-30-s8-wide-split.log): layernorm backward
+// 1024x32768 / 512x65536 / 256x131072 bf16 644 / 671 / 712 -> 125 / 128 /
+// 131 us; rmsnorm backward 512x65536 231 -> 124 (145 with the rows in
+// registers instead of staged). More slices than SMs: false (multi-pass).
+bool SplitWideRows(const FusionAnalysis& a, const Target& t, int64_t vectors, int columns,
+                   HeuristicParams* p) {
+  constexpr int kThreads = 256, kBatch = 4;
+  const int64_t parts = CeilDiv(vectors, int64_t{kThreads} * kBatch);
+  if (parts < 2 || parts > t.sm_count) return false;
+  HeuristicParams q = *p;
+  q.block_x = kThreads;
+  q.persistent_batch = kBatch;
+  q.rows_per_block = 1;
+  q.grid_y = parts;
+  q.smem_buffer = false;
+  q.smem_bytes = 0;
+  if (!StageRows(a, t, &q, /*even_small=*/true)) return false;
+  *p = q;
+  return true;
+}
+
+}  // namespace
 
 HeuristicParams InnerOuterPersistentHeuristics(const FusionAnalysis& a, const Target& t) {
   HeuristicParams p;
@@ -87,6 +120,9 @@ HeuristicParams InnerOuterPersistentHeuristics(const FusionAnalysis& a, const Ta
     } else if (smem <= t.smem_per_block && registers <= t.max_registers_per_thread) {
       p.smem_buffer = true;
       p.smem_bytes = smem;
+    } else if (SplitWideRows(a, t, vectors, columns, &p)) {
+      registers = t.max_registers_per_thread;
+      smem = p.smem_bytes;
     } else {
       p.multi_pass = true;
       p.persistent_batch = 1;
@@ -98,12 +134,12 @@ HeuristicParams InnerOuterPersistentHeuristics(const FusionAnalysis& a, const Ta
   p.block_y = p.rows_per_block;
   if (p.smem_buffer) {
     smem = p.smem_bytes;
-  } else if (!p.multi_pass && StageRows(a, t, &p)) {
+  } else if (!p.multi_pass && p.grid_y == 1 && StageRows(a, t, &p)) {
     smem = p.smem_bytes;
   }
   const int per_sm = std::max(1, BlocksPerSm(t, p.block_x * p.block_y, registers, smem));
-  p.grid_x = std::max<int64_t>(
-      1, std::min<int64_t>(CeilDiv(a.outer_size, p.rows_per_block), int64_t{t.sm_count} * per_sm));
+  p.grid_x = std::max<int64_t>(1, std::min<int64_t>(CeilDiv(a.outer_size, p.rows_per_block),
+                                                    int64_t{t.sm_count} * per_sm / p.grid_y));
   return p;
 }
 

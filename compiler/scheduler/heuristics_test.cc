@@ -69,6 +69,28 @@ TEST(Heuristics, WideRowsStillSchedule) {
   EXPECT_TRUE(io.multi_pass || io.smem_buffer);
 }
 
+TEST(Heuristics, NormBackwardSplitsRowsTooWideForOneBlock) {
+  // 32K-128K bf16: slices of 256 x 4 vectors over grid_y blocks, staged, all
+  // of them co-resident (one per SM).
+  for (auto [rows, width, parts] : {std::tuple{1024, 32768, 4}, {512, 65536, 8}, {256, 131072, 16}}) {
+    for (int columns : {1, 2}) {
+      HeuristicParams p = InnerOuterPersistentHeuristics(
+          RowSummary(FusionPattern::kInnerOuter, rows, width, 2, columns), H100());
+      EXPECT_FALSE(p.multi_pass) << width;
+      EXPECT_EQ(p.grid_y, parts) << width;
+      EXPECT_EQ(p.block_x, 256) << width;
+      EXPECT_EQ(p.persistent_batch, 4) << width;
+      EXPECT_TRUE(p.smem_buffer) << width;
+      EXPECT_EQ(p.grid_x, 132 / parts) << width;
+    }
+  }
+  // More slices than SMs: the multi-pass kernel.
+  HeuristicParams huge = InnerOuterPersistentHeuristics(
+      RowSummary(FusionPattern::kInnerOuter, 8, 2048 * 1024, 2, 1), H100());
+  EXPECT_TRUE(huge.multi_pass);
+  EXPECT_EQ(huge.grid_y, 1);
+}
+
 TEST(Heuristics, RowsAreStagedWhereRegistersCannotPrefetch) {
   // softmax backward 4096x16384: two full inputs in registers, 256 x 8
   // (128 x 16 would need 288 registers), a block per row.
