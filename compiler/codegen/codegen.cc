@@ -166,6 +166,12 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     for (int n = std::min(threads <= 128 ? 4 : 2, o_.max_min_blocks); n >= 2 && min_blocks == 1; --n) {
       if (threads <= 256 && estimate <= std::min(255, 65536 / (n * threads))) min_blocks = n;
     }
+  } else if (coop && split_ && hp_.kind == SchedulerKind::kInnerOuterPersistent) {
+    // Rows split over blocks: the heuristics sized grid_x x grid_y for the
+    // blocks per SM they expect resident (SplitWideRows); ask ptxas for that.
+    const int64_t planned = std::max<int64_t>(1, hp_.grid_x) * std::max<int64_t>(1, hp_.grid_y);
+    min_blocks = static_cast<int>(std::clamp<int64_t>((planned + o_.sm_count - 1) / o_.sm_count, 1,
+                                                      std::min(2, o_.max_min_blocks)));
   }
   absl::StrAppend(&c, "\nextern \"C\" __global__ void __launch_bounds__(", BX_ * BY_, ", ", min_blocks, ") ",
                   cluster_ > 1 ? absl::StrCat("__cluster_dims__(", cluster_, ", 1, 1) ") : "", k.name, "(", sig,

@@ -27,10 +27,11 @@ absl::StatusOr<KernelArtifact> CompileSegment(const Graph& g, const HeuristicPar
   no.arch = options.arch;
   auto bin = CompileWithNvrtc(k->source, k->name, no);
   if (!bin.ok() && !absl::IsUnavailable(bin.status())) return bin.status();
-  // More than two blocks per SM rests on a register estimate; when ptxas had
-  // to spill to meet it, ask for two (as ptxas would not spill before).
-  if (bin.ok() && bin->spill_bytes > 0 && k->min_blocks > 2) {
-    co.max_min_blocks = 2;
+  // Blocks per SM asked of ptxas rest on a register estimate; when ptxas had
+  // to spill to meet it, ask for fewer: two instead of more, else one (a
+  // cooperative grid then shrinks to the blocks resident, LaunchGrid).
+  if (bin.ok() && bin->spill_bytes > 0 && k->min_blocks > 1) {
+    co.max_min_blocks = k->min_blocks > 2 ? 2 : 1;
     auto k2 = GenerateKernel(g, params, co);
     if (!k2.ok()) return k2.status();
     auto bin2 = CompileWithNvrtc(k2->source, k2->name, no);

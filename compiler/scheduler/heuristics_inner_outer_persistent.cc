@@ -22,8 +22,12 @@ namespace {
 // partial row of every column in global memory for every row, on the H200
 // (bench/results/gpu-2026-11-30-s8-wide-split.log): layernorm backward
 // 1024x32768 / 512x65536 / 256x131072 bf16 644 / 671 / 712 -> 125 / 128 /
-// 131 us; rmsnorm backward 512x65536 231 -> 124 (145 with the rows in
-// registers instead of staged). More slices than SMs: false (multi-pass).
+// 131 us with one block per SM; rmsnorm backward 512x65536 231 -> 124 (145
+// with the rows in registers instead of staged). The kernel waits on a group
+// barrier per row, so two blocks per SM (twice the row groups, half the rows
+// each walks; 128 registers, no spills) went further: rmsnorm backward
+// 1024x32768 121 -> 93 us, 512x65536 122 -> 96, 256x131072 130 -> 99. More
+// slices than SMs: false (multi-pass).
 bool SplitWideRows(const FusionAnalysis& a, const Target& t, int64_t vectors, int columns,
                    HeuristicParams* p) {
   constexpr int kThreads = 256, kBatch = 4;
@@ -121,7 +125,7 @@ HeuristicParams InnerOuterPersistentHeuristics(const FusionAnalysis& a, const Ta
       p.smem_buffer = true;
       p.smem_bytes = smem;
     } else if (SplitWideRows(a, t, vectors, columns, &p)) {
-      registers = t.max_registers_per_thread;
+      registers = 65536 / (2 * p.block_x);  // two per SM (the kernel asks ptxas for it)
       smem = p.smem_bytes;
     } else {
       p.multi_pass = true;

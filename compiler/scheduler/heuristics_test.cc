@@ -81,7 +81,7 @@ TEST(Heuristics, NormBackwardSplitsRowsTooWideForOneBlock) {
       EXPECT_EQ(p.block_x, 256) << width;
       EXPECT_EQ(p.persistent_batch, 4) << width;
       EXPECT_TRUE(p.smem_buffer) << width;
-      EXPECT_EQ(p.grid_x, 132 / parts) << width;
+      EXPECT_EQ(p.grid_x, 2 * 132 / parts) << width;  // two blocks per SM
     }
   }
   // More slices than SMs: the multi-pass kernel.
