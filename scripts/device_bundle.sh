@@ -2,6 +2,8 @@
 # Packs what a run on the lent GPU needs into the git-ignored .devcarry/:
 #   .devcarry/fusions/*.py          the corpus (../shared does not travel)
 #   .devcarry/artifacts/<stem>/     `fusionc compile <file> --out ...` per fusion
+#   .devcarry/wide/<stem>/          rmsnorm backward compiled at 512x65536 (rows split
+#                                   over blocks), for device_run.sh's check at other shapes
 #   .devcarry/selftest/<stem>/      hand-written harness self-test artifacts
 #   .devcarry/bin, .devcarry/lib    runtime_gpu_test, runtime_e2e_test and the libraries they
 #                                   needs (all but libc/libm/libpthread/libdl/
@@ -16,12 +18,13 @@ BUILD=${1:-build-rt}
 CORPUS=${FUSIOND_CORPUS_DIR:-../shared/fusions}
 OUT=.devcarry
 # .devcarry/ is shared with other engineers' bundles: replace only our parts.
-for sub in fusions artifacts selftest bin lib runtime_testdata; do rm -rf "${OUT:?}/$sub"; done
-mkdir -p "$OUT/fusions" "$OUT/artifacts" "$OUT/selftest" "$OUT/bin" "$OUT/lib"
+for sub in fusions artifacts wide selftest bin lib runtime_testdata; do rm -rf "${OUT:?}/$sub"; done
+mkdir -p "$OUT/fusions" "$OUT/artifacts" "$OUT/wide" "$OUT/selftest" "$OUT/bin" "$OUT/lib"
 
 [ -f "$BUILD/build.ninja" ] || cmake -S . -B "$BUILD" -G Ninja -DFUSIOND_BUILD_SERVICE=OFF >/dev/null
 targets=(runtime_gpu_test runtime_testdata)
 grep -q "build client/fusionc/fusionc:" "$BUILD/build.ninja" && targets+=(fusionc)
+grep -q "build compiler/nvrtc/fusiond_cgdev:" "$BUILD/build.ninja" && targets+=(fusiond_cgdev)
 grep -q "build tests/runtime_e2e/runtime_e2e_test:" "$BUILD/build.ninja" && targets+=(runtime_e2e_test)
 ninja -C "$BUILD" -j2 "${targets[@]}" >/dev/null
 
@@ -40,6 +43,15 @@ for f in "$OUT"/fusions/*.py; do
     rm -rf "${OUT:?}/artifacts/$stem"
   fi
 done
+
+# Rows too wide for one block (SplitWideRows) at a shape the corpus lacks.
+CGDEV="$BUILD/compiler/nvrtc/fusiond_cgdev"
+if [ -x "$CGDEV" ]; then
+  "$CGDEV" "$OUT/fusions/rmsnorm_bwd_manual.py" "$OUT/wide/rmsnorm_bwd_manual" \
+    --shape=512x65536,512x1,512x65536,65536 >"$OUT/wide/rmsnorm_bwd_manual.log" 2>&1 ||
+    { echo "device_bundle: the wide-row artifact failed (see $OUT/wide/rmsnorm_bwd_manual.log)" >&2;
+      rm -rf "${OUT:?}/wide/rmsnorm_bwd_manual"; }
+fi
 
 # Harness self-test artifacts (hand-written kernels; never reported as ours).
 for cu in bench/gpu/selftest/*.cu; do

@@ -26,5 +26,13 @@ FUSIOND_RUNTIME_TESTDATA=$D/runtime_testdata python3 client/python/fusiond/runti
 echo "== harness self-test (hand-written softmax through the runtime)"
 python3 bench/gpu/run.py --no-compile --artifacts $D/selftest --fusions $D/fusions/softmax_fwd.py \
   --out "$OUT" --tag selftest --rep 50 2>&1 | tail -8
+if [ -f $D/wide/rmsnorm_bwd_manual/manifest.json ]; then
+  echo "== one cubin with rows split over blocks (rmsnorm backward compiled at 512x65536) at other shapes"
+  python3 bench/gpu/run.py --no-compile --no-steady --rep 20 --artifacts $D/wide \
+    --fusions $D/fusions/rmsnorm_bwd_manual.py --size-map 2048:512,8192:65536 --out "$OUT" --tag wide \
+    --three-shapes rmsnorm_bwd_manual \
+    --other-shapes '2048:64,8192:131072;2048:300,8192:50000;2048:333,8192:65535;2048:1000,8192:4096' \
+    2>&1 | grep -E "one cubin|^rmsnorm_bwd_manual "
+fi
 echo "== harness: corpus"
 timeout ${HARNESS_TIMEOUT:-240} python3 bench/gpu/run.py --artifacts $D/artifacts --fusions $D/fusions/*.py --out "$OUT" "$@"
