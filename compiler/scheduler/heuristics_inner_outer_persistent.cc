@@ -12,8 +12,9 @@
 namespace fusiond {
 namespace {
 
-// Rows too wide for one block's registers and shared memory (from ~32K bf16
-// with two column reductions, ~48K with one) are split over grid_y blocks of
+// Rows too wide for one block's registers and shared memory (bf16: from
+// 32K, with one or two column reductions; 28K still takes a float row
+// buffer in shared memory) are split over grid_y blocks of
 // 256 threads x 4 vectors: each block stages its slice of every row of its
 // row group in shared memory (two rows deep) and keeps the column
 // accumulators of its slice in registers across those rows; the row
