@@ -121,6 +121,10 @@ TEST(CompileSegment, WideNormBackwardSplitsRowsOverBlocks) {
   EXPECT_TRUE(hp.smem_buffer);
   ASSERT_TRUE(r->segments[0].kernel.has_value());
   EXPECT_EQ(r->segments[0].kernel->spill_bytes, 0);
+  // Two blocks per SM planned (grid_x x grid_y = 2 x 132), and asked of ptxas.
+  EXPECT_EQ(hp.grid_x * hp.grid_y, 2 * 132);
+  EXPECT_NE(r->segments[0].kernel->cuda_source.find("__launch_bounds__(256, 2)"), std::string::npos);
+  EXPECT_LE(r->segments[0].kernel->registers, 128);
 }
 
 INSTANTIATE_TEST_SUITE_P(
