@@ -28,14 +28,15 @@ namespace fusionc {
 namespace {
 
 constexpr char kCompileUsage[] =
-    "usage: fusionc compile FILE [--arch sm_90] [--json] [--explain]\n"
+    "usage: fusionc compile FILE [--arch sm_90] [--shapes S] [--json] [--explain]\n"
     "                            [--dump PASS|all] [--allow-precision-increase]\n"
     "                            [--no-codegen] [--emit-cuda] [--out DIR]\n"
     "                            [--server HOST:PORT | --cache-dir DIR [--redis HOST:PORT]\n"
     "                             | --no-cache]\n"
     "\n"
     "Parses the repro script FILE and runs the compile pipeline at the script's\n"
-    "input sizes (the trailing `inputs = [...]` list, else the static sizes):\n"
+    "input sizes (--shapes, else the trailing `inputs = [...]` list, else the\n"
+    "static sizes):\n"
     "verify, optimization passes, segmentation, scheduling (heuristics), and\n"
     "code generation + NVRTC where this build has them.\n"
     "\n"
@@ -49,6 +50,11 @@ constexpr char kCompileUsage[] =
     "flags:\n"
     "  --arch A                    target architecture: sm_80, sm_86, sm_89, sm_90,\n"
     "                              sm_100 (default sm_90)\n"
+    "  --shapes S                  compile for these input shapes instead of the\n"
+    "                              inputs list (the heuristics depend on them): one\n"
+    "                              entry per input, ';' between inputs, 'x' between\n"
+    "                              sizes, 'scalar' for a scalar input, e.g.\n"
+    "                              --shapes '512x65536;512x1;512x65536;65536'\n"
     "  --explain                   print the passes applied (with timings and notes),\n"
     "                              every segment with its scheduler and why, every\n"
     "                              heuristic parameter, and the optimized IR\n"
@@ -139,6 +145,7 @@ int RunCachedCompile(const ParsedFlags& flags, const ParsedFusion& parsed,
 
 int RunCompileCommand(const std::vector<std::string>& args) {
   auto flags = ParseFlags(args, {{"arch", true},
+                                 {"shapes", true},
                                  {"json", false},
                                  {"explain", false},
                                  {"dump", true},
@@ -177,6 +184,11 @@ int RunCompileCommand(const std::vector<std::string>& args) {
   }
   auto parsed = ParseReproFile(flags->positional[0]);
   if (!parsed.ok()) return ReportError("compile", parsed.status());
+  if (auto text = flags->Get("shapes")) {
+    auto shapes = ParseShapes(*text);
+    if (!shapes.ok()) return ReportError("compile", shapes.status());
+    parsed->input_shapes = *std::move(shapes);
+  }
   const bool needs_full_result = flags->Has("explain") || flags->Has("emit-cuda") ||
                                  !options.dump_pass.empty() || !options.generate_code;
   if (flags->Has("server") && flags->Has("redis")) {

@@ -17,11 +17,6 @@
 namespace fusiond {
 namespace fusionc {
 
-// Parses "--shapes" text: one entry per graph input separated by ';', sizes
-// within an entry separated by 'x' or ',' ("2048x8192;8192"); an empty entry
-// or "scalar" is a scalar input.
-absl::StatusOr<std::vector<std::vector<int64_t>>> ParseShapes(const std::string& text);
-
 // One HostTensor per graph input at `shapes`. Entries of parsed.inputs (when
 // the script has a list) pick the distribution; otherwise RandomInputs'
 // standard normals / small integers / coin flips.

@@ -1,7 +1,9 @@
 #include "client/fusionc/flags.h"
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 
 namespace fusiond {
 namespace fusionc {
@@ -78,6 +80,27 @@ absl::StatusOr<ParsedFlags> ParseFlags(const std::vector<std::string>& args,
       value = args[++i];
     }
     out.values[name] = value;
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<std::vector<int64_t>>> ParseShapes(const std::string& text) {
+  std::vector<std::vector<int64_t>> out;
+  for (absl::string_view entry : absl::StrSplit(text, ';')) {
+    std::vector<int64_t> shape;
+    entry = absl::StripAsciiWhitespace(entry);
+    if (!entry.empty() && entry != "scalar") {
+      for (absl::string_view size : absl::StrSplit(entry, absl::ByAnyChar("x,"))) {
+        int64_t n = 0;
+        if (!absl::SimpleAtoi(size, &n) || n < 0) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "--shapes: '", std::string(size), "' in '", std::string(entry),
+              "' is not a size; expected e.g. --shapes '2048x8192;8192'"));
+        }
+        shape.push_back(n);
+      }
+    }
+    out.push_back(std::move(shape));
   }
   return out;
 }

@@ -5,6 +5,7 @@
 #ifndef FUSIOND_CLIENT_FUSIONC_FLAGS_H_
 #define FUSIOND_CLIENT_FUSIONC_FLAGS_H_
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -33,6 +34,11 @@ struct ParsedFlags {
 
 absl::StatusOr<ParsedFlags> ParseFlags(const std::vector<std::string>& args,
                                        const std::vector<FlagSpec>& specs);
+
+// Parses "--shapes" text (eval, compile): one entry per graph input separated
+// by ';', sizes within an entry separated by 'x' or ',' ("2048x8192;8192");
+// an empty entry or "scalar" is a scalar input.
+absl::StatusOr<std::vector<std::vector<int64_t>>> ParseShapes(const std::string& text);
 
 }  // namespace fusionc
 }  // namespace fusiond

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `fusionc compile` end to end on the corpus: one segment per file with the
-# README's scheduler (text, --json, --explain), the flags' exit codes, --dump
-# and --allow-precision-increase.
+# README's scheduler (text, --json, --explain), the flags' exit codes, --dump,
+# --allow-precision-increase and --shapes.
 # Usage: fusionc_compile_test.sh FUSIONC CORPUS_DIR
 set -uo pipefail
 FUSIONC=$1
@@ -54,5 +54,20 @@ check "round trip removed and reported" test $? -eq 0
 t=$("$FUSIONC" compile "$f" --no-codegen | head -1 | sed 's/^segment 0: [a-z_]* *//')
 m=$("$FUSIONC" compile "$CORPUS/rmsnorm_bwd_manual.py" --no-codegen | head -1 | sed 's/^segment 0: [a-z_]* *//')
 check "thunder and manual heuristics equal" test "$t" = "$m"
+# --shapes: a symbolic definition at other sizes (rows too wide for one block
+# split over eight), bad shapes and a static definition's sizes are bad input.
+m=$CORPUS/rmsnorm_bwd_manual.py
+"$FUSIONC" compile --help | grep -q -- "--shapes S"; check "help lists --shapes" test $? -eq 0
+out=$("$FUSIONC" compile "$m" --no-codegen --shapes '512x65536;512x1;512x65536;65536')
+check "--shapes: exit 0" test $? -eq 0
+check "--shapes: heuristics at 512x65536" grep -q 'outer_size=512 inner_size=65536 .*grid_y=8 ' <<<"$out"
+err=$("$FUSIONC" compile "$m" --no-codegen --shapes '512x65536;512x1;512x65536' 2>&1 >/dev/null)
+check "--shapes: three of four inputs exits 2" test $? -eq 2
+check "--shapes: says how many" grep -q 'takes 4 inputs, got 3' <<<"$err"
+"$FUSIONC" compile "$m" --no-codegen --shapes '512xq' >/dev/null 2>&1; check "--shapes: not a size exits 2" test $? -eq 2
+err=$("$FUSIONC" compile "$CORPUS/layernorm_bwd_thunder.py" --no-codegen \
+  --shapes '512x65536;512x65536;65536;512x1;512x1' 2>&1 >/dev/null)
+check "--shapes: a static definition's sizes exit 2" test $? -eq 2
+check "--shapes: says which axis" grep -q 'but the definition requires' <<<"$err"
 if [ $fail -ne 0 ]; then exit 1; fi
 echo "fusionc compile: all checks passed"
