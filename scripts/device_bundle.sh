@@ -24,7 +24,6 @@ mkdir -p "$OUT/fusions" "$OUT/artifacts" "$OUT/wide" "$OUT/selftest" "$OUT/bin" 
 [ -f "$BUILD/build.ninja" ] || cmake -S . -B "$BUILD" -G Ninja -DFUSIOND_BUILD_SERVICE=OFF >/dev/null
 targets=(runtime_gpu_test runtime_testdata)
 grep -q "build client/fusionc/fusionc:" "$BUILD/build.ninja" && targets+=(fusionc)
-grep -q "build compiler/nvrtc/fusiond_cgdev:" "$BUILD/build.ninja" && targets+=(fusiond_cgdev)
 grep -q "build tests/runtime_e2e/runtime_e2e_test:" "$BUILD/build.ninja" && targets+=(runtime_e2e_test)
 ninja -C "$BUILD" -j2 "${targets[@]}" >/dev/null
 
@@ -45,12 +44,10 @@ for f in "$OUT"/fusions/*.py; do
 done
 
 # Rows too wide for one block (SplitWideRows) at a shape the corpus lacks.
-CGDEV="$BUILD/compiler/nvrtc/fusiond_cgdev"
-if [ -x "$CGDEV" ]; then
-  "$CGDEV" "$OUT/fusions/rmsnorm_bwd_manual.py" "$OUT/wide/rmsnorm_bwd_manual" \
-    --shape=512x65536,512x1,512x65536,65536 >"$OUT/wide/rmsnorm_bwd_manual.log" 2>&1 ||
-    { echo "device_bundle: the wide-row artifact failed (see $OUT/wide/rmsnorm_bwd_manual.log)" >&2;
-      rm -rf "${OUT:?}/wide/rmsnorm_bwd_manual"; }
+if ! "$FUSIONC" compile --no-cache "$OUT/fusions/rmsnorm_bwd_manual.py" --out "$OUT/wide/rmsnorm_bwd_manual" \
+    --shapes '512x65536;512x1;512x65536;65536' >"$OUT/wide/rmsnorm_bwd_manual.log" 2>&1; then
+  echo "device_bundle: the wide-row artifact failed (see $OUT/wide/rmsnorm_bwd_manual.log)" >&2
+  rm -rf "${OUT:?}/wide/rmsnorm_bwd_manual"
 fi
 
 # Harness self-test artifacts (hand-written kernels; never reported as ours).
