@@ -84,6 +84,12 @@ TEST(Heuristics, NormBackwardSplitsRowsTooWideForOneBlock) {
       EXPECT_EQ(p.grid_x, 2 * 132 / parts) << width;  // two blocks per SM
     }
   }
+  // Rows whose vectors are too narrow for cp.async (65535 bf16: one element)
+  // cannot be staged: the multi-pass kernel.
+  HeuristicParams odd = InnerOuterPersistentHeuristics(
+      RowSummary(FusionPattern::kInnerOuter, 512, 65535, 2, 1), H100());
+  EXPECT_TRUE(odd.multi_pass);
+  EXPECT_EQ(odd.grid_y, 1);
   // More slices than SMs: the multi-pass kernel.
   HeuristicParams huge = InnerOuterPersistentHeuristics(
       RowSummary(FusionPattern::kInnerOuter, 8, 2048 * 1024, 2, 1), H100());
