@@ -14,8 +14,8 @@ namespace {
 
 // Rows too wide for one block's registers and shared memory (bf16: from
 // 32K, with one or two column reductions; 28K still takes a float row
-// buffer in shared memory) are split over grid_y blocks of
-// 256 threads x 4 vectors: each block stages its slice of every row of its
+// buffer in shared memory) are split over grid_y blocks of 256 threads x 4
+// vectors: each block stages its slice of every row of its
 // row group in shared memory (two rows deep) and keeps the column
 // accumulators of its slice in registers across those rows; the row
 // reductions cross the blocks of a row group through the workspace and a
@@ -29,8 +29,7 @@ namespace {
 // each walks; 128 registers, no spills) went further: rmsnorm backward
 // 1024x32768 121 -> 93 us, 512x65536 122 -> 96, 256x131072 130 -> 99. More
 // slices than SMs: false (multi-pass).
-bool SplitWideRows(const FusionAnalysis& a, const Target& t, int64_t vectors, int columns,
-                   HeuristicParams* p) {
+bool SplitWideRows(const FusionAnalysis& a, const Target& t, int64_t vectors, HeuristicParams* p) {
   constexpr int kThreads = 256, kBatch = 4;
   const int64_t parts = CeilDiv(vectors, int64_t{kThreads} * kBatch);
   if (parts < 2 || parts > t.sm_count) return false;
@@ -125,7 +124,7 @@ HeuristicParams InnerOuterPersistentHeuristics(const FusionAnalysis& a, const Ta
     } else if (smem <= t.smem_per_block && registers <= t.max_registers_per_thread) {
       p.smem_buffer = true;
       p.smem_bytes = smem;
-    } else if (SplitWideRows(a, t, vectors, columns, &p)) {
+    } else if (SplitWideRows(a, t, vectors, &p)) {
       registers = 65536 / (2 * p.block_x);  // two per SM (the kernel asks ptxas for it)
       smem = p.smem_bytes;
     } else {
