@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
 
 #include "compiler/codegen/compile_segment.h"
 #include "compiler/codegen/manifest.h"
@@ -32,7 +33,9 @@ TEST_P(CorpusCompile, CompilesToSm90CubinsWithoutSpills) {
     EXPECT_FALSE(k.is_ptx);
     EXPECT_EQ(k.arch, "sm_90");
     ASSERT_GE(k.binary.size(), 4u);
-    EXPECT_EQ(k.binary.substr(0, 4), std::string("\x7f" "ELF", 4));
+    EXPECT_EQ(k.binary.substr(0, 4), std::string("\x7f"
+                                                 "ELF",
+                                                 4));
     EXPECT_EQ(k.spill_bytes, 0) << k.kernel_name << " " << s.params.ToString();
     EXPECT_GT(k.registers, 0);
     EXPECT_LE(k.registers, 255);
@@ -63,6 +66,19 @@ void ScheduleCorpusFusion(const std::string& stem, CompileResult* out) {
   *out = *std::move(r);
 }
 
+// Corpus fusion `stem`'s segment compiled with its heuristics edited.
+void CompileEditedCorpusSegment(const std::string& stem,
+                                const std::function<void(HeuristicParams&)>& edit,
+                                KernelArtifact* out) {
+  CompileResult r;
+  ASSERT_NO_FATAL_FAILURE(ScheduleCorpusFusion(stem, &r));
+  HeuristicParams hp = r.segments[0].params;
+  edit(hp);
+  auto k = CompileSegment(r.segments[0].graph, hp, SegmentCompileOptions{});
+  ASSERT_TRUE(k.ok()) << k.status();
+  *out = *std::move(k);
+}
+
 // The daemon's start-up compile: the prelude with a one-line kernel.
 TEST(CompileSegment, WarmUpCompilesThePrelude) {
   auto us = WarmUpNvrtc("sm_90");
@@ -77,31 +93,29 @@ TEST(CompileSegment, WarmUpCompilesThePrelude) {
 // then compiles it again asking for two.
 TEST(CompileSegment, SpillingLaunchBoundsAreRelaxed) {
   if (NvrtcVersion() == "none") GTEST_SKIP() << "no NVRTC in this build";
-  CompileResult r;
-  ASSERT_NO_FATAL_FAILURE(ScheduleCorpusFusion("rmsnorm_fwd", &r));
-  HeuristicParams hp = r.segments[0].params;
-  hp.block_x = 128;
-  hp.persistent_batch = 8;
-  hp.grid_x = 2048;
-  auto k = CompileSegment(r.segments[0].graph, hp, SegmentCompileOptions{});
-  ASSERT_TRUE(k.ok()) << k.status();
-  EXPECT_EQ(k->spill_bytes, 0);
-  EXPECT_NE(k->cuda_source.find("__launch_bounds__(128, 2)"), std::string::npos);
+  KernelArtifact k;
+  ASSERT_NO_FATAL_FAILURE(CompileEditedCorpusSegment(
+      "rmsnorm_fwd",
+      [](HeuristicParams& hp) {
+        hp.block_x = 128;
+        hp.persistent_batch = 8;
+        hp.grid_x = 2048;
+      },
+      &k));
+  EXPECT_EQ(k.spill_bytes, 0);
+  EXPECT_NE(k.cuda_source.find("__launch_bounds__(128, 2)"), std::string::npos);
 }
 
 // Layernorm backward with its column partials summed over clusters of four
 // blocks (HeuristicParams::cluster_x): the DSMEM code compiles for sm_90.
 TEST(CompileSegment, ClusterKernelCompilesForSm90) {
   if (NvrtcVersion() == "none") GTEST_SKIP() << "no NVRTC in this build";
-  CompileResult r;
-  ASSERT_NO_FATAL_FAILURE(ScheduleCorpusFusion("layernorm_bwd_thunder", &r));
-  HeuristicParams hp = r.segments[0].params;
-  hp.cluster_x = 4;
-  auto k = CompileSegment(r.segments[0].graph, hp, SegmentCompileOptions{});
-  ASSERT_TRUE(k.ok()) << k.status();
-  EXPECT_EQ(k->spill_bytes, 0);
-  EXPECT_NE(k->cuda_source.find("__cluster_dims__(4, 1, 1)"), std::string::npos);
-  EXPECT_NE(k->manifest_json.find("* 4)"), std::string::npos) << k->manifest_json;  // whole clusters
+  KernelArtifact k;
+  ASSERT_NO_FATAL_FAILURE(CompileEditedCorpusSegment(
+      "layernorm_bwd_thunder", [](HeuristicParams& hp) { hp.cluster_x = 4; }, &k));
+  EXPECT_EQ(k.spill_bytes, 0);
+  EXPECT_NE(k.cuda_source.find("__cluster_dims__(4, 1, 1)"), std::string::npos);
+  EXPECT_NE(k.manifest_json.find("* 4)"), std::string::npos) << k.manifest_json;  // whole clusters
 }
 
 // Rmsnorm backward at 512x65536: rows too wide for one block run split over
@@ -123,15 +137,16 @@ TEST(CompileSegment, WideNormBackwardSplitsRowsOverBlocks) {
   EXPECT_EQ(r->segments[0].kernel->spill_bytes, 0);
   // Two blocks per SM planned (grid_x x grid_y = 2 x 132), and asked of ptxas.
   EXPECT_EQ(hp.grid_x * hp.grid_y, 2 * 132);
-  EXPECT_NE(r->segments[0].kernel->cuda_source.find("__launch_bounds__(256, 2)"), std::string::npos);
+  EXPECT_NE(r->segments[0].kernel->cuda_source.find("__launch_bounds__(256, 2)"),
+            std::string::npos);
   EXPECT_LE(r->segments[0].kernel->registers, 128);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Corpus, CorpusCompile,
-    ::testing::Values("bias_gelu_fwd", "softmax_fwd", "softmax_bwd", "rmsnorm_fwd",
-                      "layernorm_fwd", "rmsnorm_bwd_manual", "rmsnorm_bwd_thunder",
-                      "layernorm_bwd_thunder", "batchnorm_bwd_thunder"));
+INSTANTIATE_TEST_SUITE_P(Corpus, CorpusCompile,
+                         ::testing::Values("bias_gelu_fwd", "softmax_fwd", "softmax_bwd",
+                                           "rmsnorm_fwd", "layernorm_fwd", "rmsnorm_bwd_manual",
+                                           "rmsnorm_bwd_thunder", "layernorm_bwd_thunder",
+                                           "batchnorm_bwd_thunder"));
 
 }  // namespace
 }  // namespace fusiond

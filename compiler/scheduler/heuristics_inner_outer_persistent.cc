@@ -113,8 +113,7 @@ HeuristicParams InnerOuterPersistentHeuristics(const FusionAnalysis& a, const Ta
   } else {
     p.block_x = 512;
     p.persistent_batch = static_cast<int>(CeilDiv(vectors, p.block_x));
-    smem = int64_t{4} * BufferFloatsPerElement(a, 0) * p.block_x * p.persistent_batch *
-           p.vectorize;
+    smem = int64_t{4} * BufferFloatsPerElement(a, 0) * p.block_x * p.persistent_batch * p.vectorize;
     registers = kRegisterOverhead + columns * p.vectorize * p.persistent_batch;
     // Rows staged at their storage type two deep when that fits (the float
     // buffer above held one row: layernorm backward 4096x16384 bf16 153.4
