@@ -5,7 +5,8 @@
 // DIR/manifest.json.
 //   fusiond_cgdev FILE DIR [field=value ...] [--shape=AxB,C,...]
 // Fields: kind vectorize block_x block_y grid_x grid_y persistent_batch
-// multi_pass unroll smem_buffer smem_bytes cluster_x.
+// multi_pass unroll smem_buffer smem_bytes cluster_x
+// rows_per_block smem_columns.
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -97,8 +98,10 @@ int main(int argc, char** argv) {
     else if (k == "multi_pass") hp.multi_pass = v != 0;
     else if (k == "smem_buffer") hp.smem_buffer = v != 0;
     else if (k == "unroll") hp.unroll = v;
+    else if (k == "rows_per_block") hp.rows_per_block = v;
     else if (k == "smem_bytes") hp.smem_bytes = v;
     else if (k == "cluster_x") hp.cluster_x = v;
+    else if (k == "smem_columns") hp.smem_columns = v != 0;
     else { std::cerr << "unknown field " << k << "\n"; return 2; }
   }
   std::cerr << "scheduler: " << seg.scheduler_reason << "\nparams: " << hp.ToString() << "\n";

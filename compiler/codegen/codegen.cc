@@ -141,6 +141,17 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
                         ComputeTypeName(g_.value(v).dtype), "(0))");
   };
 
+  // Column operands in shared memory: static, so within 48 KB with room to spare.
+  int64_t col_smem = 0;
+  for (auto& [v, a] : in_access_) {
+    if (ColumnInSmem(a)) col_smem += int64_t{4} * PB_ * BX_ * ((V_ * a.esize + 3) / 4);
+  }
+  if (col_smem > kMaxColumnSmemBytes) {
+    return absl::InvalidArgumentError(absl::StrCat("codegen: smem_columns needs ", col_smem,
+                                                   " bytes of shared memory for the column operands; at most ",
+                                                   kMaxColumnSmemBytes));
+  }
+
   // ---- Kernel text.
   std::string c = DevicePrelude();
   if (cluster_ > 1) c += ClusterPrelude();
@@ -243,11 +254,25 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   absl::StrAppend(&c, "  i64 row = 0;\n  bool active = false;\n");
   for (auto& [v, a] : in_access_) if (a.has_r) absl::StrAppend(&c, OffsetLambda(a));
   for (auto& a : out_access_) if (a.has_r) absl::StrAppend(&c, OffsetLambda(a));
-  // Column inputs stay in registers across rows.
+  // Column inputs stay in registers across rows, or in shared memory
+  // (smem_columns: each thread's chunks at [k][tx], filled by the first row
+  // of threads).
   if (persistent_) {
     if (staged_) absl::StrAppend(&c, "  if (fits) {\n", IssueStagedCopies("0", true, "    "), "  }\n");
+    bool smem_cols = false;
     for (auto& [v, a] : in_access_) {
-      if (!a.has_r || a.has_i || !a.vec || !p_.needed[v] || staged_) continue;
+      if (!ColumnInSmem(a)) continue;
+      const int w = (V_ * a.esize + 3) / 4;
+      smem_cols = true;
+      absl::StrAppend(&c, "  __shared__ __align__(16) u32 cs_", a.ptr, "[", PB_ * BX_ * w, "];\n",
+                      "  if (fits && ty == 0) {\n#pragma unroll\n",
+                      "    for (int k = 0; k < ", PB_, "; ++k) {\n      const i64 jj = (t + (i64)k * T) * ", V_,
+                      ";\n      if (jj < rlen) Chunk<", V_ * a.esize, ">::ld(&cs_", a.ptr, "[(k * ", BX_, " + tx) * ", w,
+                      "], ", a.ptr, " + ro_", a.ptr, "(jj));\n    }\n  }\n");
+    }
+    if (smem_cols && BY_ > 1) absl::StrAppend(&c, "  __syncthreads();\n");
+    for (auto& [v, a] : in_access_) {
+      if (!a.has_r || a.has_i || !a.vec || !p_.needed[v] || staged_ || ColumnInSmem(a)) continue;
       const int w = (V_ * a.esize + 3) / 4;
       absl::StrAppend(&c, "  u32 cb_", a.ptr, "[", PB_ * w, "];\n  if (fits) {\n#pragma unroll\n",
                       "    for (int k = 0; k < ", PB_, "; ++k) {\n      const i64 jj = (t + (i64)k * T) * ", V_,

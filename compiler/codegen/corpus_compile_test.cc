@@ -142,6 +142,43 @@ TEST(CompileSegment, WideNormBackwardSplitsRowsOverBlocks) {
   EXPECT_LE(r->segments[0].kernel->registers, 128);
 }
 
+// Rmsnorm forward at 16384x4096: two warps a row, two rows a block, the
+// weight kept in shared memory (HeuristicParams::smem_columns) so the row
+// batch of eight stays in registers without spills.
+TEST(CompileSegment, RmsnormForwardKeepsItsWeightInSharedMemory) {
+  if (NvrtcVersion() == "none") GTEST_SKIP() << "no NVRTC in this build";
+  auto parsed = ParseReproFile(std::string(FUSIOND_CORPUS_DIR) + "/rmsnorm_fwd.py");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  CompileOptions o;
+  o.arch = "sm_90";
+  auto r = CompileFusion(parsed->graph, {{16384, 4096}, {4096}}, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->segments.size(), 1u);
+  const HeuristicParams& hp = r->segments[0].params;
+  EXPECT_TRUE(hp.smem_columns) << hp.ToString();
+  EXPECT_EQ(hp.block_x, 64);
+  ASSERT_TRUE(r->segments[0].kernel.has_value());
+  const KernelArtifact& k = *r->segments[0].kernel;
+  EXPECT_EQ(k.spill_bytes, 0);
+  EXPECT_LT(k.registers, 128);
+  EXPECT_GE(k.static_smem_bytes, 8192);  // the weight: 4096 bf16
+  EXPECT_NE(k.cuda_source.find("u32 cs_in1[2048]"), std::string::npos);
+}
+
+// Columns too wide for static shared memory are refused with the reason.
+TEST(CompileSegment, SmemColumnsBeyondTheStaticLimitAreRefused) {
+  CompileResult r;
+  ASSERT_NO_FATAL_FAILURE(ScheduleCorpusFusion("layernorm_fwd", &r));
+  HeuristicParams hp = r.segments[0].params;
+  hp.smem_columns = true;
+  hp.block_x = 1024;
+  hp.persistent_batch = 2;  // 16384 columns of two bf16 operands: 64 KB
+  auto k = CompileSegment(r.segments[0].graph, hp, SegmentCompileOptions{});
+  ASSERT_FALSE(k.ok());
+  EXPECT_EQ(k.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(k.status().message().find("smem_columns needs 65536 bytes"), std::string::npos) << k.status();
+}
+
 INSTANTIATE_TEST_SUITE_P(Corpus, CorpusCompile,
                          ::testing::Values("bias_gelu_fwd", "softmax_fwd", "softmax_bwd",
                                            "rmsnorm_fwd", "layernorm_fwd", "rmsnorm_bwd_manual",

@@ -17,6 +17,9 @@
 namespace fusiond {
 namespace codegen_internal {
 
+// Static shared memory for column operands (HeuristicParams::smem_columns),
+// leaving room under the 48 KB static limit for the reduction buffers.
+constexpr int64_t kMaxColumnSmemBytes = 32 * 1024;
 
 // How a kernel reads or writes one tensor.
 struct Access {
@@ -109,7 +112,9 @@ class Generator {
   int PersistentColWords() const {
     int words = 0;
     for (const auto& [v, a] : in_access_) {
-      if (a.has_r && !a.has_i && a.vec && p_.needed[v] && !staged_) words += PB_ * ((V_ * a.esize + 3) / 4);
+      if (a.has_r && !a.has_i && a.vec && p_.needed[v] && !staged_ && !ColumnInSmem(a)) {
+        words += PB_ * ((V_ * a.esize + 3) / 4);
+      }
     }
     return words;
   }
@@ -123,6 +128,11 @@ class Generator {
   // memory, filled with cp.async by the thread that later reads them,
   // stages_ rows deep (the current row plus stages_ - 1 in flight).
   bool Staged(const Access& a) const { return staged_ && a.has_r && a.vec && p_.needed[a.v]; }
+  // A column operand kept in shared memory (HeuristicParams::smem_columns).
+  bool ColumnInSmem(const Access& a) const {
+    return hp_.smem_columns && persistent_ && !staged_ && a.has_r && !a.has_i && a.vec && p_.needed[a.v] &&
+           (hp_.kind == SchedulerKind::kInnerPersistent || hp_.kind == SchedulerKind::kInnerOuterPersistent);
+  }
   // A u32* to this thread's chunk k of tensor a in ring stage `stage`.
   std::string StagedChunk(const Access& a, const std::string& stage, const std::string& k) const;
   // cp.async of this thread's chunks of the row in rb_* into ring stage

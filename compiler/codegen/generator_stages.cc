@@ -82,14 +82,20 @@ std::string Generator::LoopOver(const std::string& body, const std::vector<const
                     "; ++k) {\n        const i64 jj = (t + (i64)k * T) * ", V_, ";\n");
     // Staged chunks are copied from shared memory into registers first (one
     // 128-bit shared load per chunk).
+    // So are column operands kept in shared memory.
     for (const Access* x : ins) {
-      if (!Staged(*x)) continue;
-      absl::StrAppend(&s, "        u32 sw_", x->ptr, "[", (V_ * x->esize + 3) / 4, "];\n        if (active && jj < rlen) Chunk<",
-                      V_ * x->esize, ">::ld(sw_", x->ptr, ", ", StagedChunk(*x, "stage", "k"), ");\n");
+      const int w = (V_ * x->esize + 3) / 4;
+      if (Staged(*x)) {
+        absl::StrAppend(&s, "        u32 sw_", x->ptr, "[", w, "];\n        if (active && jj < rlen) Chunk<",
+                        V_ * x->esize, ">::ld(sw_", x->ptr, ", ", StagedChunk(*x, "stage", "k"), ");\n");
+      } else if (ColumnInSmem(*x)) {
+        absl::StrAppend(&s, "        u32 sw_", x->ptr, "[", w, "];\n        if (active && jj < rlen) Chunk<",
+                        V_ * x->esize, ">::ld(sw_", x->ptr, ", &cs_", x->ptr, "[(k * ", BX_, " + tx) * ", w, "]);\n");
+      }
     }
     absl::StrAppend(&s, "        if (active && jj < rlen) ", body, "(VW<", V_, ">(), jj");
     for (const Access* x : ins) {
-      if (Staged(*x)) {
+      if (Staged(*x) || ColumnInSmem(*x)) {
         absl::StrAppend(&s, ", sw_", x->ptr);
       } else {
         absl::StrAppend(&s, ", &", x->has_i ? "pb_" : "cb_", x->ptr, "[k * ", (V_ * x->esize + 3) / 4, "]");

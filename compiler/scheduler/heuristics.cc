@@ -33,7 +33,8 @@ std::string HeuristicParams::ToString() const {
       " multi_pass=", multi_pass ? "true" : "false", " unroll=", unroll,
       " smem_bytes=", smem_bytes,
       // Only when set, so the hashes of kernels without clusters stay as they were.
-      cluster_x > 1 ? absl::StrCat(" cluster_x=", cluster_x) : std::string());
+      cluster_x > 1 ? absl::StrCat(" cluster_x=", cluster_x) : std::string(),
+      smem_columns ? " smem_columns=true" : "");
 }
 
 std::string HeuristicParams::ToJson() const {
@@ -57,7 +58,8 @@ bool HeuristicParams::operator==(const HeuristicParams& o) const {
          grid_x == o.grid_x && grid_y == o.grid_y && persistent_batch == o.persistent_batch &&
          smem_buffer == o.smem_buffer && rows_per_block == o.rows_per_block &&
          grid_reduction == o.grid_reduction && multi_pass == o.multi_pass && unroll == o.unroll &&
-         smem_bytes == o.smem_bytes && cluster_x == o.cluster_x;
+         smem_bytes == o.smem_bytes && cluster_x == o.cluster_x &&
+         smem_columns == o.smem_columns;
 }
 
 }  // namespace fusiond

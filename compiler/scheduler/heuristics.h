@@ -58,6 +58,11 @@ struct HeuristicParams {
   // shared memory before the grid step, so the workspace holds grid_x /
   // cluster_x partial rows (grid_x is a multiple of it). 1: no cluster.
   int cluster_x = 1;
+  // Persistent kinds: column operands (inputs that vary along the inner axis
+  // only: weights, biases) are kept in shared memory, loaded once per block,
+  // instead of in registers, which frees a register per word for deeper row
+  // batches.
+  bool smem_columns = false;
 
   std::string ToString() const;  // one line, "kind=inner_persistent vectorize=8 ..."
   std::string ToJson() const;     // one JSON object with every field

@@ -34,15 +34,22 @@ std::optional<HeuristicParams> InnerPersistentHeuristics(const FusionAnalysis& a
     // (their barrier is cheap) and two rows per block: softmax forward
     // 16384x4096 bf16 75.9 us against 85.0 at 128x4, softmax backward 99.5
     // against 104.7; one warp per row was in between (80.6, 100.7)
-    // (bench/results/gpu-2026-11-29-s4-warp-rows.log).
-    bool column_operands = false;
-    for (const TensorSummary& s : a.inputs) column_operands |= s.varies_inner && !s.full;
+    // (bench/results/gpu-2026-11-29-s4-warp-rows.log). With one column
+    // operand (rmsnorm's weight) the same, the column kept in shared memory
+    // (in registers it took 158 of them): rmsnorm forward 16384x4096 72.3 us
+    // against 76.4 at 128 x 4 with the weight in registers, 73.4 with the
+    // weight read again from L1 at each use. Layernorm forward (weight and
+    // bias) lost either way: 84.0 (shared memory) and 82.8 (L1) against 77.2
+    // (bench/results/gpu-2026-11-30-s9-run{2,3}-*.log).
+    int column_operands = 0;
+    for (const TensorSummary& s : a.inputs) column_operands += s.varies_inner && !s.full;
     const int64_t batch64 = CeilDiv(vectors, 64);
-    if (vectors > 256 && vectors <= 512 && !column_operands &&
+    if (vectors > 256 && vectors <= 512 && column_operands <= 1 &&
         kRegisterOverhead + batch64 * floats <= t.max_registers_per_thread) {
       p.block_x = 64;
       p.persistent_batch = static_cast<int>(batch64);
       p.rows_per_block = 2;
+      p.smem_columns = column_operands == 1;
     }
     for (int bx : {128, 256}) {
       if (vectors < 2048) break;

@@ -176,14 +176,16 @@ TEST(Heuristics, NarrowNormBackwardRowsShareBlocksOfFiveHundredTwelve) {
 }
 
 TEST(Heuristics, LoopingGridsFillTheSm) {
-  // rmsnorm forward 16384x4096 (x and a weight column): rows in registers,
-  // a looping grid asking for every block the SM's threads allow (codegen
-  // caps it by registers).
-  FusionAnalysis rf = RowSummary(FusionPattern::kInner, 16384, 4096, 1, 0);
-  rf.inputs.push_back({DataType::kBFloat16, 4096, true, false, false});
-  auto p = InnerPersistentHeuristics(rf, H100());
+  // layernorm forward 16384x4096 (x, a weight and a bias column): rows in
+  // registers, a looping grid asking for every block the SM's threads allow
+  // (codegen caps it by registers).
+  FusionAnalysis lf = RowSummary(FusionPattern::kInner, 16384, 4096, 1, 0);
+  lf.inputs.push_back({DataType::kBFloat16, 4096, true, false, false});
+  lf.inputs.push_back({DataType::kBFloat16, 4096, true, false, false});
+  auto p = InnerPersistentHeuristics(lf, H100());
   ASSERT_TRUE(p.has_value());
   EXPECT_FALSE(p->smem_buffer);
+  EXPECT_FALSE(p->smem_columns);
   EXPECT_EQ(p->block_x, 128);
   EXPECT_EQ(p->grid_x, int64_t{132} * (2048 / (p->block_x * p->block_y)));
 }
@@ -200,7 +202,17 @@ TEST(Heuristics, RowsOf4096TakeTwoWarpsEach) {
     EXPECT_EQ(p->rows_per_block, 2);
     EXPECT_EQ(p->block_y, 2);
     EXPECT_EQ(p->grid_x, 8192);
+    EXPECT_FALSE(p->smem_columns);
   }
+  // rmsnorm forward (x and a weight column): the same, the weight in
+  // shared memory.
+  FusionAnalysis rf = RowSummary(FusionPattern::kInner, 16384, 4096, 1, 0);
+  rf.inputs.push_back({DataType::kBFloat16, 4096, true, false, false});
+  auto p = InnerPersistentHeuristics(rf, H100());
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->block_x, 64);
+  EXPECT_EQ(p->rows_per_block, 2);
+  EXPECT_TRUE(p->smem_columns);
 }
 
 TEST(Heuristics, PrintableAndHashable) {
