@@ -97,7 +97,7 @@ PY
       row=$(grep -E "^$stem " "$OUT/variants/$name.log" | tail -1)
       printf '%-28s %s\n' "$name" "${row:-FAILED}"
       case "$row" in *PASS) ;; *) grep -iE 'error|fail|exception' "$OUT/variants/$name.log" | head -3 ;; esac
-      grep -hE 'CUDA-graph replay|steady state' "$OUT/variants/$name.log" | sed 's/^ */    /'
+      grep -hE 'CUDA-graph replay|steady state|one cubin at|^FAILED' "$OUT/variants/$name.log" | sed 's/^ */    /'
     done
     ;;
   *) sed -n 2,14p "$0"; exit 2 ;;
