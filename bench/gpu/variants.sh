@@ -9,6 +9,8 @@
 #          SUFFIX=-b names them NAME-b, so the run (alphabetical) times each
 #          fusion's compilers one after another
 #   there: bench/gpu/variants.sh run [run.py flags]                   (carry .devcarry)
+#          THREE_SHAPES=1 also runs each symbolic variant's one artifact at
+#          three other shapes (run.py's check; off by default for speed)
 #
 # VARIANTS_FILE, one variant per line (# comments):
 #   NAME STEM [+compile] [map=OLD:NEW,...] [static=OLD:NEW,... as=NEWSTEM]
@@ -88,8 +90,8 @@ PY
     for dir in "$D"/variants/*/; do
       name=$(basename "$dir")
       read -r stem map compile <"$dir/RUN"
-      flags=(--three-shapes --artifacts "$dir" --fusions "$D/fusions/$stem.py"
-             --out "$OUT/variants" --tag "$name")
+      flags=(--artifacts "$dir" --fusions "$D/fusions/$stem.py" --out "$OUT/variants" --tag "$name")
+      [ "${THREE_SHAPES:-0}" = 1 ] || flags+=(--three-shapes)  # an empty list: no check
       [ "$compile" = 1 ] || flags+=(--no-compile)
       [ "$map" != "-" ] && flags+=(--size-map "$map")
       flags+=("$@")
