@@ -12,6 +12,7 @@
 // one-off process pays. End to end = reading and parsing the repro script
 // through the last cubin. The goal line (rmsnorm_bwd_manual under --goal-ms,
 // cold, end to end) prints PASS/FAIL and the fresh-process figure beside it.
+// Exit status 1 when a file fails to compile or the goal fails.
 #include <time.h>
 #include <unistd.h>
 
@@ -193,18 +194,21 @@ int Main(int argc, char** argv) {
               "parse", "verify", "passes", "segment", "schedule", "codegen", "nvrtc", "other",
               "start ms", "cold ms", "cpu ms", "warm ms", "fresh ms");
   std::vector<std::string> rows;
+  bool any_error = false;
   bool goal_seen = false, goal_pass = false;
   double goal_value_ms = -1, goal_fresh_ms = -1;
   for (const std::string& f : files) {
     std::string line = RunChild(self_path, f, repeat, arch);
     absl::StatusOr<runtime::JsonValue> row = runtime::ParseJson(line);
     if (!row.ok() || !row->is_object()) {
+      any_error = true;
       std::printf("%-24s ERROR: child printed no result\n", Stem(f).c_str());
       rows.push_back(absl::StrCat("{\"fusion\": \"", Stem(f), "\", \"error\": \"no result\"}"));
       continue;
     }
     rows.push_back(line.substr(0, line.find_last_not_of("\n") + 1));
     if (const runtime::JsonValue* err = row->Find("error")) {
+      any_error = true;
       std::printf("%-24s ERROR: %s\n", Stem(f).c_str(), err->string_value().c_str());
       continue;
     }
@@ -253,7 +257,7 @@ int Main(int argc, char** argv) {
     out << "\n ]\n}\n";
     std::printf("wrote %s\n", out_path.c_str());
   }
-  return goal_seen && !goal_pass ? 1 : 0;
+  return any_error || (goal_seen && !goal_pass) ? 1 : 0;
 }
 
 }  // namespace

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# fusiond_compile_time end to end: the table and JSON carry NVRTC's start-up,
+# the cold and warm compiles and the stages; the goal line passes or fails
+# with --goal-ms and sets the exit status; a file that does not parse is an
+# ERROR row naming why, and exit status 1.
+# Usage: compile_time_test.sh FUSIOND_COMPILE_TIME CORPUS_DIR
+set -uo pipefail
+BIN=$1
+CORPUS=$2
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail=0
+check() {  # check WHAT CONDITION...
+  local what=$1; shift
+  if ! "$@"; then echo "FAIL: $what"; fail=1; fi
+}
+out=$("$BIN" --repeat 1 --goal-ms 100000 --out "$T/ct.json" "$CORPUS/rmsnorm_bwd_manual.py"); rc=$?
+echo "$out"
+check "generous goal: exit $rc" test $rc -eq 0
+check "header" grep -q "start ms .*cold ms .*warm ms .*fresh ms" <<<"$out"
+check "goal line" grep -q "goal: rmsnorm_bwd_manual cold end to end .* < 100000 ms: PASS (in a fresh process" <<<"$out"
+check "JSON fields" python3 - "$T/ct.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = d["fusions"][0]
+assert f["fusion"] == "rmsnorm_bwd_manual" and f["kernels"] == 1, f
+assert f["cold_total_us"] > 0 and f["warm_median_us"] > 0 and f["warm_runs"] == 1, f
+assert f["nvrtc_start_us"] >= 0 and "nvrtc" in f["cold_stage_us"], f
+assert d["goal"]["pass"] is True and d["goal"]["fresh_process_ms"] >= d["goal"]["cold_ms"], d["goal"]
+PY
+out=$("$BIN" --repeat 0 --goal-ms 0.001 "$CORPUS/rmsnorm_bwd_manual.py"); rc=$?
+check "impossible goal: exit $rc" test $rc -eq 1
+check "impossible goal: FAIL" grep -q ": FAIL (in a fresh process" <<<"$out"
+printf 'with FusionDefinition() as fd:\n    T0 = fd.define_tensor(shape=[-1], dtype=DataType.Nope)\n' >"$T/bad.py"
+out=$("$BIN" --repeat 0 "$T/bad.py"); rc=$?
+echo "$out"
+check "bad file: exit $rc" test $rc -eq 1
+check "bad file: ERROR row" grep -q "^bad .*ERROR: parse: " <<<"$out"
+exit $fail
