@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <vector>
 
 #include "compiler/codegen/compile_segment.h"
 #include "compiler/codegen/manifest.h"
@@ -79,6 +80,20 @@ void CompileEditedCorpusSegment(const std::string& stem,
   *out = *std::move(k);
 }
 
+// Corpus fusion `stem` through the whole pipeline (sm_90) at other input
+// sizes than its file's; one segment.
+void CompileCorpusAt(const std::string& stem, const std::vector<std::vector<int64_t>>& shapes,
+                     CompileResult* out) {
+  auto parsed = ParseReproFile(std::string(FUSIOND_CORPUS_DIR) + "/" + stem + ".py");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  CompileOptions o;
+  o.arch = "sm_90";
+  auto r = CompileFusion(parsed->graph, shapes, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->segments.size(), 1u);
+  *out = *std::move(r);
+}
+
 // The daemon's start-up compile: the prelude with a one-line kernel.
 TEST(CompileSegment, WarmUpCompilesThePrelude) {
   auto us = WarmUpNvrtc("sm_90");
@@ -122,24 +137,20 @@ TEST(CompileSegment, ClusterKernelCompilesForSm90) {
 // eight blocks (SplitWideRows), staged, one kernel without spills.
 TEST(CompileSegment, WideNormBackwardSplitsRowsOverBlocks) {
   if (NvrtcVersion() == "none") GTEST_SKIP() << "no NVRTC in this build";
-  auto parsed = ParseReproFile(std::string(FUSIOND_CORPUS_DIR) + "/rmsnorm_bwd_manual.py");
-  ASSERT_TRUE(parsed.ok()) << parsed.status();
-  CompileOptions o;
-  o.arch = "sm_90";
-  auto r = CompileFusion(parsed->graph, {{512, 65536}, {512, 1}, {512, 65536}, {65536}}, o);
-  ASSERT_TRUE(r.ok()) << r.status();
-  ASSERT_EQ(r->segments.size(), 1u);
-  const HeuristicParams& hp = r->segments[0].params;
+  CompileResult r;
+  ASSERT_NO_FATAL_FAILURE(
+      CompileCorpusAt("rmsnorm_bwd_manual", {{512, 65536}, {512, 1}, {512, 65536}, {65536}}, &r));
+  const HeuristicParams& hp = r.segments[0].params;
   EXPECT_EQ(hp.grid_y, 8) << hp.ToString();
   EXPECT_FALSE(hp.multi_pass);
   EXPECT_TRUE(hp.smem_buffer);
-  ASSERT_TRUE(r->segments[0].kernel.has_value());
-  EXPECT_EQ(r->segments[0].kernel->spill_bytes, 0);
+  ASSERT_TRUE(r.segments[0].kernel.has_value());
+  EXPECT_EQ(r.segments[0].kernel->spill_bytes, 0);
   // Two blocks per SM planned (grid_x x grid_y = 2 x 132), and asked of ptxas.
   EXPECT_EQ(hp.grid_x * hp.grid_y, 2 * 132);
-  EXPECT_NE(r->segments[0].kernel->cuda_source.find("__launch_bounds__(256, 2)"),
+  EXPECT_NE(r.segments[0].kernel->cuda_source.find("__launch_bounds__(256, 2)"),
             std::string::npos);
-  EXPECT_LE(r->segments[0].kernel->registers, 128);
+  EXPECT_LE(r.segments[0].kernel->registers, 128);
 }
 
 // Rmsnorm forward at 16384x4096: two warps a row, two rows a block, the
@@ -147,18 +158,13 @@ TEST(CompileSegment, WideNormBackwardSplitsRowsOverBlocks) {
 // batch of eight stays in registers without spills.
 TEST(CompileSegment, RmsnormForwardKeepsItsWeightInSharedMemory) {
   if (NvrtcVersion() == "none") GTEST_SKIP() << "no NVRTC in this build";
-  auto parsed = ParseReproFile(std::string(FUSIOND_CORPUS_DIR) + "/rmsnorm_fwd.py");
-  ASSERT_TRUE(parsed.ok()) << parsed.status();
-  CompileOptions o;
-  o.arch = "sm_90";
-  auto r = CompileFusion(parsed->graph, {{16384, 4096}, {4096}}, o);
-  ASSERT_TRUE(r.ok()) << r.status();
-  ASSERT_EQ(r->segments.size(), 1u);
-  const HeuristicParams& hp = r->segments[0].params;
+  CompileResult r;
+  ASSERT_NO_FATAL_FAILURE(CompileCorpusAt("rmsnorm_fwd", {{16384, 4096}, {4096}}, &r));
+  const HeuristicParams& hp = r.segments[0].params;
   EXPECT_TRUE(hp.smem_columns) << hp.ToString();
   EXPECT_EQ(hp.block_x, 64);
-  ASSERT_TRUE(r->segments[0].kernel.has_value());
-  const KernelArtifact& k = *r->segments[0].kernel;
+  ASSERT_TRUE(r.segments[0].kernel.has_value());
+  const KernelArtifact& k = *r.segments[0].kernel;
   EXPECT_EQ(k.spill_bytes, 0);
   EXPECT_LT(k.registers, 128);
   EXPECT_GE(k.static_smem_bytes, 8192);  // the weight: 4096 bf16
