@@ -13,6 +13,10 @@
 // through the last cubin. The goal line (rmsnorm_bwd_manual under --goal-ms,
 // cold, end to end) prints PASS/FAIL and the fresh-process figure beside it.
 // Exit status 1 when a file fails to compile or the goal fails.
+//
+// NVRTC's own split (front end / NVVM / ptxas) comes from one more compile
+// of each kernel with NVRTC's time trace (--fdevice-time-trace), after the
+// warm ones: proportions of a warm compile, not of the cold one.
 #include <time.h>
 #include <unistd.h>
 
@@ -21,6 +25,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -29,6 +34,7 @@
 #include "absl/strings/str_format.h"
 #include "client/runtime/json.h"
 #include "compiler/codegen/compile_segment.h"
+#include "compiler/nvrtc/nvrtc_compiler.h"
 #include "compiler/frontend/frontend.h"
 #include "compiler/pipeline.h"
 
@@ -61,6 +67,44 @@ std::string MapJson(const std::map<std::string, double>& m) {
     absl::StrAppend(&out, out.size() > 1 ? ", " : "", "\"", k, "\": ", absl::StrFormat("%.1f", v));
   }
   return out + "}";
+}
+
+// NVRTC's phases for the kernels of `result`, microseconds summed over
+// kernels: the top-level events of its time trace. Empty without NVRTC or
+// when the trace cannot be read.
+std::map<std::string, double> NvrtcSplit(const CompileResult& result, const std::string& arch) {
+  static const std::map<std::string, std::string> kPhases = {
+      {"CUDA C++ Front-End", "front_end"}, {"LibNVVM", "nvvm"}, {"Total PTXAS Time", "ptxas"}};
+  std::map<std::string, double> split;
+  char base[] = "/tmp/fusiond_trace_XXXXXX";
+  const int fd = mkstemp(base);
+  if (fd < 0) return split;
+  close(fd);
+  for (const SegmentResult& seg : result.segments) {
+    if (!seg.kernel.has_value() || seg.kernel->binary.empty()) continue;
+    NvrtcOptions options;
+    options.arch = arch;
+    options.extra = {absl::StrCat("--fdevice-time-trace=", base)};
+    // NVRTC writes the trace to <base>.json.
+    const std::string trace_path = absl::StrCat(base, ".json");
+    if (!CompileWithNvrtc(seg.kernel->cuda_source, seg.kernel->kernel_name, options).ok()) break;
+    std::ifstream in(trace_path);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::remove(trace_path.c_str());
+    absl::StatusOr<runtime::JsonValue> trace = runtime::ParseJson(text.str());
+    const runtime::JsonValue* events = trace.ok() ? trace->Find("traceEvents") : nullptr;
+    if (events == nullptr || !events->is_array()) break;
+    for (const runtime::JsonValue& e : events->items()) {
+      const runtime::JsonValue* name = e.Find("name");
+      const runtime::JsonValue* dur = e.Find("dur");
+      if (name == nullptr || dur == nullptr || !name->is_string() || !dur->is_number()) continue;
+      auto phase = kPhases.find(name->string_value());
+      if (phase != kPhases.end()) split[phase->second] += dur->number_value();
+    }
+  }
+  std::remove(base);
+  return split;
 }
 
 // Child mode: one JSON object on stdout.
@@ -120,12 +164,13 @@ int Single(const std::string& path, int repeat, const std::string& arch) {
   }
   std::sort(warm.begin(), warm.end());
   double warm_median = warm.empty() ? -1 : warm[warm.size() / 2];
+  const std::map<std::string, double> split = NvrtcSplit(*result, arch);
   std::printf(
       "{\"fusion\": \"%s\", \"segments\": %zu, \"kernels\": %d, \"binaries\": %s, "
       "\"nvrtc_start_us\": %.1f, \"cold_total_us\": %.1f, \"cold_cpu_us\": %.1f, \"cold_stage_us\": %s, "
-      "\"warm_median_us\": %.1f, \"warm_runs\": %zu}\n",
+      "\"warm_median_us\": %.1f, \"warm_runs\": %zu, \"nvrtc_split_us\": %s}\n",
       Stem(path).c_str(), result->segments.size(), kernels, binaries ? "true" : "false", start_us,
-      total_us, cpu_us, MapJson(cold).c_str(), warm_median, warm.size());
+      total_us, cpu_us, MapJson(cold).c_str(), warm_median, warm.size(), MapJson(split).c_str());
   return 0;
 }
 
@@ -150,8 +195,8 @@ std::string RunChild(const std::string& self, const std::string& path, int repea
   return out;
 }
 
-double Stage(const runtime::JsonValue& row, const char* key) {
-  const runtime::JsonValue* stages = row.Find("cold_stage_us");
+double Stage(const runtime::JsonValue& row, const char* key, const char* group = "cold_stage_us") {
+  const runtime::JsonValue* stages = row.Find(group);
   const runtime::JsonValue* v = stages ? stages->Find(key) : nullptr;
   return v != nullptr && v->is_number() ? v->number_value() : 0;
 }
@@ -190,9 +235,9 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "no fusion files given (try ../shared/fusions/*.py)\n");
     return 2;
   }
-  std::printf("%-24s %4s %9s %8s %8s %8s %8s %8s %9s %9s %9s %10s %8s %10s %9s\n", "fusion", "kern",
-              "parse", "verify", "passes", "segment", "schedule", "codegen", "nvrtc", "other",
-              "start ms", "cold ms", "cpu ms", "warm ms", "fresh ms");
+  std::printf("%-24s %4s %9s %8s %8s %8s %8s %8s %9s %9s %9s %10s %8s %10s %9s  %s\n", "fusion",
+              "kern", "parse", "verify", "passes", "segment", "schedule", "codegen", "nvrtc", "other",
+              "start ms", "cold ms", "cpu ms", "warm ms", "fresh ms", "front/nvvm/ptxas");
   std::vector<std::string> rows;
   bool any_error = false;
   bool goal_seen = false, goal_pass = false;
@@ -215,13 +260,16 @@ int Main(int argc, char** argv) {
     double cold_ms = row->Find("cold_total_us")->number_value() / 1000;
     double start_ms = row->Find("nvrtc_start_us")->number_value() / 1000;
     std::printf(
-        "%-24s %4lld %9.2f %8.2f %8.2f %8.2f %8.2f %8.2f %9.2f %9.2f %9.1f %10.1f %8.1f %10.1f %9.1f%s\n",
+        "%-24s %4lld %9.2f %8.2f %8.2f %8.2f %8.2f %8.2f %9.2f %9.2f %9.1f %10.1f %8.1f %10.1f %9.1f  "
+        "%5.0f/%4.0f/%4.0f%s\n",
         Stem(f).c_str(), static_cast<long long>(row->Find("kernels")->int_value()),
         Stage(*row, "parse") / 1000, Stage(*row, "verify") / 1000, Stage(*row, "passes") / 1000,
         Stage(*row, "segment") / 1000, Stage(*row, "schedule") / 1000,
         Stage(*row, "codegen") / 1000, Stage(*row, "nvrtc") / 1000, Stage(*row, "other") / 1000,
         start_ms, cold_ms, row->Find("cold_cpu_us")->number_value() / 1000,
         row->Find("warm_median_us")->number_value() / 1000, start_ms + cold_ms,
+        Stage(*row, "front_end", "nvrtc_split_us") / 1000, Stage(*row, "nvvm", "nvrtc_split_us") / 1000,
+        Stage(*row, "ptxas", "nvrtc_split_us") / 1000,
         row->Find("binaries")->bool_value() ? "" : "  (no binaries: NVRTC missing?)");
     if (Stem(f) == "rmsnorm_bwd_manual") {
       goal_seen = true;
@@ -241,7 +289,8 @@ int Main(int argc, char** argv) {
       "(ms; stages from CompileResult::stage_micros, parse = ParseReproFile; each file in a "
       "fresh process: start = NVRTC's one-time start-up there (a daemon pays it at start), "
       "cold = the first compile after it, fresh = start + cold; cpu = process CPU time of the "
-      "cold compile; 1-min load average %s on %ld cores)\n%s\n",
+      "cold compile; front/nvvm/ptxas = NVRTC's phases in one more, traced compile; 1-min load "
+      "average %s on %ld cores)\n%s\n",
       loadavg.c_str(), sysconf(_SC_NPROCESSORS_ONLN), goal_line.c_str());
   if (!out_path.empty()) {
     std::ofstream out(out_path);

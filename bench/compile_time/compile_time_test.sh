@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # fusiond_compile_time end to end: the table and JSON carry NVRTC's start-up,
-# the cold and warm compiles and the stages; the goal line passes or fails
+# the cold and warm compiles, the stages and NVRTC's phases; the goal line passes or fails
 # with --goal-ms and sets the exit status; a file that does not parse is an
 # ERROR row naming why, and exit status 1.
 # Usage: compile_time_test.sh FUSIOND_COMPILE_TIME CORPUS_DIR
@@ -17,7 +17,7 @@ check() {  # check WHAT CONDITION...
 out=$("$BIN" --repeat 1 --goal-ms 100000 --out "$T/ct.json" "$CORPUS/rmsnorm_bwd_manual.py"); rc=$?
 echo "$out"
 check "generous goal: exit $rc" test $rc -eq 0
-check "header" grep -q "start ms .*cold ms .*warm ms .*fresh ms" <<<"$out"
+check "header" grep -q "start ms .*cold ms .*warm ms .*fresh ms .*front/nvvm/ptxas" <<<"$out"
 check "goal line" grep -q "goal: rmsnorm_bwd_manual cold end to end .* < 100000 ms: PASS (in a fresh process" <<<"$out"
 check "JSON fields" python3 - "$T/ct.json" <<'PY'
 import json, sys
@@ -26,6 +26,8 @@ f = d["fusions"][0]
 assert f["fusion"] == "rmsnorm_bwd_manual" and f["kernels"] == 1, f
 assert f["cold_total_us"] > 0 and f["warm_median_us"] > 0 and f["warm_runs"] == 1, f
 assert f["nvrtc_start_us"] >= 0 and "nvrtc" in f["cold_stage_us"], f
+split = f["nvrtc_split_us"]  # NVRTC's time trace: its three phases
+assert sorted(split) == ["front_end", "nvvm", "ptxas"] and min(split.values()) > 0, split
 assert d["goal"]["pass"] is True and d["goal"]["fresh_process_ms"] >= d["goal"]["cold_ms"], d["goal"]
 PY
 out=$("$BIN" --repeat 0 --goal-ms 0.001 "$CORPUS/rmsnorm_bwd_manual.py"); rc=$?
