@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "compiler/ir/verifier.h"
+#include "compiler/passes/rewrite.h"  // SameType
 #include "tests/random/random_graph.h"
 
 namespace fusiond {
@@ -25,18 +26,6 @@ Graph ReplaceUses(const Graph& g, ValueId from, ValueId to) {
   }
   r.outputs = outs;
   return r;
-}
-
-bool SameType(const Graph& g, ValueId a, ValueId b) {
-  const Value& x = g.value(a);
-  const Value& y = g.value(b);
-  if (x.is_tensor != y.is_tensor || x.dtype != y.dtype || x.rank() != y.rank()) {
-    return false;
-  }
-  for (int i = 0; i < x.rank(); ++i) {
-    if (!g.SameExtent(x.shape[i], y.shape[i])) return false;
-  }
-  return true;
 }
 
 }  // namespace
