@@ -125,7 +125,6 @@ HeuristicParams InnerOuterPersistentHeuristics(const FusionAnalysis& a, const Ta
       p.smem_bytes = smem;
     } else if (SplitWideRows(a, t, vectors, &p)) {
       registers = 65536 / (2 * p.block_x);  // two per SM (the kernel asks ptxas for it)
-      smem = p.smem_bytes;
     } else {
       p.multi_pass = true;
       p.persistent_batch = 1;
