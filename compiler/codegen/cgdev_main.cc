@@ -4,6 +4,9 @@
 // compiles it with NVRTC and writes DIR/<kernel>.cu, the binary and
 // DIR/manifest.json.
 //   fusiond_cgdev FILE DIR [field=value ...] [--shape=AxB,C,...]
+//   fusiond_cgdev --compile-cu SOURCE.cu KERNEL OUT.cubin
+// The second form compiles hand-edited CUDA with the pipeline's NVRTC
+// options (bench/gpu/probes/lean_swap.sh) and prints ptxas' figures.
 // Fields: kind vectorize block_x block_y grid_x grid_y persistent_batch
 // multi_pass unroll smem_buffer smem_bytes cluster_x
 // rows_per_block smem_columns.
@@ -11,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -19,12 +23,27 @@
 #include "compiler/codegen/manifest.h"
 #include "compiler/frontend/frontend.h"
 #include "compiler/ir/binding.h"
+#include "compiler/nvrtc/nvrtc_compiler.h"
 #include "compiler/pipeline.h"
 #include "compiler/scheduler/scheduler.h"  // SchedulerName, Schedulers
 
 using namespace fusiond;
 
+// --compile-cu SOURCE KERNEL OUT: exit 0, 3 when ptxas spilled, 1 on errors.
+int CompileCu(const char* source, const char* kernel, const char* out) {
+  std::ifstream f(source);
+  if (!f) { std::cerr << "cannot read " << source << "\n"; return 1; }
+  std::stringstream text;
+  text << f.rdbuf();
+  auto r = CompileWithNvrtc(text.str(), kernel, NvrtcOptions{});
+  if (!r.ok()) { std::cerr << r.status() << "\n"; return 1; }
+  std::ofstream(out, std::ios::binary) << r->binary;
+  std::printf("registers %d spill %d smem %d\n", r->registers, r->spill_bytes, r->static_smem_bytes);
+  return r->spill_bytes > 0 ? 3 : 0;
+}
+
 int main(int argc, char** argv) {
+  if (argc == 5 && std::string(argv[1]) == "--compile-cu") return CompileCu(argv[2], argv[3], argv[4]);
   if (argc < 3) {
     std::fprintf(stderr, "usage: %s FILE DIR [field=value ...]\n", argv[0]);
     return 2;

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Probe (session 10): row kernels in a lean form, to see what the
+generator's general form costs: one row per block iteration, 32-bit in-row
+indices, only the rows-in-registers path (no fallback loops, no prefetch of
+the next row), __launch_bounds__(BX, MINB) at full occupancy.
+
+    lean_rows.py KIND BX PB MINB NAME PRELUDE.cu > kernel.cu
+
+KIND: softmax_fwd (x -> exp(x - max) / sum(exp(x - max))), softmax_bwd
+(y, grad -> y * (grad - sum(grad * y))), rmsnorm_fwd
+(x, w -> x * rstd * w, rstd), layernorm_fwd (x, w, b -> (x - mean) * rstd *
+w + b, mean, rstd), all bf16 rows with float statistics, eps 1e-5, as in
+../shared/fusions. PRELUDE.cu: a generated kernel source (its text before
+`extern "C"` is the device prelude used). The kernel takes the generated
+kernel's arguments in the same order, so its cubin can stand in for one in
+an artifact directory (bench/gpu/variants/s10-*.txt)."""
+import sys
+
+kind, BX, PB, MINB, name = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+W = BX // 32
+WQ = max(1, W // 4)
+print(open(sys.argv[6]).read().split('extern "C"')[0])
+
+ins = {"softmax_fwd": ["x"], "softmax_bwd": ["y", "g"], "rmsnorm_fwd": ["x", "w"], "layernorm_fwd": ["x", "w", "b"]}[kind]
+outs = {"softmax_fwd": ["o"], "softmax_bwd": ["o"], "rmsnorm_fwd": ["o", "rs"], "layernorm_fwd": ["o", "mu", "rs"]}[kind]
+row_ins = [i for i in ins if i in ("y", "g", "x")]
+cols = [i for i in ins if i in ("w", "b")]
+sig = ", ".join([f"const void* __restrict__ {i}_" for i in ins] + [f"void* __restrict__ {o}_" for o in outs] + ["i64 s0", "i64 s1"])
+
+
+def vec_loop(body, ind="    "):
+    return (f"{ind}#pragma unroll\n{ind}for (int k = 0; k < {PB}; ++k) {{\n{ind}  const int j = (tx + k * {BX}) * 8;\n"
+            f"{ind}  if (j < rlen) {{\n{body}{ind}  }}\n{ind}}}\n")
+
+
+def block_sum(v, op=0):
+    comb = (lambda a, b: f"{a} + {b}") if op == 0 else (lambda a, b: f"fz_max({a}, {b})")
+    return (f"    {v} = fz_warp_reduce<{op}>({v});\n    if ((tx & 31) == 0) red[rb][tx >> 5] = {v};\n    __syncthreads();\n"
+            f"    {{\n      const float4* r = (const float4*)red[rb];\n      float4 q = r[0];\n"
+            f"      {v} = {comb(comb(comb('q.x', 'q.y'), 'q.z'), 'q.w')};\n"
+            f"      for (int w = 1; w < {WQ}; ++w) {{ q = r[w]; {v} = {comb(comb(comb(comb(v, 'q.x'), 'q.y'), 'q.z'), 'q.w')}; }}\n"
+            f"    }}\n    rb ^= 1;\n")
+
+
+def get(a, l="l"):
+    return f"Ty<5>::get(&w_{a}[k * 4], {l})"
+
+
+k = [f'extern "C" __global__ void __launch_bounds__({BX}, {MINB}) {name}({sig}) {{',
+     "  const int tx = threadIdx.x;",
+     "  const int rows = (int)s0, rlen = (int)s1;",
+     f"  __shared__ __align__(16) float red[2][{4 * WQ}];",
+     "  int rb = 0;"]
+k += [f"  const unsigned short* __restrict__ {i} = (const unsigned short*){i}_;" for i in ins]
+k += ["  unsigned short* __restrict__ o = (unsigned short*)o_;"]
+k += [f"  float* __restrict__ {x} = (float*){x}_;" for x in outs if x != "o"]
+for c in cols:
+    k += [f"  u32 w_{c}[{PB * 4}];", vec_loop(f"      Chunk<16>::ld(&w_{c}[k * 4], {c} + j);\n", "  ")]
+k += ["  for (int row = blockIdx.x; row < rows; row += gridDim.x) {",
+      "    const size_t base = (size_t)row * rlen;"]
+for i in row_ins:
+    k += [f"    u32 w_{i}[{PB * 4}];", vec_loop(f"      Chunk<16>::ld(&w_{i}[k * 4], {i} + base + j);\n")]
+if kind == "softmax_fwd":
+    k += ["    float m = -__int_as_float(0x7f800000);", vec_loop(f"#pragma unroll\n      for (int l = 0; l < 8; ++l) m = fz_max(m, {get('x')});\n"),
+          block_sum("m", 1),
+          "    float s = 0;", vec_loop(f"#pragma unroll\n      for (int l = 0; l < 8; ++l) s += fz_exp_approx({get('x')} - m);\n"),
+          block_sum("s"),
+          "    const float inv = 1.0f / s;",
+          vec_loop(f"      float f[8]; u32 p[4];\n#pragma unroll\n      for (int l = 0; l < 8; ++l) f[l] = fz_exp_approx({get('x')} - m) * inv;\n"
+                   "      Ty<5>::template pack<8>(p, f);\n      Chunk<16>::stcs(o + base + j, p);\n")]
+elif kind == "softmax_bwd":
+    k += ["    float s = 0;", vec_loop(f"#pragma unroll\n      for (int l = 0; l < 8; ++l) s += {get('g')} * {get('y')};\n"),
+          block_sum("s"),
+          vec_loop(f"      float f[8]; u32 p[4];\n#pragma unroll\n      for (int l = 0; l < 8; ++l) f[l] = {get('y')} * ({get('g')} - s);\n"
+                   "      Ty<5>::template pack<8>(p, f);\n      Chunk<16>::st(o + base + j, p);\n")]
+elif kind == "rmsnorm_fwd":
+    k += ["    float s = 0;", vec_loop(f"#pragma unroll\n      for (int l = 0; l < 8; ++l) {{ const float v = {get('x')}; s += v * v; }}\n"),
+          block_sum("s"),
+          "    const float r = rsqrtf(s * (1.0f / (float)rlen) + 1e-5f);",
+          "    if (tx == 0) rs[row] = r;",
+          vec_loop(f"      float f[8]; u32 p[4];\n#pragma unroll\n      for (int l = 0; l < 8; ++l) f[l] = {get('x')} * r * {get('w')};\n"
+                   "      Ty<5>::template pack<8>(p, f);\n      Chunk<16>::stcs(o + base + j, p);\n")]
+else:
+    k += ["    float s = 0;", vec_loop(f"#pragma unroll\n      for (int l = 0; l < 8; ++l) s += {get('x')};\n"),
+          block_sum("s"),
+          "    const float m = s / (float)rlen;",
+          "    float d2 = 0;", vec_loop(f"#pragma unroll\n      for (int l = 0; l < 8; ++l) {{ const float d = {get('x')} - m; d2 += d * d; }}\n"),
+          block_sum("d2"),
+          "    const float r = rsqrtf(d2 / (float)rlen + 1e-5f);",
+          "    if (tx == 0) { mu[row] = m; rs[row] = r; }",
+          vec_loop(f"      float f[8]; u32 p[4];\n#pragma unroll\n      for (int l = 0; l < 8; ++l) f[l] = ({get('x')} - m) * r * {get('w')} + {get('b')};\n"
+                   "      Ty<5>::template pack<8>(p, f);\n      Chunk<16>::stcs(o + base + j, p);\n")]
+k += ["  }", "}"]
+print("\n".join(k))
