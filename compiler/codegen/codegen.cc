@@ -172,10 +172,19 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     const int estimate = 32 + PersistentColWords() + PersistentRowWords() * (PrefetchRows() ? 2 : 1);
     const int threads = BX_ * BY_;
     // The estimate runs low (rmsnorm forward 256x4: 80 against 102 used), so
-    // more than two blocks only for 128 threads, where four still leave ptxas
-    // 128 registers.
+    // more than two blocks for 128 threads, where four still leave ptxas
+    // 128 registers, and for 256 threads only without a prefetch buffer and
+    // with kRegisterMargin to spare: softmax forward 4096x16384 at 256 x 8,
+    // estimate 64, three blocks (80 registers, no spills) 71.0 us, where
+    // 128 x 16 at four blocks took 74.7 (bench/results/gpu-2026-11-30-s10-4-*.log;
+    // at two blocks, 90 registers, session 3 had measured 256 x 8 slower).
     for (int n = std::min(threads <= 128 ? 4 : 2, o_.max_min_blocks); n >= 2 && min_blocks == 1; --n) {
       if (threads <= 256 && estimate <= std::min(255, 65536 / (n * threads))) min_blocks = n;
+    }
+    if (threads == 256 && min_blocks == 2 && !PrefetchRows()) {
+      for (int n = std::min(4, o_.max_min_blocks); n > 2 && min_blocks == 2; --n) {
+        if (estimate + kRegisterMargin <= 65536 / (n * threads)) min_blocks = n;
+      }
     }
   } else if (coop && split_ && hp_.kind == SchedulerKind::kInnerOuterPersistent) {
     // Rows split over blocks: the heuristics sized grid_x x grid_y for the

@@ -171,6 +171,23 @@ TEST(CompileSegment, RmsnormForwardKeepsItsWeightInSharedMemory) {
   EXPECT_NE(k.cuda_source.find("u32 cs_in1[2048]"), std::string::npos);
 }
 
+// Softmax forward at its file's 4096x16384: 256 threads a row, eight
+// vectors each, and three blocks a SM asked of ptxas (no prefetch buffer,
+// kRegisterMargin to spare), which it meets without spills.
+TEST(CompileSegment, WideSoftmaxRowsRunThreeBlocksOf256) {
+  if (NvrtcVersion() == "none") GTEST_SKIP() << "no NVRTC in this build";
+  CompileResult r;
+  ASSERT_NO_FATAL_FAILURE(CompileCorpusAt("softmax_fwd", {{4096, 16384}}, &r));
+  const HeuristicParams& hp = r.segments[0].params;
+  EXPECT_EQ(hp.block_x, 256) << hp.ToString();
+  EXPECT_EQ(hp.persistent_batch, 8);
+  ASSERT_TRUE(r.segments[0].kernel.has_value());
+  const KernelArtifact& k = *r.segments[0].kernel;
+  EXPECT_NE(k.cuda_source.find("__launch_bounds__(256, 3)"), std::string::npos);
+  EXPECT_EQ(k.spill_bytes, 0);
+  EXPECT_LE(k.registers, 85);  // 65536 / (3 x 256)
+}
+
 // Columns too wide for static shared memory are refused with the reason.
 TEST(CompileSegment, SmemColumnsBeyondTheStaticLimitAreRefused) {
   CompileResult r;

@@ -87,10 +87,10 @@ std::string Generator::LoopOver(const std::string& body, const std::vector<const
       const int w = (V_ * x->esize + 3) / 4;
       if (Staged(*x)) {
         absl::StrAppend(&s, "        u32 sw_", x->ptr, "[", w, "];\n        if (active && jj < rlen) Chunk<",
-                        V_ * x->esize, ">::lds(sw_", x->ptr, ", ", StagedChunk(*x, "stage", "k"), ");\n");
+                        V_ * x->esize, ">::ld(sw_", x->ptr, ", ", StagedChunk(*x, "stage", "k"), ");\n");
       } else if (ColumnInSmem(*x)) {
         absl::StrAppend(&s, "        u32 sw_", x->ptr, "[", w, "];\n        if (active && jj < rlen) Chunk<",
-                        V_ * x->esize, ">::lds(sw_", x->ptr, ", &cs_", x->ptr, "[(k * ", BX_, " + tx) * ", w, "]);\n");
+                        V_ * x->esize, ">::ld(sw_", x->ptr, ", &cs_", x->ptr, "[(k * ", BX_, " + tx) * ", w, "]);\n");
       }
     }
     absl::StrAppend(&s, "        if (active && jj < rlen) ", body, "(VW<", V_, ">(), jj");

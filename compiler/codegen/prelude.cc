@@ -55,7 +55,7 @@ template <> struct Ty<6> {
   static __device__ __forceinline__ C get(const u32* w, int l) { return __uint_as_float(w[l]); }
   static __device__ __forceinline__ void put(u32* w, int l, C v) { w[l] = __float_as_uint(v); }
   static __device__ __forceinline__ C round(C v) { return v; }
-  static __device__ __forceinline__ C load(const void* p) { return __ldg((const float*)p); }
+  static __device__ __forceinline__ C load(const void* p) { return *(const float*)p; }
   static __device__ __forceinline__ void store(void* p, C v) { *(float*)p = v; }
 };
 template <> struct Ty<5> {
@@ -73,7 +73,7 @@ template <> struct Ty<5> {
     if (N & 1) w[N >> 1] = fz_f32_to_bf16(f[N - 1]);
   }
   static __device__ __forceinline__ C round(C v) { return fz_bf16_to_f32(fz_f32_to_bf16(v)); }
-  static __device__ __forceinline__ C load(const void* p) { return fz_bf16_to_f32(__ldg((const unsigned short*)p)); }
+  static __device__ __forceinline__ C load(const void* p) { return fz_bf16_to_f32(*(const unsigned short*)p); }
   static __device__ __forceinline__ void store(void* p, C v) { *(unsigned short*)p = (unsigned short)fz_f32_to_bf16(v); }
 };
 template <> struct Ty<4> {
@@ -90,7 +90,7 @@ template <> struct Ty<4> {
     if (N & 1) w[N >> 1] = fz_f32_to_f16(f[N - 1]);
   }
   static __device__ __forceinline__ C round(C v) { return fz_f16_to_f32(fz_f32_to_f16(v)); }
-  static __device__ __forceinline__ C load(const void* p) { return fz_f16_to_f32(__ldg((const unsigned short*)p)); }
+  static __device__ __forceinline__ C load(const void* p) { return fz_f16_to_f32(*(const unsigned short*)p); }
   static __device__ __forceinline__ void store(void* p, C v) { *(unsigned short*)p = (unsigned short)fz_f32_to_f16(v); }
 };
 template <> struct Ty<7> {
@@ -100,7 +100,7 @@ template <> struct Ty<7> {
     w[2 * l] = (u32)__double2loint(v); w[2 * l + 1] = (u32)__double2hiint(v);
   }
   static __device__ __forceinline__ C round(C v) { return v; }
-  static __device__ __forceinline__ C load(const void* p) { return __ldg((const double*)p); }
+  static __device__ __forceinline__ C load(const void* p) { return *(const double*)p; }
   static __device__ __forceinline__ void store(void* p, C v) { *(double*)p = v; }
 };
 template <> struct Ty<3> {
@@ -108,7 +108,7 @@ template <> struct Ty<3> {
   static __device__ __forceinline__ C get(const u32* w, int l) { return (i64)(((u64)w[2 * l + 1] << 32) | w[2 * l]); }
   static __device__ __forceinline__ void put(u32* w, int l, C v) { w[2 * l] = (u32)v; w[2 * l + 1] = (u32)((u64)v >> 32); }
   static __device__ __forceinline__ C round(C v) { return v; }
-  static __device__ __forceinline__ C load(const void* p) { return __ldg((const i64*)p); }
+  static __device__ __forceinline__ C load(const void* p) { return *(const i64*)p; }
   static __device__ __forceinline__ void store(void* p, C v) { *(i64*)p = v; }
 };
 template <> struct Ty<2> {
@@ -116,7 +116,7 @@ template <> struct Ty<2> {
   static __device__ __forceinline__ C get(const u32* w, int l) { return (int)w[l]; }
   static __device__ __forceinline__ void put(u32* w, int l, C v) { w[l] = (u32)v; }
   static __device__ __forceinline__ C round(C v) { return v; }
-  static __device__ __forceinline__ C load(const void* p) { return __ldg((const int*)p); }
+  static __device__ __forceinline__ C load(const void* p) { return *(const int*)p; }
   static __device__ __forceinline__ void store(void* p, C v) { *(int*)p = v; }
 };
 template <> struct Ty<1> {
@@ -124,24 +124,20 @@ template <> struct Ty<1> {
   static __device__ __forceinline__ C get(const u32* w, int l) { return ((w[l >> 2] >> ((l & 3) * 8)) & 0xffu) != 0; }
   static __device__ __forceinline__ void put(u32* w, int l, C v) { w[l >> 2] |= (v ? 1u : 0u) << ((l & 3) * 8); }
   static __device__ __forceinline__ C round(C v) { return v; }
-  static __device__ __forceinline__ C load(const void* p) { return __ldg((const unsigned char*)p) != 0; }
+  static __device__ __forceinline__ C load(const void* p) { return *(const unsigned char*)p != 0; }
   static __device__ __forceinline__ void store(void* p, C v) { *(unsigned char*)p = v ? 1 : 0; }
 };
 
 // Loads / stores of B bytes (B in 1, 2, 4, 8, 16) into packed words.
-// ld: from a kernel input in global memory, through the read-only path
-// (ld.global.nc; inputs are never written while a kernel runs); NVVM chose
-// it only where it could prove that itself, not in kernels that also write
-// a workspace. lds: from shared memory (staged rows, column operands).
 // st: one vector store (st.global.v4 / .v2): NVVM split the plain 16-byte
 // store of packed words into four 4-byte ones. stcs: the same store with
 // the evict-first (streaming) hint, st.global.cs (16, 8 and 4 bytes).
+// Loads stay plain: __ldg (ld.global.nc) on every input cost softmax
+// backward 16384x4096 spills at four blocks of 128 threads (so two ran,
+// 144 registers; bench/results/gpu-2026-11-30-s10-1-*.log).
 template <int B> struct Chunk;
 template <> struct Chunk<16> {
   static __device__ __forceinline__ void ld(u32* w, const void* p) {
-    uint4 t = __ldg((const uint4*)p); w[0] = t.x; w[1] = t.y; w[2] = t.z; w[3] = t.w;
-  }
-  static __device__ __forceinline__ void lds(u32* w, const void* p) {
     uint4 t = *(const uint4*)p; w[0] = t.x; w[1] = t.y; w[2] = t.z; w[3] = t.w;
   }
   static __device__ __forceinline__ void st(void* p, const u32* w) {
@@ -152,8 +148,7 @@ template <> struct Chunk<16> {
   }
 };
 template <> struct Chunk<8> {
-  static __device__ __forceinline__ void ld(u32* w, const void* p) { uint2 t = __ldg((const uint2*)p); w[0] = t.x; w[1] = t.y; }
-  static __device__ __forceinline__ void lds(u32* w, const void* p) { uint2 t = *(const uint2*)p; w[0] = t.x; w[1] = t.y; }
+  static __device__ __forceinline__ void ld(u32* w, const void* p) { uint2 t = *(const uint2*)p; w[0] = t.x; w[1] = t.y; }
   static __device__ __forceinline__ void st(void* p, const u32* w) {
     asm volatile("st.global.v2.u32 [%0], {%1, %2};" :: "l"(p), "r"(w[0]), "r"(w[1]) : "memory");
   }
@@ -162,22 +157,19 @@ template <> struct Chunk<8> {
   }
 };
 template <> struct Chunk<4> {
-  static __device__ __forceinline__ void ld(u32* w, const void* p) { w[0] = __ldg((const u32*)p); }
-  static __device__ __forceinline__ void lds(u32* w, const void* p) { w[0] = *(const u32*)p; }
+  static __device__ __forceinline__ void ld(u32* w, const void* p) { w[0] = *(const u32*)p; }
   static __device__ __forceinline__ void st(void* p, const u32* w) { *(u32*)p = w[0]; }
   static __device__ __forceinline__ void stcs(void* p, const u32* w) {
     asm volatile("st.global.cs.u32 [%0], %1;" :: "l"(p), "r"(w[0]) : "memory");
   }
 };
 template <> struct Chunk<2> {
-  static __device__ __forceinline__ void ld(u32* w, const void* p) { w[0] = __ldg((const unsigned short*)p); }
-  static __device__ __forceinline__ void lds(u32* w, const void* p) { w[0] = *(const unsigned short*)p; }
+  static __device__ __forceinline__ void ld(u32* w, const void* p) { w[0] = *(const unsigned short*)p; }
   static __device__ __forceinline__ void st(void* p, const u32* w) { *(unsigned short*)p = (unsigned short)w[0]; }
   static __device__ __forceinline__ void stcs(void* p, const u32* w) { st(p, w); }
 };
 template <> struct Chunk<1> {
-  static __device__ __forceinline__ void ld(u32* w, const void* p) { w[0] = __ldg((const unsigned char*)p); }
-  static __device__ __forceinline__ void lds(u32* w, const void* p) { w[0] = *(const unsigned char*)p; }
+  static __device__ __forceinline__ void ld(u32* w, const void* p) { w[0] = *(const unsigned char*)p; }
   static __device__ __forceinline__ void st(void* p, const u32* w) { *(unsigned char*)p = (unsigned char)w[0]; }
   static __device__ __forceinline__ void stcs(void* p, const u32* w) { st(p, w); }
 };

@@ -19,6 +19,13 @@ enum class SchedulerKind {
 
 const char* SchedulerName(SchedulerKind k);  // "pointwise", "inner_persistent", ...
 
+// Registers ptxas takes beyond the code generator's estimate of an inner
+// persistent kernel (32 + the words it keeps of rows and column operands;
+// the estimate runs low), left free when a kernel asks for more than two
+// blocks of up to 256 threads per SM. The heuristics count it too when they
+// weigh block sizes by the warps they keep resident.
+inline constexpr int kRegisterMargin = 16;
+
 // Every field is meaningful for every kind (unused ones keep their default),
 // so two parameter sets compare and hash field by field.
 struct HeuristicParams {

@@ -33,6 +33,14 @@ int BufferFloatsPerElement(const FusionAnalysis& a, int accumulators) {
   return std::max(floats, 1);
 }
 
+int64_t RowWordsPerThread(const FusionAnalysis& a, int64_t elements) {
+  int64_t words = 0;
+  for (const TensorSummary& s : a.inputs) {
+    if (s.varies_inner) words += (elements * DataTypeSize(s.dtype) + 3) / 4;
+  }
+  return words;
+}
+
 int BlocksPerSm(const Target& t, int threads, int registers, int64_t smem) {
   if (threads <= 0) return 0;
   int by_threads = t.max_threads_per_sm / threads;

@@ -25,9 +25,9 @@ std::optional<HeuristicParams> InnerPersistentHeuristics(const FusionAnalysis& a
     p.persistent_batch = split->batch;
     p.rows_per_block = split->rows_per_block;
     // Tuned on the H200 (docs/heuristics-tuning.md): wide rows run best with
-    // small blocks and deep per-thread batches (more bytes in flight per
-    // thread, cheaper block reductions): softmax 4096x16384 bf16 took 103 us
-    // at 128x16 against 158 us at 256x8 and 164 us at 512x4. With two full
+    // blocks of 128-256 threads and deep per-thread batches (more bytes in
+    // flight per thread, cheaper block reductions) than with 512 threads
+    // (softmax 4096x16384 bf16 164 us at 512x4, session 3). With two full
     // inputs (softmax backward) 128x16 would spill: 256x8, 101.0 us against
     // 107.0 for 512x4 with rows staged in shared memory.
     // Rows of 257-512 vectors with no column operands: two warps per row
@@ -51,14 +51,29 @@ std::optional<HeuristicParams> InnerPersistentHeuristics(const FusionAnalysis& a
       p.rows_per_block = 2;
       p.smem_columns = column_operands == 1;
     }
+    // Of 128 and 256 threads a row, the one with more warps resident: the
+    // rows' registers counted as code generation keeps them (packed words,
+    // plus kRegisterMargin; compiler/codegen/codegen.cc asks ptxas for the
+    // blocks). Kernels with column operands keep the first that fits (not
+    // measured).
+    // Softmax forward 4096x16384 bf16: 256 x 8 at three blocks a SM (80
+    // registers, 24 warps) 71.0 us against 74.7 for 128 x 16 at four (128
+    // registers, 16 warps) (bench/results/gpu-2026-11-30-s10-4-*.log).
+    // Before code generation asked ptxas for three blocks of 256 threads,
+    // 256 x 8 ran two and lost (158 against 103 us, session 3).
+    int best_warps = 0;
     for (int bx : {128, 256}) {
-      if (vectors < 2048) break;
+      if (vectors < 2048 || (column_operands > 0 && best_warps > 0)) break;
       const int64_t batch = CeilDiv(vectors, bx);
-      if (batch <= 16 && kRegisterOverhead + batch * floats <= t.max_registers_per_thread) {
+      if (batch > 16 || kRegisterOverhead + batch * floats > t.max_registers_per_thread) continue;
+      const int64_t words = kRegisterOverhead + kRegisterMargin + RowWordsPerThread(a, batch * p.vectorize);
+      const int warps =
+          std::max(1, BlocksPerSm(t, bx, static_cast<int>(std::min<int64_t>(words, 255)), 0) * bx / 32);
+      if (warps > best_warps) {
+        best_warps = warps;
         p.block_x = bx;
         p.persistent_batch = static_cast<int>(batch);
         p.rows_per_block = 1;
-        break;
       }
     }
   } else {

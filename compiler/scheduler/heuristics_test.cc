@@ -106,10 +106,18 @@ TEST(Heuristics, RowsAreStagedWhereRegistersCannotPrefetch) {
   EXPECT_EQ(sb->block_x, 256);
   EXPECT_EQ(sb->persistent_batch, 8);
   EXPECT_EQ(sb->grid_x, 4096);
-  // One full input (softmax forward): 128 x 16.
+  // One full input (softmax forward): 256 x 8, three blocks of 256 threads
+  // resident (24 warps) against four of 128 at 128 x 16 (16 warps).
   auto sf = InnerPersistentHeuristics(RowSummary(FusionPattern::kInner, 4096, 16384, 1, 0), H100());
   EXPECT_FALSE(sf->smem_buffer);
-  EXPECT_EQ(sf->block_x, 128);
+  EXPECT_EQ(sf->block_x, 256);
+  EXPECT_EQ(sf->persistent_batch, 8);
+  // With a column operand (rmsnorm forward 4096x16384) the first that fits.
+  FusionAnalysis rf = RowSummary(FusionPattern::kInner, 4096, 16384, 1, 0);
+  rf.inputs.push_back({DataType::kBFloat16, 16384, true, false, false});
+  auto rfp = InnerPersistentHeuristics(rf, H100());
+  ASSERT_TRUE(rfp.has_value());
+  EXPECT_EQ(rfp->block_x, 128);
   // rmsnorm backward 2048x8192 prefetches in registers (16 words); at
   // 4096x16384 it stages.
   HeuristicParams rb = InnerOuterPersistentHeuristics(

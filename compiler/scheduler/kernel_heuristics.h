@@ -41,6 +41,9 @@ int BufferFloatsPerElement(const FusionAnalysis& a, int accumulators);
 
 // Registers a thread needs beyond its buffers (indices, reductions, temps).
 inline constexpr int kRegisterOverhead = 32;
+// 32-bit words a thread keeps of every input varying along the row (full
+// rows and column operands), `elements` of each, packed as stored.
+int64_t RowWordsPerThread(const FusionAnalysis& a, int64_t elements);
 
 // Blocks of `threads` threads using `registers` each and `smem` bytes that
 // fit on one SM at once (0 when not even one does).
