@@ -4,19 +4,23 @@ generator's general form costs: one row per block iteration, 32-bit in-row
 indices, only the rows-in-registers path (no fallback loops, no prefetch of
 the next row), __launch_bounds__(BX, MINB) at full occupancy.
 
-    lean_rows.py KIND BX PB MINB NAME PRELUDE.cu > kernel.cu
+    lean_rows.py KIND BX PB MINB NAME PRELUDE.cu [smem] > kernel.cu
 
 KIND: softmax_fwd (x -> exp(x - max) / sum(exp(x - max))), softmax_bwd
 (y, grad -> y * (grad - sum(grad * y))), rmsnorm_fwd
 (x, w -> x * rstd * w, rstd), layernorm_fwd (x, w, b -> (x - mean) * rstd *
 w + b, mean, rstd), all bf16 rows with float statistics, eps 1e-5, as in
 ../shared/fusions. PRELUDE.cu: a generated kernel source (its text before
-`extern "C"` is the device prelude used). The kernel takes the generated
+`extern "C"` is the device prelude used). smem: column operands (weight,
+bias) kept in shared memory, filled once per block, instead of registers.
+Blocks loop over rows with the grid's stride, so a grid smaller than the
+rows (the variant's grid_x) reuses the columns across rows. The kernel takes the generated
 kernel's arguments in the same order, so its cubin can stand in for one in
 an artifact directory (bench/gpu/variants/s10-*.txt)."""
 import sys
 
 kind, BX, PB, MINB, name = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+SMEM = len(sys.argv) > 7 and sys.argv[7] == "smem"
 W = BX // 32
 WQ = max(1, W // 4)
 print(open(sys.argv[6]).read().split('extern "C"')[0])
@@ -43,6 +47,8 @@ def block_sum(v, op=0):
 
 
 def get(a, l="l"):
+    if SMEM and a in ("w", "b"):  # each thread reads back only the chunks it stored
+        return f"Ty<5>::get(&cs_{a}[(k * {BX} + tx) * 4], {l})"
     return f"Ty<5>::get(&w_{a}[k * 4], {l})"
 
 
@@ -55,7 +61,11 @@ k += [f"  const unsigned short* __restrict__ {i} = (const unsigned short*){i}_;"
 k += ["  unsigned short* __restrict__ o = (unsigned short*)o_;"]
 k += [f"  float* __restrict__ {x} = (float*){x}_;" for x in outs if x != "o"]
 for c in cols:
-    k += [f"  u32 w_{c}[{PB * 4}];", vec_loop(f"      Chunk<16>::ld(&w_{c}[k * 4], {c} + j);\n", "  ")]
+    if SMEM:
+        k += [f"  __shared__ __align__(16) u32 cs_{c}[{PB * BX * 4}];",
+              vec_loop(f"      Chunk<16>::ld(&cs_{c}[(k * {BX} + tx) * 4], {c} + j);\n", "  ")]
+    else:
+        k += [f"  u32 w_{c}[{PB * 4}];", vec_loop(f"      Chunk<16>::ld(&w_{c}[k * 4], {c} + j);\n", "  ")]
 k += ["  for (int row = blockIdx.x; row < rows; row += gridDim.x) {",
       "    const size_t base = (size_t)row * rlen;"]
 for i in row_ins:
