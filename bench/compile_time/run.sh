@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds fusiond_compile_time and runs it over the corpus; the JSON goes to
-# bench/results/compile-time-<date>.json.
+# $JSON, by default bench/results/compile-time-<date>-<HHMM>.json (UTC; the
+# minute keeps a second run from overwriting a recorded one).
 # Usage: bench/compile_time/run.sh [BUILD_DIR] [extra flags, e.g. --repeat 10]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -10,5 +11,6 @@ CORPUS=${FUSIOND_CORPUS_DIR:-../shared/fusions}
 [ -f "$BUILD/build.ninja" ] || cmake -S . -B "$BUILD" -G Ninja -DFUSIOND_BUILD_SERVICE=OFF >/dev/null
 ninja -C "$BUILD" -j2 fusiond_compile_time >/dev/null
 mkdir -p bench/results
-"$BUILD/bench/compile_time/fusiond_compile_time" --out "bench/results/compile-time-$(date -u +%F).json" \
+JSON=${JSON:-bench/results/compile-time-$(date -u +%F-%H%M).json}
+"$BUILD/bench/compile_time/fusiond_compile_time" --out "$JSON" \
   "$@" "$CORPUS"/*.py
