@@ -20,7 +20,10 @@
 # the kernel is compiled for, +compile also times torch.compile. A static
 # definition runs at other sizes as a copy NEWSTEM.py whose size literals
 # (static=, e.g. 2048:16384,8192:4096; also in scalars such as 8192.00) are
-# replaced. Without fields the pipeline decides.
+# replaced. Without fields the pipeline decides. A line
+#   # swap NAME KIND BX PB MINB [smem] [grid=N]
+# then puts bench/gpu/probes/lean_rows.py's kernel in NAME's place
+# (bench/gpu/probes/lean_swap.sh; grid=N: the blocks launched).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 D=.devcarry
@@ -81,6 +84,16 @@ PY
       echo "$name: $(grep -o 'registers [0-9]* spill [0-9]*' "$D/variants/$name/cgdev.log" | head -1)" \
         "smem $(grep -o '"smem_bytes": "[0-9]*"' "$D/variants/$name/$stem/manifest.json" | grep -o '[0-9]*')"
     done <"$VARS"
+    # Probe kernels in place of the prepared ones (bench/gpu/probes/lean_swap.sh).
+    grep -E '^# swap ' "$VARS" | while read -r _ _ name kind bx pb mb rest; do
+      smem="" grid=""
+      for a in $rest; do
+        case "$a" in smem) smem=smem ;; grid=*) grid=${a#grid=} ;; esac
+      done
+      [ -d "$D/variants/$name${SUFFIX:-}" ] || continue
+      echo "$name${SUFFIX:-} (swapped): $(GRID=$grid BUILD=$BUILD bash bench/gpu/probes/lean_swap.sh \
+        "$name${SUFFIX:-}" "$kind" "$bx" "$pb" "$mb" $smem)"
+    done
     ;;
   run)
     shift
