@@ -144,7 +144,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   // Column operands in shared memory: static, so within 48 KB with room to spare.
   int64_t col_smem = 0;
   for (auto& [v, a] : in_access_) {
-    if (ColumnInSmem(a)) col_smem += int64_t{4} * PB_ * BX_ * ((V_ * a.esize + 3) / 4);
+    if (ColumnInSmem(a)) col_smem += int64_t{4} * PB_ * BX_ * ChunkWords(a);
   }
   if (col_smem > kMaxColumnSmemBytes) {
     return absl::InvalidArgumentError(absl::StrCat("codegen: smem_columns needs ", col_smem,
@@ -271,7 +271,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     bool smem_cols = false;
     for (auto& [v, a] : in_access_) {
       if (!ColumnInSmem(a)) continue;
-      const int w = (V_ * a.esize + 3) / 4;
+      const int w = ChunkWords(a);
       smem_cols = true;
       absl::StrAppend(&c, "  __shared__ __align__(16) u32 cs_", a.ptr, "[", PB_ * BX_ * w, "];\n",
                       "  if (fits && ty == 0) {\n#pragma unroll\n",
@@ -282,7 +282,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     if (smem_cols && BY_ > 1) absl::StrAppend(&c, "  __syncthreads();\n");
     for (auto& [v, a] : in_access_) {
       if (!a.has_r || a.has_i || !a.vec || !p_.needed[v] || staged_ || ColumnInSmem(a)) continue;
-      const int w = (V_ * a.esize + 3) / 4;
+      const int w = ChunkWords(a);
       absl::StrAppend(&c, "  u32 cb_", a.ptr, "[", PB_ * w, "];\n  if (fits) {\n#pragma unroll\n",
                       "    for (int k = 0; k < ", PB_, "; ++k) {\n      const i64 jj = (t + (i64)k * T) * ", V_,
                       ";\n      if (jj < rlen) Chunk<", V_ * a.esize, ">::ld(&cb_", a.ptr, "[k * ", w, "], ",
@@ -327,7 +327,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   if (persistent_ && !staged_) {
     for (auto& [v, a] : in_access_) {
       if (!a.has_r || !a.has_i || !a.vec || !p_.needed[v]) continue;
-      const int w = (V_ * a.esize + 3) / 4;
+      const int w = ChunkWords(a);
       absl::StrAppend(&c, "  u32 pb_", a.ptr, "[", PB_ * w, "];\n");
       absl::StrAppend(&c, "  if (fits && ", first_row, " < rows) {\n    rowbase(", first_row, ");\n#pragma unroll\n",
                       "    for (int k = 0; k < ", PB_, "; ++k) {\n      const i64 jj = (t + (i64)k * T) * ", V_,
@@ -412,7 +412,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     for (auto& [v, a] : in_access_) {
       if (!a.has_r || !a.has_i || !a.vec || !p_.needed[v] || staged_) continue;
       if (!prefetch) {
-        const int w = (V_ * a.esize + 3) / 4;
+        const int w = ChunkWords(a);
         absl::StrAppend(&c, "    if (it > 0 && fits && active) {\n#pragma unroll\n",
                         "      for (int k = 0; k < ", PB_, "; ++k) {\n        const i64 jj = (t + (i64)k * T) * ", V_,
                         ";\n        if (jj < rlen) Chunk<", V_ * a.esize, ">::ld(&pb_", a.ptr, "[k * ", w, "], ", a.ptr,
@@ -420,7 +420,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
         continue;
       }
       any = true;
-      const int w = (V_ * a.esize + 3) / 4;
+      const int w = ChunkWords(a);
       absl::StrAppend(&c, "    u32 nb_", a.ptr, "[", PB_ * w, "];\n");
       absl::StrAppend(&swap, "#pragma unroll\n    for (int q = 0; q < ", PB_ * w, "; ++q) pb_", a.ptr,
                       "[q] = nb_", a.ptr, "[q];\n");
@@ -440,7 +440,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
                       ";\n          if (jj < rlen) {\n");
       for (auto& [v, a] : in_access_) {
         if (!a.has_r || !a.has_i || !a.vec || !p_.needed[v] || !prefetch) continue;
-        const int w = (V_ * a.esize + 3) / 4;
+        const int w = ChunkWords(a);
         absl::StrAppend(&c, "            Chunk<", V_ * a.esize, ">::ld(&nb_", a.ptr, "[k * ", w, "], ", a.ptr,
                         " + ro_", a.ptr, "(jj));\n");
       }

@@ -103,7 +103,7 @@ class Generator {
   int PersistentRowWords() const {
     int words = 0;
     for (const auto& [v, a] : in_access_) {
-      if (a.has_r && a.has_i && a.vec && p_.needed[v] && !staged_) words += PB_ * ((V_ * a.esize + 3) / 4);
+      if (a.has_r && a.has_i && a.vec && p_.needed[v] && !staged_) words += PB_ * ChunkWords(a);
     }
     return words;
   }
@@ -113,7 +113,7 @@ class Generator {
     int words = 0;
     for (const auto& [v, a] : in_access_) {
       if (a.has_r && !a.has_i && a.vec && p_.needed[v] && !staged_ && !ColumnInSmem(a)) {
-        words += PB_ * ((V_ * a.esize + 3) / 4);
+        words += PB_ * ChunkWords(a);
       }
     }
     return words;
@@ -128,6 +128,8 @@ class Generator {
   // memory, filled with cp.async by the thread that later reads them,
   // stages_ rows deep (the current row plus stages_ - 1 in flight).
   bool Staged(const Access& a) const { return staged_ && a.has_r && a.vec && p_.needed[a.v]; }
+  // 32-bit words one vector chunk of tensor a takes in registers.
+  int ChunkWords(const Access& a) const { return (V_ * a.esize + 3) / 4; }
   // A column operand kept in shared memory (HeuristicParams::smem_columns).
   bool ColumnInSmem(const Access& a) const {
     return hp_.smem_columns && persistent_ && !staged_ && a.has_r && !a.has_i && a.vec && p_.needed[a.v] &&

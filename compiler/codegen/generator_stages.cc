@@ -84,7 +84,7 @@ std::string Generator::LoopOver(const std::string& body, const std::vector<const
     // 128-bit shared load per chunk).
     // So are column operands kept in shared memory.
     for (const Access* x : ins) {
-      const int w = (V_ * x->esize + 3) / 4;
+      const int w = ChunkWords(*x);
       if (Staged(*x)) {
         absl::StrAppend(&s, "        u32 sw_", x->ptr, "[", w, "];\n        if (active && jj < rlen) Chunk<",
                         V_ * x->esize, ">::ld(sw_", x->ptr, ", ", StagedChunk(*x, "stage", "k"), ");\n");
@@ -98,7 +98,7 @@ std::string Generator::LoopOver(const std::string& body, const std::vector<const
       if (Staged(*x) || ColumnInSmem(*x)) {
         absl::StrAppend(&s, ", sw_", x->ptr);
       } else {
-        absl::StrAppend(&s, ", &", x->has_i ? "pb_" : "cb_", x->ptr, "[k * ", (V_ * x->esize + 3) / 4, "]");
+        absl::StrAppend(&s, ", &", x->has_i ? "pb_" : "cb_", x->ptr, "[k * ", ChunkWords(*x), "]");
       }
     }
     for (int c : cols) absl::StrAppend(&s, ", &cacc", c, "[k * ", V_, "]");
@@ -120,7 +120,7 @@ std::string Generator::LoopOver(const std::string& body, const std::vector<const
   absl::StrAppend(&s, "    if (vec_ok) {\n      for (i64 c0 = t; active && c0 * ", V_,
                   " < rlen; c0 += (i64)T * ", U_, ") {\n");
   for (const Access* x : ins) {
-    absl::StrAppend(&s, "        u32 w_", x->ptr, "[", U_, "][", (V_ * x->esize + 3) / 4, "];\n");
+    absl::StrAppend(&s, "        u32 w_", x->ptr, "[", U_, "][", ChunkWords(*x), "];\n");
   }
   absl::StrAppend(&s, "#pragma unroll\n        for (int u = 0; u < ", U_, "; ++u) {\n          const i64 jj = ", jj,
                   ";\n          if (", in_row, ") {\n");
