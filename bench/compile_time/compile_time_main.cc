@@ -17,6 +17,14 @@
 // NVRTC's own split (front end / NVVM / ptxas) comes from one more compile
 // of each kernel with NVRTC's time trace (--fdevice-time-trace), after the
 // warm ones: proportions of a warm compile, not of the cold one.
+//
+// Where a CUDA driver is installed, NVRTC 13 keeps NVVM's and ptxas' output
+// in the driver's ComputeCache (~/.nv) keyed by the kernel's IR, so every
+// compile after the first of the same kernel, in any process, costs little
+// more than the front end (H200 host: 18 ms against 258 for rmsnorm_bwd_manual,
+// bench/results/compile-time-2026-11-30-s11-nvrtc-cache.log). That is not a
+// cache miss, so the children run with CUDA_CACHE_DISABLE=1 unless
+// --nvrtc-cache (or the variable set already) says otherwise.
 #include <time.h>
 #include <unistd.h>
 
@@ -204,6 +212,7 @@ double Stage(const runtime::JsonValue& row, const char* key, const char* group =
 int Main(int argc, char** argv) {
   int repeat = 5;
   double goal_ms = 150;
+  bool nvrtc_cache = false;
   std::string out_path, single, arch = "sm_90";
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
@@ -219,15 +228,22 @@ int Main(int argc, char** argv) {
       single = next();
     else if (a == "--arch")
       arch = next();
+    else if (a == "--nvrtc-cache")
+      nvrtc_cache = true;
     else if (a == "--help" || a == "-h") {
       std::printf(
-          "usage: %s [--repeat N] [--out FILE.json] [--goal-ms 150] [--arch sm_90] FILES...\n",
+          "usage: %s [--repeat N] [--out FILE.json] [--goal-ms 150] [--arch sm_90] [--nvrtc-cache] "
+          "FILES...\n  --nvrtc-cache: leave the driver's ComputeCache on (NVRTC then reuses NVVM and\n"
+          "  ptxas output of kernels it saw before; off by default: CUDA_CACHE_DISABLE=1)\n",
           argv[0]);
       return 0;
     } else
       files.push_back(a);
   }
   if (!single.empty()) return Single(single, repeat, arch);
+  if (!nvrtc_cache) setenv("CUDA_CACHE_DISABLE", "1", /*overwrite=*/0);  // the children inherit it
+  const char* cache_env = getenv("CUDA_CACHE_DISABLE");
+  const std::string cache_note = absl::StrCat("CUDA_CACHE_DISABLE=", cache_env ? cache_env : "(unset)");
   char self[4096];
   ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
   std::string self_path = n > 0 ? std::string(self, n) : std::string(argv[0]);
@@ -289,13 +305,14 @@ int Main(int argc, char** argv) {
       "(ms; stages from CompileResult::stage_micros, parse = ParseReproFile; each file in a "
       "fresh process: start = NVRTC's one-time start-up there (a daemon pays it at start), "
       "cold = the first compile after it, fresh = start + cold; cpu = process CPU time of the "
-      "cold compile; front/nvvm/ptxas = NVRTC's phases in one more, traced compile; 1-min load "
+      "cold compile; front/nvvm/ptxas = NVRTC's phases in one more, traced compile; %s; 1-min load "
       "average %s on %ld cores)\n%s\n",
-      loadavg.c_str(), sysconf(_SC_NPROCESSORS_ONLN), goal_line.c_str());
+      cache_note.c_str(), loadavg.c_str(), sysconf(_SC_NPROCESSORS_ONLN), goal_line.c_str());
   if (!out_path.empty()) {
     std::ofstream out(out_path);
     out << "{\n \"benchmark\": \"cold compile time per fusion (fresh process each, NVRTC start-up apart)\",\n"
         << " \"loadavg_1min_at_end\": \"" << loadavg << "\",\n"
+        << " \"nvrtc_cache\": \"" << cache_note << "\",\n"
         << " \"cores\": " << sysconf(_SC_NPROCESSORS_ONLN) << ",\n"
         << " \"arch\": \"" << arch << "\",\n \"warm_repeats\": " << repeat << ",\n"
         << " \"goal\": {\"fusion\": \"rmsnorm_bwd_manual\", \"limit_ms\": " << goal_ms

@@ -28,6 +28,7 @@ assert f["cold_total_us"] > 0 and f["warm_median_us"] > 0 and f["warm_runs"] == 
 assert f["nvrtc_start_us"] >= 0 and "nvrtc" in f["cold_stage_us"], f
 split = f["nvrtc_split_us"]  # NVRTC's time trace: its three phases
 assert sorted(split) == ["front_end", "nvvm", "ptxas"] and min(split.values()) > 0, split
+assert d["nvrtc_cache"] == "CUDA_CACHE_DISABLE=1", d  # the driver's ComputeCache off by default
 assert d["goal"]["pass"] is True and d["goal"]["fresh_process_ms"] >= d["goal"]["cold_ms"], d["goal"]
 PY
 out=$("$BIN" --repeat 0 --goal-ms 0.001 "$CORPUS/rmsnorm_bwd_manual.py"); rc=$?

@@ -16,6 +16,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "compiler/codegen/codegen.h"
@@ -58,7 +59,14 @@ int main(int argc, char** argv) {
       shapes.clear();
       for (auto t : absl::StrSplit(a.substr(8), ',')) {
         std::vector<int64_t> s;
-        for (auto d : absl::StrSplit(t, 'x', absl::SkipEmpty())) s.push_back(std::stoll(std::string(d)));
+        for (auto d : absl::StrSplit(t, 'x', absl::SkipEmpty())) {
+          int64_t n = 0;
+          if (!absl::SimpleAtoi(d, &n) || n < 0) {
+            std::cerr << "--shape: '" << d << "' in '" << t << "' is not a size (e.g. --shape=2048x8192,8192)\n";
+            return 2;
+          }
+          s.push_back(n);
+        }
         shapes.push_back(s);
       }
     } else {
@@ -101,12 +109,29 @@ int main(int argc, char** argv) {
   HeuristicParams hp = seg.params;
   for (const std::string& s : sets) {
     std::vector<std::string> kv = absl::StrSplit(s, '=');
-    if (kv.size() != 2) continue;
+    if (kv.size() != 2) {
+      std::cerr << "'" << s << "': expected field=value\n";
+      return 2;
+    }
     const std::string& k = kv[0];
-    const int64_t v = k == "kind" ? 0 : std::stoll(kv[1]);
+    // Numbers, or true/false for the flags.
+    int64_t v = 0;
+    bool flag = false;
+    if (k != "kind" && !absl::SimpleAtoi(kv[1], &v)) {
+      if (!absl::SimpleAtob(kv[1], &flag)) {
+        std::cerr << "field " << k << ": '" << kv[1] << "' is neither a number nor true/false\n";
+        return 2;
+      }
+      v = flag ? 1 : 0;
+    }
     if (k == "kind") {
+      bool known = false;
       for (const Scheduler* sc : Schedulers()) {
-        if (SchedulerName(sc->kind()) == kv[1]) hp.kind = sc->kind();
+        if (SchedulerName(sc->kind()) == kv[1]) hp.kind = sc->kind(), known = true;
+      }
+      if (!known) {
+        std::cerr << "kind: unknown scheduler '" << kv[1] << "'\n";
+        return 2;
       }
     } else if (k == "vectorize") hp.vectorize = v;
     else if (k == "block_x") hp.block_x = v;

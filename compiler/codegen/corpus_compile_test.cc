@@ -7,11 +7,15 @@
 #include <functional>
 #include <vector>
 
+#include "absl/strings/str_replace.h"
+#include "compiler/codegen/codegen.h"
 #include "compiler/codegen/compile_segment.h"
+#include "compiler/codegen/version.h"
 #include "compiler/codegen/manifest.h"
 #include "compiler/frontend/frontend.h"
 #include "compiler/nvrtc/nvrtc_compiler.h"
 #include "compiler/pipeline.h"
+#include "compiler/util/hash.h"
 
 namespace fusiond {
 namespace {
@@ -200,6 +204,31 @@ TEST(CompileSegment, SmemColumnsBeyondTheStaticLimitAreRefused) {
   ASSERT_FALSE(k.ok());
   EXPECT_EQ(k.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(k.status().message().find("smem_columns needs 65536 bytes"), std::string::npos) << k.status();
+}
+
+// The cache key holds kCodegenVersion, not the generated text: a daemon
+// whose RocksDB outlives an upgrade serves the cubins stored under the same
+// version. So any change to the generated source (kernel names aside, they
+// come from the graph's hash) must bump the version. This pins both: when it
+// fails, bump kCodegenVersion (compiler/codegen/version.h) and set
+// kSourceHash to the hash printed below.
+TEST(CodegenVersion, GeneratedCorpusSourceIsPinnedToTheVersion) {
+  constexpr int kPinnedVersion = 3;
+  constexpr uint64_t kSourceHash = 0xf80e8a37279d6237ull;
+  std::string all;
+  for (const char* stem : {"bias_gelu_fwd", "softmax_fwd", "softmax_bwd", "rmsnorm_fwd", "layernorm_fwd",
+                           "rmsnorm_bwd_manual", "rmsnorm_bwd_thunder", "layernorm_bwd_thunder",
+                           "batchnorm_bwd_thunder"}) {
+    CompileResult r;
+    ASSERT_NO_FATAL_FAILURE(ScheduleCorpusFusion(stem, &r));
+    auto k = GenerateKernel(r.segments[0].graph, r.segments[0].params, CodegenOptions{});
+    ASSERT_TRUE(k.ok()) << k.status();
+    all += absl::StrReplaceAll(k->source, {{k->name, "KERNEL"}});
+  }
+  const uint64_t h = Fnv1a64(all);
+  EXPECT_EQ(h, kSourceHash) << "the generated source changed (hash 0x" << std::hex << h
+                            << "): bump kCodegenVersion and pin the new hash here";
+  EXPECT_EQ(kCodegenVersion, kPinnedVersion) << "kCodegenVersion changed: pin the source hash it stands for";
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, CorpusCompile,

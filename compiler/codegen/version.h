@@ -5,7 +5,7 @@
 
 namespace fusiond {
 
-constexpr int kCodegenVersion = 2;
+constexpr int kCodegenVersion = 3;
 
 }  // namespace fusiond
 
