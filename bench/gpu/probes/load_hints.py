@@ -1,0 +1,36 @@
+"""A generated kernel with cache-policy hints on its 16-byte loads (the
+prelude's Chunk<16>::ld, i.e. every vector load of a row or column input),
+to time them against the plain loads (session 11, run 4). Modes:
+  el   ld.global.L1::evict_last.L2::cache_hint, L2 policy evict_last
+       (torch.compile's Triton kernels' first read of a row)
+  na   ld.global.nc.L1::no_allocate.L2::cache_hint, L2 policy evict_last
+  l2   ld.global.nc.L2::cache_hint, L2 policy evict_last (L1 as default)
+  ef   ld.global.L1::evict_first.L2::cache_hint, L2 policy evict_first
+
+  python3 bench/gpu/probes/load_hints.py MODE GENERATED.cu OUT.cu
+then `fusiond_cgdev --compile-cu OUT.cu KERNEL CUBIN` in place of the
+variant's cubin (bench/gpu/variants/s11-4-load-hints.txt)."""
+import sys
+
+PLAIN = "    uint4 t = *(const uint4*)p; w[0] = t.x; w[1] = t.y; w[2] = t.z; w[3] = t.w;\n"
+MODES = {
+    "el": ("evict_last", "ld.global.L1::evict_last.L2::cache_hint.v4.u32"),
+    "na": ("evict_last", "ld.global.nc.L1::no_allocate.L2::cache_hint.v4.u32"),
+    "l2": ("evict_last", "ld.global.nc.L2::cache_hint.v4.u32"),
+    "ef": ("evict_first", "ld.global.L1::evict_first.L2::cache_hint.v4.u32"),
+}
+
+
+def main():
+    mode, src, dst = sys.argv[1:4]
+    policy, op = MODES[mode]
+    text = open(src).read()
+    assert PLAIN in text, "Chunk<16>::ld not found in the expected form"
+    hinted = (f'    unsigned long long pol;\n    asm("createpolicy.fractional.L2::{policy}.b64 %0, 1.0;" : "=l"(pol));\n'
+              f'    asm("{op} {{%0, %1, %2, %3}}, [%4], %5;" : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3])'
+              f' : "l"(p), "l"(pol));\n')
+    open(dst, "w").write(text.replace(PLAIN, hinted, 1))
+
+
+if __name__ == "__main__":
+    main()
