@@ -5,7 +5,9 @@
 # of $BUILD, default build-rt).
 #   [GRID=N] lean_swap.sh VARIANT KIND BX PB MINB [smem]
 # GRID: the blocks the manifest launches (rows / ceil(rows / N)); without it
-# the generated kernel's own cap (from its registers) stays.
+# the generated kernel's own cap (from its registers) stays. The manifest's
+# block becomes BX x 1 (session 11's run 6 swapped into a 64 x 2 variant
+# without it, and the harness failed the result).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 v=.devcarry/variants/$1
@@ -15,13 +17,15 @@ name=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['kernels'
 src=$(ls "$d"/*.cu)
 python3 bench/gpu/probes/lean_rows.py "$2" "$3" "$4" "$5" "$name" "$src" ${6:-} > "$src.lean"
 mv "$src.lean" "$src"
-if [ -n "${GRID:-}" ]; then
-  python3 - "$d/manifest.json" "$GRID" <<'PY'
+# The lean kernel runs BX x 1 threads a block whatever the variant's block
+# was (it strides over rows, so any grid covers them).
+python3 - "$d/manifest.json" "$3" "${GRID:-}" <<'PY'
 import json, sys
-path, n = sys.argv[1], sys.argv[2]
+path, bx, n = sys.argv[1], sys.argv[2], sys.argv[3]
 m = json.load(open(path))
-m["kernels"][0]["grid"][0] = f"ceil_div(max(1, ceil_div(s0, 1)), ceil_div(max(1, ceil_div(s0, 1)), {n}))"
+m["kernels"][0]["block"] = [bx, "1", "1"]
+if n:
+    m["kernels"][0]["grid"][0] = f"ceil_div(max(1, ceil_div(s0, 1)), ceil_div(max(1, ceil_div(s0, 1)), {n}))"
 json.dump(m, open(path, "w"))
 PY
-fi
 "${BUILD:-build-rt}/compiler/nvrtc/fusiond_cgdev" --compile-cu "$src" "$name" "$d/$name.cubin"
