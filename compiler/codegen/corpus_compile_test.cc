@@ -206,6 +206,24 @@ TEST(CompileSegment, SmemColumnsBeyondTheStaticLimitAreRefused) {
   EXPECT_NE(k.status().message().find("smem_columns needs 65536 bytes"), std::string::npos) << k.status();
 }
 
+// Row loops: kernels without a grid barrier stop after their last row group
+// (no 64-bit division per block); cooperative ones keep a common count.
+TEST(CompileSegment, OnlyCooperativeRowLoopsCountIterations) {
+  int cooperative = 0;
+  for (const char* stem : {"softmax_fwd", "rmsnorm_bwd_manual"}) {
+    CompileResult r;
+    ASSERT_NO_FATAL_FAILURE(ScheduleCorpusFusion(stem, &r));
+    auto k = GenerateKernel(r.segments[0].graph, r.segments[0].params, CodegenOptions{});
+    ASSERT_TRUE(k.ok()) << k.status();
+    const bool counted = k->source.find("const i64 iters = (rows + rstride - 1) / rstride;") != std::string::npos;
+    const bool strided = k->source.find("; rg < rows; rg += rstride, ++it) {") != std::string::npos;
+    EXPECT_EQ(counted, k->cooperative) << stem;
+    EXPECT_EQ(strided, !k->cooperative) << stem;
+    cooperative += k->cooperative;
+  }
+  EXPECT_EQ(cooperative, 1);  // one of each
+}
+
 // The cache key holds kCodegenVersion, not the generated text: a daemon
 // whose RocksDB outlives an upgrade serves the cubins stored under the same
 // version. So any change to the generated source (kernel names aside, they
@@ -227,7 +245,9 @@ TEST(CodegenVersion, GeneratedCorpusSourceIsPinnedToTheVersion) {
   }
   const uint64_t h = Fnv1a64(all);
   EXPECT_EQ(h, kSourceHash) << "the generated source changed (hash 0x" << std::hex << h
-                            << "): bump kCodegenVersion and pin the new hash here";
+                            << "): bump kCodegenVersion and pin the new hash here (if only the graphs "
+                               "changed, by a pass or the corpus, their canonical hash in the key "
+                               "already changed: pin the hash alone)";
   EXPECT_EQ(kCodegenVersion, kPinnedVersion) << "kCodegenVersion changed: pin the source hash it stands for";
 }
 
