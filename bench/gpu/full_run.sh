@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The whole check on the lent GPU in one call, its logs folded into few
+# files (only a handful come back from $OUT):
+#   1. bench/gpu/device_run.sh: the C++ and Python runtime GPU tests, the
+#      harness self-test, the wide-row cubin at other shapes, every corpus
+#      fusion against eager and torch.compile (-> device_run.log, the corpus
+#      JSON and PNG);
+#   2. bench/gpu/variants.sh run: the prepared variants, e.g. issue 5's
+#      larger shapes (-> variants.txt);
+#   3. compiler/codegen/device/run_random.sh on .devcarry/cg/rnd if bundled:
+#      random graphs against the CPU reference.
+# The runtime tests' logs, the random-graph summary and every variant's log
+# go to other-logs.txt.
+#
+#   here:  bash scripts/device_bundle.sh build-rt
+#          bash bench/gpu/variants.sh prepare bench/gpu/variants/<list>.txt build-rt
+#          (optional) mkdir -p .devcarry/cg && cp compiler/codegen/device/run_random.* .devcarry/cg/ &&
+#                     build-cg/compiler/nvrtc/fusiond_random_bundle 3000 80 .devcarry/cg/rnd
+#   there: OUT=$OUT bash bench/gpu/full_run.sh      (carry [".devcarry"], ~5 minutes)
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:?set OUT to the folder that comes back}
+mkdir -p "$OUT"
+HARNESS_TIMEOUT=${HARNESS_TIMEOUT:-240} OUT=$OUT bash bench/gpu/device_run.sh --rep 50 --graph-below-us 200 \
+  >"$OUT/device_run.log" 2>&1
+V=$(mktemp -d)
+if [ -d .devcarry/variants ]; then
+  OUT=$V bash bench/gpu/variants.sh run --graph-below-us 200 >"$OUT/variants.txt" 2>&1
+fi
+R=$(mktemp)
+if [ -d .devcarry/cg/rnd ]; then
+  (cd .devcarry/cg && timeout 300 ./run_random.sh) >"$R" 2>&1
+fi
+{
+  for f in "$OUT"/runtime_*.log; do [ -f "$f" ] && { echo "==== $(basename "$f")"; cat "$f"; }; done
+  echo "==== random graphs (last line: the summary)"; cat "$R"
+  echo "==== variants"; cat "$V"/variants/*.log 2>/dev/null
+} >"$OUT/other-logs.txt"
+rm -f "$OUT"/runtime_*.log "$OUT"/*selftest*
+tail -1 "$R"
+ls "$OUT"
