@@ -46,8 +46,18 @@ int CompileCu(const char* source, const char* kernel, const char* out) {
 int main(int argc, char** argv) {
   if (argc == 5 && std::string(argv[1]) == "--compile-cu") return CompileCu(argv[2], argv[3], argv[4]);
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s FILE DIR [field=value ...]\n", argv[0]);
-    return 2;
+    const bool help = argc == 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h");
+    std::fprintf(help ? stdout : stderr,
+                 "usage: %s FILE DIR [field=value ...] [--shape=AxB,C,...]\n"
+                 "       %s --compile-cu SOURCE.cu KERNEL OUT.cubin\n"
+                 "The first form compiles a repro script's one segment as the pipeline would, with\n"
+                 "the heuristics' fields overridden, into DIR (<kernel>.cu, .cubin, manifest.json);\n"
+                 "--shape gives the input sizes (default: the script's). The second compiles\n"
+                 "hand-written CUDA with the pipeline's NVRTC options. Fields (numbers, or\n"
+                 "true/false): kind vectorize block_x block_y grid_x grid_y persistent_batch\n"
+                 "multi_pass unroll smem_buffer smem_bytes cluster_x rows_per_block smem_columns.\n",
+                 argv[0], argv[0]);
+    return help ? 0 : 2;
   }
   auto parsed = ParseReproFile(argv[1]);
   if (!parsed.ok()) { std::cerr << parsed.status() << "\n"; return 1; }
