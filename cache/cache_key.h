@@ -8,9 +8,12 @@
 //   bucket           the input signature, as the heuristics see it: the
 //                    HeuristicParams hash of every segment, in order. For a
 //                    static definition this is a function of the graph; for a
-//                    symbolic one, shapes that get equal parameters share one
-//                    entry (the kernels read real sizes from their arguments),
-//                    so one cubin serves many shapes.
+//                    symbolic one it holds the iteration space's sizes
+//                    (outer_size, inner_size): shapes with equal ones share
+//                    an entry (the kernels read real sizes from their
+//                    arguments); other sizes are other entries, and when
+//                    their kernel text is equal they share NVRTC's work
+//                    (NvrtcOutputCache), not the record.
 //   arch             the target GPU architecture ("sm_90").
 //   options          compile options that change the output
 //                    (allow_precision_increase). dump_pass does not.

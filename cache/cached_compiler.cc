@@ -236,8 +236,9 @@ absl::StatusOr<CachedCompileResult> CachedCompiler::CompileMiss(const std::strin
     key_flights_.erase(*key);
     done.set_value();
   };
-  absl::StatusOr<CompileResult> compiled =
-      CompileFusion(*graph, request.input_shapes, CachedOptions(request.options, true));
+  CompileOptions options = CachedOptions(request.options, true);
+  options.nvrtc_cache = &nvrtc_cache_;
+  absl::StatusOr<CompileResult> compiled = CompileFusion(*graph, request.input_shapes, options);
   if (!compiled.ok()) {
     release();
     return compiled.status();
@@ -322,6 +323,7 @@ CachedCompilerStats CachedCompiler::Stats() const {
   s.joins = joins_;
   s.rejected = rejected_;
   s.key_resolutions = key_resolutions_;
+  s.nvrtc_reuses = nvrtc_cache_.Stats().hits;
   s.in_flight = pool_->running();
   s.queue_depth = pool_->queue_depth();
   return s;

@@ -5,7 +5,9 @@
 //   of the pipeline: passes, segmentation, scheduling) -> cache lookup ->
 //   hit: the stored record. local miss: the shared tier (Redis, when given),
 //   whose record is then stored locally. miss: full compile on a bounded
-//   pool, insert locally and publish to the shared tier.
+//   pool, insert locally and publish to the shared tier. A full compile
+//   whose kernel text this process compiled before (another batch size of a
+//   symbolic definition) reuses that NVRTC output (NvrtcOutputCache).
 //
 // Identical requests in flight compile once (single flight, by request and
 // again by cache key). The pool's queue is bounded: a miss that finds it
@@ -30,6 +32,7 @@
 #include "cache/kernel_cache.h"
 #include "cache/shared_tier.h"
 #include "compiler/ir/builder.h"
+#include "compiler/nvrtc/nvrtc_cache.h"
 #include "compiler/pipeline.h"
 #include "proto/cache.pb.h"
 #include "proto/fusion.pb.h"
@@ -89,6 +92,9 @@ struct CachedCompilerStats {
   uint64_t joins = 0;       // requests that joined a compile in flight
   uint64_t rejected = 0;    // misses refused: compile queue full
   uint64_t key_resolutions = 0;  // front-half runs to find a cache key
+  // Kernel texts a compile found already compiled in this process (a
+  // symbolic definition at a new batch size, say): NVRTC not run for them.
+  uint64_t nvrtc_reuses = 0;
   uint64_t in_flight = 0;   // compile tasks running now
   uint64_t queue_depth = 0; // compile tasks waiting now
 };
@@ -159,6 +165,9 @@ class CachedCompiler {
 
   KernelCache* cache_;
   CachedCompilerOptions options_;
+  // NVRTC's outputs by kernel text: records differ by the sizes in their
+  // heuristics, their kernels often do not.
+  NvrtcOutputCache nvrtc_cache_;
 
   std::mutex mu_;
   std::unordered_map<std::string, std::shared_ptr<Flight>> flights_;      // by request key

@@ -100,6 +100,24 @@ TEST_F(CachedCompilerTest, DifferentConstantsAreDifferentEntries) {
   EXPECT_EQ(compiler_->Stats().compiles, 2u);
 }
 
+// A symbolic definition at another batch size is another record (the
+// heuristics' parameters hold the sizes), but the same kernel text: the
+// second compile reuses NVRTC's output.
+TEST_F(CachedCompilerTest, NewBatchSizeIsANewRecordButNotANewNvrtcCompile) {
+  auto a = compiler_->Compile(MakeRequest(2.5, -64, 256));
+  ASSERT_TRUE(a.ok()) << a.status();
+  auto b = compiler_->Compile(MakeRequest(2.5, -4096, 256));
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_FALSE(a->hit);
+  EXPECT_FALSE(b->hit);
+  EXPECT_NE(a->cache_key, b->cache_key);
+  EXPECT_EQ(compiler_->Stats().compiles, 2u);
+  if (a->compiled.segments(0).kernel().binary().empty()) GTEST_SKIP() << "no NVRTC in this build";
+  EXPECT_EQ(compiler_->Stats().nvrtc_reuses, 1u);
+  EXPECT_EQ(a->compiled.segments(0).kernel().binary(), b->compiled.segments(0).kernel().binary());
+  EXPECT_LT(b->stage_micros.at("nvrtc"), a->stage_micros.at("nvrtc"));
+}
+
 TEST_F(CachedCompilerTest, ConcurrentIdenticalRequestsCompileOnce) {
   constexpr int kRequests = 32;
   std::vector<std::promise<absl::StatusOr<CachedCompileResult>>> results(kRequests);

@@ -27,6 +27,9 @@ struct KernelArtifact {
   std::string manifest_json;
   double codegen_micros = 0;
   double nvrtc_micros = 0;
+  // NVRTC's output came from an NvrtcOutputCache (the same kernel text was
+  // compiled before in this process); nvrtc_micros is then the lookup's.
+  bool nvrtc_reused = false;
 };
 
 }  // namespace fusiond

@@ -128,6 +128,7 @@ absl::StatusOr<CompileResult> CompileFusion(
       so.kernel_name = absl::StrCat("fusion_", result.canonical_hash.substr(0, 12), "_k", i);
       so.arch = options.arch;
       so.sm_count = target->sm_count;
+      so.nvrtc_cache = options.nvrtc_cache;
       auto k = CompileSegment(seg.graph, seg.params, so);
       if (!k.ok()) return k.status();
       result.stage_micros["codegen"] += k->codegen_micros;

@@ -17,6 +17,8 @@
 
 namespace fusiond {
 
+class NvrtcOutputCache;  // compiler/nvrtc/nvrtc_cache.h
+
 struct CompileOptions {
   // Target GPU architecture. Default: "sm_90" (H100/H200).
   std::string arch = "sm_90";
@@ -27,6 +29,10 @@ struct CompileOptions {
   std::string dump_pass;
   // Run code generation and NVRTC. Default: true.
   bool generate_code = true;
+  // NVRTC outputs by kernel text, shared across compiles (the daemon keeps
+  // one); must outlive the call. Not part of any cache key: it changes how
+  // long a compile takes, never its result. Default: none.
+  NvrtcOutputCache* nvrtc_cache = nullptr;
 };
 
 // One pass application.

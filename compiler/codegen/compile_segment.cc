@@ -25,7 +25,14 @@ absl::StatusOr<KernelArtifact> CompileSegment(const Graph& g, const HeuristicPar
       std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
   NvrtcOptions no;
   no.arch = options.arch;
-  auto bin = CompileWithNvrtc(k->source, k->name, no);
+  auto compile = [&](const GeneratedKernel& gk) -> absl::StatusOr<NvrtcOutput> {
+    if (options.nvrtc_cache == nullptr) return CompileWithNvrtc(gk.source, gk.name, no);
+    bool reused = false;
+    auto out = options.nvrtc_cache->Compile(gk.source, gk.name, no, &reused);
+    a.nvrtc_reused |= reused;
+    return out;
+  };
+  auto bin = compile(*k);
   if (!bin.ok() && !absl::IsUnavailable(bin.status())) return bin.status();
   // Blocks per SM asked of ptxas rest on a register estimate; when ptxas had
   // to spill to meet it, ask for fewer: two instead of more, else one (a
@@ -34,7 +41,7 @@ absl::StatusOr<KernelArtifact> CompileSegment(const Graph& g, const HeuristicPar
     co.max_min_blocks = k->min_blocks > 2 ? 2 : 1;
     auto k2 = GenerateKernel(g, params, co);
     if (!k2.ok()) return k2.status();
-    auto bin2 = CompileWithNvrtc(k2->source, k2->name, no);
+    auto bin2 = compile(*k2);
     if (!bin2.ok()) return bin2.status();
     bin2->micros += bin->micros;
     k = std::move(k2);

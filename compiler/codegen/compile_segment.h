@@ -8,6 +8,7 @@
 #include "absl/status/statusor.h"
 #include "compiler/artifact.h"
 #include "compiler/ir/graph.h"
+#include "compiler/nvrtc/nvrtc_cache.h"
 #include "compiler/scheduler/heuristics.h"
 
 namespace fusiond {
@@ -16,6 +17,9 @@ struct SegmentCompileOptions {
   std::string kernel_name = "fusion_kernel";  // Default: "fusion_kernel"
   std::string arch = "sm_90";                 // Default: "sm_90"
   int sm_count = 132;                         // Default: 132 (H200)
+  // NVRTC outputs of kernel texts compiled before; must outlive the call.
+  // Default: none (every call compiles).
+  NvrtcOutputCache* nvrtc_cache = nullptr;
 };
 
 // Fills every field of KernelArtifact. Without NVRTC in this build the

@@ -13,6 +13,7 @@
 #include "compiler/codegen/version.h"
 #include "compiler/codegen/manifest.h"
 #include "compiler/frontend/frontend.h"
+#include "compiler/nvrtc/nvrtc_cache.h"
 #include "compiler/nvrtc/nvrtc_compiler.h"
 #include "compiler/pipeline.h"
 #include "compiler/util/hash.h"
@@ -204,6 +205,40 @@ TEST(CompileSegment, SmemColumnsBeyondTheStaticLimitAreRefused) {
   ASSERT_FALSE(k.ok());
   EXPECT_EQ(k.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(k.status().message().find("smem_columns needs 65536 bytes"), std::string::npos) << k.status();
+}
+
+// A symbolic definition at another batch size is another cache record (the
+// heuristics' parameters hold the sizes) but, sizes being kernel arguments,
+// the same kernel text: with an NvrtcOutputCache it is compiled once.
+TEST(CompileSegment, NewBatchSizeReusesTheCompiledKernelText) {
+  if (NvrtcVersion() == "none") GTEST_SKIP() << "no NVRTC in this build";
+  auto parsed = ParseReproFile(std::string(FUSIOND_CORPUS_DIR) + "/rmsnorm_bwd_manual.py");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  NvrtcOutputCache cache;
+  CompileOptions o;
+  o.nvrtc_cache = &cache;
+  std::vector<KernelArtifact> kernels;
+  for (int64_t rows : {2048, 3000, 2048}) {
+    auto r = CompileFusion(parsed->graph, {{rows, 8192}, {rows, 1}, {rows, 8192}, {8192}}, o);
+    ASSERT_TRUE(r.ok()) << r.status();
+    ASSERT_EQ(r->segments.size(), 1u);
+    EXPECT_EQ(r->segments[0].params.outer_size, rows);
+    kernels.push_back(*r->segments[0].kernel);
+  }
+  EXPECT_FALSE(kernels[0].nvrtc_reused);
+  for (int i : {1, 2}) {
+    EXPECT_TRUE(kernels[i].nvrtc_reused) << i;
+    EXPECT_EQ(kernels[i].binary, kernels[0].binary);
+    EXPECT_EQ(kernels[i].registers, kernels[0].registers);
+    EXPECT_EQ(kernels[i].manifest_json, kernels[0].manifest_json);
+  }
+  EXPECT_EQ(cache.Stats().misses, 1u);
+  EXPECT_EQ(cache.Stats().hits, 2u);
+  // Without the cache every compile runs NVRTC.
+  auto r = CompileFusion(parsed->graph, {{3000, 8192}, {3000, 1}, {3000, 8192}, {8192}}, CompileOptions{});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->segments[0].kernel->nvrtc_reused);
+  EXPECT_EQ(r->segments[0].kernel->binary, kernels[0].binary);
 }
 
 // Row loops: kernels without a grid barrier stop after their last row group

@@ -74,7 +74,7 @@ class HitMissTest(DaemonTestCase):
         self.assertEqual(self.client.compile(g, SHAPES).cache, "hit")
         self.assertEqual(self.client.stats()["compiles"], 0)
 
-    def test_symbolic_shapes_with_equal_heuristics_share_one_entry(self):
+    def test_symbolic_shapes_share_an_entry_or_the_kernel(self):
         b = fusiond.GraphBuilder()
         x = b.define_tensor([-1, -1, -1], "float32")
         b.add_output(b.op("mul", x, b.define_constant(3.0)))
@@ -88,6 +88,11 @@ class HitMissTest(DaemonTestCase):
         self.assertEqual([k.binary for k in same.kernels], [k.binary for k in first.kernels])
         self.assertNotEqual(other.response.cache_key, first.response.cache_key)
         self.assertEqual(self.client.stats()["compiles"], 2)
+        # The other entry's kernel has the same text (sizes are arguments):
+        # its compile took NVRTC's output from the first one.
+        if first.kernels[0].binary:
+            self.assertEqual([k.binary for k in other.kernels], [k.binary for k in first.kernels])
+            self.assertEqual(d.metric(self.daemon.metrics_text(), "fusiond_nvrtc_reuses_total"), 1)
 
     def test_lookup_never_compiles(self):
         g = d.scaled_graph(3.25)
