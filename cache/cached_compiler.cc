@@ -38,7 +38,10 @@ std::string CachedCompileResult::ReportJson() const {
 }
 
 CachedCompiler::CachedCompiler(KernelCache* cache, CachedCompilerOptions options)
-    : cache_(cache), options_(std::move(options)) {
+    : cache_(cache),
+      options_(std::move(options)),
+      text_store_(cache),
+      nvrtc_cache_(uint64_t{64} << 20, &text_store_) {
   pool_ = std::make_unique<CompilePool>(options_.compile_threads, options_.max_queue);
 }
 
@@ -249,6 +252,7 @@ absl::StatusOr<CachedCompileResult> CachedCompiler::CompileMiss(const std::strin
   r.compiled_here = true;
   Timer t;
   absl::Status inserted = cache_->Insert(*key, r.compiled);
+  if (inserted.ok()) text_store_.Index(*key, r.compiled, options.arch);
   r.stage_micros["cache_io"] += t.Micros();
   if (inserted.ok() && options_.shared != nullptr) {
     // Best effort: a failed publish only costs other daemons a compile.

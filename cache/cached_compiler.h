@@ -5,9 +5,10 @@
 //   of the pipeline: passes, segmentation, scheduling) -> cache lookup ->
 //   hit: the stored record. local miss: the shared tier (Redis, when given),
 //   whose record is then stored locally. miss: full compile on a bounded
-//   pool, insert locally and publish to the shared tier. A full compile
-//   whose kernel text this process compiled before (another batch size of a
-//   symbolic definition) reuses that NVRTC output (NvrtcOutputCache).
+//   pool, insert locally and publish to the shared tier. A kernel whose text
+//   was compiled before (another batch size of a symbolic definition), in
+//   this process or in any stored record, reuses that NVRTC output
+//   (NvrtcOutputCache over KernelTextStore).
 //
 // Identical requests in flight compile once (single flight, by request and
 // again by cache key). The pool's queue is bounded: a miss that finds it
@@ -30,6 +31,7 @@
 #include "absl/status/statusor.h"
 #include "cache/compile_pool.h"
 #include "cache/kernel_cache.h"
+#include "cache/kernel_text_store.h"
 #include "cache/shared_tier.h"
 #include "compiler/ir/builder.h"
 #include "compiler/nvrtc/nvrtc_cache.h"
@@ -92,8 +94,9 @@ struct CachedCompilerStats {
   uint64_t joins = 0;       // requests that joined a compile in flight
   uint64_t rejected = 0;    // misses refused: compile queue full
   uint64_t key_resolutions = 0;  // front-half runs to find a cache key
-  // Kernel texts a compile found already compiled in this process (a
-  // symbolic definition at a new batch size, say): NVRTC not run for them.
+  // Kernels of full compiles whose text was compiled before, in this process
+  // or in a stored record (a symbolic definition at a new batch size, say):
+  // NVRTC not run for them.
   uint64_t nvrtc_reuses = 0;
   uint64_t in_flight = 0;   // compile tasks running now
   uint64_t queue_depth = 0; // compile tasks waiting now
@@ -166,7 +169,9 @@ class CachedCompiler {
   KernelCache* cache_;
   CachedCompilerOptions options_;
   // NVRTC's outputs by kernel text: records differ by the sizes in their
-  // heuristics, their kernels often do not.
+  // heuristics, their kernels often do not. In memory, then in the stored
+  // records (text_store_ indexes each compiled record's kernels).
+  KernelTextStore text_store_;
   NvrtcOutputCache nvrtc_cache_;
 
   std::mutex mu_;

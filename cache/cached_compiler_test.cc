@@ -118,6 +118,44 @@ TEST_F(CachedCompilerTest, NewBatchSizeIsANewRecordButNotANewNvrtcCompile) {
   EXPECT_LT(b->stage_micros.at("nvrtc"), a->stage_micros.at("nvrtc"));
 }
 
+// After a restart the kernel text is found in the stored record: a new
+// batch size still runs no NVRTC.
+TEST_F(CachedCompilerTest, NewBatchSizeAfterARestartFindsTheKernelInTheStoredRecord) {
+  auto a = compiler_->Compile(MakeRequest(3.5, -64, 256));
+  ASSERT_TRUE(a.ok()) << a.status();
+  if (a->compiled.segments(0).kernel().binary().empty()) GTEST_SKIP() << "no NVRTC in this build";
+  Reopen();
+  auto b = compiler_->Compile(MakeRequest(3.5, -4096, 256));
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_FALSE(b->hit);
+  EXPECT_EQ(compiler_->Stats().compiles, 1u);
+  EXPECT_EQ(compiler_->Stats().nvrtc_reuses, 1u);
+  EXPECT_EQ(a->compiled.segments(0).kernel().binary(), b->compiled.segments(0).kernel().binary());
+  EXPECT_EQ(a->compiled.segments(0).kernel().registers(), b->compiled.segments(0).kernel().registers());
+  // Another definition's kernel is not found there: compiled.
+  auto c = compiler_->Compile(MakeRequest(4.5, -4096, 256));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(compiler_->Stats().nvrtc_reuses, 1u);
+}
+
+// The index points at records; once the record is evicted the kernel is
+// compiled again, and nothing else changes.
+TEST_F(CachedCompilerTest, KernelIndexOfAnEvictedRecordIsAMiss) {
+  auto a = compiler_->Compile(MakeRequest(5.5, -64, 256));
+  ASSERT_TRUE(a.ok()) << a.status();
+  if (a->compiled.segments(0).kernel().binary().empty()) GTEST_SKIP() << "no NVRTC in this build";
+  Reopen();
+  {
+    rocksdb::DB* db = cache_->db();
+    ASSERT_TRUE(db->Delete(rocksdb::WriteOptions(), cache_->records_family(), a->cache_key).ok());
+  }
+  Reopen();
+  auto b = compiler_->Compile(MakeRequest(5.5, -4096, 256));
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(compiler_->Stats().nvrtc_reuses, 0u);
+  EXPECT_EQ(a->compiled.segments(0).kernel().binary(), b->compiled.segments(0).kernel().binary());
+}
+
 TEST_F(CachedCompilerTest, ConcurrentIdenticalRequestsCompileOnce) {
   constexpr int kRequests = 32;
   std::vector<std::promise<absl::StatusOr<CachedCompileResult>>> results(kRequests);

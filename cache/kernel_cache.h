@@ -7,8 +7,10 @@
 //   access    key -> last access time and record size: the LRU index. Hits
 //             update it without the WAL (a crash may lose recent access
 //             times, never records).
-//   requests  RequestKey -> encoded CacheKey: which record an exact request
-//             resolves to, so a repeated request needs no pipeline work.
+//   requests  RequestKey ("r1|...") -> encoded CacheKey: which record an
+//             exact request resolves to, so a repeated request needs no
+//             pipeline work. Also "t1|<kernel text digest>" -> the record
+//             and segment holding that kernel (KernelTextStore).
 //
 // A record that fails its checksum (or that RocksDB reports corrupt) is
 // counted, deleted and reported as NotFound: it is recompiled, never served.

@@ -25,7 +25,8 @@ uint64_t OutputBytes(const NvrtcOutput& o) {
 
 }  // namespace
 
-NvrtcOutputCache::NvrtcOutputCache(uint64_t max_bytes) : max_bytes_(max_bytes) {}
+NvrtcOutputCache::NvrtcOutputCache(uint64_t max_bytes, NvrtcOutputStore* store)
+    : max_bytes_(max_bytes), store_(store) {}
 
 absl::StatusOr<NvrtcOutput> NvrtcOutputCache::Compile(const std::string& source,
                                                       const std::string& kernel_name,
@@ -44,6 +45,20 @@ absl::StatusOr<NvrtcOutput> NvrtcOutputCache::Compile(const std::string& source,
       if (reused != nullptr) *reused = true;
       return out;
     }
+  }
+  if (store_ != nullptr) {
+    if (std::optional<NvrtcOutput> kept = store_->Find(source, kernel_name, options)) {
+      kept->micros = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+      std::lock_guard<std::mutex> lock(mu_);
+      ++hits_;
+      ++store_hits_;
+      InsertLocked(std::move(key), *kept);
+      if (reused != nullptr) *reused = true;
+      return *std::move(kept);
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
     ++misses_;
   }
   absl::StatusOr<NvrtcOutput> out = CompileWithNvrtc(source, kernel_name, options);
@@ -75,6 +90,7 @@ NvrtcCacheStats NvrtcOutputCache::Stats() const {
   std::lock_guard<std::mutex> lock(mu_);
   NvrtcCacheStats s;
   s.hits = hits_;
+  s.store_hits = store_hits_;
   s.misses = misses_;
   s.entries = entries_.size();
   s.bytes = bytes_;

@@ -80,3 +80,48 @@ TEST(NvrtcOutputCache, EvictsTheLeastRecentlyUsedAtTheCap) {
 
 }  // namespace
 }  // namespace fusiond
+
+namespace fusiond {
+namespace {
+
+// A store that holds one output, for the second-level path.
+class OneOutputStore : public NvrtcOutputStore {
+ public:
+  std::optional<NvrtcOutput> Find(const std::string& source, const std::string& kernel_name,
+                                  const NvrtcOptions& options) override {
+    ++finds;
+    if (source != "held" || kernel_name != "k" || options.arch != "sm_90") return std::nullopt;
+    NvrtcOutput o;
+    o.binary = "cubin bytes";
+    o.registers = 42;
+    return o;
+  }
+  int finds = 0;
+};
+
+TEST(NvrtcOutputCache, AsksTheStoreOnAMissInMemoryAndKeepsWhatItFound) {
+  OneOutputStore store;
+  NvrtcOutputCache cache(uint64_t{1} << 20, &store);
+  bool reused = false;
+  auto held = cache.Compile("held", "k", NvrtcOptions{}, &reused);
+  ASSERT_TRUE(held.ok()) << held.status();
+  EXPECT_TRUE(reused);
+  EXPECT_EQ(held->binary, "cubin bytes");
+  EXPECT_EQ(held->registers, 42);
+  EXPECT_EQ(store.finds, 1);
+  ASSERT_TRUE(cache.Compile("held", "k", NvrtcOptions{}, &reused).ok());  // from memory now
+  EXPECT_TRUE(reused);
+  EXPECT_EQ(store.finds, 1);
+  EXPECT_EQ(cache.Stats().hits, 2u);
+  EXPECT_EQ(cache.Stats().store_hits, 1u);
+  EXPECT_EQ(cache.Stats().misses, 0u);
+  // Not in the store: compiled (or Unavailable without NVRTC).
+  auto other = cache.Compile("extern \"C\" __global__ void k() {}\n", "k", NvrtcOptions{}, &reused);
+  EXPECT_FALSE(reused);
+  EXPECT_EQ(store.finds, 2);
+  EXPECT_EQ(cache.Stats().misses, 1u);
+  if (!absl::IsUnavailable(other.status())) EXPECT_TRUE(other.ok()) << other.status();
+}
+
+}  // namespace
+}  // namespace fusiond

@@ -93,6 +93,12 @@ class HitMissTest(DaemonTestCase):
         if first.kernels[0].binary:
             self.assertEqual([k.binary for k in other.kernels], [k.binary for k in first.kernels])
             self.assertEqual(d.metric(self.daemon.metrics_text(), "fusiond_nvrtc_reuses_total"), 1)
+            # After a restart the kernel is found in the stored records.
+            self.daemon.restart()
+            fourth = self.client.compile(g, [[32, 16, 256]])
+            self.assertEqual(fourth.cache, "miss")
+            self.assertEqual([k.binary for k in fourth.kernels], [k.binary for k in first.kernels])
+            self.assertEqual(d.metric(self.daemon.metrics_text(), "fusiond_nvrtc_reuses_total"), 1)
 
     def test_lookup_never_compiles(self):
         g = d.scaled_graph(3.25)
