@@ -66,7 +66,7 @@ class StatsCollectable : public prometheus::Collectable {
         "Front-half pipeline runs to find the cache key of a new request", T::Counter,
         c.key_resolutions);
     add("fusiond_nvrtc_reuses_total",
-        "Kernels of full compiles whose text this daemon had compiled before (NVRTC skipped)",
+        "Kernels of full compiles whose text was compiled before (NVRTC skipped)",
         T::Counter, c.nvrtc_reuses);
     add("fusiond_cache_corrupt_records_total",
         "Stored records that failed their checksum (deleted, recompiled)", T::Counter,

@@ -6,7 +6,8 @@ hit), side by side in one run on this machine.
 
 Starts a real fusiond on loopback (fresh cache) and asks it, through
 `fusionc --server`, for rmsnorm_bwd_manual (the corpus) at several batch
-sizes, then for each again. Prints the daemon's own compile time (its
+sizes, then for each again, then restarts it and asks for three more
+sizes (found in the stored records). Prints the daemon's own compile time (its
 "compiled" log events) and fusionc's wall time per request, medians with
 their ratios to the first compile, and writes
 bench/results/batch-size-<date>.json. Not a test.
@@ -30,6 +31,7 @@ sys.path.insert(0, os.path.join(_ROOT, "tests", "service"))
 import daemon as d  # noqa: E402
 
 ROWS = [2048, 1024, 3000, 4096, 512, 8192, 6144, 2500]
+AFTER_RESTART = [1536, 5000, 7000]
 
 
 def compile_once(fusionc, target, path, rows, cols):
@@ -63,7 +65,8 @@ def main():
     fusionc = os.environ.get("FUSIONC_BIN", "fusionc")
     tmp = d.TempDir("fusiond-batch-bench-")
     daemon = d.Daemon(os.path.join(tmp.path, "cache"))
-    rows = {"first batch size (NVRTC)": [], "new batch size": [], "repeat (hit)": []}
+    rows = {"first batch size (NVRTC)": [], "new batch size": [], "repeat (hit)": [],
+            "new size after a restart": []}
     try:
         daemon.start()
         target = daemon.target
@@ -77,16 +80,25 @@ def main():
             wall, cache = compile_once(fusionc, target, args.fusion, r, args.cols)
             assert cache == "hit", (r, cache)
             hits.append(wall)
+        reuses = d.metric(daemon.metrics_text(), "fusiond_nvrtc_reuses_total")
+        # A new process: the kernel is found in the stored records.
+        daemon.restart()
+        restarted = []
+        for r in AFTER_RESTART:
+            wall, cache = compile_once(fusionc, target, args.fusion, r, args.cols)
+            assert cache == "miss", (r, cache)
+            restarted.append(wall)
+        reuses_after = d.metric(daemon.metrics_text(), "fusiond_nvrtc_reuses_total")
         with open(daemon.log_path, errors="replace") as f:
             compiled = compiled_events(f.read())
-        reuses = d.metric(daemon.metrics_text(), "fusiond_nvrtc_reuses_total")
     finally:
         daemon.stop()
         tmp.cleanup()
-    assert len(compiled) == len(ROWS), compiled
+    assert len(compiled) == len(ROWS) + len(AFTER_RESTART), compiled
     rows["first batch size (NVRTC)"] = [(compiled[0], walls[0])]
-    rows["new batch size"] = list(zip(compiled[1:], walls[1:]))
+    rows["new batch size"] = list(zip(compiled[1:len(ROWS)], walls[1:]))
     rows["repeat (hit)"] = [(0.0, w) for w in hits]
+    rows["new size after a restart"] = list(zip(compiled[len(ROWS):], restarted))
     first_ms, first_wall = rows["first batch size (NVRTC)"][0]
     print(f"{os.path.basename(args.fusion)} x {args.cols} columns at {len(ROWS)} batch sizes "
           f"({', '.join(map(str, ROWS))}); {os.cpu_count()} cores")
@@ -98,14 +110,15 @@ def main():
         medians[k] = {"daemon_compile_ms": c, "fusionc_wall_ms": w}
         ratio = f"{first_ms / c:8.0f}x" if c > 0 else f"{'-':>9}"
         print(f"{k:26} {c:18.2f} {ratio} {w:16.2f} {first_wall / w:8.1f}x")
-    print(f"fusiond_nvrtc_reuses_total {reuses:.0f} (of {len(ROWS) - 1} new batch sizes); "
-          f"fusionc's wall includes its process start")
+    print(f"fusiond_nvrtc_reuses_total {reuses:.0f} (of {len(ROWS) - 1} new batch sizes), after the restart "
+          f"{reuses_after:.0f} (of {len(AFTER_RESTART)}); fusionc's wall includes its process start")
     os.makedirs(args.results_dir, exist_ok=True)
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
     out = os.path.join(args.results_dir, f"batch-size-{date}.json")
     with open(out, "w") as f:
         json.dump({"date": date, "fusion": os.path.basename(args.fusion), "cols": args.cols, "rows": ROWS,
-                   "cpu_count": os.cpu_count(), "ms": rows, "median": medians, "nvrtc_reuses": reuses},
+                   "after_restart": AFTER_RESTART, "cpu_count": os.cpu_count(), "ms": rows, "median": medians,
+                   "nvrtc_reuses": reuses, "nvrtc_reuses_after_restart": reuses_after},
                   f, indent=1)
     print(f"wrote {out}")
     return 0
