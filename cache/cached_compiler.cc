@@ -111,6 +111,7 @@ absl::StatusOr<fusiond::v1::CompiledFusion> CachedCompiler::TimedLookup(
   if (!value.ParseFromString(*payload)) return found;
   Timer local;
   absl::Status inserted = cache_->Insert(key, value);
+  if (inserted.ok()) text_store_.Index(key, value, /*arch=*/"");
   (*stage_micros)["cache_io"] += local.Micros();
   if (!inserted.ok()) return inserted;
   ++shared_hits_;

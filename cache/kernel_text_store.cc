@@ -22,8 +22,10 @@ void KernelTextStore::Index(const std::string& cache_key, const fusiond::v1::Com
   for (int i = 0; i < record.segments_size(); ++i) {
     const fusiond::v1::Kernel& k = record.segments(i).kernel();
     if (!record.segments(i).has_kernel() || k.binary().empty()) continue;
+    const std::string& a = !arch.empty() ? arch : k.is_ptx() ? std::string() : k.arch();
+    if (a.empty()) continue;
     // Best effort: an index entry lost is a compile later, nothing worse.
-    (void)cache_->InsertRequest(IndexKey(k.cuda_source(), k.kernel_name(), arch),
+    (void)cache_->InsertRequest(IndexKey(k.cuda_source(), k.kernel_name(), a),
                                 absl::StrCat(i, "|", cache_key));
   }
 }

@@ -27,7 +27,9 @@ class KernelTextStore : public NvrtcOutputStore {
   explicit KernelTextStore(KernelCache* cache) : cache_(cache) {}
 
   // Indexes the kernels of the record stored under `cache_key`, compiled
-  // for `arch`. Kernels without a binary (no NVRTC) are skipped.
+  // for `arch` (empty: each kernel's own arch; PTX kernels are then skipped,
+  // theirs is not the arch asked for). Kernels without a binary (no NVRTC)
+  // are skipped.
   void Index(const std::string& cache_key, const fusiond::v1::CompiledFusion& record,
              const std::string& arch);
 

@@ -295,6 +295,13 @@ class SharedTierTest(unittest.TestCase):
         text = b.metrics_text()
         self.assertEqual(d.metric(text, "fusiond_shared_tier_hits_total"), 1)
         self.assertEqual(d.metric(text, "fusiond_compiles_total"), 0)
+        # Another batch size on b: a new record, its kernel found in the one
+        # the shared tier gave b.
+        third = b.client.compile(g, [[4096, 256]])
+        self.assertEqual(third.cache, "miss")
+        if first.kernels[0].binary:
+            self.assertEqual(d.metric(b.metrics_text(), "fusiond_nvrtc_reuses_total"), 1)
+            self.assertEqual([k.binary for k in third.kernels], [k.binary for k in first.kernels])
 
         # Redis gone: b still serves from its own cache; a new graph compiles.
         redis.stop()
