@@ -70,24 +70,21 @@ def main():
     try:
         daemon.start()
         target = daemon.target
-        walls = []
-        for r in ROWS:
-            wall, cache = compile_once(fusionc, target, args.fusion, r, args.cols)
-            assert cache == "miss", (r, cache)
-            walls.append(wall)
-        hits = []
-        for r in ROWS:
-            wall, cache = compile_once(fusionc, target, args.fusion, r, args.cols)
-            assert cache == "hit", (r, cache)
-            hits.append(wall)
+
+        def walls_of(sizes, expected):
+            out = []
+            for r in sizes:
+                wall, cache = compile_once(fusionc, target, args.fusion, r, args.cols)
+                assert cache == expected, (r, cache)
+                out.append(wall)
+            return out
+
+        walls = walls_of(ROWS, "miss")
+        hits = walls_of(ROWS, "hit")
         reuses = d.metric(daemon.metrics_text(), "fusiond_nvrtc_reuses_total")
         # A new process: the kernel is found in the stored records.
         daemon.restart()
-        restarted = []
-        for r in AFTER_RESTART:
-            wall, cache = compile_once(fusionc, target, args.fusion, r, args.cols)
-            assert cache == "miss", (r, cache)
-            restarted.append(wall)
+        restarted = walls_of(AFTER_RESTART, "miss")
         reuses_after = d.metric(daemon.metrics_text(), "fusiond_nvrtc_reuses_total")
         with open(daemon.log_path, errors="replace") as f:
             compiled = compiled_events(f.read())
