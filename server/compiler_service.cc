@@ -386,6 +386,7 @@ grpc::ServerUnaryReactor* CompilerService::Stats(grpc::CallbackServerContext* co
   response->set_queue_depth(c.queue_depth);
   response->set_single_flight_joins(c.joins);
   response->set_rejected(c.rejected);
+  response->set_nvrtc_reuses(c.nvrtc_reuses);
   if (metrics_) metrics_->ObserveRpc("Stats", RpcResult::kOk, SecondsSince(start));
   auto* reactor = context->DefaultReactor();
   reactor->Finish(grpc::Status::OK);

@@ -93,6 +93,7 @@ class HitMissTest(DaemonTestCase):
         if first.kernels[0].binary:
             self.assertEqual([k.binary for k in other.kernels], [k.binary for k in first.kernels])
             self.assertEqual(d.metric(self.daemon.metrics_text(), "fusiond_nvrtc_reuses_total"), 1)
+            self.assertEqual(self.client.stats()["nvrtc_reuses"], 1)
             # After a restart the kernel is found in the stored records.
             self.daemon.restart()
             fourth = self.client.compile(g, [[32, 16, 256]])
