@@ -31,9 +31,9 @@ absl::StatusOr<KernelArtifact> CompileSegment(const Graph& g, const HeuristicPar
 
 // Compiles the device prelude with a one-line kernel for `arch` and returns
 // the microseconds it took. A process's first NVRTC call costs far more than
-// the next ones (library loading and initialization: on the H200 host every
-// fresh process took 368-708 ms per corpus fusion against 22-40 ms warm,
-// bench/results/compile-time-2026-11-30-s7-h200.json), and for its first
+// the next ones (library loading and initialization: ~200 ms on the H200
+// host whatever the kernel, 40-60 ms on the dev machine;
+// bench/results/compile-time-2026-11-30-s9-h200-first-call.log), and for its first
 // ~25 ms it replaces the process's SIGTERM handler; a daemon should pay
 // both before it serves. Unavailable without NVRTC.
 absl::StatusOr<double> WarmUpNvrtc(const std::string& arch);
