@@ -1,7 +1,5 @@
 #include "cache/kernel_text_store.h"
 
-#include <cstdlib>
-
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"

@@ -32,6 +32,7 @@ absl::StatusOr<NvrtcOutput> NvrtcOutputCache::Compile(const std::string& source,
                                                       const std::string& kernel_name,
                                                       const NvrtcOptions& options, bool* reused) {
   const auto t0 = std::chrono::steady_clock::now();
+  auto since_t0 = [&] { return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count(); };
   std::string key = InputKey(source, kernel_name, options);
   if (reused != nullptr) *reused = false;
   {
@@ -41,14 +42,14 @@ absl::StatusOr<NvrtcOutput> NvrtcOutputCache::Compile(const std::string& source,
       ++hits_;
       lru_.splice(lru_.begin(), lru_, it->second.lru);
       NvrtcOutput out = it->second.output;
-      out.micros = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+      out.micros = since_t0();
       if (reused != nullptr) *reused = true;
       return out;
     }
   }
   if (store_ != nullptr) {
     if (std::optional<NvrtcOutput> kept = store_->Find(source, kernel_name, options)) {
-      kept->micros = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+      kept->micros = since_t0();
       std::lock_guard<std::mutex> lock(mu_);
       ++hits_;
       ++store_hits_;
