@@ -23,7 +23,11 @@
 # replaced. Without fields the pipeline decides. A line
 #   # swap NAME KIND BX PB MINB [smem] [grid=N]
 # then puts bench/gpu/probes/lean_rows.py's kernel in NAME's place
-# (bench/gpu/probes/lean_swap.sh; grid=N: the blocks launched).
+# (bench/gpu/probes/lean_swap.sh; grid=N: the blocks launched). A line
+#   # edit NAME PROBE.py [ARGS...]
+# rewrites NAME's generated kernel with bench/gpu/probes/PROBE.py
+# (PROBE.py GENERATED.cu OUT.cu ARGS...) and recompiles its cubin with the
+# pipeline's NVRTC options.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 D=.devcarry
@@ -93,6 +97,18 @@ PY
       [ -d "$D/variants/$name${SUFFIX:-}" ] || continue
       echo "$name${SUFFIX:-} (swapped): $(GRID=$grid BUILD=$BUILD bash bench/gpu/probes/lean_swap.sh \
         "$name${SUFFIX:-}" "$kind" "$bx" "$pb" "$mb" $smem)"
+    done
+    # Hand edits of generated kernels (bench/gpu/probes/*.py).
+    [ -n "$CGDEV" ] || CGDEV=$BUILD/compiler/nvrtc/fusiond_cgdev
+    grep -E '^# edit ' "$VARS" | while read -r _ _ name probe pargs; do
+      v=$D/variants/$name${SUFFIX:-}
+      [ -d "$v" ] || continue
+      d=$v/$(cut -d' ' -f1 "$v/RUN")
+      cu=$(ls "$d"/*.cu)
+      k=$(basename "$cu" .cu)
+      # shellcheck disable=SC2086  # the probe's arguments are words
+      python3 "bench/gpu/probes/$probe" "$cu" "$cu.new" $pargs && mv "$cu.new" "$cu" &&
+        echo "$name${SUFFIX:-} (edited by $probe $pargs): $("$CGDEV" --compile-cu "$cu" "$k" "$d/$k.cubin" 2>&1 | tail -1)"
     done
     ;;
   run)
