@@ -6,6 +6,8 @@ to time them against the plain loads (session 11, run 4). Modes:
   na   ld.global.nc.L1::no_allocate.L2::cache_hint, L2 policy evict_last
   l2   ld.global.nc.L2::cache_hint, L2 policy evict_last (L1 as default)
   ef   ld.global.L1::evict_first.L2::cache_hint, L2 policy evict_first
+  nf   ld.global.nc.L1::no_allocate.L2::cache_hint, L2 policy evict_first
+  cs   ld.global.cs (streaming: evict first at every level; no policy)
 
   python3 bench/gpu/probes/load_hints.py MODE GENERATED.cu OUT.cu
 then `fusiond_cgdev --compile-cu OUT.cu KERNEL CUBIN` in place of the
@@ -18,14 +20,24 @@ MODES = {
     "na": ("evict_last", "ld.global.nc.L1::no_allocate.L2::cache_hint.v4.u32"),
     "l2": ("evict_last", "ld.global.nc.L2::cache_hint.v4.u32"),
     "ef": ("evict_first", "ld.global.L1::evict_first.L2::cache_hint.v4.u32"),
+    "nf": ("evict_first", "ld.global.nc.L1::no_allocate.L2::cache_hint.v4.u32"),
+    "cs": (None, "ld.global.cs.v4.u32"),
 }
 
 
 def main():
-    mode, src, dst = sys.argv[1:4]
+    if sys.argv[1].endswith(".cu"):  # variants.sh's '# edit' order: SRC DST MODE
+        src, dst, mode = sys.argv[1:4]
+    else:
+        mode, src, dst = sys.argv[1:4]
     policy, op = MODES[mode]
     text = open(src).read()
     assert PLAIN in text, "Chunk<16>::ld not found in the expected form"
+    if policy is None:
+        hinted = (f'    asm("{op} {{%0, %1, %2, %3}}, [%4];" : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3])'
+                  f' : "l"(p));\n')
+        open(dst, "w").write(text.replace(PLAIN, hinted, 1))
+        return
     hinted = (f'    unsigned long long pol;\n    asm("createpolicy.fractional.L2::{policy}.b64 %0, 1.0;" : "=l"(pol));\n'
               f'    asm("{op} {{%0, %1, %2, %3}}, [%4], %5;" : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3])'
               f' : "l"(p), "l"(pol));\n')
