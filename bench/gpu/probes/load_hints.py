@@ -10,7 +10,9 @@ to time them against the plain loads (session 11, run 4). Modes:
   cs   ld.global.cs (streaming: evict first at every level; no policy)
 
   python3 bench/gpu/probes/load_hints.py MODE GENERATED.cu OUT.cu
-then `fusiond_cgdev --compile-cu OUT.cu KERNEL CUBIN` in place of the
+It rewrites the prelude's Chunk<16>::ld itself, so it is only for kernels
+that do not read staged rows from shared memory with it (prefetch_size.py
+edits the call sites instead). Then `fusiond_cgdev --compile-cu OUT.cu KERNEL CUBIN` in place of the
 variant's cubin (bench/gpu/variants/s11-4-load-hints.txt)."""
 import sys
 
