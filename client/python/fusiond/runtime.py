@@ -404,6 +404,8 @@ class LaunchPlan:
     workspace_bytes: List[int]
     # Per kernel: (grid, block, smem_bytes).
     launches: List[Tuple[Tuple[int, int, int], Tuple[int, int, int], int]] = field(default_factory=list)
+    # Per device index: the kernels' launch recipes (LoadedFusion._recipe).
+    recipes: Dict[int, list] = field(default_factory=dict)
 
 
 _GRID_LIMITS = (2**31 - 1, 65535, 65535)
@@ -548,8 +550,9 @@ def _double_bits(v: float) -> int:
 class _Module:
     """The kernels of one fusion loaded into one device's context."""
 
-    def __init__(self, drv: _Driver, manifest: Manifest, binaries: Dict[str, bytes]):
+    def __init__(self, drv: _Driver, manifest: Manifest, binaries: Dict[str, bytes], index: int):
         self.drv = drv
+        self.index = index  # the device
         self.modules = []
         self.functions = []
         self.smem_opt_in = []
@@ -557,8 +560,6 @@ class _Module:
         # "keep" workspaces (zeroed once, left fit for the next launch by the
         # kernel: the grid barrier's words), per (stream, workspace index).
         self.kept = {}
-        # Cooperative launches already checked against co-residency.
-        self.coop_checked = set()
         self.lock = threading.Lock()
         for k in manifest.kernels:
             image = binaries[k.binary] + b"\0"  # PTX must be NUL-terminated
@@ -599,6 +600,7 @@ class LoadedFusion:
         self._binaries = binaries
         self._modules: Dict[int, _Module] = {}
         self._plans: Dict[tuple, LaunchPlan] = {}
+        self._dtypes = None  # torch dtypes of inputs, outputs, intermediates (at the first run)
 
     @classmethod
     def load(cls, directory: str) -> "LoadedFusion":
@@ -621,9 +623,13 @@ class LoadedFusion:
 
     def plan(self, input_shapes) -> LaunchPlan:
         key = tuple(tuple(s) if s is not None else None for s in input_shapes)
+        return self._plan(key)
+
+    def _plan(self, key: tuple) -> LaunchPlan:
+        """key: the input shapes as tuples (None for scalar inputs)."""
         p = self._plans.get(key)
         if p is None:
-            p = plan_launch(self.manifest, input_shapes)
+            p = plan_launch(self.manifest, key)
             if len(self._plans) > 64:
                 self._plans.clear()
             self._plans[key] = p
@@ -643,7 +649,7 @@ class LoadedFusion:
                     drv.check(drv.cuCtxGetCurrent(_c.byref(ctx)), "cuCtxGetCurrent", "loading modules")
                     if not ctx.value:
                         raise Unavailable("no current CUDA context after torch initialized the device")
-                mod = _Module(drv, self.manifest, self._binaries)
+                mod = _Module(drv, self.manifest, self._binaries, device_index)
             self._modules[device_index] = mod
         return mod
 
@@ -657,6 +663,11 @@ class LoadedFusion:
         m = self.manifest
         if len(inputs) != len(m.inputs):
             raise InvalidArgument(f"fusion {m.fusion} takes {len(m.inputs)} inputs, got {len(inputs)}")
+        if self._dtypes is None:
+            self._dtypes = ([None if t.scalar else _torch_dtype(t.dtype) for t in m.inputs],
+                            [_torch_dtype(t.dtype) for t in m.outputs],
+                            [_torch_dtype(t.dtype) for t in m.intermediates])
+        in_dtypes, out_dtypes, _ = self._dtypes
         device = None
         args = []
         shapes = []
@@ -673,7 +684,7 @@ class LoadedFusion:
                 continue
             if not isinstance(x, torch.Tensor):
                 raise InvalidArgument(f"input {spec.name} (index {i}) must be a torch tensor")
-            if x.dtype != _torch_dtype(spec.dtype):
+            if x.dtype != in_dtypes[i]:
                 raise InvalidArgument(f"input {spec.name} (index {i}) is {x.dtype}, "
                                       f"the fusion wants {spec.dtype}")
             if not x.is_cuda:
@@ -686,22 +697,23 @@ class LoadedFusion:
                 x = x.contiguous()
             args.append(x)
             shapes.append(tuple(x.shape))
-        if device is None:
-            device = torch.device("cuda", torch.cuda.current_device())
-        plan = self.plan(shapes)
+        if device is None:  # scalars only: torch may not have started CUDA yet
+            current = torch.cuda.current_device()
+            device = torch.device("cuda", current)
+        else:
+            current = _current_device()
+        plan = self._plan(tuple(shapes))
         if outputs is None:
-            outputs = [torch.empty(s, dtype=_torch_dtype(t.dtype), device=device)
-                       for s, t in zip(plan.output_shapes, m.outputs)]
+            outputs = [torch.empty(s, dtype=d, device=device) for s, d in zip(plan.output_shapes, out_dtypes)]
         else:
             outputs = list(outputs)
             if len(outputs) != len(m.outputs):
                 raise InvalidArgument(f"fusion {m.fusion} has {len(m.outputs)} outputs, got {len(outputs)}")
             for i, (o, s, t) in enumerate(zip(outputs, plan.output_shapes, m.outputs)):
                 if (not isinstance(o, torch.Tensor) or tuple(o.shape) != s or o.device != device
-                        or o.dtype != _torch_dtype(t.dtype) or not o.is_contiguous()):
+                        or o.dtype != out_dtypes[i] or not o.is_contiguous()):
                     raise InvalidArgument(f"output {i} must be a contiguous {t.dtype} tensor of "
                                           f"shape {list(s)} on {device}")
-        current = torch.cuda.current_device()
         index = device.index if device.index is not None else current
         mod = self._module(index)
         raw = _current_raw_stream(index) if index == current else None
@@ -721,8 +733,8 @@ class LoadedFusion:
         """Allocates on torch's current stream, which is `stream` (a raw handle)."""
         import torch
         m = self.manifest
-        intermediates = [torch.empty(s, dtype=_torch_dtype(t.dtype), device=device)
-                         for s, t in zip(plan.intermediate_shapes, m.intermediates)]
+        intermediates = [torch.empty(s, dtype=d, device=device)
+                         for s, d in zip(plan.intermediate_shapes, self._dtypes[2])]
         workspaces = []
         for i, (nbytes, (_, zero, keep)) in enumerate(zip(plan.workspace_bytes, m.workspaces)):
             key = (stream, i)
@@ -739,12 +751,16 @@ class LoadedFusion:
             else:
                 workspaces.append((torch.zeros if zero else torch.empty)(max(nbytes, 1), dtype=torch.uint8,
                                                                           device=device))
-        self._launch(mod, plan, args, outputs, intermediates, workspaces, _c.c_void_p(stream))
+        self._launch(mod, plan, args, outputs, intermediates, workspaces, stream)
 
-    def _launch(self, mod, plan, args, outputs, intermediates, workspaces, stream) -> None:
+    def _recipe(self, mod, plan, index: int) -> list:
+        """What launching plan's kernels on device `index` needs besides the
+        call's pointers and scalars, made once per plan and device: the
+        shared-memory opt-in and the cooperative co-residency check are done
+        here, the size arguments are known, and the driver call's leading
+        arguments are ready."""
         drv = mod.drv
-        tensors = {"input": args, "output": outputs, "intermediate": intermediates,
-                   "workspace": workspaces}
+        recipe = []
         for k_i, (k, (grid, block, smem)) in enumerate(zip(self.manifest.kernels, plan.launches)):
             fn = mod.functions[k_i]
 
@@ -755,7 +771,7 @@ class LoadedFusion:
                 drv.check(drv.cuFuncSetAttribute(fn, _CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                                  smem), "cuFuncSetAttribute", what)
                 mod.smem_opt_in[k_i] = smem
-            if k.cooperative and (k_i, grid, block, smem) not in mod.coop_checked:
+            if k.cooperative:
                 per_sm = _c.c_int()
                 drv.check(drv.cuOccupancyMaxActiveBlocksPerMultiprocessor(
                     _c.byref(per_sm), fn, block[0] * block[1] * block[2], smem),
@@ -764,22 +780,52 @@ class LoadedFusion:
                 if blocks > per_sm.value * mod.sm_count:
                     raise ResourceExhausted(f"{what()}: a cooperative launch of {blocks} blocks exceeds "
                                             f"the {per_sm.value} x {mod.sm_count} that can be resident")
-                mod.coop_checked.add((k_i, grid, block, smem))
-            values, pointers = mod.param_buffers[k_i]
-            with mod.lock:
-                for j, p in enumerate(k.params):
-                    if p.kind == "scalar":
-                        values[j] = _double_bits(args[p.index])
-                    elif p.kind == "size":
-                        values[j] = plan.symbols[p.symbol] & 0xFFFFFFFFFFFFFFFF
-                    else:
-                        values[j] = tensors[p.kind][p.index].data_ptr()
-                if k.cooperative:
-                    drv.check(drv.cuLaunchCooperativeKernel(fn, *grid, *block, smem, stream, pointers),
-                              "cuLaunchCooperativeKernel", what)
+            sizes, pointers, scalars = [], [], []
+            for j, p in enumerate(k.params):
+                if p.kind == "scalar":
+                    scalars.append((j, p.index))
+                elif p.kind == "size":
+                    sizes.append((j, plan.symbols[p.symbol] & 0xFFFFFFFFFFFFFFFF))
                 else:
-                    drv.check(drv.cuLaunchKernel(fn, *grid, *block, smem, stream, pointers, None),
-                              "cuLaunchKernel", what)
+                    pointers.append((j, _TENSOR_KINDS.index(p.kind), p.index))
+            call = drv.cuLaunchCooperativeKernel if k.cooperative else drv.cuLaunchKernel
+            head = (fn, *grid, *block, smem)
+            recipe.append((k_i, call, head, k.cooperative, sizes, pointers, scalars, what))
+        plan.recipes[index] = recipe
+        return recipe
+
+    def _launch(self, mod, plan, args, outputs, intermediates, workspaces, stream: int) -> None:
+        recipe = plan.recipes.get(mod.index)
+        if recipe is None:
+            recipe = self._recipe(mod, plan, mod.index)
+        tensors = (args, outputs, intermediates, workspaces)
+        for k_i, call, head, cooperative, sizes, pointers, scalars, what in recipe:
+            values, params = mod.param_buffers[k_i]
+            with mod.lock:
+                for j, v in sizes:
+                    values[j] = v
+                for j, kind, i in pointers:
+                    values[j] = tensors[kind][i].data_ptr()
+                for j, i in scalars:
+                    values[j] = _double_bits(args[i])
+                if cooperative:
+                    rc = call(*head, stream, params)
+                else:
+                    rc = call(*head, stream, params, None)
+            if rc:
+                mod.drv.check(rc, "cuLaunchCooperativeKernel" if cooperative else "cuLaunchKernel", what)
+
+
+# Kernel parameter kinds that are tensors, in the order _launch passes them.
+_TENSOR_KINDS = ("input", "output", "intermediate", "workspace")
+
+
+def _current_device() -> int:
+    """torch's current CUDA device index, without torch.cuda's Python layers
+    (its lazy-init check costs microseconds a call)."""
+    import torch
+    get = getattr(torch._C, "_cuda_getDevice", None)
+    return get() if get is not None else torch.cuda.current_device()
 
 
 def _current_raw_stream(index: int) -> int:
