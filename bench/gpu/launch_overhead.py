@@ -9,8 +9,11 @@ before the host issues the next call): microseconds of host time
 per `fusion.run(...)` call, with preallocated outputs and with outputs
 allocated per call, plus PyTorch eager's per-call host time on the same inputs
 for scale. --profile prints the runtime's top functions (cProfile) for the
-first fusion; --runtime times another copy of runtime.py (e.g. the one
-before a change, side by side in the same run). do_bench flushes the L2 (a ~60 us memset) before each timed
+first fusion; --runtime times another copy of runtime.py instead of the
+repo's; --against OTHER.py times the repo's and OTHER.py's side by side,
+alternating --rounds rounds of --calls calls on the same inputs, and prints
+each one's fastest round and the ratio (the host's speed drifts between
+runs, so compare within one). do_bench flushes the L2 (a ~60 us memset) before each timed
 call: a launch path slower than that shows up in every timing of ours.
 """
 
@@ -46,6 +49,41 @@ def per_call_us(fn, calls):
     return (t1 - t0) / calls * 1e6
 
 
+def load_runtime(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def symbolic_cases(args):
+    """(stem, inputs, artifact dir) of each symbolic fusion with artifacts."""
+    for path in args.fusions:
+        stem = os.path.splitext(os.path.basename(path))[0]
+        art = os.path.join(args.artifacts, stem)
+        script = harness.frontend.load_script(path)
+        if os.path.isfile(os.path.join(art, "manifest.json")) and script.program.symbolic:
+            yield stem, script.make_inputs("cuda", seed=1, size_map=SMALL), art
+
+
+def side_by_side(args, runtime, other):
+    print(f"host us per call, fastest of {args.rounds} alternating rounds of {args.calls} calls "
+          f"(preallocated outputs / allocating them); this runtime against {args.against}")
+    print(f"{'fusion':24} {'this':>7} {'other':>7} {'ratio':>6}   {'this+a':>7} {'other+a':>7} {'ratio':>6}")
+    for stem, inputs, art in symbolic_cases(args):
+        fusions = [runtime.load(art), other.load(art)]
+        outs = [f.run(inputs) for f in fusions]
+        best = [[math.inf, math.inf], [math.inf, math.inf]]
+        for _ in range(args.rounds):
+            for k, f in enumerate(fusions):
+                best[k][0] = min(best[k][0], per_call_us(lambda: f.run(inputs, outputs=outs[k]), args.calls))
+                best[k][1] = min(best[k][1], per_call_us(lambda: f.run(inputs), args.calls))
+        (a, aa), (b, ba) = best
+        print(f"{stem:24} {a:7.1f} {b:7.1f} {a / b:6.2f}   {aa:7.1f} {ba:7.1f} {aa / ba:6.2f}")
+    return 0
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--fusions", nargs="+", required=True)
@@ -53,15 +91,16 @@ def main(argv=None):
     p.add_argument("--calls", type=int, default=2000)
     p.add_argument("--profile", action="store_true")
     p.add_argument("--runtime", default="", help="time this runtime.py instead of the repo's")
+    p.add_argument("--against", default="", help="also time this runtime.py, side by side")
+    p.add_argument("--rounds", type=int, default=7)
     args = p.parse_args(argv)
     import torch
     runtime = harness.runtime
     if args.runtime:
-        spec = importlib.util.spec_from_file_location("fusiond_runtime_other", args.runtime)
-        runtime = importlib.util.module_from_spec(spec)
-        sys.modules["fusiond_runtime_other"] = runtime
-        spec.loader.exec_module(runtime)
+        runtime = load_runtime(args.runtime, "fusiond_runtime_other")
         print(f"runtime: {args.runtime}")
+    if args.against:
+        return side_by_side(args, runtime, load_runtime(args.against, "fusiond_runtime_against"))
     print(f"{'fusion':24} {'shape':14} {'ours us':>8} {'ours+alloc':>10} {'eager us':>9}")
     for i, path in enumerate(args.fusions):
         stem = os.path.splitext(os.path.basename(path))[0]

@@ -687,19 +687,19 @@ class LoadedFusion:
             if x.dtype != in_dtypes[i]:
                 raise InvalidArgument(f"input {spec.name} (index {i}) is {x.dtype}, "
                                       f"the fusion wants {spec.dtype}")
-            if not x.is_cuda:
+            d = x.get_device()  # -1 off the GPU; cheaper than building x.device
+            if d < 0:
                 raise InvalidArgument(f"input {spec.name} (index {i}) is not on a CUDA device")
             if device is None:
-                device = x.device
-            elif x.device != device:
-                raise InvalidArgument(f"inputs are on {device} and {x.device}")
+                device = d
+            elif d != device:
+                raise InvalidArgument(f"inputs are on cuda:{device} and cuda:{d}")
             if not x.is_contiguous():
                 x = x.contiguous()
             args.append(x)
             shapes.append(tuple(x.shape))
         if device is None:  # scalars only: torch may not have started CUDA yet
-            current = torch.cuda.current_device()
-            device = torch.device("cuda", current)
+            current = device = torch.cuda.current_device()
         else:
             current = _current_device()
         plan = self._plan(tuple(shapes))
@@ -710,11 +710,11 @@ class LoadedFusion:
             if len(outputs) != len(m.outputs):
                 raise InvalidArgument(f"fusion {m.fusion} has {len(m.outputs)} outputs, got {len(outputs)}")
             for i, (o, s, t) in enumerate(zip(outputs, plan.output_shapes, m.outputs)):
-                if (not isinstance(o, torch.Tensor) or tuple(o.shape) != s or o.device != device
+                if (not isinstance(o, torch.Tensor) or tuple(o.shape) != s or o.get_device() != device
                         or o.dtype != out_dtypes[i] or not o.is_contiguous()):
                     raise InvalidArgument(f"output {i} must be a contiguous {t.dtype} tensor of "
-                                          f"shape {list(s)} on {device}")
-        index = device.index if device.index is not None else current
+                                          f"shape {list(s)} on cuda:{device}")
+        index = device  # a CUDA device ordinal (torch allocates on it when given the int)
         mod = self._module(index)
         raw = _current_raw_stream(index) if index == current else None
         if raw is not None and (stream is None or stream.cuda_stream == raw):
