@@ -50,8 +50,12 @@ TEST(FusionManifest, SplitFusionBindsIntermediates) {
     for (std::sregex_iterator it(entry.begin(), entry.end(), param), e; it != e; ++it) {
       const std::string kind = (*it)[1];
       const int index = std::stoi((*it)[2]);
-      if (kind == "input" || kind == "scalar") EXPECT_LT(index, n_inputs) << entry;
-      if (kind == "output") EXPECT_LT(index, n_outputs) << entry;
+      if (kind == "input" || kind == "scalar") {
+        EXPECT_LT(index, n_inputs) << entry;
+      }
+      if (kind == "output") {
+        EXPECT_LT(index, n_outputs) << entry;
+      }
       if (kind == "intermediate") {
         EXPECT_LT(index, n_inter) << entry;
         users[index].insert(kernel);
