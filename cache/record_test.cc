@@ -24,7 +24,9 @@ TEST(RecordTest, EveryFlippedByteIsDetected) {
     bad[i] ^= 0x10;
     auto decoded = DecodeRecord(bad);
     EXPECT_FALSE(decoded.ok()) << "flip at byte " << i << " went unnoticed";
-    if (!decoded.ok()) EXPECT_EQ(decoded.status().code(), absl::StatusCode::kDataLoss);
+    if (!decoded.ok()) {
+      EXPECT_EQ(decoded.status().code(), absl::StatusCode::kDataLoss);
+    }
   }
 }
 

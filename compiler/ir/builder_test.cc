@@ -8,6 +8,14 @@
 namespace fusiond {
 namespace {
 
+// Attrs with only the axes (and keepdim) set.
+Attrs DimsAttrs(std::vector<int64_t> dims, bool keepdim = false) {
+  Attrs a;
+  a.dims = std::move(dims);
+  a.keepdim = keepdim;
+  return a;
+}
+
 TEST(Builder, SymbolicBroadcastUnifiesExtents) {
   Graph g;
   GraphBuilder b(&g);
@@ -41,7 +49,7 @@ TEST(Builder, ReductionShapesAndTypes) {
   ValueId s = *b.Reduce(OpKind::kSum, x, {0, -1}, false);
   EXPECT_EQ(g.value(s).rank(), 1);
   EXPECT_EQ(g.value(s).shape[0].size, 128);
-  auto vm = b.AddNode(OpKind::kVarMean, {x}, Attrs{.dims = {2}, .keepdim = true});
+  auto vm = b.AddNode(OpKind::kVarMean, {x}, DimsAttrs({2}, /*keepdim=*/true));
   ASSERT_TRUE(vm.ok());
   EXPECT_EQ(vm->size(), 2u);
   EXPECT_EQ(g.value((*vm)[0]).shape[2].size, 1);
@@ -66,11 +74,11 @@ TEST(Builder, ShapeOps) {
   Graph g;
   GraphBuilder b(&g);
   ValueId x = *b.DefineTensor("T0", DataType::kFloat, {4, 1, 6});
-  auto sq = b.AddNode(OpKind::kSqueeze, {x}, Attrs{.dims = {1}});
+  auto sq = b.AddNode(OpKind::kSqueeze, {x}, DimsAttrs({1}));
   ASSERT_TRUE(sq.ok());
   EXPECT_EQ(g.value((*sq)[0]).rank(), 2);
-  EXPECT_FALSE(b.AddNode(OpKind::kSqueeze, {x}, Attrs{.dims = {0}}).ok());
-  auto p = b.AddNode(OpKind::kPermute, {x}, Attrs{.dims = {2, 0, 1}});
+  EXPECT_FALSE(b.AddNode(OpKind::kSqueeze, {x}, DimsAttrs({0})).ok());
+  auto p = b.AddNode(OpKind::kPermute, {x}, DimsAttrs({2, 0, 1}));
   ASSERT_TRUE(p.ok());
   EXPECT_EQ(g.value((*p)[0]).shape[0].size, 6);
   Attrs r;

@@ -120,7 +120,9 @@ TEST(NvrtcOutputCache, AsksTheStoreOnAMissInMemoryAndKeepsWhatItFound) {
   EXPECT_FALSE(reused);
   EXPECT_EQ(store.finds, 2);
   EXPECT_EQ(cache.Stats().misses, 1u);
-  if (!absl::IsUnavailable(other.status())) EXPECT_TRUE(other.ok()) << other.status();
+  if (!absl::IsUnavailable(other.status())) {
+    EXPECT_TRUE(other.ok()) << other.status();
+  }
 }
 
 }  // namespace

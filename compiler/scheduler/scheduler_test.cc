@@ -45,7 +45,9 @@ Graph RowGraph(int64_t m, int64_t n, bool column_sum) {
   ValueId rb = Must(b.BroadcastInDim(r, S({m, n}), {0}));
   ValueId y = Must(b.Binary(OpKind::kSub, f, rb));
   EXPECT_TRUE(b.AddOutput(Must(b.Cast(y, DataType::kBFloat16))).ok());
-  if (column_sum) EXPECT_TRUE(b.AddOutput(Must(b.Reduce(OpKind::kSum, f, {0}, false))).ok());
+  if (column_sum) {
+    EXPECT_TRUE(b.AddOutput(Must(b.Reduce(OpKind::kSum, f, {0}, false))).ok());
+  }
   return g;
 }
 

@@ -78,7 +78,9 @@ TEST(PipelineOnRandomGraphs, EmptyAndHugeExtentsSchedule) {
     ASSERT_TRUE(r.ok()) << n << ": " << r.status();
     ASSERT_EQ(r->segments.size(), 1u);
     CheckParams(r->segments[0].params, "width " + std::to_string(n));
-    if (n >= 131072) EXPECT_TRUE(r->segments[0].params.multi_pass) << n;
+    if (n >= 131072) {
+      EXPECT_TRUE(r->segments[0].params.multi_pass) << n;
+    }
   }
 }
 
