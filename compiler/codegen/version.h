@@ -5,7 +5,7 @@
 
 namespace fusiond {
 
-constexpr int kCodegenVersion = 3;
+constexpr int kCodegenVersion = 4;
 
 }  // namespace fusiond
 
