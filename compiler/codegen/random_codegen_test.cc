@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #include "compiler/codegen/codegen.h"
 #include "compiler/nvrtc/nvrtc_compiler.h"
@@ -73,6 +74,41 @@ TEST(RandomCodegen, StagedRowsAlwaysCompile) {
   }
   EXPECT_GT(staged, 0) << "no random graph took the staged path; widen the seeds";
   std::printf("%d staged kernels compiled\n", staged);
+}
+
+// A persistent kernel's `fits` compares the row with a literal, the threads
+// along a row times their chunks (codegen.cc): that literal is only right
+// while the kernel is launched with the grid y extent it was generated for,
+// a literal there too, and T = gridDim.y * block_x in the index math.
+TEST(RandomCodegen, FitsBoundMatchesTheLaunchedThreads) {
+  const std::string kFits = "const bool fits = vec_ok && rlen <= ";
+  int checked = 0;
+  for (int seed = 0; seed < 40; ++seed) {
+    RandomGraphCase c = RandomGraphWithShapes(3000 + seed);
+    CompileOptions o;
+    o.generate_code = false;
+    auto r = CompileFusion(c.graph, c.input_shapes, o);
+    if (!r.ok()) continue;
+    for (const SegmentResult& s : r->segments) {
+      auto k = GenerateKernel(s.graph, s.params, CodegenOptions{});
+      if (!k.ok()) continue;
+      const size_t at = k->source.find(kFits);
+      if (at == std::string::npos) continue;
+      const int64_t bound = std::stoll(k->source.substr(at + kFits.size()));
+      ASSERT_FALSE(k->grid_y_expr.empty());
+      ASSERT_EQ(k->grid_y_expr.find_first_not_of("0123456789"), std::string::npos)
+          << "seed " << 3000 + seed << ": grid y '" << k->grid_y_expr << "' is not a literal";
+      const int64_t threads = std::stoll(k->grid_y_expr) * k->block_x;
+      EXPECT_NE(k->source.find("const i64 T = (i64)gridDim.y * " + std::to_string(k->block_x) + ";"),
+                std::string::npos)
+          << "seed " << 3000 + seed;
+      EXPECT_EQ(bound % (threads * std::max(1, s.params.vectorize)), 0)
+          << "seed " << 3000 + seed << ": bound " << bound << ", " << threads << " threads";
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 5) << "too few persistent kernels among the random graphs; widen the seeds";
+  std::printf("%d persistent kernels checked\n", checked);
 }
 
 }  // namespace
