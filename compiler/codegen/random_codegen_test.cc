@@ -17,6 +17,14 @@
 namespace fusiond {
 namespace {
 
+// A random graph through passes, segmenter and schedulers, without code.
+absl::StatusOr<CompileResult> ScheduleRandomGraph(int seed) {
+  RandomGraphCase c = RandomGraphWithShapes(seed);
+  CompileOptions o;
+  o.generate_code = false;
+  return CompileFusion(c.graph, c.input_shapes, o);
+}
+
 TEST(RandomCodegen, GeneratedSourceAlwaysCompiles) {
   if (NvrtcVersion() == "none") GTEST_SKIP() << "no NVRTC in this build";
   const char* env = std::getenv("FUSIOND_RANDOM_CODEGEN_SEEDS");
@@ -49,10 +57,7 @@ TEST(RandomCodegen, StagedRowsAlwaysCompile) {
   const int seeds = env ? std::atoi(env) : 16;
   int staged = 0;
   for (int seed = 0; seed < seeds; ++seed) {
-    RandomGraphCase c = RandomGraphWithShapes(2000 + seed);
-    CompileOptions o;
-    o.generate_code = false;
-    auto r = CompileFusion(c.graph, c.input_shapes, o);
+    auto r = ScheduleRandomGraph(2000 + seed);
     if (!r.ok()) continue;
     for (const SegmentResult& s : r->segments) {
       if (s.kind != SchedulerKind::kInnerPersistent && s.kind != SchedulerKind::kInnerOuterPersistent) continue;
@@ -84,10 +89,7 @@ TEST(RandomCodegen, FitsBoundMatchesTheLaunchedThreads) {
   const std::string kFits = "const bool fits = vec_ok && rlen <= ";
   int checked = 0;
   for (int seed = 0; seed < 40; ++seed) {
-    RandomGraphCase c = RandomGraphWithShapes(3000 + seed);
-    CompileOptions o;
-    o.generate_code = false;
-    auto r = CompileFusion(c.graph, c.input_shapes, o);
+    auto r = ScheduleRandomGraph(3000 + seed);
     if (!r.ok()) continue;
     for (const SegmentResult& s : r->segments) {
       auto k = GenerateKernel(s.graph, s.params, CodegenOptions{});
