@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import importlib.util
 import json
 import math
 import os
@@ -53,17 +52,11 @@ import traceback
 _ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
-def _load(name, rel):
-    """Loads a module by path (the fusiond package's __init__ pulls in gRPC)."""
-    spec = importlib.util.spec_from_file_location(name, os.path.join(_ROOT, rel))
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
-frontend = _load("fusiond_frontend_torch", "client/python/fusiond/frontend_torch.py")
-runtime = _load("fusiond_runtime", "client/python/fusiond/runtime.py")
+# The fusiond package from this tree (its __init__ imports the gRPC client
+# only on first use, so torch alone is enough here).
+sys.path.insert(0, os.path.join(_ROOT, "client", "python"))
+from fusiond import frontend_torch as frontend  # noqa: E402
+from fusiond import runtime  # noqa: E402
 
 TOLERANCE = {"bfloat16": 1e-2, "float16": 1e-2, "float32": 1e-4, "float64": 1e-4}
 

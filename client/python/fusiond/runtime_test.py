@@ -1,15 +1,14 @@
-"""Tests of fusiond/runtime.py. Run as a script (ctest does):
+"""Tests of fusiond/runtime.py and fusiond/manifest.py. Run as a script (ctest does):
 
     python3 client/python/fusiond/runtime_test.py
 
 The expression, manifest and plan tests need nothing; the GPU tests need
 torch with CUDA and the nvcc-built test kernels (FUSIOND_RUNTIME_TESTDATA,
 default <build>/client/runtime/testdata) and are skipped, saying why, without.
-runtime.py is loaded by path so that the package's __init__ (the gRPC
-client) is not imported.
+The package's __init__ imports the gRPC client only on first use, so this
+needs neither grpcio nor the generated protobuf modules.
 """
 
-import importlib.util
 import json
 import os
 import sys
@@ -19,15 +18,8 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 _SOURCE = os.path.abspath(os.path.join(_HERE, "..", "..", ".."))
 
 
-def _load_runtime():
-    spec = importlib.util.spec_from_file_location("fusiond_runtime", os.path.join(_HERE, "runtime.py"))
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["fusiond_runtime"] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
-rt = _load_runtime()
+sys.path.insert(0, os.path.dirname(_HERE))
+from fusiond import runtime as rt  # noqa: E402
 
 DOC_EXAMPLE = {
     "manifest_version": 1, "fusion": "rmsnorm_bwd_manual", "canonical_hash": "9f1c", "arch": "sm_90",

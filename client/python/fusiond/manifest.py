@@ -1,0 +1,451 @@
+"""Manifests and launch plans: what the Python runtime knows without a GPU.
+
+Parses and checks what ``fusionc compile FILE --out DIR`` writes as
+``DIR/manifest.json`` (docs/manifest.md): the launch expressions (grid, block,
+shared memory and buffer sizes as functions of the input sizes), the tensors'
+specs, the kernels' parameter bindings; and computes a launch plan (every size
+and launch dimension) from the input shapes. Nothing here needs torch or
+CUDA; fusiond.runtime launches what it describes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+__all__ = [
+    "FusionError", "InvalidArgument", "Unavailable", "NotFound", "ResourceExhausted",
+    "Expr", "ELEMENT_SIZE", "TensorSpec", "KernelParam", "KernelSpec", "Manifest", "parse_manifest",
+    "LaunchPlan", "plan_launch",
+]
+
+# ----------------------------------------------------------------------------
+# Errors, with the same codes as the C++ side's absl::Status.
+
+class FusionError(Exception):
+    code = "UNKNOWN"
+
+
+class InvalidArgument(FusionError, ValueError):
+    code = "INVALID_ARGUMENT"
+
+
+class Unavailable(FusionError, RuntimeError):
+    code = "UNAVAILABLE"
+
+
+class NotFound(FusionError, FileNotFoundError):
+    code = "NOT_FOUND"
+
+
+class ResourceExhausted(FusionError, RuntimeError):
+    code = "RESOURCE_EXHAUSTED"
+
+
+# ----------------------------------------------------------------------------
+# Launch expressions: ints, symbols, + - * / (truncating), unary minus,
+# parentheses, ceil_div(a, b), min(a, b), max(a, b). Parsed once into a
+# Python closure, evaluated per launch.
+
+_TOKEN = re.compile(r"(\d+)|([A-Za-z_]\w*)|(.)")
+
+
+def _tdiv(a: int, b: int) -> int:
+    if b == 0:
+        raise ZeroDivisionError
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+def _ceil_div(a: int, b: int) -> int:
+    if b == 0:
+        raise ZeroDivisionError
+    return -((-a) // b)
+
+
+class Expr:
+    """A parsed launch expression. ``Expr("ceil_div(s0, 4)")({"s0": 10}) == 3``."""
+
+    __slots__ = ("text", "symbols", "_fn")
+
+    def __init__(self, text):
+        if isinstance(text, int) and not isinstance(text, bool):
+            text = str(text)
+        if not isinstance(text, str):
+            raise InvalidArgument(f"expression must be a string or an integer, got {text!r}")
+        self.text = text
+        self.symbols: set = set()
+        self._fn = self._compile(text)
+
+    def __call__(self, values: Dict[str, int]) -> int:
+        try:
+            return self._fn(values)
+        except KeyError as e:
+            raise InvalidArgument(f"expression '{self.text}': unbound symbol {e.args[0]!r}") from None
+        except ZeroDivisionError:
+            raise InvalidArgument(f"expression '{self.text}': division by zero") from None
+
+    def is_constant(self) -> bool:
+        return not self.symbols
+
+    def _compile(self, text: str) -> Callable[[Dict[str, int]], int]:
+        tokens = []  # (number, name, other character, column)
+        pos = 0
+        while True:
+            while pos < len(text) and text[pos].isspace():
+                pos += 1
+            if pos >= len(text):
+                break
+            m = _TOKEN.match(text, pos)
+            tokens.append((m.group(1), m.group(2), m.group(3), pos + 1))
+            pos = m.end()
+        i = 0
+
+        def err(what):
+            col = tokens[i][3] if i < len(tokens) else len(text) + 1
+            return InvalidArgument(f"expression '{text}' at column {col}: {what}")
+
+        def peek(ch):
+            return i < len(tokens) and tokens[i][2] == ch
+
+        def sum_(depth):
+            nonlocal i
+            node = product(depth)
+            while peek("+") or peek("-"):
+                op = tokens[i][2]
+                i += 1
+                rhs = product(depth)
+                node = f"({node} {op} {rhs})"
+            return node
+
+        def product(depth):
+            nonlocal i
+            node = unary(depth)
+            while peek("*") or peek("/"):
+                op = tokens[i][2]
+                i += 1
+                rhs = unary(depth)
+                node = f"({node} * {rhs})" if op == "*" else f"_tdiv({node}, {rhs})"
+            return node
+
+        def unary(depth):
+            nonlocal i
+            if depth > 100:
+                raise err("nested too deeply")
+            if peek("-"):
+                i += 1
+                return f"(-{unary(depth + 1)})"
+            return primary(depth)
+
+        def primary(depth):
+            nonlocal i
+            if i >= len(tokens):
+                raise err("expected a number, a symbol or '('")
+            num, name, other, _ = tokens[i]
+            if other == "(":
+                i += 1
+                inner = sum_(depth + 1)
+                if not peek(")"):
+                    raise err("expected ')'")
+                i += 1
+                return inner
+            if num is not None:
+                i += 1
+                if int(num) >= 2**63:
+                    raise err("integer literal does not fit in int64")
+                return num
+            if name is not None:
+                i += 1
+                if not peek("("):
+                    self.symbols.add(name)
+                    return f"S[{name!r}]"
+                fn = {"ceil_div": "_ceil_div", "min": "min", "max": "max"}.get(name)
+                if fn is None:
+                    raise err(f"unknown function '{name}' (known: ceil_div, min, max)")
+                i += 1
+                a = sum_(depth + 1)
+                if not peek(","):
+                    raise err(f"expected ',' in {name}(a, b)")
+                i += 1
+                b = sum_(depth + 1)
+                if not peek(")"):
+                    raise err(f"expected ')' closing {name}(")
+                i += 1
+                return f"{fn}({a}, {b})"
+            raise err(f"unexpected character '{other}'")
+
+        src = sum_(0)
+        if i != len(tokens):
+            raise err("unexpected trailing characters")
+        # Only tokens produced above reach this source text.
+        return eval(f"lambda S: {src}", {"_tdiv": _tdiv, "_ceil_div": _ceil_div,  # noqa: S307
+                                         "min": min, "max": max, "__builtins__": {}})
+
+
+# ----------------------------------------------------------------------------
+# The manifest.
+
+_DTYPE_NAMES = {
+    "bool": "bool", "Bool": "bool", "int32": "int32", "Int32": "int32",
+    "int64": "int64", "Int": "int64", "float16": "float16", "Half": "float16",
+    "bfloat16": "bfloat16", "BFloat16": "bfloat16", "float32": "float32",
+    "Float": "float32", "float64": "float64", "Double": "float64",
+}
+ELEMENT_SIZE = {"bool": 1, "int32": 4, "int64": 8, "float16": 2, "bfloat16": 2,
+                "float32": 4, "float64": 8}
+
+
+@dataclass
+class TensorSpec:
+    name: str
+    dtype: str
+    shape: List[Expr]
+    scalar: bool = False
+
+
+@dataclass
+class KernelParam:
+    kind: str  # input, output, intermediate, workspace, scalar, size
+    index: int = 0
+    symbol: str = ""
+
+
+@dataclass
+class KernelSpec:
+    name: str
+    binary: str
+    scheduler: str
+    cooperative: bool
+    block: List[Expr]
+    grid: List[Expr]
+    smem_bytes: Expr
+    params: List[KernelParam]
+
+
+@dataclass
+class Manifest:
+    fusion: str
+    canonical_hash: str
+    arch: str
+    symbols: List[Tuple[str, int, int]]  # (name, input, axis)
+    inputs: List[TensorSpec]
+    outputs: List[TensorSpec]
+    intermediates: List[TensorSpec]
+    workspaces: List[Tuple[Expr, bool, bool]]  # (bytes, zero, keep)
+    kernels: List[KernelSpec]
+    version: int = 1
+
+
+def _bad(where, what):
+    return InvalidArgument(f"manifest: {where}: {what}")
+
+
+def _get(obj, key, typ, where, default=None, required=True):
+    if not isinstance(obj, dict):
+        raise _bad(where, "expected an object")
+    if key not in obj:
+        if required:
+            raise _bad(where, f'missing "{key}"')
+        return default
+    v = obj[key]
+    if typ is int and (isinstance(v, bool) or not isinstance(v, int) or v < 0):
+        raise _bad(where, f'"{key}" must be a non-negative integer')
+    if typ is not int and not isinstance(v, typ):
+        raise _bad(where, f'"{key}" has the wrong type ({type(v).__name__})')
+    return v
+
+
+def _expr(v, where):
+    try:
+        return Expr(v)
+    except InvalidArgument as e:
+        raise _bad(where, str(e)) from None
+
+
+def _tensors(root, key, required):
+    lst = _get(root, key, list, "top level", [], required)
+    out = []
+    for i, t in enumerate(lst):
+        where = f"{key}[{i}]"
+        dt = _get(t, "dtype", str, where)
+        if dt not in _DTYPE_NAMES:
+            raise _bad(where, f"unknown dtype '{dt}'")
+        scalar = bool(t.get("scalar", False))
+        shape = _get(t, "shape", list, where, [], not scalar)
+        out.append(TensorSpec(t.get("name", ""), _DTYPE_NAMES[dt],
+                              [_expr(e, f"{where}.shape[{a}]") for a, e in enumerate(shape)],
+                              scalar))
+    return out
+
+
+def parse_manifest(text: str) -> Manifest:
+    """Parses and checks manifest.json text; InvalidArgument when malformed."""
+    try:
+        root = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise _bad("json", str(e)) from None
+    if not isinstance(root, dict):
+        raise _bad("top level", "expected an object")
+    version = _get(root, "manifest_version", int, "top level")
+    if version != 1:
+        raise FusionError(f"manifest: manifest_version {version} is not supported (this runtime reads 1)")
+    symbols = []
+    for i, s in enumerate(_get(root, "symbols", list, "top level", [], False)):
+        where = f"symbols[{i}]"
+        symbols.append((_get(s, "name", str, where), _get(s, "input", int, where),
+                        _get(s, "axis", int, where)))
+    inputs = _tensors(root, "inputs", True)
+    outputs = _tensors(root, "outputs", True)
+    intermediates = _tensors(root, "intermediates", False)
+    workspaces = []
+    for i, w in enumerate(_get(root, "workspaces", list, "top level", [], False)):
+        where = f"workspaces[{i}]"
+        if not isinstance(w, dict) or "bytes" not in w:
+            raise _bad(where, 'missing "bytes"')
+        workspaces.append((_expr(w["bytes"], where + ".bytes"), bool(w.get("zero", False)),
+                           bool(w.get("keep", False))))
+    kernels = []
+    for k_i, k in enumerate(_get(root, "kernels", list, "top level")):
+        where = f"kernels[{k_i}]"
+        binary = _get(k, "binary", str, where)
+        if not binary or "/" in binary:
+            raise _bad(where, '"binary" must be a plain file name beside manifest.json')
+        dims = {}
+        for key in ("block", "grid"):
+            lst = _get(k, key, list, where)
+            if not 1 <= len(lst) <= 3:
+                raise _bad(where, f'"{key}" needs 1 to 3 entries')
+            dims[key] = [_expr(e, f"{where}.{key}[{d}]") for d, e in enumerate(lst)]
+            dims[key] += [Expr("1")] * (3 - len(lst))
+        params = []
+        for p_i, p in enumerate(_get(k, "params", list, where)):
+            pw = f"{where}.params[{p_i}]"
+            kind = _get(p, "kind", str, pw)
+            if kind == "size":
+                params.append(KernelParam("size", 0, _get(p, "symbol", str, pw)))
+            elif kind in ("input", "output", "intermediate", "workspace", "scalar"):
+                params.append(KernelParam(kind, _get(p, "index", int, pw)))
+            else:
+                raise _bad(pw, f"unknown param kind '{kind}'")
+        kernels.append(KernelSpec(_get(k, "name", str, where), binary, k.get("scheduler", ""),
+                                  bool(k.get("cooperative", False)), dims["block"], dims["grid"],
+                                  _expr(k.get("smem_bytes", 0), where + ".smem_bytes"), params))
+    m = Manifest(root.get("fusion", ""), root.get("canonical_hash", ""), root.get("arch", ""),
+                 symbols, inputs, outputs, intermediates, workspaces, kernels, version)
+    _validate(m)
+    return m
+
+
+def _validate(m: Manifest) -> None:
+    declared = set()
+    for i, (name, inp, axis) in enumerate(m.symbols):
+        where = f"symbols[{i}]"
+        if name in declared:
+            raise _bad(where, f"duplicate symbol '{name}'")
+        declared.add(name)
+        if inp >= len(m.inputs) or m.inputs[inp].scalar:
+            raise _bad(where, f"input {inp} is not a tensor input")
+        if axis >= len(m.inputs[inp].shape):
+            raise _bad(where, f"axis {axis} out of range for input {inp}")
+
+    def check(e: Expr, where):
+        extra = e.symbols - declared
+        if extra:
+            raise _bad(where, f"expression '{e.text}' reads undeclared symbol '{sorted(extra)[0]}'")
+
+    for key in ("inputs", "outputs", "intermediates"):
+        for i, t in enumerate(getattr(m, key)):
+            for a, e in enumerate(t.shape):
+                check(e, f"{key}[{i}].shape[{a}]")
+    for i, (b, _, _) in enumerate(m.workspaces):
+        check(b, f"workspaces[{i}]")
+    if not m.kernels:
+        raise _bad("kernels", "no kernels")
+    limits = {"input": len(m.inputs), "scalar": len(m.inputs), "output": len(m.outputs),
+              "intermediate": len(m.intermediates), "workspace": len(m.workspaces)}
+    for k_i, k in enumerate(m.kernels):
+        where = f"kernels[{k_i}]"
+        for e in k.block + k.grid + [k.smem_bytes]:
+            check(e, where)
+        for p_i, p in enumerate(k.params):
+            pw = f"{where}.params[{p_i}]"
+            if p.kind == "size":
+                if p.symbol not in declared:
+                    raise _bad(pw, f"undeclared symbol '{p.symbol}'")
+                continue
+            if p.index >= limits[p.kind]:
+                raise _bad(pw, f"index {p.index} out of range ({limits[p.kind]} available)")
+            if p.kind == "input" and m.inputs[p.index].scalar:
+                raise _bad(pw, f'input {p.index} is a scalar; use kind "scalar"')
+
+
+# ----------------------------------------------------------------------------
+# Launch plans: everything computed from the input shapes alone.
+
+@dataclass
+class LaunchPlan:
+    symbols: Dict[str, int]
+    output_shapes: List[Tuple[int, ...]]
+    intermediate_shapes: List[Tuple[int, ...]]
+    workspace_bytes: List[int]
+    # Per kernel: (grid, block, smem_bytes).
+    launches: List[Tuple[Tuple[int, int, int], Tuple[int, int, int], int]] = field(default_factory=list)
+    # Per device index: the kernels' launch recipes (LoadedFusion._recipe).
+    recipes: Dict[int, list] = field(default_factory=dict)
+
+
+_GRID_LIMITS = (2**31 - 1, 65535, 65535)
+_BLOCK_LIMITS = (1024, 1024, 64)
+
+
+def plan_launch(m: Manifest, input_shapes: Sequence[Optional[Sequence[int]]]) -> LaunchPlan:
+    """input_shapes: one per manifest input (None or () for scalar inputs)."""
+    if len(input_shapes) != len(m.inputs):
+        raise InvalidArgument(f"fusion {m.fusion} takes {len(m.inputs)} inputs, got {len(input_shapes)}")
+    symbols = {}
+    for name, inp, axis in m.symbols:
+        shape = input_shapes[inp] or ()
+        if axis >= len(shape):
+            raise InvalidArgument(f"input {m.inputs[inp].name} (index {inp}) has rank {len(shape)}; "
+                                  f"symbol {name} reads axis {axis}")
+        symbols[name] = int(shape[axis])
+    for i, t in enumerate(m.inputs):
+        if t.scalar:
+            continue
+        got = tuple(input_shapes[i] or ())
+        want = tuple(e(symbols) for e in t.shape)
+        what = f"input {t.name} (index {i})"
+        if len(got) != len(want):
+            raise InvalidArgument(f"{what} has shape {list(got)}, the manifest wants rank {len(want)}")
+        for a, (g, w) in enumerate(zip(got, want)):
+            if g != w:
+                raise InvalidArgument(f"{what} axis {a} is {g} but the manifest wants "
+                                      f"{t.shape[a].text} = {w}")
+
+    def shape_of(t: TensorSpec, what):
+        s = tuple(e(symbols) for e in t.shape)
+        if any(d < 0 for d in s):
+            raise InvalidArgument(f"{what} shape evaluates to {list(s)}")
+        return s
+
+    plan = LaunchPlan(symbols,
+                      [shape_of(t, f"output {i}") for i, t in enumerate(m.outputs)],
+                      [shape_of(t, f"intermediate {i}") for i, t in enumerate(m.intermediates)],
+                      [b(symbols) for b, _, _ in m.workspaces])
+    for k in m.kernels:
+        grid = tuple(e(symbols) for e in k.grid)
+        block = tuple(e(symbols) for e in k.block)
+        for what, dims, lim in (("grid", grid, _GRID_LIMITS), ("block", block, _BLOCK_LIMITS)):
+            for d in range(3):
+                if not 1 <= dims[d] <= lim[d]:
+                    raise InvalidArgument(f"kernel {k.name} {what}[{d}] = '{getattr(k, what)[d].text}' "
+                                          f"evaluates to {dims[d]}, outside [1, {lim[d]}]")
+        if block[0] * block[1] * block[2] > 1024:
+            raise InvalidArgument(f"kernel {k.name}: more than 1024 threads per block")
+        smem = k.smem_bytes(symbols)
+        if not 0 <= smem <= 2**30:
+            raise InvalidArgument(f"kernel {k.name}: dynamic shared memory evaluates to {smem}")
+        plan.launches.append((grid, block, smem))
+    return plan
