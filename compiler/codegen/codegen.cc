@@ -223,8 +223,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   for (auto& a : out_access_) {
     if (a.vec && a.has_r) absl::StrAppend(&vec, " && ((u64)", a.ptr, " % ", V_ * a.esize, ") == 0");
   }
-  absl::StrAppend(&c, "  const bool vec_ok = ", vec, ";\n",
-                  "  const bool small = rows * rlen < 2147483647LL;\n  (void)small;\n");
+  absl::StrAppend(&c, "  const bool vec_ok = ", vec, ";\n");
   // The row fits the persistent buffers: T * PB_ * V_ elements, with T =
   // split * BX_ (a persistent kernel's grid y is `split`), written as a
   // literal so that NVVM folds `fits` to the alignment test for static

@@ -52,23 +52,31 @@ std::string Generator::OffsetLambda(const Access& a) const {
   std::string s = absl::StrCat("  auto ro_", a.ptr, " = [&](i64 j) -> i64 { ");
   const std::string base = a.has_i ? absl::StrCat("rb_", a.ptr) : "0";
   if (a.fast_r) return absl::StrCat(s, "return ", base, " + j; };\n");
-  // The decomposition of j over the row axes, in 32-bit arithmetic when the
-  // iteration space is small enough (integer division is costly).
-  auto decompose = [&](const char* t) {
-    std::string d = absl::StrCat(t, " q = (", t, ")j; ", t, " o = 0;");
-    for (int k = static_cast<int>(p_.r_axes.size()) - 1; k >= 0; --k) {
-      const int ax = p_.r_axes[k];
-      const std::string ext = absl::StrCat("(", t, ")(", p_.ExtentExpr(p_.ref[ax]), ")");
-      std::string coord = k == 0 ? "q" : absl::StrCat("(q % ", ext, ")");
-      for (const auto& [ra, stride] : a.r_terms) {
-        if (ra == ax) absl::StrAppend(&d, " o += ", coord, " * (", t, ")(", stride, ");");
-      }
-      if (k > 0) absl::StrAppend(&d, " q /= ", ext, ";");
+  // The decomposition of j over the row axes. A static iteration space under
+  // 2^31 elements takes 32-bit arithmetic (a division by a literal becomes a
+  // 32-bit multiply-high); any other takes 64-bit, where NVVM's bypass of
+  // slow division already runs the 32-bit instruction when both operands
+  // fit. A 32-bit path of our own beside the 64-bit one doubled the division
+  // code: bias-GELU compiled in 134-191 ms with it, 109-112 without (dev
+  // machine, docs/heuristics-tuning.md, session 13).
+  bool small = true;
+  int64_t elements = 1;
+  for (const Extent& e : p_.ref) {
+    small = small && e.is_static() && (e.size == 0 || elements < INT32_MAX / e.size);
+    if (small) elements *= e.size;
+  }
+  const char* t = small ? "u32" : "i64";
+  std::string d = absl::StrCat(t, " q = (", t, ")j; ", t, " o = 0;");
+  for (int k = static_cast<int>(p_.r_axes.size()) - 1; k >= 0; --k) {
+    const int ax = p_.r_axes[k];
+    const std::string ext = absl::StrCat("(", t, ")(", p_.ExtentExpr(p_.ref[ax]), ")");
+    std::string coord = k == 0 ? "q" : absl::StrCat("(q % ", ext, ")");
+    for (const auto& [ra, stride] : a.r_terms) {
+      if (ra == ax) absl::StrAppend(&d, " o += ", coord, " * (", t, ")(", stride, ");");
     }
-    return d;
-  };
-  absl::StrAppend(&s, "if (small) { ", decompose("u32"), " return ", base, " + (i64)o; } ",
-                  decompose("i64"), " return ", base, " + o; };\n");
+    if (k > 0) absl::StrAppend(&d, " q /= ", ext, ";");
+  }
+  absl::StrAppend(&s, d, " return ", base, " + (i64)o; };\n");
   return s;
 }
 

@@ -5,7 +5,7 @@
 
 namespace fusiond {
 
-constexpr int kCodegenVersion = 4;
+constexpr int kCodegenVersion = 5;
 
 }  // namespace fusiond
 
