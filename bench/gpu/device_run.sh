@@ -34,5 +34,10 @@ if [ -f $D/wide/rmsnorm_bwd_manual/manifest.json ]; then
     --other-shapes '2048:64,8192:131072;2048:300,8192:50000;2048:333,8192:65535;2048:1000,8192:4096' \
     2>&1 | grep -E "one cubin|^rmsnorm_bwd_manual "
 fi
+if [ -f $D/artifacts/bias_gelu_fwd/manifest.json ]; then
+  echo "== one symbolic cubin over more than 2^31 elements (64-bit offsets; vector and element loops)"
+  timeout 120 python3 bench/gpu/large_index.py --fusion $D/fusions/bias_gelu_fwd.py --artifacts $D/artifacts \
+    --shapes 262147x8200,8200 261900x8201,8201 2>&1 | tail -3
+fi
 echo "== harness: corpus"
 timeout ${HARNESS_TIMEOUT:-240} python3 bench/gpu/run.py --artifacts $D/artifacts --fusions $D/fusions/*.py --out "$OUT" "$@"
