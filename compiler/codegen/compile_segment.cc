@@ -2,10 +2,12 @@
 
 #include <chrono>
 
+#include "absl/strings/str_cat.h"
 #include "compiler/codegen/codegen.h"
 #include "compiler/codegen/manifest.h"
 #include "compiler/codegen/prelude.h"
 #include "compiler/nvrtc/nvrtc_compiler.h"
+#include "compiler/scheduler/target.h"
 
 namespace fusiond {
 
@@ -47,6 +49,17 @@ absl::StatusOr<KernelArtifact> CompileSegment(const Graph& g, const HeuristicPar
     k = std::move(k2);
     bin = std::move(bin2);
     a.cuda_source = k->source;
+  }
+  // A block's shared memory is what the kernel declares (ptxas' report) plus
+  // the dynamic part it asks for at launch; over the target's per-block
+  // maximum every launch would fail, so the compile does instead.
+  auto target = LookupTarget(options.arch);
+  if (bin.ok() && target.ok() &&
+      bin->static_smem_bytes + k->dynamic_smem_bytes > target->smem_per_block) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "kernel ", k->name, " needs ", bin->static_smem_bytes, " bytes of static and ",
+        k->dynamic_smem_bytes, " of dynamic shared memory a block, over the ", target->smem_per_block,
+        " a block may use on ", options.arch, " (heuristics: ", params.ToString(), ")"));
   }
   std::string file = k->name + ".cubin";
   if (bin.ok()) {

@@ -207,6 +207,24 @@ TEST(CompileSegment, SmemColumnsBeyondTheStaticLimitAreRefused) {
   EXPECT_NE(k.status().message().find("smem_columns needs 65536 bytes"), std::string::npos) << k.status();
 }
 
+// A staged ring that fits the per-block maximum alone but not beside the
+// kernel's static shared memory (the epilogue's column tiles) is refused at
+// compile time, with the sizes, instead of failing at every launch.
+TEST(CompileSegment, SharedMemoryOverTheBlockMaximumIsRefused) {
+  CompileResult r;
+  ASSERT_NO_FATAL_FAILURE(CompileCorpusAt("rmsnorm_bwd_manual", {{4096, 16384}, {4096, 1}, {4096, 16384}, {16384}}, &r));
+  HeuristicParams hp = r.segments[0].params;
+  ASSERT_TRUE(hp.smem_buffer) << hp.ToString();
+  EXPECT_EQ(hp.smem_bytes, 163840);  // weight 32 KiB + x and dy two rows deep
+  hp.smem_bytes = 229376;            // three rows deep: 224 KiB of the 227
+  auto k = CompileSegment(r.segments[0].graph, hp, SegmentCompileOptions{});
+  ASSERT_FALSE(k.ok());
+  EXPECT_EQ(k.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(k.status().message().find("229376 of dynamic shared memory a block, over the 232448"),
+            std::string::npos)
+      << k.status();
+}
+
 // A symbolic definition at another batch size is another cache record (the
 // heuristics' parameters hold the sizes) but, sizes being kernel arguments,
 // the same kernel text: with an NvrtcOutputCache it is compiled once.

@@ -64,7 +64,8 @@ std::optional<PersistentSplit> ChoosePersistentSplit(const Target& t, int64_t ve
 
 // Staged rows (inner-outer kernels): on a register-persistent split, moves
 // the row buffers to shared memory (smem_buffer, smem_bytes = column buffers
-// + two rows) when a thread's row buffers exceed 16 registers, so the next
+// + two rows, leaving room for the kernel's static shared memory) when a
+// thread's row buffers exceed 16 registers, so the next
 // row cannot be prefetched in registers. Measured on the H200
 // (docs/heuristics-tuning.md): layernorm backward 2048x8192 61.4 -> 51.1 us,
 // rmsnorm backward 4096x16384 166.6 -> 116.3. Inner persistent kernels keep
