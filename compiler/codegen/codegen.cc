@@ -504,6 +504,13 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     const int64_t gx = std::max<int64_t>(1, hp_.grid_x), blocks = gx * std::max<int64_t>(1, hp_.grid_y);
     const int L = EpilogueLanes(hp_.inner_size, gx * BY_ / cluster_, blocks, nthreads), TW = 4 * L,
               ng = nthreads / L;
+    // The staged ring is dead past the row loop: the epilogue's tiles reuse
+    // it instead of declaring 4 KiB a column reduction more, which leaves a
+    // third staged row of 16K-wide norm backward rows room under the
+    // 227 KiB a block may have. (The row loop waits for all its copies when
+    // it ends; the grid barrier then orders every thread's last ring read
+    // before the tiles' first write.)
+    const bool tiles_in_ring = staged_ && cluster_ == 1 && smem_bytes_ >= int64_t{16} * nc * nw * L;
     absl::StrAppend(&c, "  fz_grid_sync(bar);\n");
     // Every block is past its last take: the counter is zero for the next launch.
     if (dynamic_rows_) absl::StrAppend(&c, "  if (blockIdx.x == 0 && tx == 0 && ty == 0) bar[1] = 0;\n");
@@ -512,7 +519,9 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
                                        : absl::StrCat("gridDim.x * ", BY_);
     absl::StrAppend(&c, "  {\n    const int P = ", P, ";\n",
                     "    const int tid = ty * ", BX_, " + tx, lane = tid % ", L, ", grp = tid / ", L, ";\n",
-                    "    __shared__ float4 fz_cred[", nc, "][", nw, "][", L, "];\n",
+                    tiles_in_ring ? absl::StrCat("    float4 (*fz_cred)[", nw, "][", L, "] = (float4 (*)[", nw, "][",
+                                                 L, "])fz_smem;\n")
+                                  : absl::StrCat("    __shared__ float4 fz_cred[", nc, "][", nw, "][", L, "];\n"),
                     "    for (i64 c0 = ((i64)blockIdx.y * gridDim.x + blockIdx.x) * ", TW, "; c0 < rlen;",
                     " c0 += (i64)gridDim.x * gridDim.y * ", TW, ") {\n      const i64 j4 = c0 + lane * 4;\n");
     std::string comb;

@@ -5,7 +5,7 @@
 
 namespace fusiond {
 
-constexpr int kCodegenVersion = 5;
+constexpr int kCodegenVersion = 6;
 
 }  // namespace fusiond
 

@@ -92,14 +92,12 @@ bool StageRows(const FusionAnalysis& a, const Target& t, HeuristicParams* p, boo
   }
   if (words <= 16 && !even_small) return false;
   const int64_t smem = col_bytes + 2 * row_bytes;
-  // The kernel also declares shared memory statically: the epilogue's column
-  // tiles (16 x 16 float4, 4 KiB a column reduction) and the block
-  // reductions' scratch (well under 4 KiB). Without room for them a ring
-  // that fits alone fails at every launch (224 KiB beside layernorm
-  // backward's 8 KiB: bench/results/gpu-2026-11-30-s13-4-ring.log).
-  int columns = 0;
-  for (const TensorSummary& s : a.outputs) columns += s.column;
-  if (smem + int64_t{4096} * (columns + 1) > t.smem_per_block) return false;
+  // The kernel also declares the block reductions' scratch statically (well
+  // under 4 KiB; the epilogue's column tiles reuse the ring). Without room
+  // for it a ring that fits alone fails at every launch (224 KiB beside
+  // layernorm backward's static 8 KiB, when the tiles had their own:
+  // bench/results/gpu-2026-11-30-s13-4-ring.log).
+  if (smem + kStaticSmemReserve > t.smem_per_block) return false;
   p->smem_buffer = true;
   p->smem_bytes = smem;
   return true;

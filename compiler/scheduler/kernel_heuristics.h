@@ -62,6 +62,10 @@ struct PersistentSplit {
 std::optional<PersistentSplit> ChoosePersistentSplit(const Target& t, int64_t vectors,
                                                      int floats_per_slot);
 
+// Shared memory a generated kernel may declare statically (block-reduction
+// scratch) beside the dynamic ring the heuristics size.
+constexpr int64_t kStaticSmemReserve = 4096;
+
 // Staged rows (inner-outer kernels): on a register-persistent split, moves
 // the row buffers to shared memory (smem_buffer, smem_bytes = column buffers
 // + two rows, leaving room for the kernel's static shared memory) when a
