@@ -505,11 +505,13 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     const int L = EpilogueLanes(hp_.inner_size, gx * BY_ / cluster_, blocks, nthreads), TW = 4 * L,
               ng = nthreads / L;
     // The staged ring is dead past the row loop: the epilogue's tiles reuse
-    // it instead of declaring 4 KiB a column reduction more, which leaves a
-    // third staged row of 16K-wide norm backward rows room under the
-    // 227 KiB a block may have. (The row loop waits for all its copies when
-    // it ends; the grid barrier then orders every thread's last ring read
-    // before the tiles' first write.)
+    // it instead of declaring 4 KiB a column reduction more, so the ring may
+    // have all of the 227 KiB a block may ask for but the reductions'
+    // scratch (same kernel times on the H200; a third staged row of 16K-wide
+    // rows, which then fits, was slower: docs/heuristics-tuning.md, session
+    // 13). The row loop waits for all its copies when it ends; the grid
+    // barrier then orders every thread's last ring read before the tiles'
+    // first write.
     const bool tiles_in_ring = staged_ && cluster_ == 1 && smem_bytes_ >= int64_t{16} * nc * nw * L;
     absl::StrAppend(&c, "  fz_grid_sync(bar);\n");
     // Every block is past its last take: the counter is zero for the next launch.

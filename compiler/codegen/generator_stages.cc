@@ -57,8 +57,9 @@ std::string Generator::OffsetLambda(const Access& a) const {
   // 32-bit multiply-high); any other takes 64-bit, where NVVM's bypass of
   // slow division already runs the 32-bit instruction when both operands
   // fit. A 32-bit path of our own beside the 64-bit one doubled the division
-  // code: bias-GELU compiled in 134-191 ms with it, 109-112 without (dev
-  // machine, docs/heuristics-tuning.md, session 13).
+  // code: bias-GELU compiled in 143 ms with it, 122 without (dev machine,
+  // best of six; same kernel time on the H200: docs/heuristics-tuning.md,
+  // session 13).
   bool small = true;
   int64_t elements = 1;
   for (const Extent& e : p_.ref) {
