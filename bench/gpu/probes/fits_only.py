@@ -4,7 +4,10 @@ fits path as it was: a probe of what the fallback code costs the fits path
 (session 11, run 6). Usage: fits_only.py GENERATED.cu OUT.cu; the result is
 correct only at shapes whose rows fit."""
 import sys
-s=open(sys.argv[1]).read()
+
+from probe_args import probe_args
+src, dst = probe_args(2, __doc__)[:2]
+s=open(src).read()
 def drop(s, key, keep):
     out=[];i=0
     while True:
@@ -19,4 +22,4 @@ def drop(s, key, keep):
     return ''.join(out)
 s=drop(s,'} else     if (vec_ok) {','}')
 s=drop(s,'} else {\n      for (i64 jj = t; active','}')
-open(sys.argv[2],'w').write(s)
+open(dst,'w').write(s)

@@ -13,10 +13,12 @@ vector loads read `w_inN[u]` (the outer persistent batch norm backward)."""
 import os
 import sys
 
+from probe_args import probe_args
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from reread_hints import HELPERS, hinted  # noqa: E402
 
-src, dst, mode = sys.argv[1], sys.argv[2], sys.argv[3]
+src, dst, mode = probe_args(3, __doc__, {2: ("lf", "lfs")})[:3]
 text = open(src).read()
 pre, ker = text.split('extern "C"', 1)
 first, final = ('extern "C"' + ker).split("auto fin = ", 1)

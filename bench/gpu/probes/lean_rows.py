@@ -19,11 +19,14 @@ kernel's arguments in the same order, so its cubin can stand in for one in
 an artifact directory (bench/gpu/variants/s10-*.txt)."""
 import sys
 
-kind, BX, PB, MINB, name = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
-SMEM = len(sys.argv) > 7 and sys.argv[7] == "smem"
+from probe_args import probe_args
+
+args = probe_args(6, __doc__, {0: ("softmax_fwd", "softmax_bwd", "rmsnorm_fwd", "layernorm_fwd")})
+kind, BX, PB, MINB, name = args[0], int(args[1]), int(args[2]), int(args[3]), args[4]
+SMEM = len(args) > 6 and args[6] == "smem"
 W = BX // 32
 WQ = max(1, W // 4)
-print(open(sys.argv[6]).read().split('extern "C"')[0])
+print(open(args[5]).read().split('extern "C"')[0])
 
 ins = {"softmax_fwd": ["x"], "softmax_bwd": ["y", "g"], "rmsnorm_fwd": ["x", "w"], "layernorm_fwd": ["x", "w", "b"]}[kind]
 outs = {"softmax_fwd": ["o"], "softmax_bwd": ["o"], "rmsnorm_fwd": ["o", "rs"], "layernorm_fwd": ["o", "mu", "rs"]}[kind]

@@ -17,7 +17,9 @@ at shapes whose rows fit the kernel, like fits_only.py."""
 import re
 import sys
 
-src, out, mode = sys.argv[1], sys.argv[2], sys.argv[3]
+from probe_args import probe_args
+
+src, out, mode = probe_args(3, __doc__, {2: ("shift", "zero")})[:3]
 s = open(src).read()
 
 def drop(s, key, keep):

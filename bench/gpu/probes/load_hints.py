@@ -16,6 +16,8 @@ edits the call sites instead). Then `fusiond_cgdev --compile-cu OUT.cu KERNEL CU
 variant's cubin (bench/gpu/variants/s11-4-load-hints.txt)."""
 import sys
 
+from probe_args import probe_args
+
 PLAIN = "    uint4 t = *(const uint4*)p; w[0] = t.x; w[1] = t.y; w[2] = t.z; w[3] = t.w;\n"
 MODES = {
     "el": ("evict_last", "ld.global.L1::evict_last.L2::cache_hint.v4.u32"),
@@ -28,10 +30,13 @@ MODES = {
 
 
 def main():
-    if sys.argv[1].endswith(".cu"):  # variants.sh's '# edit' order: SRC DST MODE
-        src, dst, mode = sys.argv[1:4]
+    args = probe_args(3, __doc__)
+    if args[0].endswith(".cu"):  # variants.sh's '# edit' order: SRC DST MODE
+        src, dst, mode = args[:3]
     else:
-        mode, src, dst = sys.argv[1:4]
+        mode, src, dst = args[:3]
+    if mode not in MODES:
+        sys.exit(f"load_hints.py: mode '{mode}'; expected one of {', '.join(MODES)}")
     policy, op = MODES[mode]
     text = open(src).read()
     assert PLAIN in text, "Chunk<16>::ld not found in the expected form"

@@ -7,7 +7,9 @@ Usage: prefetch_size.py GENERATED.cu OUT.cu 128|256"""
 import re
 import sys
 
-src, dst, size = sys.argv[1], sys.argv[2], sys.argv[3]
+from probe_args import probe_args
+
+src, dst, size = probe_args(3, __doc__, {2: ("128", "256")})[:3]
 text = open(src).read()
 CP = 'asm volatile("cp.async.cg.shared.global [%0], [%1], 16;"'
 assert CP in text, "prelude's fz_cp_async not in the expected form"

@@ -7,10 +7,13 @@ import os
 import re
 import sys
 
+from probe_args import probe_args
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import reread_hints  # noqa: E402
 
-src, dst, minb, hints, forward = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+args = probe_args(5, __doc__, {3: ("0", "1"), 4: ("0", "1")})
+src, dst, minb, hints, forward = args[0], args[1], int(args[2]), int(args[3]), int(args[4])
 text = open(src).read()
 text = re.sub(r"__launch_bounds__\((\d+), \d+\)", lambda m: f"__launch_bounds__({m.group(1)}, {minb})", text, count=1)
 open(dst, "w").write(reread_hints.variant(text, 1, hints, forward))  # minimum blocks set above

@@ -14,6 +14,8 @@ and put the cubin in place of the generated one (session 11, run 3)."""
 import os
 import sys
 
+from probe_args import probe_args
+
 HELPERS = '''
 __device__ __forceinline__ void fz_ld_last(u32* w, const void* p) {
   unsigned long long pol;
@@ -49,10 +51,11 @@ def variant(src, minb, hints, forward):
 
 
 def main():
-    src = open(sys.argv[1]).read()
-    os.makedirs(sys.argv[2], exist_ok=True)
+    path, outdir = probe_args(2, __doc__)[:2]
+    src = open(path).read()
+    os.makedirs(outdir, exist_ok=True)
     for name, args in {"mpA": (1, 0, 0), "mpB": (4, 0, 0), "mpC": (4, 1, 0), "mpD": (4, 0, 1), "mpE": (4, 1, 1)}.items():
-        open(os.path.join(sys.argv[2], name + ".cu"), "w").write(variant(src, *args))
+        open(os.path.join(outdir, name + ".cu"), "w").write(variant(src, *args))
 
 
 if __name__ == "__main__":
