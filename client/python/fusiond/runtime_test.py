@@ -159,6 +159,61 @@ class ManifestTest(unittest.TestCase):
         with self.assertRaises(rt.InvalidArgument):
             rt.parse_manifest("{")
 
+    def test_mutated_manifests_fail_cleanly(self):
+        """A corrupted or hand-edited manifest raises FusionError (with a
+        message), never KeyError, TypeError or the like: the doc example
+        and the test manifests with values replaced or dropped, lists
+        grown (deterministic seed), parsed and planned at a few shapes."""
+        import copy
+        import random
+        rng = random.Random(20261130)
+        bases = [DOC_EXAMPLE]
+        for name in ("center", "coop"):
+            with open(os.path.join(_SOURCE, "client/runtime/testdata", name, "manifest.json")) as f:
+                bases.append(json.load(f))
+        values = [None, 0, -1, 1, 2**40, 1.5, "x", "", "s0", "s9", "1/0", "ceil_div(s0, 0)", "min(",
+                  "s0 * s1 * s0 * s1 * 99999", [], {}, [1], True, "-s0", "(" * 300 + "1" + ")" * 300]
+
+        def mutate(o):
+            if isinstance(o, dict) and o:
+                k = rng.choice(sorted(o))
+                r = rng.random()
+                if r < 0.2:
+                    del o[k]
+                elif r < 0.6:
+                    o[k] = copy.deepcopy(rng.choice(values))
+                else:
+                    mutate(o[k])
+            elif isinstance(o, list) and o:
+                i = rng.randrange(len(o))
+                r = rng.random()
+                if r < 0.2:
+                    del o[i]
+                elif r < 0.5:
+                    o[i] = copy.deepcopy(rng.choice(values))
+                elif r < 0.6:
+                    o.append(copy.deepcopy(rng.choice(o)))
+                else:
+                    mutate(o[i])
+
+        outcomes = {"parsed": 0, "refused": 0}
+        for _ in range(3000):
+            doc = copy.deepcopy(rng.choice(bases))
+            for _ in range(rng.randint(1, 3)):
+                mutate(doc)
+            text = json.dumps(doc)
+            try:
+                m = rt.parse_manifest(text)
+                outcomes["parsed"] += 1
+                shapes = [None if t.scalar else [rng.choice([0, 1, 7, 2048, 2**31]) for _ in t.shape]
+                          for t in m.inputs]
+                rt.plan_launch(m, shapes)
+            except rt.FusionError as e:
+                self.assertTrue(str(e), text)
+                outcomes["refused"] += 1
+        self.assertGreater(outcomes["parsed"], 50)  # both outcomes occur
+        self.assertGreater(outcomes["refused"], 50)
+
     def test_missing_directory_is_not_found(self):
         with self.assertRaises(rt.NotFound):
             rt.load("/nonexistent/fusion")
