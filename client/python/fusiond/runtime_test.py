@@ -175,26 +175,19 @@ class ManifestTest(unittest.TestCase):
                   "s0 * s1 * s0 * s1 * 99999", [], {}, [1], True, "-s0", "(" * 300 + "1" + ")" * 300]
 
         def mutate(o):
-            if isinstance(o, dict) and o:
-                k = rng.choice(sorted(o))
-                r = rng.random()
-                if r < 0.2:
-                    del o[k]
-                elif r < 0.6:
-                    o[k] = copy.deepcopy(rng.choice(values))
-                else:
-                    mutate(o[k])
-            elif isinstance(o, list) and o:
-                i = rng.randrange(len(o))
-                r = rng.random()
-                if r < 0.2:
-                    del o[i]
-                elif r < 0.5:
-                    o[i] = copy.deepcopy(rng.choice(values))
-                elif r < 0.6:
-                    o.append(copy.deepcopy(rng.choice(o)))
-                else:
-                    mutate(o[i])
+            """Drops, replaces or (in lists) repeats an entry, or mutates inside it."""
+            if not isinstance(o, (dict, list)) or not o:
+                return
+            k = rng.choice(sorted(o) if isinstance(o, dict) else range(len(o)))
+            r = rng.random()
+            if r < 0.2:
+                del o[k]
+            elif r < 0.55:
+                o[k] = copy.deepcopy(rng.choice(values))
+            elif r < 0.65 and isinstance(o, list):
+                o.append(copy.deepcopy(o[k]))
+            else:
+                mutate(o[k])
 
         outcomes = {"parsed": 0, "refused": 0}
         for _ in range(3000):
