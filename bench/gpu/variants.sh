@@ -89,7 +89,7 @@ PY
         "smem $(grep -o '"smem_bytes": "[0-9]*"' "$D/variants/$name/$stem/manifest.json" | grep -o '[0-9]*')"
     done <"$VARS"
     # Probe kernels in place of the prepared ones (bench/gpu/probes/lean_swap.sh).
-    grep -E '^# swap ' "$VARS" | while read -r _ _ name kind bx pb mb rest; do
+    { grep -E '^# swap ' "$VARS" || true; } | while read -r _ _ name kind bx pb mb rest; do
       smem="" grid=""
       for a in $rest; do
         case "$a" in smem) smem=smem ;; grid=*) grid=${a#grid=} ;; esac
@@ -100,7 +100,7 @@ PY
     done
     # Hand edits of generated kernels (bench/gpu/probes/*.py).
     [ -n "$CGDEV" ] || CGDEV=$BUILD/compiler/nvrtc/fusiond_cgdev
-    grep -E '^# edit ' "$VARS" | while read -r _ _ name probe pargs; do
+    { grep -E '^# edit ' "$VARS" || true; } | while read -r _ _ name probe pargs; do
       v=$D/variants/$name${SUFFIX:-}
       [ -d "$v" ] || continue
       d=$v/$(cut -d' ' -f1 "$v/RUN")
