@@ -106,6 +106,8 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   V_ = std::min(V_, 16 / max_esize);
   if (PlanStaging()) persistent_ = true;
   if (absl::Status st = PlanCluster(); !st.ok()) return st;
+  keep_ = hp_.multi_pass && p_.num_stages == 1 && !persistent_ && !staged_ && cluster_ == 1 &&
+          hp_.smem_bytes > 0;
   {
     int streamed = 0;
     for (auto& [v, a] : in_access_) streamed += a.has_r && a.has_i && p_.needed[v];

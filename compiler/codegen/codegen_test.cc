@@ -242,6 +242,52 @@ TEST(Codegen, BlocksSharingARowSyncOnlyWithTheirGroup) {
   EXPECT_LE(128 + 32 * kMaxBarrierGroups, kBarrierBytes);
 }
 
+TEST(Codegen, TwoPassKernelKeepsItsFirstChunksInSharedMemory) {
+  // x - mean(x) over [N, C, L] (0, 2), multi-pass: the statistics pass
+  // copies each thread's first iterations of x to shared memory, as many as
+  // smem_bytes holds, and the final pass walks each thread's iterations
+  // backwards, the kept ones last, from there.
+  Graph g;
+  GraphBuilder b(&g);
+  ValueId x = *b.DefineTensor("x", DataType::kFloat, {8, 4, 64});
+  ValueId s = *b.Reduce(OpKind::kSum, x, {0, 2}, false);
+  ValueId sb = *b.BroadcastInDim(s, g.value(x).shape, {1});
+  ASSERT_TRUE(b.AddOutput(*b.Binary(OpKind::kSub, x, sb)).ok());
+  HeuristicParams hp;
+  hp.kind = SchedulerKind::kOuterPersistent;
+  hp.outer_size = 4;
+  hp.inner_size = 512;
+  hp.vectorize = 4;
+  hp.block_x = 64;
+  hp.grid_x = 2;
+  hp.grid_y = 4;
+  hp.grid_reduction = true;
+  hp.multi_pass = true;
+  hp.unroll = 4;
+  const int64_t iteration = 4 * 4 * 4 * 64;  // unroll x words of a float4 x threads x 4 bytes
+  hp.smem_bytes = 2 * iteration + 100;
+  auto k = GenerateKernel(g, hp, CodegenOptions{});
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_EQ(k->dynamic_smem_bytes, 2 * iteration);
+  const std::string body = k->source.substr(k->source.find("extern \"C\""));
+  EXPECT_NE(body.find("for (i64 c0 = t; active && c0 * 4 < rlen; c0 += (i64)T * 4, ++fz_ki)"), std::string::npos);
+  EXPECT_NE(body.find("if (fz_ki < 2) {"), std::string::npos);
+  EXPECT_NE(body.find("((u32*)fz_smem)[((fz_ki * 4 + u) * 4 + 3) * 64 + ty * 64 + tx] = w_in0[u][3];"),
+            std::string::npos);
+  EXPECT_NE(body.find("for (; active && fz_ki >= 2; --fz_ki)"), std::string::npos);
+  EXPECT_NE(body.find("w_in0[3] = ((u32*)fz_smem)[((fz_ki * 4 + u) * 4 + 3) * 64 + ty * 64 + tx];"),
+            std::string::npos);
+  EXPECT_NE(KernelManifestJson(*k, "k.cubin", 64, 0, 132).find("\"smem_bytes\": \"8192\""), std::string::npos);
+
+  // Less than an iteration of budget: nothing kept, the row walked from its end.
+  hp.smem_bytes = iteration - 1;
+  k = GenerateKernel(g, hp, CodegenOptions{});
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_EQ(k->dynamic_smem_bytes, 0);
+  EXPECT_EQ(k->source.find("fz_smem"), std::string::npos);
+  EXPECT_NE(k->source.find("const i64 jj = rlen - 4 - (c0 + (i64)u * T) * 4;"), std::string::npos);
+}
+
 // ScaleAndColumnSum as an inner-outer persistent kernel of 64-thread
 // blocks, float4 vectors.
 HeuristicParams InnerOuterParams(int64_t grid_x) {

@@ -157,6 +157,19 @@ class Generator {
 
   bool staged_ = false;
   int stages_ = 0;
+  // Kept chunks (two-pass multi-pass kernels with HeuristicParams::smem_bytes):
+  // the reduction pass copies each thread's first keep_iters_ loop
+  // iterations of the inputs both passes stream into dynamic shared memory,
+  // and the final pass, walking the thread's iterations backwards, reads
+  // those there instead of memory. Slots are [iteration * U + u][word]
+  // [thread]; an input's words start at keep_word_[ptr] within a slot of
+  // keep_slot_words_.
+  bool keep_ = false;
+  int keep_iters_ = 0;
+  int keep_slot_words_ = 0;
+  std::map<std::string, int> keep_word_;
+  // Word q of this thread's kept chunk (fz_ki, u) of input a.
+  std::string KeptWord(const Access& a, int q) const;
   int64_t smem_bytes_ = 0;
   std::map<std::string, int64_t> smem_off_;  // by pointer name
 

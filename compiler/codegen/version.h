@@ -5,7 +5,7 @@
 
 namespace fusiond {
 
-constexpr int kCodegenVersion = 6;
+constexpr int kCodegenVersion = 7;
 
 }  // namespace fusiond
 

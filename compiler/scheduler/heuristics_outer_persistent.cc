@@ -3,7 +3,8 @@
 // (vectorized) and block_y threads along the strided reduced axes N keeps
 // the channel's elements in registers; grid_y covers the channels and grid_x
 // blocks share one channel (grid_reduction) when one block cannot hold it.
-// When even all co-resident blocks cannot, the kernel re-reads (multi_pass).
+// When even all co-resident blocks cannot, the kernel re-reads (multi_pass),
+// and keeps in shared memory what it can of the first pass for the second.
 // With no contiguous reduced axis ([N, C] over 0) threads run along C.
 #include <algorithm>
 #include <numeric>
@@ -48,6 +49,11 @@ HeuristicParams OuterPersistentHeuristics(const FusionAnalysis& a, const Target&
     p.persistent_batch = 1;
     p.unroll = 4;
     p.grid_x = std::max<int64_t>(1, resident / p.grid_y);
+    // The final pass re-reads the channel; what shared memory holds of each
+    // thread's first chunks it takes from there instead (codegen: kept
+    // chunks): as much as a resident block may use.
+    const int64_t per_sm = std::max(1, BlocksPerSm(t, p.block_x * p.block_y, registers, 0));
+    p.smem_bytes = std::max<int64_t>(0, std::min(t.smem_per_block, t.smem_per_sm / per_sm) - kStaticSmemReserve);
   }
   return p;
 }

@@ -41,6 +41,34 @@ TEST(Heuristics, InnerPersistentCoversTheRowWithoutSpilling) {
   }
 }
 
+// Batch norm backward over [n, 64, 56, 56] bf16: x and dy per channel.
+FusionAnalysis BatchNormSummary(int64_t n) {
+  FusionAnalysis a;
+  a.pattern = FusionPattern::kOuterPersistent;
+  a.outer_size = 64;
+  a.reduced_contiguous = 56 * 56;
+  a.reduced_strided = n;
+  a.inner_size = n * 56 * 56;
+  a.space = {n, 64, 56, 56};
+  for (int i = 0; i < 2; ++i) a.inputs.push_back({DataType::kBFloat16, n * 64 * 56 * 56, true, true, false});
+  a.outputs.push_back({DataType::kBFloat16, n * 64 * 56 * 56, true, true, false});
+  return a;
+}
+
+TEST(Heuristics, OuterPersistentKeepsWhatItCanOfChannelsTooLargeForTheChip) {
+  // 16 images: every channel stays on chip, nothing to keep.
+  HeuristicParams fits = OuterPersistentHeuristics(BatchNormSummary(16), H100());
+  EXPECT_FALSE(fits.multi_pass);
+  EXPECT_EQ(fits.smem_bytes, 0);
+  // 256 images (205 MB of inputs): re-read, with the rest of the chip's
+  // shared memory keeping each thread's first chunks for the second pass.
+  HeuristicParams big = OuterPersistentHeuristics(BatchNormSummary(256), H100());
+  EXPECT_TRUE(big.multi_pass);
+  EXPECT_LE(big.grid_x * big.grid_y, H100().sm_count);
+  EXPECT_GE(big.smem_bytes, 192 * 1024);
+  EXPECT_LE(big.smem_bytes + kStaticSmemReserve, H100().smem_per_block);
+}
+
 TEST(Heuristics, BF16RowsVectorizeSixteenBytes) {
   auto p = InnerPersistentHeuristics(RowSummary(FusionPattern::kInner, 2048, 8192, 1, 0), H100());
   EXPECT_EQ(p->vectorize, 8);
