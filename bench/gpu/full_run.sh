@@ -22,6 +22,8 @@
 #          (optional) mkdir -p .devcarry/cg && cp compiler/codegen/device/run_random.* .devcarry/cg/ &&
 #                     build-cg/compiler/nvrtc/fusiond_random_bundle 3000 80 .devcarry/cg/rnd
 #   there: OUT=$OUT bash bench/gpu/full_run.sh      (carry [".devcarry"], at most ~9 minutes)
+#          VARIANT_ARGS='--other-shapes ...' adds run.py flags to the variants' run (with
+#          THREE_SHAPES=1: the shapes their one-cubin check runs at)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:?set OUT to the folder that comes back}
@@ -30,7 +32,8 @@ HARNESS_TIMEOUT=${HARNESS_TIMEOUT:-240} OUT=$OUT bash bench/gpu/device_run.sh --
   >"$OUT/device_run.log" 2>&1
 V=$(mktemp -d)
 if [ -d .devcarry/variants ]; then
-  timeout "${VARIANTS_TIMEOUT:-270}" env OUT="$V" bash bench/gpu/variants.sh run --graph-below-us 200 \
+  # shellcheck disable=SC2086  # VARIANT_ARGS: more run.py flags, as words
+  timeout "${VARIANTS_TIMEOUT:-270}" env OUT="$V" bash bench/gpu/variants.sh run --graph-below-us 200 ${VARIANT_ARGS:-} \
     >"$OUT/variants.txt" 2>&1 || echo "variants: rc $? (124: past VARIANTS_TIMEOUT)" >>"$OUT/variants.txt"
 fi
 R=$(mktemp)

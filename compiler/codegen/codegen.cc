@@ -157,6 +157,8 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   // ---- Kernel text.
   std::string c = DevicePrelude();
   if (cluster_ > 1) c += ClusterPrelude();
+  const std::string dividers = PlanDividers();
+  if (!dividers.empty()) c += DividerPrelude();  // the FzDivs follow rlen, before vec_ok
   // Registers per thread (docs/heuristics-tuning.md): the row buffers hold
   // u32 words of the inputs' storage type (twice when the next row is
   // prefetched into a second buffer), the column buffers once more, plus
@@ -216,7 +218,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   const std::string rlen = p_.ProductExpr(p_.r_axes);
   absl::StrAppend(&c, "  const i64 rows = (i64)(", rows, ");\n  const i64 rlen = (i64)(", rlen, ");\n");
   absl::StrAppend(&c, "  const i64 t = (i64)blockIdx.y * ", BX_, " + tx;\n  const i64 T = (i64)gridDim.y * ",
-                  BX_, ";\n");
+                  BX_, ";\n", dividers);
   // Vector accesses need the innermost row extent divisible by V and aligned pointers.
   std::string vec = absl::StrCat("(", p_.ExtentExpr(p_.ref[p_.r_axes.back()]), ") % ", V_, " == 0");
   for (auto& [v, a] : in_access_) {
@@ -225,6 +227,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   for (auto& a : out_access_) {
     if (a.vec && a.has_r) absl::StrAppend(&vec, " && ((u64)", a.ptr, " % ", V_ * a.esize, ") == 0");
   }
+  if (!dividers_.empty()) absl::StrAppend(&vec, " && fz_q32");
   absl::StrAppend(&c, "  const bool vec_ok = ", vec, ";\n");
   // The row fits the persistent buffers: T * PB_ * V_ elements, with T =
   // split * BX_ (a persistent kernel's grid y is `split`), written as a
@@ -567,7 +570,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     cs.memo = &memo;
     cs.load = [&](ValueId v) {
       const Access& a = in_access_.at(v);
-      return absl::StrCat("Ty<", a.dt, ">::load(", a.ptr, " + ro_", a.ptr, "(j))");
+      return absl::StrCat("Ty<", a.dt, ">::load(", a.ptr, " + ", Ro(a, "j", At::kElem), ")");
     };
     for (size_t ci = 0; ci < nc; ++ci) {
       const Node& n = g_.node(p_.col_reds[ci]);
@@ -589,7 +592,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
       auto e = em_->Get(a.v, cs);
       if (!e.ok()) return e.status();
       if (a.has_r) {
-        absl::StrAppend(&body, "      Ty<", a.dt, ">::store(", a.ptr, " + ro_", a.ptr, "(j), ", *e, ");\n");
+        absl::StrAppend(&body, "      Ty<", a.dt, ">::store(", a.ptr, " + ", Ro(a, "j", At::kElem), ", ", *e, ");\n");
       } else {  // no row axes left (every row-domain axis has extent 1)
         absl::StrAppend(&body, "      if (j == 0) Ty<", a.dt, ">::store(", a.ptr, ", ", *e, ");\n");
       }

@@ -288,6 +288,53 @@ TEST(Codegen, TwoPassKernelKeepsItsFirstChunksInSharedMemory) {
   EXPECT_NE(k->source.find("const i64 jj = rlen - 4 - (c0 + (i64)u * T) * 4;"), std::string::npos);
 }
 
+TEST(Codegen, RunTimeExtentsDivideByMultiplyHighInTheVectorPaths) {
+  // x - mean(x) over a symbolic [N, C, H, W] (0, 2, 3): offsets divide by H
+  // and W. The vector paths (vec_ok, which now needs fz_q32) use FzDiv, the
+  // element loop the 64-bit division.
+  Graph g;
+  GraphBuilder b(&g);
+  ValueId x = *b.DefineTensor("x", DataType::kBFloat16, {-1, -1, -1, -1});
+  ValueId xf = *b.Cast(x, DataType::kFloat);
+  ValueId s = *b.Reduce(OpKind::kSum, xf, {0, 2, 3}, false);
+  ValueId sb = *b.BroadcastInDim(s, g.value(x).shape, {1});
+  ASSERT_TRUE(b.AddOutput(*b.Cast(*b.Binary(OpKind::kSub, xf, sb), DataType::kBFloat16)).ok());
+  HeuristicParams hp;
+  hp.kind = SchedulerKind::kOuterPersistent;
+  hp.outer_size = 64;
+  hp.inner_size = 802816;
+  hp.vectorize = 8;
+  hp.block_x = 512;
+  hp.grid_x = 2;
+  hp.grid_y = 64;
+  hp.grid_reduction = true;
+  hp.multi_pass = true;
+  hp.unroll = 4;
+  auto k = GenerateKernel(g, hp, CodegenOptions{});
+  ASSERT_TRUE(k.ok()) << k.status();
+  const std::string& src = k->source;
+  EXPECT_NE(src.find("struct FzDiv"), std::string::npos);
+  EXPECT_EQ(Occurrences(src, "fz_div_make("), 3u);  // the prelude's and H's and W's
+  EXPECT_NE(src.find("&& fz_q32;"), std::string::npos);
+  EXPECT_NE(src.find("auto ro64_in0"), std::string::npos);
+  EXPECT_NE(src.find("Chunk<16>::ld(w_in0[u], in0 + ro_in0(jj));"), std::string::npos);
+  EXPECT_NE(src.find("Chunk<2>::ld(w_in0, in0 + ro64_in0(jj));"), std::string::npos);
+  EXPECT_NE(src.find("(VV == 1 ? ro64_out0(j) : ro_out0(j))"), std::string::npos);
+
+  // Static extents: divisions by literals, no FzDiv.
+  Graph st;
+  GraphBuilder sb2(&st);
+  ValueId y = *sb2.DefineTensor("y", DataType::kBFloat16, {16, 64, 56, 56});
+  ValueId yf = *sb2.Cast(y, DataType::kFloat);
+  ValueId ys = *sb2.Reduce(OpKind::kSum, yf, {0, 2, 3}, false);
+  ValueId ysb = *sb2.BroadcastInDim(ys, st.value(y).shape, {1});
+  ASSERT_TRUE(sb2.AddOutput(*sb2.Cast(*sb2.Binary(OpKind::kSub, yf, ysb), DataType::kBFloat16)).ok());
+  k = GenerateKernel(st, hp, CodegenOptions{});
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_EQ(k->source.find("FzDiv"), std::string::npos);
+  EXPECT_EQ(k->source.find("ro64_"), std::string::npos);
+}
+
 // ScaleAndColumnSum as an inner-outer persistent kernel of 64-thread
 // blocks, float4 vectors.
 HeuristicParams InnerOuterParams(int64_t grid_x) {

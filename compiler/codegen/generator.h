@@ -75,6 +75,19 @@ class Generator {
  private:
   Access MakeAccess(ValueId v, std::string ptr) const;
   std::string OffsetLambda(const Access& a) const;
+  // Whether the iteration space is static and under 2^31 elements (offsets
+  // in 32-bit arithmetic, divisions by literals).
+  bool SmallStaticSpace() const;
+  // Offsets that divide by run-time extents: per extent (ExtentExpr) the
+  // name of its FzDiv, made once per thread, and fz_q32 (j and the extents
+  // fit the multiply-high division); empty when no offset divides so.
+  std::string PlanDividers();
+  std::map<std::string, std::string> dividers_;
+  // A call of a's offset function at j where the vector paths run (`vec`:
+  // vec_ok holds, and with it fz_q32), anywhere (`any`: in a body
+  // instantiated for VW<VV>, VV 1 in the element loop) or outside them.
+  enum class At { kVec, kAny, kElem };
+  std::string Ro(const Access& a, const std::string& j, At at) const;
   // A per-element scope writing to *body: row values from the row scope,
   // inputs from the vector words (recorded in *used) or from memory.
   Scope ElementScope(std::string* body, std::map<ValueId, std::string>* memo,

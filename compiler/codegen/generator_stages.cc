@@ -48,10 +48,45 @@ Access Generator::MakeAccess(ValueId v, std::string ptr) const {
   return a;
 }
 
+bool Generator::SmallStaticSpace() const {
+  int64_t elements = 1;
+  for (const Extent& e : p_.ref) {
+    if (!e.is_static() || (e.size != 0 && elements >= INT32_MAX / e.size)) return false;
+    elements *= e.size;
+  }
+  return true;
+}
+
+std::string Generator::PlanDividers() {
+  dividers_.clear();
+  bool decomposes = false;
+  for (const auto& [v, a] : in_access_) decomposes |= a.has_r && !a.fast_r;
+  for (const Access& a : out_access_) decomposes |= a.has_r && !a.fast_r;
+  if (!decomposes || SmallStaticSpace()) return "";
+  std::string s, small = "rlen <= 0xffffffffLL";
+  for (size_t k = 1; k < p_.r_axes.size(); ++k) {
+    const Extent& e = p_.ref[p_.r_axes[k]];
+    const std::string ext = p_.ExtentExpr(e);
+    if (e.is_static() || dividers_.count(ext)) continue;
+    const std::string name = absl::StrCat("fz_d", dividers_.size());
+    dividers_[ext] = name;
+    absl::StrAppend(&s, "  const FzDiv ", name, " = fz_div_make(", ext, ");\n");
+    absl::StrAppend(&small, " && (", ext, ") <= 0x7fffffffLL");
+  }
+  if (dividers_.empty()) return "";
+  return absl::StrCat(s, "  const bool fz_q32 = ", small, ";\n");
+}
+
+std::string Generator::Ro(const Access& a, const std::string& j, At at) const {
+  const std::string fast = absl::StrCat("ro_", a.ptr, "(", j, ")");
+  if (dividers_.empty() || a.fast_r || at == At::kVec) return fast;
+  const std::string general = absl::StrCat("ro64_", a.ptr, "(", j, ")");
+  return at == At::kElem ? general : absl::StrCat("(VV == 1 ? ", general, " : ", fast, ")");
+}
+
 std::string Generator::OffsetLambda(const Access& a) const {
-  std::string s = absl::StrCat("  auto ro_", a.ptr, " = [&](i64 j) -> i64 { ");
   const std::string base = a.has_i ? absl::StrCat("rb_", a.ptr) : "0";
-  if (a.fast_r) return absl::StrCat(s, "return ", base, " + j; };\n");
+  if (a.fast_r) return absl::StrCat("  auto ro_", a.ptr, " = [&](i64 j) -> i64 { return ", base, " + j; };\n");
   // The decomposition of j over the row axes. A static iteration space under
   // 2^31 elements takes 32-bit arithmetic (a division by a literal becomes a
   // 32-bit multiply-high); any other takes 64-bit, where NVVM's bypass of
@@ -59,26 +94,37 @@ std::string Generator::OffsetLambda(const Access& a) const {
   // fit. A 32-bit path of our own beside the 64-bit one doubled the division
   // code: bias-GELU compiled in 143 ms with it, 122 without (dev machine,
   // best of six; same kernel time on the H200: docs/heuristics-tuning.md,
-  // session 13).
-  bool small = true;
-  int64_t elements = 1;
-  for (const Extent& e : p_.ref) {
-    small = small && e.is_static() && (e.size == 0 || elements < INT32_MAX / e.size);
-    if (small) elements *= e.size;
-  }
-  const char* t = small ? "u32" : "i64";
-  std::string d = absl::StrCat(t, " q = (", t, ")j; ", t, " o = 0;");
-  for (int k = static_cast<int>(p_.r_axes.size()) - 1; k >= 0; --k) {
-    const int ax = p_.r_axes[k];
-    const std::string ext = absl::StrCat("(", t, ")(", p_.ExtentExpr(p_.ref[ax]), ")");
-    std::string coord = k == 0 ? "q" : absl::StrCat("(q % ", ext, ")");
-    for (const auto& [ra, stride] : a.r_terms) {
-      if (ra == ax) absl::StrAppend(&d, " o += ", coord, " * (", t, ")(", stride, ");");
+  // session 13). Run-time extents: the vector paths (where vec_ok, and with
+  // it fz_q32, holds) divide by multiply-high (ro_, FzDiv), the element
+  // loop and the column epilogue in 64 bits (ro64_); a branch between the
+  // two in one function made bias-GELU compile 25% slower, and the 64-bit
+  // divisions made the symbolic 4-D batch norm 26% slower than the static.
+  auto decompose = [&](const char* t, bool magic) {
+    std::string d = absl::StrCat(t, " q = (", t, ")j; ", magic ? "i64" : t, " o = 0;");
+    for (int k = static_cast<int>(p_.r_axes.size()) - 1; k >= 0; --k) {
+      const int ax = p_.r_axes[k];
+      const std::string e = p_.ExtentExpr(p_.ref[ax]);
+      const auto div = dividers_.find(e);
+      const bool fast = magic && k > 0 && div != dividers_.end();
+      const std::string ext = absl::StrCat("(", t, ")(", e, ")");
+      if (fast) absl::StrAppend(&d, " const u32 q", k, " = fz_div(q, ", div->second, ");");
+      std::string coord = k == 0 ? "q"
+                          : fast ? absl::StrCat("(q - q", k, " * ", div->second, ".d)")
+                                 : absl::StrCat("(q % ", ext, ")");
+      for (const auto& [ra, stride] : a.r_terms) {
+        if (ra != ax) continue;
+        absl::StrAppend(&d, " o += ", magic ? absl::StrCat("(i64)", coord, " * (i64)(") : absl::StrCat(coord, " * (", t, ")("),
+                        stride, ");");
+      }
+      if (k > 0) absl::StrAppend(&d, fast ? absl::StrCat(" q = q", k, ";") : absl::StrCat(" q /= ", ext, ";"));
     }
-    if (k > 0) absl::StrAppend(&d, " q /= ", ext, ";");
+    return absl::StrCat(d, " return ", base, " + (i64)o; };\n");
+  };
+  if (dividers_.empty()) {
+    return absl::StrCat("  auto ro_", a.ptr, " = [&](i64 j) -> i64 { ", decompose(SmallStaticSpace() ? "u32" : "i64", false));
   }
-  absl::StrAppend(&s, d, " return ", base, " + (i64)o; };\n");
-  return s;
+  return absl::StrCat("  auto ro_", a.ptr, " = [&](i64 j) -> i64 { ", decompose("u32", true), "  auto ro64_", a.ptr,
+                      " = [&](i64 j) -> i64 { ", decompose("i64", false));
 }
 
 std::string Generator::KeptWord(const Access& a, int q) const {
@@ -228,7 +274,7 @@ std::string Generator::LoopOver(const std::string& body, const std::vector<const
   absl::StrAppend(&s, "      for (i64 jj = t; active && jj < rlen; jj += T) {\n");
   for (const Access* x : ins) {
     absl::StrAppend(&s, "        u32 w_", x->ptr, "[", (x->esize + 3) / 4, "];\n        Chunk<",
-                    x->esize, ">::ld(w_", x->ptr, ", ", x->ptr, " + ro_", x->ptr, "(jj));\n");
+                    x->esize, ">::ld(w_", x->ptr, ", ", x->ptr, " + ", Ro(*x, "jj", At::kElem), ");\n");
   }
   absl::StrAppend(&s, "        ", body, "(VW<1>(), jj");
   for (const Access* x : ins) absl::StrAppend(&s, ", w_", x->ptr);
@@ -323,7 +369,7 @@ Scope Generator::ElementScope(std::string* body, std::map<ValueId, std::string>*
       used->insert(v);
       return absl::StrCat("Ty<", a.dt, ">::get(w_", a.ptr, ", l)");
     }
-    return absl::StrCat("Ty<", a.dt, ">::load(", a.ptr, " + ro_", a.ptr, "(j + l))");
+    return absl::StrCat("Ty<", a.dt, ">::load(", a.ptr, " + ", Ro(a, "j + l", At::kAny), ")");
   };
   return es;
 }
@@ -474,15 +520,15 @@ absl::Status Generator::EmitFinal(std::string& code) {
         absl::StrAppend(&pre, "      u32 wo", k, "[(VV + 1) / 2];\n      float fo", k, "[VV];\n");
         absl::StrAppend(&body, "        fo", k, "[l] = ", *e, ";\n");
         absl::StrAppend(&post, "      Ty<", a.dt, ">::template pack<VV>(wo", k, ", fo", k, ");\n      ", guard,
-                        "Chunk<VV * 2>::", StoreFn(), "(", a.ptr, " + ro_", a.ptr, "(j), wo", k, ");\n");
+                        "Chunk<VV * 2>::", StoreFn(), "(", a.ptr, " + ", Ro(a, "j", At::kAny), ", wo", k, ");\n");
       } else if (a.vec) {
         absl::StrAppend(&pre, "      u32 wo", k, "[(VV * ", a.esize, " + 3) / 4] = {};\n");
         absl::StrAppend(&body, "        Ty<", a.dt, ">::put(wo", k, ", l, ", *e, ");\n");
-        absl::StrAppend(&post, "      ", guard, "Chunk<VV * ", a.esize, ">::", StoreFn(), "(", a.ptr, " + ro_",
-                        a.ptr, "(j), wo", k, ");\n");
+        absl::StrAppend(&post, "      ", guard, "Chunk<VV * ", a.esize, ">::", StoreFn(), "(", a.ptr, " + ",
+                        Ro(a, "j", At::kAny), ", wo", k, ");\n");
       } else {
-        absl::StrAppend(&body, "        ", guard, "Ty<", a.dt, ">::store(", a.ptr, " + ro_", a.ptr,
-                        "(j + l), ", *e, ");\n");
+        absl::StrAppend(&body, "        ", guard, "Ty<", a.dt, ">::store(", a.ptr, " + ", Ro(a, "j + l", At::kAny),
+                        ", ", *e, ");\n");
       }
     } else {
       auto e = em_->Get(a.v, row_scope_);

@@ -292,9 +292,30 @@ __device__ __forceinline__ float4 fz_dsmem_ld4(const float4* p, u32 rank) {
 #endif
 )PRELUDE";
 
+// Only in kernels whose offsets divide by run-time extents (symbolic
+// definitions), so the others' source stays as it was.
+const char kDividerPrelude[] = R"PRELUDE(
+// Division by a run-time extent d (1 <= d <= 2^31) of any n < 2^32 as a
+// multiply-high and a shift (Granlund and Montgomery's round-up method):
+// s = ceil(log2 d), m = floor(2^32 (2^s - d) / d) + 1, n / d = (umulhi(n, m)
+// + n) >> s, the sum in 64 bits. fz_div_make runs once per thread.
+struct FzDiv { u32 d, m, s; };
+__device__ __forceinline__ FzDiv fz_div_make(i64 d) {
+  FzDiv v;
+  v.d = d < 1 ? 1u : (u32)d;
+  v.s = 32 - __clz(v.d - 1);
+  v.m = (u32)(((u64)1 << 32) * (((u64)1 << v.s) - v.d) / v.d + 1);
+  return v;
+}
+__device__ __forceinline__ u32 fz_div(u32 n, FzDiv v) {
+  return (u32)(((u64)__umulhi(n, v.m) + n) >> v.s);
+}
+)PRELUDE";
+
 }  // namespace
 
 const char* DevicePrelude() { return kPrelude; }
 const char* ClusterPrelude() { return kClusterPrelude; }
+const char* DividerPrelude() { return kDividerPrelude; }
 
 }  // namespace fusiond

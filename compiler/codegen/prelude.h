@@ -18,6 +18,8 @@ const char* DevicePrelude();
 // The thread-block cluster helpers (fz_cluster_sync, fz_dsmem_ld4; sm_90+),
 // appended only to kernels that use clusters.
 const char* ClusterPrelude();
+// Division by run-time extents (FzDiv): in kernels whose offsets need it.
+const char* DividerPrelude();
 
 }  // namespace fusiond
 

@@ -5,7 +5,7 @@
 
 namespace fusiond {
 
-constexpr int kCodegenVersion = 7;
+constexpr int kCodegenVersion = 8;
 
 }  // namespace fusiond
 
