@@ -69,6 +69,24 @@ TEST(Heuristics, OuterPersistentKeepsWhatItCanOfChannelsTooLargeForTheChip) {
   EXPECT_LE(big.smem_bytes + kStaticSmemReserve, H100().smem_per_block);
 }
 
+TEST(Heuristics, WideTwoPassRowsKeepChunksUnlessAColumnOperandIsReadAgain) {
+  // Softmax backward 512x65536 (dy and y, one reduction): kept chunks.
+  FusionAnalysis sb = RowSummary(FusionPattern::kInner, 512, 65536, 2, 0);
+  sb.num_reductions = 1;
+  HeuristicParams p = InnerReductionHeuristics(sb, H100());
+  EXPECT_TRUE(p.multi_pass);
+  EXPECT_GE(p.smem_bytes, 192 * 1024);
+  EXPECT_LE(p.smem_bytes + kStaticSmemReserve, H100().smem_per_block);
+  // Softmax forward (two reductions, three passes): nothing to keep for.
+  sb.num_reductions = 2;
+  EXPECT_EQ(InnerReductionHeuristics(sb, H100()).smem_bytes, 0);
+  // Rmsnorm forward (x and its weight, a column operand): none either.
+  FusionAnalysis rf = RowSummary(FusionPattern::kInner, 512, 65536, 1, 0);
+  rf.num_reductions = 1;
+  rf.inputs.push_back({DataType::kBFloat16, 65536, true, false, false});
+  EXPECT_EQ(InnerReductionHeuristics(rf, H100()).smem_bytes, 0);
+}
+
 TEST(Heuristics, BF16RowsVectorizeSixteenBytes) {
   auto p = InnerPersistentHeuristics(RowSummary(FusionPattern::kInner, 2048, 8192, 1, 0), H100());
   EXPECT_EQ(p->vectorize, 8);
