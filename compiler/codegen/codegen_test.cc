@@ -212,24 +212,38 @@ TEST(Codegen, DoubleAccumulatorsKeepDoublePartials) {
   EXPECT_NE(k->source.find("= (double)acc0;"), std::string::npos);
 }
 
-TEST(Codegen, BlocksSharingARowSyncOnlyWithTheirGroup) {
-  // Batch norm statistics over [N, C, L] (0, 2): grid_x blocks share a
-  // channel and exchange their partials behind their group's barrier.
+// x - sum(x) over the channels of a float [8, 4, 64] (reductions over 0
+// and 2, batch norm's pattern), and outer persistent parameters with two
+// blocks sharing each channel.
+Graph ChannelCentering() {
   Graph g;
   GraphBuilder b(&g);
   ValueId x = *b.DefineTensor("x", DataType::kFloat, {8, 4, 64});
   ValueId s = *b.Reduce(OpKind::kSum, x, {0, 2}, false);
   ValueId sb = *b.BroadcastInDim(s, g.value(x).shape, {1});
-  ASSERT_TRUE(b.AddOutput(*b.Binary(OpKind::kSub, x, sb)).ok());
+  EXPECT_TRUE(b.AddOutput(*b.Binary(OpKind::kSub, x, sb)).ok());
+  return g;
+}
+
+HeuristicParams OuterParams(int64_t channels, int64_t per_channel, int vectorize, int block_x) {
   HeuristicParams hp;
   hp.kind = SchedulerKind::kOuterPersistent;
-  hp.outer_size = 4;
-  hp.inner_size = 512;
-  hp.vectorize = 4;
-  hp.block_x = 64;
+  hp.outer_size = channels;
+  hp.inner_size = per_channel;
+  hp.vectorize = vectorize;
+  hp.block_x = block_x;
   hp.grid_x = 2;
-  hp.grid_y = 4;
+  hp.grid_y = channels;
   hp.grid_reduction = true;
+  return hp;
+}
+HeuristicParams ChannelParams() { return OuterParams(4, 512, 4, 64); }
+
+TEST(Codegen, BlocksSharingARowSyncOnlyWithTheirGroup) {
+  // grid_x blocks share a channel and exchange their partials behind their
+  // group's barrier.
+  Graph g = ChannelCentering();
+  HeuristicParams hp = ChannelParams();
   auto k = GenerateKernel(g, hp, CodegenOptions{});
   ASSERT_TRUE(k.ok()) << k.status();
   EXPECT_TRUE(k->cooperative);
@@ -243,25 +257,11 @@ TEST(Codegen, BlocksSharingARowSyncOnlyWithTheirGroup) {
 }
 
 TEST(Codegen, TwoPassKernelKeepsItsFirstChunksInSharedMemory) {
-  // x - mean(x) over [N, C, L] (0, 2), multi-pass: the statistics pass
-  // copies each thread's first iterations of x to shared memory, as many as
-  // smem_bytes holds, and the final pass walks each thread's iterations
-  // backwards, the kept ones last, from there.
-  Graph g;
-  GraphBuilder b(&g);
-  ValueId x = *b.DefineTensor("x", DataType::kFloat, {8, 4, 64});
-  ValueId s = *b.Reduce(OpKind::kSum, x, {0, 2}, false);
-  ValueId sb = *b.BroadcastInDim(s, g.value(x).shape, {1});
-  ASSERT_TRUE(b.AddOutput(*b.Binary(OpKind::kSub, x, sb)).ok());
-  HeuristicParams hp;
-  hp.kind = SchedulerKind::kOuterPersistent;
-  hp.outer_size = 4;
-  hp.inner_size = 512;
-  hp.vectorize = 4;
-  hp.block_x = 64;
-  hp.grid_x = 2;
-  hp.grid_y = 4;
-  hp.grid_reduction = true;
+  // Multi-pass: the statistics pass copies each thread's first iterations
+  // of x to shared memory, as many as smem_bytes holds, and the final pass
+  // walks each thread's iterations backwards, the kept ones last, from there.
+  Graph g = ChannelCentering();
+  HeuristicParams hp = ChannelParams();
   hp.multi_pass = true;
   hp.unroll = 4;
   const int64_t iteration = 4 * 4 * 4 * 64;  // unroll x words of a float4 x threads x 4 bytes
@@ -288,26 +288,24 @@ TEST(Codegen, TwoPassKernelKeepsItsFirstChunksInSharedMemory) {
   EXPECT_NE(k->source.find("const i64 jj = rlen - 4 - (c0 + (i64)u * T) * 4;"), std::string::npos);
 }
 
-TEST(Codegen, RunTimeExtentsDivideByMultiplyHighInTheVectorPaths) {
-  // x - mean(x) over a symbolic [N, C, H, W] (0, 2, 3): offsets divide by H
-  // and W. The vector paths (vec_ok, which now needs fz_q32) use FzDiv, the
-  // element loop the 64-bit division.
+// bf16 x - sum(x) over the channels of an [N, C, H, W] `shape` (-1:
+// symbolic), reductions over 0, 2 and 3.
+Graph ImageChannelCentering(const std::vector<int64_t>& shape) {
   Graph g;
   GraphBuilder b(&g);
-  ValueId x = *b.DefineTensor("x", DataType::kBFloat16, {-1, -1, -1, -1});
+  ValueId x = *b.DefineTensor("x", DataType::kBFloat16, shape);
   ValueId xf = *b.Cast(x, DataType::kFloat);
   ValueId s = *b.Reduce(OpKind::kSum, xf, {0, 2, 3}, false);
   ValueId sb = *b.BroadcastInDim(s, g.value(x).shape, {1});
-  ASSERT_TRUE(b.AddOutput(*b.Cast(*b.Binary(OpKind::kSub, xf, sb), DataType::kBFloat16)).ok());
-  HeuristicParams hp;
-  hp.kind = SchedulerKind::kOuterPersistent;
-  hp.outer_size = 64;
-  hp.inner_size = 802816;
-  hp.vectorize = 8;
-  hp.block_x = 512;
-  hp.grid_x = 2;
-  hp.grid_y = 64;
-  hp.grid_reduction = true;
+  EXPECT_TRUE(b.AddOutput(*b.Cast(*b.Binary(OpKind::kSub, xf, sb), DataType::kBFloat16)).ok());
+  return g;
+}
+
+TEST(Codegen, RunTimeExtentsDivideByMultiplyHighInTheVectorPaths) {
+  // Symbolic: offsets divide by H and W. The vector paths (vec_ok, which
+  // now needs fz_q32) use FzDiv, the element loop the 64-bit division.
+  Graph g = ImageChannelCentering({-1, -1, -1, -1});
+  HeuristicParams hp = OuterParams(64, 256 * 56 * 56, 8, 512);
   hp.multi_pass = true;
   hp.unroll = 4;
   auto k = GenerateKernel(g, hp, CodegenOptions{});
@@ -322,14 +320,7 @@ TEST(Codegen, RunTimeExtentsDivideByMultiplyHighInTheVectorPaths) {
   EXPECT_NE(src.find("(VV == 1 ? ro64_out0(j) : ro_out0(j))"), std::string::npos);
 
   // Static extents: divisions by literals, no FzDiv.
-  Graph st;
-  GraphBuilder sb2(&st);
-  ValueId y = *sb2.DefineTensor("y", DataType::kBFloat16, {16, 64, 56, 56});
-  ValueId yf = *sb2.Cast(y, DataType::kFloat);
-  ValueId ys = *sb2.Reduce(OpKind::kSum, yf, {0, 2, 3}, false);
-  ValueId ysb = *sb2.BroadcastInDim(ys, st.value(y).shape, {1});
-  ASSERT_TRUE(sb2.AddOutput(*sb2.Cast(*sb2.Binary(OpKind::kSub, yf, ysb), DataType::kBFloat16)).ok());
-  k = GenerateKernel(st, hp, CodegenOptions{});
+  k = GenerateKernel(ImageChannelCentering({16, 64, 56, 56}), hp, CodegenOptions{});
   ASSERT_TRUE(k.ok()) << k.status();
   EXPECT_EQ(k->source.find("FzDiv"), std::string::npos);
   EXPECT_EQ(k->source.find("ro64_"), std::string::npos);
