@@ -1,6 +1,8 @@
 // Internal to the code generator: the Generator class that emits one
-// kernel (codegen.cc: the skeleton, Run; generator_stages.cc: per-tensor
-// access, the chunk loops, block reductions, stage and final bodies).
+// kernel (codegen.cc: the skeleton, Run; generator_offsets.cc: per-tensor
+// access and offsets; generator_stages.cc: the chunk loops, block
+// reductions, stage and final bodies; generator_staging.cc and
+// generator_cluster.cc: staged rows and cluster partials).
 #ifndef FUSIOND_COMPILER_CODEGEN_GENERATOR_H_
 #define FUSIOND_COMPILER_CODEGEN_GENERATOR_H_
 
