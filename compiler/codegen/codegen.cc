@@ -67,6 +67,14 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     if (PB_ > 16) persistent_ = false;
   }
   split_ = !pointwise_ && split > 1;
+  {
+    // Loop iterations of a thread over a row of the size the heuristics saw
+    // (the most chunks worth keeping).
+    int64_t rlen = 1;
+    for (int a : p_.r_axes) rlen *= p_.ref[a].is_static() ? p_.ref[a].size : 0;
+    if (rlen == 0) rlen = std::max<int64_t>(1, hp_.inner_size);
+    row_iters_ = std::max<int64_t>(1, ((rlen + V_ - 1) / V_ + split * BX_ * U_ - 1) / (split * BX_ * U_));
+  }
   const bool cols = !p_.col_reds.empty();
   const bool coop = split_ || cols;
   // Inputs and outputs.
@@ -106,7 +114,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   V_ = std::min(V_, 16 / max_esize);
   if (PlanStaging()) persistent_ = true;
   if (absl::Status st = PlanCluster(); !st.ok()) return st;
-  keep_ = hp_.multi_pass && p_.num_stages == 1 && !persistent_ && !staged_ && cluster_ == 1 &&
+  keep_ = hp_.multi_pass && p_.num_stages >= 1 && !persistent_ && !staged_ && cluster_ == 1 &&
           hp_.smem_bytes > 0;
   {
     int streamed = 0;

@@ -212,13 +212,13 @@ TEST(Codegen, DoubleAccumulatorsKeepDoublePartials) {
   EXPECT_NE(k->source.find("= (double)acc0;"), std::string::npos);
 }
 
-// x - sum(x) over the channels of a float [8, 4, 64] (reductions over 0
+// x - sum(x) over the channels of a float [n, 4, 64] (reductions over 0
 // and 2, batch norm's pattern), and outer persistent parameters with two
 // blocks sharing each channel.
-Graph ChannelCentering() {
+Graph ChannelCentering(int64_t n = 8) {
   Graph g;
   GraphBuilder b(&g);
-  ValueId x = *b.DefineTensor("x", DataType::kFloat, {8, 4, 64});
+  ValueId x = *b.DefineTensor("x", DataType::kFloat, {n, 4, 64});
   ValueId s = *b.Reduce(OpKind::kSum, x, {0, 2}, false);
   ValueId sb = *b.BroadcastInDim(s, g.value(x).shape, {1});
   EXPECT_TRUE(b.AddOutput(*b.Binary(OpKind::kSub, x, sb)).ok());
@@ -237,7 +237,7 @@ HeuristicParams OuterParams(int64_t channels, int64_t per_channel, int vectorize
   hp.grid_reduction = true;
   return hp;
 }
-HeuristicParams ChannelParams() { return OuterParams(4, 512, 4, 64); }
+HeuristicParams ChannelParams(int64_t n = 8) { return OuterParams(4, n * 64, 4, 64); }
 
 TEST(Codegen, BlocksSharingARowSyncOnlyWithTheirGroup) {
   // grid_x blocks share a channel and exchange their partials behind their
@@ -260,8 +260,10 @@ TEST(Codegen, TwoPassKernelKeepsItsFirstChunksInSharedMemory) {
   // Multi-pass: the statistics pass copies each thread's first iterations
   // of x to shared memory, as many as smem_bytes holds, and the final pass
   // walks each thread's iterations backwards, the kept ones last, from there.
-  Graph g = ChannelCentering();
-  HeuristicParams hp = ChannelParams();
+  // 96 x 64 elements a channel: three iterations of 2 blocks x 64 threads x
+  // 4 chunks of 4 floats.
+  Graph g = ChannelCentering(96);
+  HeuristicParams hp = ChannelParams(96);
   hp.multi_pass = true;
   hp.unroll = 4;
   const int64_t iteration = 4 * 4 * 4 * 64;  // unroll x words of a float4 x threads x 4 bytes
@@ -278,6 +280,12 @@ TEST(Codegen, TwoPassKernelKeepsItsFirstChunksInSharedMemory) {
   EXPECT_NE(body.find("w_in0[3] = ((u32*)fz_smem)[((fz_ki * 4 + u) * 4 + 3) * 64 + ty * 64 + tx];"),
             std::string::npos);
   EXPECT_NE(KernelManifestJson(*k, "k.cubin", 64, 0, 132).find("\"smem_bytes\": \"8192\""), std::string::npos);
+
+  // More budget than the channel has iterations: all three kept.
+  hp.smem_bytes = 10 * iteration;
+  k = GenerateKernel(g, hp, CodegenOptions{});
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_EQ(k->dynamic_smem_bytes, 3 * iteration);
 
   // Less than an iteration of budget: nothing kept, the row walked from its end.
   hp.smem_bytes = iteration - 1;
@@ -299,6 +307,24 @@ Graph ImageChannelCentering(const std::vector<int64_t>& shape) {
   ValueId sb = *b.BroadcastInDim(s, g.value(x).shape, {1});
   EXPECT_TRUE(b.AddOutput(*b.Cast(*b.Binary(OpKind::kSub, xf, sb), DataType::kBFloat16)).ok());
   return g;
+}
+
+TEST(Codegen, ThreePassKernelReadsItsKeptChunksFirst) {
+  // Softmax over 16384 columns, multi-pass (max, sum, final): the max pass
+  // keeps, the other two read the kept iterations forwards, then memory.
+  HeuristicParams hp = SoftmaxParams(512, 1, 4096);
+  hp.kind = SchedulerKind::kInnerReduction;
+  hp.multi_pass = true;
+  hp.unroll = 4;
+  const int64_t iteration = 4 * 4 * 4 * 512;  // unroll x words of 8 bf16 x threads x 4 bytes
+  hp.smem_bytes = iteration;  // of a row's 16384 / (8 x 512 x 4) = 1 iteration
+  auto k = GenerateKernel(Softmax(), hp, CodegenOptions{});
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_EQ(k->dynamic_smem_bytes, iteration);
+  EXPECT_EQ(Occurrences(k->source, "if (fz_ki < 1) {"), 1u);
+  EXPECT_EQ(Occurrences(k->source, "for (; active && fz_ki < 1; ++fz_ki) {"), 2u);
+  EXPECT_EQ(Occurrences(k->source, "for (i64 c0 = t + fz_ki * (i64)T * 4; active && c0 * 8 < rlen;"), 2u);
+  EXPECT_EQ(k->source.find("--fz_ki"), std::string::npos);
 }
 
 TEST(Codegen, RunTimeExtentsDivideByMultiplyHighInTheVectorPaths) {

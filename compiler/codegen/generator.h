@@ -172,15 +172,16 @@ class Generator {
 
   bool staged_ = false;
   int stages_ = 0;
-  // Kept chunks (two-pass multi-pass kernels with HeuristicParams::smem_bytes):
-  // the reduction pass copies each thread's first keep_iters_ loop
-  // iterations of the inputs both passes stream into dynamic shared memory,
-  // and the final pass, walking the thread's iterations backwards, reads
+  // Kept chunks (multi-pass kernels with HeuristicParams::smem_bytes): the
+  // first pass copies each thread's first keep_iters_ loop iterations of the
+  // inputs it streams into dynamic shared memory, and the later passes read
   // those there instead of memory. Slots are [iteration * U + u][word]
   // [thread]; an input's words start at keep_word_[ptr] within a slot of
   // keep_slot_words_.
   bool keep_ = false;
   int keep_iters_ = 0;
+  int stage_ = 0;  // the reduction stage being emitted (EmitStage)
+  int64_t row_iters_ = 1;  // a thread's loop iterations over the heuristics' row
   int keep_slot_words_ = 0;
   std::map<std::string, int> keep_word_;
   // Word q of this thread's kept chunk (fz_ki, u) of input a.

@@ -60,12 +60,14 @@ std::string Generator::LoopOver(const std::string& body, const std::vector<const
   // it cost registers. Chunks map to threads the same way in every row,
   // which is all the column partials need.
   const bool backwards = final && hp_.multi_pass && p_.num_stages == 1;
-  // Kept chunks: the first pass plans them (what both passes stream, as
-  // many iterations as smem_bytes holds) and copies its first keep_iters_
-  // iterations there; the final pass walks each thread's own iterations
-  // backwards, the kept ones last, in a loop of their own (a branch per
-  // chunk in the main loop made the 4-D batch norm 12% slower).
-  if (keep_ && !final) {
+  // Kept chunks: the first pass plans them (what it streams, as many
+  // iterations as smem_bytes holds) and copies its first keep_iters_
+  // iterations there; each later pass reads those in a loop of their own (a
+  // branch per chunk in the main loop made the 4-D batch norm 12% slower):
+  // the final pass of two walks each thread's own iterations backwards, the
+  // kept ones last; the passes of three walk forwards, the kept ones first.
+  const bool first = !final && stage_ == 0;
+  if (keep_ && first) {
     keep_slot_words_ = 0;
     keep_word_.clear();
     for (const Access* x : ins) {
@@ -74,7 +76,7 @@ std::string Generator::LoopOver(const std::string& body, const std::vector<const
       keep_slot_words_ += ChunkWords(*x);
     }
     const int64_t iter_bytes = int64_t{4} * U_ * keep_slot_words_ * BX_ * BY_;
-    keep_iters_ = iter_bytes > 0 ? static_cast<int>(std::min<int64_t>(hp_.smem_bytes / iter_bytes, 1 << 20)) : 0;
+    keep_iters_ = iter_bytes > 0 ? static_cast<int>(std::min(hp_.smem_bytes / iter_bytes, row_iters_)) : 0;
     smem_bytes_ = std::max(smem_bytes_, keep_iters_ * iter_bytes);
   }
   const bool keeps = keep_ && keep_iters_ > 0;
@@ -140,11 +142,19 @@ std::string Generator::LoopOver(const std::string& body, const std::vector<const
     absl::StrAppend(&s, loop(absl::StrCat("      for (i64 c0 = t; active && c0 * ", V_, " < rlen; c0 += ", step, ") {\n"),
                              backwards ? absl::StrCat("rlen - ", V_, " - ", fwd) : fwd,
                              backwards ? "jj >= 0" : "jj < rlen", Src::kMemory));
-  } else if (!final) {
+  } else if (first) {
     absl::StrAppend(&s, "      extern __shared__ __align__(16) unsigned char fz_smem[];\n      i64 fz_ki = 0;\n",
                     loop(absl::StrCat("      for (i64 c0 = t; active && c0 * ", V_, " < rlen; c0 += ", step,
                                       ", ++fz_ki) {\n"),
                          fwd, "jj < rlen", Src::kMemoryAndKeep));
+  } else if (!backwards) {
+    absl::StrAppend(&s, "      extern __shared__ __align__(16) unsigned char fz_smem[];\n      i64 fz_ki = 0;\n",
+                    loop(absl::StrCat("      for (; active && fz_ki < ", keep_iters_, "; ++fz_ki) {\n",
+                                      "        const i64 c0 = t + fz_ki * ", step, ";\n"),
+                         fwd, "jj < rlen", Src::kKept),
+                    loop(absl::StrCat("      for (i64 c0 = t + fz_ki * ", step, "; active && c0 * ", V_, " < rlen; c0 += ",
+                                      step, ") {\n"),
+                         fwd, "jj < rlen", Src::kMemory));
   } else {
     const std::string at = absl::StrCat("        const i64 c0 = t + fz_ki * ", step, ";\n");
     absl::StrAppend(&s, "      extern __shared__ __align__(16) unsigned char fz_smem[];\n",
@@ -261,6 +271,7 @@ Scope Generator::ElementScope(std::string* body, std::map<ValueId, std::string>*
 }
 
 absl::Status Generator::EmitStage(int stage, std::string& code) {
+  stage_ = stage;
   std::vector<int> slots;
   for (size_t i = 0; i < p_.row_slots.size(); ++i) {
     if (p_.row_slots[i].stage == stage) slots.push_back(static_cast<int>(i));

@@ -115,14 +115,14 @@ HeuristicParams InnerReductionHeuristics(const FusionAnalysis& a, const Target& 
   p.unroll = vectors >= int64_t{4} * p.block_x ? 4 : 1;
   p.multi_pass = true;
   p.grid_x = std::max<int64_t>(1, a.outer_size);
-  // One reduction (two passes over the row) and no column operand: what
-  // shared memory holds of each thread's first iterations the final pass
-  // takes from there (codegen: kept chunks). H200, 512x65536 bf16: softmax
-  // backward 70.4 -> 62.8 us; rmsnorm forward, whose weight the passes read
-  // again through the L1 that the shared memory shrinks, 50.3 -> 60.3.
+  // No column operand: what shared memory holds of each thread's first
+  // iterations the later passes take from there (codegen: kept chunks).
+  // H200, 512x65536 bf16: softmax backward 70.4 -> 62.8 us; rmsnorm
+  // forward, whose weight the passes read again through the L1 that the
+  // shared memory shrinks, 50.3 -> 60.3.
   bool columns = false;
   for (const TensorSummary& in : a.inputs) columns |= in.varies_inner && !in.full;
-  if (a.num_reductions == 1 && !columns) p.smem_bytes = std::max<int64_t>(0, t.smem_per_block - kStaticSmemReserve);
+  if (!columns) p.smem_bytes = std::max<int64_t>(0, t.smem_per_block - kStaticSmemReserve);
   return p;
 }
 
