@@ -298,11 +298,13 @@ const char kDividerPrelude[] = R"PRELUDE(
 // Division by a run-time extent d (1 <= d <= 2^31) of any n < 2^32 as a
 // multiply-high and a shift (Granlund and Montgomery's round-up method):
 // s = ceil(log2 d), m = floor(2^32 (2^s - d) / d) + 1, n / d = (umulhi(n, m)
-// + n) >> s, the sum in 64 bits. fz_div_make runs once per thread.
+// + n) >> s, the sum in 64 bits. fz_div_make runs once per thread; an
+// extent outside [1, 2^31] makes a divisor by 1 (fz_q32 is false then, and
+// the kernel divides in 64 bits instead).
 struct FzDiv { u32 d, m, s; };
 __device__ __forceinline__ FzDiv fz_div_make(i64 d) {
   FzDiv v;
-  v.d = d < 1 ? 1u : (u32)d;
+  v.d = d < 1 || d > 0x80000000LL ? 1u : (u32)d;
   v.s = 32 - __clz(v.d - 1);
   v.m = (u32)(((u64)1 << 32) * (((u64)1 << v.s) - v.d) / v.d + 1);
   return v;

@@ -5,7 +5,7 @@
 
 namespace fusiond {
 
-constexpr int kCodegenVersion = 8;
+constexpr int kCodegenVersion = 9;
 
 }  // namespace fusiond
 
