@@ -119,10 +119,12 @@ HeuristicParams InnerReductionHeuristics(const FusionAnalysis& a, const Target& 
   // iterations the later passes take from there (codegen: kept chunks).
   // H200, 512x65536 bf16: softmax backward 70.4 -> 62.8 us; rmsnorm
   // forward, whose weight the passes read again through the L1 that the
-  // shared memory shrinks, 50.3 -> 60.3.
+  // shared memory shrinks, 50.3 -> 60.3. A block takes all the shared
+  // memory, so only blocks of 512 threads, which their 90-120 registers
+  // leave alone on an SM anyway.
   bool columns = false;
   for (const TensorSummary& in : a.inputs) columns |= in.varies_inner && !in.full;
-  if (!columns) p.smem_bytes = std::max<int64_t>(0, t.smem_per_block - kStaticSmemReserve);
+  if (!columns && p.block_x >= 512) p.smem_bytes = std::max<int64_t>(0, t.smem_per_block - kStaticSmemReserve);
   return p;
 }
 

@@ -81,11 +81,18 @@ TEST(Heuristics, WideRowsKeepChunksUnlessAColumnOperandIsReadAgain) {
   FusionAnalysis sf = RowSummary(FusionPattern::kInner, 512, 65536, 1, 0);
   sf.num_reductions = 2;
   EXPECT_EQ(InnerReductionHeuristics(sf, H100()).smem_bytes, p.smem_bytes);
-  // Rmsnorm forward (x and its weight, a column operand): none either.
+  // Rmsnorm forward (x and its weight, a column operand): none.
   FusionAnalysis rf = RowSummary(FusionPattern::kInner, 512, 65536, 1, 0);
   rf.num_reductions = 1;
   rf.inputs.push_back({DataType::kBFloat16, 65536, true, false, false});
   EXPECT_EQ(InnerReductionHeuristics(rf, H100()).smem_bytes, 0);
+  // Rows of 2048 (256 vectors) take blocks of 256 threads, which could
+  // share an SM: none.
+  FusionAnalysis narrow = RowSummary(FusionPattern::kInner, 512, 2048, 2, 0);
+  narrow.num_reductions = 1;
+  HeuristicParams n = InnerReductionHeuristics(narrow, H100());
+  EXPECT_LT(n.block_x, 512);
+  EXPECT_EQ(n.smem_bytes, 0);
 }
 
 TEST(Heuristics, BF16RowsVectorizeSixteenBytes) {
