@@ -83,18 +83,17 @@ std::string Generator::LoopOver(const std::string& body, const std::vector<const
   enum class Src { kMemory, kMemoryAndKeep, kKept };
   auto loop = [&](const std::string& header, const std::string& jj, const std::string& in_row, Src src) {
     std::string l = header;
-    if (src == Src::kKept) {
+    // Read from shared memory (kKept) where the input was kept.
+    auto kept = [&](const Access* x) { return src == Src::kKept && keep_word_.count(x->ptr) > 0; };
+    bool all_kept = src == Src::kKept;
+    for (const Access* x : ins) all_kept = all_kept && kept(x);
+    if (all_kept) {
       // Shared memory needs no batch of loads in flight: one chunk at a
       // time (batched like the memory loop, ptxas spilled: 4-D batch norm).
       absl::StrAppend(&l, "#pragma unroll 1\n        for (int u = 0; u < ", U_, "; ++u) {\n          const i64 jj = ", jj,
                       ";\n          if (!(", in_row, ")) break;\n");
       for (const Access* x : ins) {
         absl::StrAppend(&l, "          u32 w_", x->ptr, "[", ChunkWords(*x), "];\n");
-        if (keep_word_.count(x->ptr) == 0) {
-          absl::StrAppend(&l, "          Chunk<", V_ * x->esize, ">::ld(w_", x->ptr, ", ", x->ptr, " + ro_", x->ptr,
-                          "(jj));\n");
-          continue;
-        }
         for (int q = 0; q < ChunkWords(*x); ++q) {
           absl::StrAppend(&l, "          w_", x->ptr, "[", q, "] = ", KeptWord(*x, q), ";\n");
         }
@@ -105,12 +104,15 @@ std::string Generator::LoopOver(const std::string& body, const std::vector<const
       absl::StrAppend(&l, ");\n        }\n      }\n");
       return l;
     }
+    // The inputs from memory go out as one batch; kept ones are read from
+    // shared memory chunk by chunk as the body needs them.
     for (const Access* x : ins) {
-      absl::StrAppend(&l, "        u32 w_", x->ptr, "[", U_, "][", ChunkWords(*x), "];\n");
+      if (!kept(x)) absl::StrAppend(&l, "        u32 w_", x->ptr, "[", U_, "][", ChunkWords(*x), "];\n");
     }
     absl::StrAppend(&l, "#pragma unroll\n        for (int u = 0; u < ", U_, "; ++u) {\n          const i64 jj = ", jj,
                     ";\n          if (", in_row, ") {\n");
     for (const Access* x : ins) {
+      if (kept(x)) continue;
       absl::StrAppend(&l, "            Chunk<", V_ * x->esize, ">::ld(w_", x->ptr, "[u], ", x->ptr, " + ro_", x->ptr,
                       "(jj));\n");
     }
@@ -126,13 +128,21 @@ std::string Generator::LoopOver(const std::string& body, const std::vector<const
         absl::StrAppend(&keep, " ", KeptWord(*x, q), " = w_", x->ptr, "[u][", q, "];");
       }
     }
+    std::string reads;
+    for (const Access* x : ins) {
+      if (!kept(x)) continue;
+      absl::StrAppend(&reads, " u32 k_", x->ptr, "[", ChunkWords(*x), "];");
+      for (int q = 0; q < ChunkWords(*x); ++q) absl::StrAppend(&reads, " k_", x->ptr, "[", q, "] = ", KeptWord(*x, q), ";");
+    }
+    const bool block = !keep.empty() || !reads.empty();
     absl::StrAppend(&l, "          }\n        }\n#pragma unroll\n        for (int u = 0; u < ", U_,
                     "; ++u) {\n          const i64 jj = ", jj, ";\n          if (", in_row, ") ",
-                    keep.empty() ? "" : absl::StrCat("{\n            if (fz_ki < ", keep_iters_, ") {", keep, " }\n            "),
+                    keep.empty() ? (reads.empty() ? "" : absl::StrCat("{", reads, "\n            "))
+                                 : absl::StrCat("{\n            if (fz_ki < ", keep_iters_, ") {", keep, " }\n            "),
                     body, "(VW<", V_, ">(), jj");
-    for (const Access* x : ins) absl::StrAppend(&l, ", w_", x->ptr, "[u]");
+    for (const Access* x : ins) absl::StrAppend(&l, kept(x) ? ", k_" : ", w_", x->ptr, kept(x) ? "" : "[u]");
     for (int c : cols) absl::StrAppend(&l, ", ", WcolRow(c), " + jj");
-    absl::StrAppend(&l, keep.empty() ? ");\n" : "); }\n", "        }\n      }\n");
+    absl::StrAppend(&l, block ? "); }\n" : ");\n", "        }\n      }\n");
     return l;
   };
   const std::string fwd = absl::StrCat("(c0 + (i64)u * T) * ", V_);
