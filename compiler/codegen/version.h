@@ -5,7 +5,7 @@
 
 namespace fusiond {
 
-constexpr int kCodegenVersion = 9;
+constexpr int kCodegenVersion = 10;
 
 }  // namespace fusiond
 
