@@ -1,8 +1,9 @@
 // Internal to the code generator: the Generator class that emits one
 // kernel (codegen.cc: the skeleton, Run; generator_offsets.cc: per-tensor
 // access and offsets; generator_stages.cc: the chunk loops, block
-// reductions, stage and final bodies; generator_staging.cc and
-// generator_cluster.cc: staged rows and cluster partials).
+// reductions, stage and final bodies; generator_keep.cc: kept chunks;
+// generator_staging.cc and generator_cluster.cc: staged rows and cluster
+// partials).
 #ifndef FUSIOND_COMPILER_CODEGEN_GENERATOR_H_
 #define FUSIOND_COMPILER_CODEGEN_GENERATOR_H_
 
@@ -186,6 +187,23 @@ class Generator {
   std::map<std::string, int> keep_word_;
   // Word q of this thread's kept chunk (fz_ki, u) of input a.
   std::string KeptWord(const Access& a, int q) const;
+  // Plans the kept chunks in the first pass: which inputs, how many
+  // iterations (keep_iters_), and the dynamic shared memory they take.
+  void PlanKeep(const std::vector<const Access*>& ins);
+  // How a vector loop reads its chunks: from memory; from memory, copying
+  // the first iterations' to their kept slots; from the kept slots where
+  // the input was kept (generator_stages.cc, VectorLoop).
+  enum class Src { kMemory, kMemoryAndKeep, kKept };
+  std::string VectorLoop(const std::string& header, const std::string& jj, const std::string& in_row, Src src,
+                         const std::string& body, const std::vector<const Access*>& ins,
+                         const std::vector<int>& cols) const;
+  // generator_keep.cc: the vector path of a pass of a kernel that keeps
+  // chunks, and the loop over kept iterations when every input was kept.
+  std::string KeptVectorPath(bool first, bool backwards, const std::string& body,
+                             const std::vector<const Access*>& ins, const std::vector<int>& cols) const;
+  std::string RolledKeptLoop(const std::string& header, const std::string& jj, const std::string& in_row,
+                             const std::string& body, const std::vector<const Access*>& ins,
+                             const std::vector<int>& cols) const;
   int64_t smem_bytes_ = 0;
   std::map<std::string, int64_t> smem_off_;  // by pointer name
 

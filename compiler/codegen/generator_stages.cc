@@ -13,11 +13,6 @@
 namespace fusiond {
 namespace codegen_internal {
 
-std::string Generator::KeptWord(const Access& a, int q) const {
-  return absl::StrCat("((u32*)fz_smem)[((fz_ki * ", U_, " + u) * ", keep_slot_words_, " + ", keep_word_.at(a.ptr) + q,
-                      ") * ", BX_ * BY_, " + ty * ", BX_, " + tx]");
-}
-
 // Calls `body` for every chunk this thread owns in the current row: from the
 // persistent buffers, from memory with vector loads, or element by element.
 std::string Generator::LoopOver(const std::string& body, const std::vector<const Access*>& ins,
@@ -58,122 +53,20 @@ std::string Generator::LoopOver(const std::string& body, const std::vector<const
   // softmax 512x65536 lost 5%, so those stay forward). Only in kernels the
   // heuristics made multi-pass: in the fallback loops of persistent kernels
   // it cost registers. Chunks map to threads the same way in every row,
-  // which is all the column partials need.
+  // which is all the column partials need. A kernel that keeps chunks
+  // (generator_keep.cc) walks each thread's own chunks instead.
   const bool backwards = final && hp_.multi_pass && p_.num_stages == 1;
-  // Kept chunks: the first pass plans them (what it streams, as many
-  // iterations as smem_bytes holds) and copies its first keep_iters_
-  // iterations there; each later pass reads those in a loop of their own (a
-  // branch per chunk in the main loop made the 4-D batch norm 12% slower):
-  // the final pass of two walks each thread's own iterations backwards, the
-  // kept ones last; the passes of three walk forwards, the kept ones first.
   const bool first = !final && stage_ == 0;
-  if (keep_ && first) {
-    keep_slot_words_ = 0;
-    keep_word_.clear();
-    for (const Access* x : ins) {
-      if (!x->has_i || !x->has_r || !x->vec) continue;
-      keep_word_[x->ptr] = keep_slot_words_;
-      keep_slot_words_ += ChunkWords(*x);
-    }
-    const int64_t iter_bytes = int64_t{4} * U_ * keep_slot_words_ * BX_ * BY_;
-    keep_iters_ = iter_bytes > 0 ? static_cast<int>(std::min(hp_.smem_bytes / iter_bytes, row_iters_)) : 0;
-    smem_bytes_ = std::max(smem_bytes_, keep_iters_ * iter_bytes);
-  }
-  const bool keeps = keep_ && keep_iters_ > 0;
-  enum class Src { kMemory, kMemoryAndKeep, kKept };
-  auto loop = [&](const std::string& header, const std::string& jj, const std::string& in_row, Src src) {
-    std::string l = header;
-    // Read from shared memory (kKept) where the input was kept.
-    auto kept = [&](const Access* x) { return src == Src::kKept && keep_word_.count(x->ptr) > 0; };
-    bool all_kept = src == Src::kKept;
-    for (const Access* x : ins) all_kept = all_kept && kept(x);
-    if (all_kept) {
-      // Shared memory needs no batch of loads in flight: one chunk at a
-      // time (batched like the memory loop, ptxas spilled: 4-D batch norm).
-      absl::StrAppend(&l, "#pragma unroll 1\n        for (int u = 0; u < ", U_, "; ++u) {\n          const i64 jj = ", jj,
-                      ";\n          if (!(", in_row, ")) break;\n");
-      for (const Access* x : ins) {
-        absl::StrAppend(&l, "          u32 w_", x->ptr, "[", ChunkWords(*x), "];\n");
-        for (int q = 0; q < ChunkWords(*x); ++q) {
-          absl::StrAppend(&l, "          w_", x->ptr, "[", q, "] = ", KeptWord(*x, q), ";\n");
-        }
-      }
-      absl::StrAppend(&l, "          ", body, "(VW<", V_, ">(), jj");
-      for (const Access* x : ins) absl::StrAppend(&l, ", w_", x->ptr);
-      for (int c : cols) absl::StrAppend(&l, ", ", WcolRow(c), " + jj");
-      absl::StrAppend(&l, ");\n        }\n      }\n");
-      return l;
-    }
-    // The inputs from memory go out as one batch; kept ones are read from
-    // shared memory chunk by chunk as the body needs them.
-    for (const Access* x : ins) {
-      if (!kept(x)) absl::StrAppend(&l, "        u32 w_", x->ptr, "[", U_, "][", ChunkWords(*x), "];\n");
-    }
-    absl::StrAppend(&l, "#pragma unroll\n        for (int u = 0; u < ", U_, "; ++u) {\n          const i64 jj = ", jj,
-                    ";\n          if (", in_row, ") {\n");
-    for (const Access* x : ins) {
-      if (kept(x)) continue;
-      absl::StrAppend(&l, "            Chunk<", V_ * x->esize, ">::ld(w_", x->ptr, "[u], ", x->ptr, " + ro_", x->ptr,
-                      "(jj));\n");
-    }
-    // Copies to shared memory after every load of the batch is issued, in
-    // the first keep_iters_ iterations of the pass's one loop (a loop of
-    // their own before it made ptxas spill the 4-D batch norm at its 128
-    // registers; rolled, its chunks went through the stack and the gain was
-    // gone).
-    std::string keep;
-    for (const Access* x : ins) {
-      if (src != Src::kMemoryAndKeep || keep_word_.count(x->ptr) == 0) continue;
-      for (int q = 0; q < ChunkWords(*x); ++q) {
-        absl::StrAppend(&keep, " ", KeptWord(*x, q), " = w_", x->ptr, "[u][", q, "];");
-      }
-    }
-    std::string reads;
-    for (const Access* x : ins) {
-      if (!kept(x)) continue;
-      absl::StrAppend(&reads, " u32 k_", x->ptr, "[", ChunkWords(*x), "];");
-      for (int q = 0; q < ChunkWords(*x); ++q) absl::StrAppend(&reads, " k_", x->ptr, "[", q, "] = ", KeptWord(*x, q), ";");
-    }
-    const bool block = !keep.empty() || !reads.empty();
-    absl::StrAppend(&l, "          }\n        }\n#pragma unroll\n        for (int u = 0; u < ", U_,
-                    "; ++u) {\n          const i64 jj = ", jj, ";\n          if (", in_row, ") ",
-                    keep.empty() ? (reads.empty() ? "" : absl::StrCat("{", reads, "\n            "))
-                                 : absl::StrCat("{\n            if (fz_ki < ", keep_iters_, ") {", keep, " }\n            "),
-                    body, "(VW<", V_, ">(), jj");
-    for (const Access* x : ins) absl::StrAppend(&l, kept(x) ? ", k_" : ", w_", x->ptr, kept(x) ? "" : "[u]");
-    for (int c : cols) absl::StrAppend(&l, ", ", WcolRow(c), " + jj");
-    absl::StrAppend(&l, block ? "); }\n" : ");\n", "        }\n      }\n");
-    return l;
-  };
-  const std::string fwd = absl::StrCat("(c0 + (i64)u * T) * ", V_);
-  const std::string step = absl::StrCat("(i64)T * ", U_);
+  if (keep_ && first) PlanKeep(ins);
   absl::StrAppend(&s, "    if (vec_ok) {\n");
-  if (!keeps) {
-    absl::StrAppend(&s, loop(absl::StrCat("      for (i64 c0 = t; active && c0 * ", V_, " < rlen; c0 += ", step, ") {\n"),
-                             backwards ? absl::StrCat("rlen - ", V_, " - ", fwd) : fwd,
-                             backwards ? "jj >= 0" : "jj < rlen", Src::kMemory));
-  } else if (first) {
-    absl::StrAppend(&s, "      extern __shared__ __align__(16) unsigned char fz_smem[];\n      i64 fz_ki = 0;\n",
-                    loop(absl::StrCat("      for (i64 c0 = t; active && c0 * ", V_, " < rlen; c0 += ", step,
-                                      ", ++fz_ki) {\n"),
-                         fwd, "jj < rlen", Src::kMemoryAndKeep));
-  } else if (!backwards) {
-    absl::StrAppend(&s, "      extern __shared__ __align__(16) unsigned char fz_smem[];\n      i64 fz_ki = 0;\n",
-                    loop(absl::StrCat("      for (; active && fz_ki < ", keep_iters_, "; ++fz_ki) {\n",
-                                      "        const i64 c0 = t + fz_ki * ", step, ";\n"),
-                         fwd, "jj < rlen", Src::kKept),
-                    loop(absl::StrCat("      for (i64 c0 = t + fz_ki * ", step, "; active && c0 * ", V_, " < rlen; c0 += ",
-                                      step, ") {\n"),
-                         fwd, "jj < rlen", Src::kMemory));
+  if (keep_ && keep_iters_ > 0) {
+    absl::StrAppend(&s, KeptVectorPath(first, backwards, body, ins, cols));
   } else {
-    const std::string at = absl::StrCat("        const i64 c0 = t + fz_ki * ", step, ";\n");
-    absl::StrAppend(&s, "      extern __shared__ __align__(16) unsigned char fz_smem[];\n",
-                    "      i64 fz_ki = rlen > t * ", V_, " ? (rlen - t * ", V_, " + ", step, " * ", V_, " - 1) / (",
-                    step, " * ", V_, ") - 1 : -1;\n",
-                    loop(absl::StrCat("      for (; active && fz_ki >= ", keep_iters_, "; --fz_ki) {\n", at), fwd,
-                         "jj < rlen", Src::kMemory),
-                    loop(absl::StrCat("      for (; active && fz_ki >= 0; --fz_ki) {\n", at), fwd, "jj < rlen",
-                         Src::kKept));
+    const std::string fwd = absl::StrCat("(c0 + (i64)u * T) * ", V_);
+    absl::StrAppend(&s, VectorLoop(absl::StrCat("      for (i64 c0 = t; active && c0 * ", V_, " < rlen; c0 += (i64)T * ",
+                                                U_, ") {\n"),
+                                   backwards ? absl::StrCat("rlen - ", V_, " - ", fwd) : fwd,
+                                   backwards ? "jj >= 0" : "jj < rlen", Src::kMemory, body, ins, cols));
   }
   absl::StrAppend(&s, "    } else {\n");
   // Element by element.
@@ -187,6 +80,57 @@ std::string Generator::LoopOver(const std::string& body, const std::vector<const
   for (int c : cols) absl::StrAppend(&s, ", ", WcolRow(c), " + jj");
   absl::StrAppend(&s, ");\n      }\n    }\n");
   return s;
+}
+
+// One loop over this thread's chunk groups (`header` opens it and defines
+// c0): the U chunks of the inputs read from memory go out as one batch,
+// then the body runs on each chunk. kMemoryAndKeep also copies the chunks
+// to their kept slots in the first keep_iters_ iterations, after every load
+// of the batch is issued (a loop of their own for those iterations made
+// ptxas spill the 4-D batch norm at its 128 registers; rolled, its chunks
+// went through the stack and the gain was gone). kKept reads the kept
+// inputs from shared memory chunk by chunk as the body needs them (and
+// takes RolledKeptLoop when every input was kept).
+std::string Generator::VectorLoop(const std::string& header, const std::string& jj, const std::string& in_row,
+                                  Src src, const std::string& body, const std::vector<const Access*>& ins,
+                                  const std::vector<int>& cols) const {
+  auto kept = [&](const Access* x) { return src == Src::kKept && keep_word_.count(x->ptr) > 0; };
+  bool all_kept = src == Src::kKept;
+  for (const Access* x : ins) all_kept = all_kept && kept(x);
+  if (all_kept) return RolledKeptLoop(header, jj, in_row, body, ins, cols);
+  std::string l = header;
+  for (const Access* x : ins) {
+    if (!kept(x)) absl::StrAppend(&l, "        u32 w_", x->ptr, "[", U_, "][", ChunkWords(*x), "];\n");
+  }
+  absl::StrAppend(&l, "#pragma unroll\n        for (int u = 0; u < ", U_, "; ++u) {\n          const i64 jj = ", jj,
+                  ";\n          if (", in_row, ") {\n");
+  for (const Access* x : ins) {
+    if (kept(x)) continue;
+    absl::StrAppend(&l, "            Chunk<", V_ * x->esize, ">::ld(w_", x->ptr, "[u], ", x->ptr, " + ro_", x->ptr,
+                    "(jj));\n");
+  }
+  std::string keep, reads;
+  for (const Access* x : ins) {
+    if (src == Src::kMemoryAndKeep && keep_word_.count(x->ptr) > 0) {
+      for (int q = 0; q < ChunkWords(*x); ++q) {
+        absl::StrAppend(&keep, " ", KeptWord(*x, q), " = w_", x->ptr, "[u][", q, "];");
+      }
+    }
+    if (kept(x)) {
+      absl::StrAppend(&reads, " u32 k_", x->ptr, "[", ChunkWords(*x), "];");
+      for (int q = 0; q < ChunkWords(*x); ++q) absl::StrAppend(&reads, " k_", x->ptr, "[", q, "] = ", KeptWord(*x, q), ";");
+    }
+  }
+  const bool block = !keep.empty() || !reads.empty();
+  absl::StrAppend(&l, "          }\n        }\n#pragma unroll\n        for (int u = 0; u < ", U_,
+                  "; ++u) {\n          const i64 jj = ", jj, ";\n          if (", in_row, ") ",
+                  keep.empty() ? (reads.empty() ? "" : absl::StrCat("{", reads, "\n            "))
+                               : absl::StrCat("{\n            if (fz_ki < ", keep_iters_, ") {", keep, " }\n            "),
+                  body, "(VW<", V_, ">(), jj");
+  for (const Access* x : ins) absl::StrAppend(&l, kept(x) ? ", k_" : ", w_", x->ptr, kept(x) ? "" : "[u]");
+  for (int c : cols) absl::StrAppend(&l, ", ", WcolRow(c), " + jj");
+  absl::StrAppend(&l, block ? "); }\n" : ");\n", "        }\n      }\n");
+  return l;
 }
 
 std::string Generator::BlockReduce(const std::vector<int>& slots, const std::string& ind) {
