@@ -350,6 +350,26 @@ TEST(Codegen, RunTimeExtentsDivideByMultiplyHighInTheVectorPaths) {
   ASSERT_TRUE(k.ok()) << k.status();
   EXPECT_EQ(k->source.find("FzDiv"), std::string::npos);
   EXPECT_EQ(k->source.find("ro64_"), std::string::npos);
+
+  // Pointwise: the row is the whole tensor, which may pass 2^32 elements,
+  // so its vector path keeps the 64-bit division (x + bias, symbolic).
+  Graph pw;
+  GraphBuilder b(&pw);
+  ValueId x = *b.DefineTensor("x", DataType::kBFloat16, {-1, -1});
+  ValueId bias = *b.DefineTensor("bias", DataType::kBFloat16, {-1});
+  ValueId sum = *b.Binary(OpKind::kAdd, *b.Cast(x, DataType::kFloat),
+                          *b.BroadcastInDim(*b.Cast(bias, DataType::kFloat), pw.value(x).shape, {1}));
+  ASSERT_TRUE(b.AddOutput(*b.Cast(sum, DataType::kBFloat16)).ok());
+  HeuristicParams pp;
+  pp.kind = SchedulerKind::kPointwise;
+  pp.vectorize = 8;
+  pp.block_x = 128;
+  pp.grid_x = 1024;
+  pp.unroll = 4;
+  k = GenerateKernel(pw, pp, CodegenOptions{});
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_EQ(k->source.find("FzDiv"), std::string::npos);
+  EXPECT_NE(k->source.find("q % (i64)("), std::string::npos);
 }
 
 // ScaleAndColumnSum as an inner-outer persistent kernel of 64-thread

@@ -5,7 +5,7 @@
 
 namespace fusiond {
 
-constexpr int kCodegenVersion = 10;
+constexpr int kCodegenVersion = 11;
 
 }  // namespace fusiond
 
