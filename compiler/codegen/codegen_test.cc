@@ -212,6 +212,12 @@ TEST(Codegen, DoubleAccumulatorsKeepDoublePartials) {
   EXPECT_NE(k->source.find("= (double)acc0;"), std::string::npos);
 }
 
+// The kernel generated with smem_bytes = `budget` (the rest of hp as given).
+absl::StatusOr<GeneratedKernel> WithSmemBudget(const Graph& g, HeuristicParams hp, int64_t budget) {
+  hp.smem_bytes = budget;
+  return GenerateKernel(g, hp, CodegenOptions{});
+}
+
 // x - sum(x) over the channels of a float [n, 4, 64] (reductions over 0
 // and 2, batch norm's pattern), and outer persistent parameters with two
 // blocks sharing each channel.
@@ -282,14 +288,12 @@ TEST(Codegen, TwoPassKernelKeepsItsFirstChunksInSharedMemory) {
   EXPECT_NE(KernelManifestJson(*k, "k.cubin", 64, 0, 132).find("\"smem_bytes\": \"8192\""), std::string::npos);
 
   // More budget than the channel has iterations: all three kept.
-  hp.smem_bytes = 10 * iteration;
-  k = GenerateKernel(g, hp, CodegenOptions{});
+  k = WithSmemBudget(g, hp, 10 * iteration);
   ASSERT_TRUE(k.ok()) << k.status();
   EXPECT_EQ(k->dynamic_smem_bytes, 3 * iteration);
 
   // Less than an iteration of budget: nothing kept, the row walked from its end.
-  hp.smem_bytes = iteration - 1;
-  k = GenerateKernel(g, hp, CodegenOptions{});
+  k = WithSmemBudget(g, hp, iteration - 1);
   ASSERT_TRUE(k.ok()) << k.status();
   EXPECT_EQ(k->dynamic_smem_bytes, 0);
   EXPECT_EQ(k->source.find("fz_smem"), std::string::npos);
@@ -510,14 +514,12 @@ TEST(Codegen, StagedRowsUseCpAsyncRingSizedByTheBudget) {
   EXPECT_NE(m.find(absl::StrCat("\"smem_bytes\": \"", 3 * row_bytes, "\"")), std::string::npos) << m;
 
   // More than four rows of budget still makes a ring of four.
-  hp.smem_bytes = 10 * row_bytes;
-  k = GenerateKernel(g, hp, CodegenOptions{});
+  k = WithSmemBudget(g, hp, 10 * row_bytes);
   ASSERT_TRUE(k.ok()) << k.status();
   EXPECT_EQ(k->dynamic_smem_bytes, 4 * row_bytes);
 
   // Less than a row: the multi-pass loop, no shared memory.
-  hp.smem_bytes = row_bytes - 1;
-  k = GenerateKernel(g, hp, CodegenOptions{});
+  k = WithSmemBudget(g, hp, row_bytes - 1);
   ASSERT_TRUE(k.ok()) << k.status();
   EXPECT_EQ(k->dynamic_smem_bytes, 0);
   EXPECT_EQ(k->source.find("fz_cp_async<"), std::string::npos);
