@@ -190,7 +190,16 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     // estimate 64, three blocks (80 registers, no spills) 71.0 us, where
     // 128 x 16 at four blocks took 74.7 (bench/results/gpu-2026-11-30-s10-4-*.log;
     // at two blocks, 90 registers, session 3 had measured 256 x 8 slower).
-    for (int n = std::min(threads <= 128 ? 4 : 2, o_.max_min_blocks); n >= 2 && min_blocks == 1; --n) {
+    // Two or more columns in shared memory (layernorm forward's weight and
+    // bias) leave the rows most of the registers: six blocks of 128 threads
+    // (80 registers, no spills). H200, bf16, do_bench: layernorm forward
+    // 16384x4096 77.4-78.3 -> 75.4-76.7 us (steady 71.9-73.8 -> 72.3-72.6),
+    // 16384x3072 61.1 -> 58.1-58.2 (57.1-57.5 -> 55.4-55.8); with the weight
+    // alone (rmsnorm forward, five blocks by its registers) six were not
+    // faster (72.1-72.5 -> 72.7, steady 67.6-68.4 -> 69.0-69.6)
+    // (bench/results/gpu-2026-11-30-s15-{1,2,3}-*.log).
+    const int most = threads <= 128 ? (ColumnsInSmem() >= 2 ? 6 : 4) : 2;
+    for (int n = std::min(most, o_.max_min_blocks); n >= 2 && min_blocks == 1; --n) {
       if (threads <= 256 && estimate <= std::min(255, 65536 / (n * threads))) min_blocks = n;
     }
     if (threads == 256 && min_blocks == 2 && !PrefetchRows()) {

@@ -35,8 +35,8 @@ struct CodegenOptions {
   int sm_count = 132;
   // Most blocks per SM an inner persistent kernel asks ptxas for in
   // __launch_bounds__ (it asks for fewer when its register estimate does not
-  // fit). CompileSegment lowers it to 2 when ptxas spills. Default: 4.
-  int max_min_blocks = 4;
+  // fit). CompileSegment lowers it to 2 when ptxas spills. Default: 6.
+  int max_min_blocks = 6;
 };
 
 // One kernel parameter as docs/manifest.md names it.

@@ -37,10 +37,11 @@ absl::StatusOr<KernelArtifact> CompileSegment(const Graph& g, const HeuristicPar
   auto bin = compile(*k);
   if (!bin.ok() && !absl::IsUnavailable(bin.status())) return bin.status();
   // Blocks per SM asked of ptxas rest on a register estimate; when ptxas had
-  // to spill to meet it, ask for fewer: two instead of more, else one (a
-  // cooperative grid then shrinks to the blocks resident, LaunchGrid).
+  // to spill to meet it, ask for fewer: four instead of six, two instead of
+  // three or four, else one (a cooperative grid then shrinks to the blocks
+  // resident, LaunchGrid).
   if (bin.ok() && bin->spill_bytes > 0 && k->min_blocks > 1) {
-    co.max_min_blocks = k->min_blocks > 2 ? 2 : 1;
+    co.max_min_blocks = k->min_blocks > 4 ? 4 : k->min_blocks > 2 ? 2 : 1;
     auto k2 = GenerateKernel(g, params, co);
     if (!k2.ok()) return k2.status();
     auto bin2 = compile(*k2);

@@ -176,6 +176,24 @@ TEST(CompileSegment, RmsnormForwardKeepsItsWeightInSharedMemory) {
   EXPECT_NE(k.cuda_source.find("u32 cs_in1[2048]"), std::string::npos);
 }
 
+// Layernorm forward at 16384x4096: rmsnorm forward's layout with the weight
+// and the bias in shared memory, and six blocks of 128 threads a SM asked of
+// ptxas, which it meets without spills.
+TEST(CompileSegment, LayernormForwardAsksForSixBlocksWithBothColumnsInSharedMemory) {
+  if (NvrtcVersion() == "none") GTEST_SKIP() << "no NVRTC in this build";
+  CompileResult r;
+  ASSERT_NO_FATAL_FAILURE(CompileCorpusAt("layernorm_fwd", {{16384, 4096}, {4096}, {4096}}, &r));
+  const HeuristicParams& hp = r.segments[0].params;
+  EXPECT_TRUE(hp.smem_columns) << hp.ToString();
+  EXPECT_EQ(hp.block_x * hp.block_y, 128);
+  ASSERT_TRUE(r.segments[0].kernel.has_value());
+  const KernelArtifact& k = *r.segments[0].kernel;
+  EXPECT_NE(k.cuda_source.find("__launch_bounds__(128, 6)"), std::string::npos);
+  EXPECT_EQ(k.spill_bytes, 0);
+  EXPECT_LE(k.registers, 85);  // 65536 / (6 x 128)
+  EXPECT_GE(k.static_smem_bytes, 16384);  // weight and bias: 2 x 4096 bf16
+}
+
 // Softmax forward at its file's 4096x16384: 256 threads a row, eight
 // vectors each, and three blocks a SM asked of ptxas (no prefetch buffer,
 // kRegisterMargin to spare), which it meets without spills.
@@ -290,7 +308,7 @@ TEST(CompileSegment, OnlyCooperativeRowLoopsCountIterations) {
 // fails, bump kCodegenVersion (compiler/codegen/version.h) and set
 // kSourceHash to the hash printed below.
 TEST(CodegenVersion, GeneratedCorpusSourceIsPinnedToTheVersion) {
-  constexpr int kPinnedVersion = 11;
+  constexpr int kPinnedVersion = 12;
   constexpr uint64_t kSourceHash = 0x6d0be771a04d72f8ull;
   std::string all;
   for (const char* stem : {"bias_gelu_fwd", "softmax_fwd", "softmax_bwd", "rmsnorm_fwd", "layernorm_fwd",

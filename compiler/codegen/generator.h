@@ -134,6 +134,12 @@ class Generator {
     }
     return words;
   }
+  // Column operands kept in shared memory (HeuristicParams::smem_columns).
+  int ColumnsInSmem() const {
+    int n = 0;
+    for (const auto& [v, a] : in_access_) n += ColumnInSmem(a);
+    return n;
+  }
   // Whether the next row is loaded into a second buffer while the current
   // one is reduced (double-buffering costs as many registers again: only
   // for small buffers).

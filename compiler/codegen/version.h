@@ -5,7 +5,7 @@
 
 namespace fusiond {
 
-constexpr int kCodegenVersion = 11;
+constexpr int kCodegenVersion = 12;
 
 }  // namespace fusiond
 

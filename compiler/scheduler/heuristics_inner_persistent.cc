@@ -39,17 +39,20 @@ std::optional<HeuristicParams> InnerPersistentHeuristics(const FusionAnalysis& a
     // (in registers it took 158 of them): rmsnorm forward 16384x4096 72.3 us
     // against 76.4 at 128 x 4 with the weight in registers, 73.4 with the
     // weight read again from L1 at each use. Layernorm forward (weight and
-    // bias) lost either way: 84.0 (shared memory) and 82.8 (L1) against 77.2
-    // (bench/results/gpu-2026-11-30-s9-run{2,3}-*.log).
+    // bias) lost either way at four blocks a SM: 84.0 (shared memory) and
+    // 82.8 (L1) against 77.2 (bench/results/gpu-2026-11-30-s9-run{2,3}-*.log);
+    // with both columns in shared memory code generation now asks ptxas for
+    // six blocks, and then it wins: 16384x4096 75.4-76.7 against 77.4-78.3,
+    // 16384x3072 58.1-58.2 against 61.1 (bench/results/gpu-2026-11-30-s15-*.log).
     int column_operands = 0;
     for (const TensorSummary& s : a.inputs) column_operands += s.varies_inner && !s.full;
     const int64_t batch64 = CeilDiv(vectors, 64);
-    if (vectors > 256 && vectors <= 512 && column_operands <= 1 &&
+    if (vectors > 256 && vectors <= 512 && column_operands <= 2 &&
         kRegisterOverhead + batch64 * floats <= t.max_registers_per_thread) {
       p.block_x = 64;
       p.persistent_batch = static_cast<int>(batch64);
       p.rows_per_block = 2;
-      p.smem_columns = column_operands == 1;
+      p.smem_columns = column_operands >= 1;
     }
     // Of 128 and 256 threads a row, the one with more warps resident: the
     // rows' registers counted as code generation keeps them (packed words,

@@ -238,17 +238,18 @@ TEST(Heuristics, NarrowNormBackwardRowsShareBlocksOfFiveHundredTwelve) {
 }
 
 TEST(Heuristics, LoopingGridsFillTheSm) {
-  // layernorm forward 16384x4096 (x, a weight and a bias column): rows in
+  // layernorm forward 2048x8192 (x, a weight and a bias column): rows in
   // registers, a looping grid asking for every block the SM's threads allow
   // (codegen caps it by registers).
-  FusionAnalysis lf = RowSummary(FusionPattern::kInner, 16384, 4096, 1, 0);
-  lf.inputs.push_back({DataType::kBFloat16, 4096, true, false, false});
-  lf.inputs.push_back({DataType::kBFloat16, 4096, true, false, false});
+  FusionAnalysis lf = RowSummary(FusionPattern::kInner, 2048, 8192, 1, 0);
+  lf.inputs.push_back({DataType::kBFloat16, 8192, true, false, false});
+  lf.inputs.push_back({DataType::kBFloat16, 8192, true, false, false});
   auto p = InnerPersistentHeuristics(lf, H100());
   ASSERT_TRUE(p.has_value());
   EXPECT_FALSE(p->smem_buffer);
   EXPECT_FALSE(p->smem_columns);
-  EXPECT_EQ(p->block_x, 128);
+  EXPECT_EQ(p->block_x, 256);
+  EXPECT_EQ(p->persistent_batch, 4);
   EXPECT_EQ(p->grid_x, int64_t{132} * (2048 / (p->block_x * p->block_y)));
 }
 
@@ -266,15 +267,24 @@ TEST(Heuristics, RowsOf4096TakeTwoWarpsEach) {
     EXPECT_EQ(p->grid_x, 8192);
     EXPECT_FALSE(p->smem_columns);
   }
-  // rmsnorm forward (x and a weight column): the same, the weight in
-  // shared memory.
-  FusionAnalysis rf = RowSummary(FusionPattern::kInner, 16384, 4096, 1, 0);
-  rf.inputs.push_back({DataType::kBFloat16, 4096, true, false, false});
-  auto p = InnerPersistentHeuristics(rf, H100());
+  // rmsnorm forward (x and a weight column) and layernorm forward (a weight
+  // and a bias): the same, the columns in shared memory.
+  for (int columns : {1, 2}) {
+    FusionAnalysis nf = RowSummary(FusionPattern::kInner, 16384, 4096, 1, 0);
+    for (int c = 0; c < columns; ++c) nf.inputs.push_back({DataType::kBFloat16, 4096, true, false, false});
+    auto p = InnerPersistentHeuristics(nf, H100());
+    ASSERT_TRUE(p.has_value());
+    EXPECT_EQ(p->block_x, 64) << columns;
+    EXPECT_EQ(p->rows_per_block, 2) << columns;
+    EXPECT_TRUE(p->smem_columns) << columns;
+  }
+  // Three columns: the rule is measured for one and two only.
+  FusionAnalysis three = RowSummary(FusionPattern::kInner, 16384, 4096, 1, 0);
+  for (int c = 0; c < 3; ++c) three.inputs.push_back({DataType::kBFloat16, 4096, true, false, false});
+  auto p = InnerPersistentHeuristics(three, H100());
   ASSERT_TRUE(p.has_value());
-  EXPECT_EQ(p->block_x, 64);
-  EXPECT_EQ(p->rows_per_block, 2);
-  EXPECT_TRUE(p->smem_columns);
+  EXPECT_NE(p->block_x, 64);
+  EXPECT_FALSE(p->smem_columns);
 }
 
 TEST(Heuristics, PrintableAndHashable) {
