@@ -23,8 +23,8 @@ mkdir -p "$OUT/fusions" "$OUT/artifacts" "$OUT/wide" "$OUT/selftest" "$OUT/bin" 
 
 [ -f "$BUILD/build.ninja" ] || cmake -S . -B "$BUILD" -G Ninja -DFUSIOND_BUILD_SERVICE=OFF >/dev/null
 targets=(runtime_gpu_test runtime_testdata)
-grep -q "build client/fusionc/fusionc:" "$BUILD/build.ninja" && targets+=(fusionc)
-grep -q "build tests/runtime_e2e/runtime_e2e_test:" "$BUILD/build.ninja" && targets+=(runtime_e2e_test)
+grep -qE "^build client/fusionc/fusionc[: ]" "$BUILD/build.ninja" && targets+=(fusionc)
+grep -qE "^build tests/runtime_e2e/runtime_e2e_test[: ]" "$BUILD/build.ninja" && targets+=(runtime_e2e_test)
 ninja -C "$BUILD" -j2 "${targets[@]}" >/dev/null
 
 cp "$CORPUS"/*.py "$OUT/fusions/"

@@ -3,8 +3,9 @@
 // (vectorized) and block_y threads along the strided reduced axes N keeps
 // the channel's elements in registers; grid_y covers the channels and grid_x
 // blocks share one channel (grid_reduction) when one block cannot hold it.
-// When even all co-resident blocks cannot, the kernel re-reads (multi_pass),
-// and keeps in shared memory what it can of the first pass for the second.
+// When even all co-resident blocks cannot, the kernel re-reads (multi_pass)
+// in rounds of the channels whose inputs the L2 holds, and keeps in shared
+// memory what it can of the first pass for the second.
 // With no contiguous reduced axis ([N, C] over 0) threads run along C.
 #include <algorithm>
 #include <numeric>
@@ -48,6 +49,24 @@ HeuristicParams OuterPersistentHeuristics(const FusionAnalysis& a, const Target&
     p.multi_pass = true;  // cannot keep every channel on chip at once
     p.persistent_batch = 1;
     p.unroll = 4;
+    // Channels a round: as many as the L2 holds the full inputs of (a power
+    // of two), the co-resident blocks shared among them, so the final pass
+    // finds in the L2 most of what shared memory did not keep. H200, bf16,
+    // do_bench (bench/results/gpu-2026-11-30-s15-{5,6,7}-*.log): [256, 64,
+    // 56, 56] 16 a round 118.0-118.4 us against 123.2-123.8 for all 64 (32:
+    // 122.3, 8: 131.5, 4: 153-156); [16, 32, 224, 224] 16: 64.1 against
+    // 67.0 at 32; [32, 64, 112, 112] 32: 64.3 against 66.2 at 64 and 69.9
+    // at 16; [64, 256, 56, 56] 64: 122.5 against 124.3 at 256 (a block a
+    // channel) and 131.9 at 32. (Session 12, before kept chunks, had found
+    // rounds slower.)
+    if (contiguous_reduced && t.l2_bytes > 0) {
+      int64_t channel_bytes = 0;
+      for (const TensorSummary& s : a.inputs) {
+        if (s.full) channel_bytes += int64_t{DataTypeSize(s.dtype)} * a.inner_size;
+      }
+      const int64_t fit = FloorPow2(std::max<int64_t>(1, t.l2_bytes / std::max<int64_t>(1, channel_bytes)));
+      p.grid_y = std::min(p.grid_y, fit);
+    }
     p.grid_x = std::max<int64_t>(1, resident / p.grid_y);
     // The final pass re-reads the channel; what shared memory holds of each
     // thread's first chunks it takes from there instead (codegen: kept

@@ -42,16 +42,17 @@ TEST(Heuristics, InnerPersistentCoversTheRowWithoutSpilling) {
 }
 
 // Batch norm backward over [n, 64, 56, 56] bf16: x and dy per channel.
-FusionAnalysis BatchNormSummary(int64_t n) {
+// Batch norm backward over [n, c, hw, hw] bf16 (x and dy in, dx out).
+FusionAnalysis BatchNormSummary(int64_t n, int64_t c = 64, int64_t hw = 56) {
   FusionAnalysis a;
   a.pattern = FusionPattern::kOuterPersistent;
-  a.outer_size = 64;
-  a.reduced_contiguous = 56 * 56;
+  a.outer_size = c;
+  a.reduced_contiguous = hw * hw;
   a.reduced_strided = n;
-  a.inner_size = n * 56 * 56;
-  a.space = {n, 64, 56, 56};
-  for (int i = 0; i < 2; ++i) a.inputs.push_back({DataType::kBFloat16, n * 64 * 56 * 56, true, true, false});
-  a.outputs.push_back({DataType::kBFloat16, n * 64 * 56 * 56, true, true, false});
+  a.inner_size = n * hw * hw;
+  a.space = {n, c, hw, hw};
+  for (int i = 0; i < 2; ++i) a.inputs.push_back({DataType::kBFloat16, n * c * hw * hw, true, true, false});
+  a.outputs.push_back({DataType::kBFloat16, n * c * hw * hw, true, true, false});
   return a;
 }
 
@@ -67,6 +68,30 @@ TEST(Heuristics, OuterPersistentKeepsWhatItCanOfChannelsTooLargeForTheChip) {
   EXPECT_LE(big.grid_x * big.grid_y, H100().sm_count);
   EXPECT_GE(big.smem_bytes, 192 * 1024);
   EXPECT_LE(big.smem_bytes + kStaticSmemReserve, H100().smem_per_block);
+}
+
+TEST(Heuristics, OuterPersistentRoundsTakeTheChannelsTheL2Holds) {
+  // [256, 64, 56, 56]: x and dy of a channel are 3.2 MB, 16 fit the H200's
+  // 50 MiB L2: four rounds of 16 channels, 8 blocks each.
+  HeuristicParams p = OuterPersistentHeuristics(BatchNormSummary(256), H100());
+  EXPECT_TRUE(p.multi_pass);
+  EXPECT_EQ(p.grid_y, 16);
+  EXPECT_EQ(p.grid_x, 8);
+  // [64, 256, 56, 56]: 0.8 MB a channel, 64 a round (not a block for each
+  // of the 256).
+  p = OuterPersistentHeuristics(BatchNormSummary(64, 256), H100());
+  EXPECT_EQ(p.grid_y, 64);
+  EXPECT_EQ(p.grid_x, 2);
+  // [32, 64, 112, 112]: 1.6 MB a channel, 32 a round.
+  p = OuterPersistentHeuristics(BatchNormSummary(32, 64, 112), H100());
+  EXPECT_EQ(p.grid_y, 32);
+  EXPECT_EQ(p.grid_x, 4);
+  // A larger L2 (B200's 126 MiB) holds more channels a round.
+  auto b200 = LookupTarget("sm_100");
+  ASSERT_TRUE(b200.ok());
+  p = OuterPersistentHeuristics(BatchNormSummary(256), *b200);
+  EXPECT_EQ(p.grid_y, 32);
+  EXPECT_EQ(p.grid_x, b200->sm_count / 32);
 }
 
 TEST(Heuristics, WideRowsKeepChunksUnlessAColumnOperandIsReadAgain) {

@@ -24,6 +24,7 @@ struct Target {
   int max_threads_per_block = 1024;
   int max_blocks_per_sm = 0;
   int warp_size = 32;
+  int64_t l2_bytes = 0;  // the L2 cache of the named part
 };
 
 // InvalidArgument naming the known architectures for anything else.
