@@ -345,6 +345,10 @@ TEST(Codegen, RunTimeExtentsDivideByMultiplyHighInTheVectorPaths) {
   EXPECT_EQ(Occurrences(src, "fz_div_make("), 3u);  // the prelude's and H's and W's
   EXPECT_NE(src.find("&& fz_q32;"), std::string::npos);
   EXPECT_NE(src.find("auto ro64_in0"), std::string::npos);
+  // The vector paths add the offset up in 32 bits, where fz_q32 checks that
+  // the largest one (the last element of the tensor) fits.
+  EXPECT_NE(src.find("auto ro_in0 = [&](i64 j) -> i64 { u32 q = (u32)j; u32 o = 0;"), std::string::npos);
+  EXPECT_NE(src.find("((i64)(s3) - 1) * (i64)(1) <= 0xffffffffLL;"), std::string::npos);
   EXPECT_NE(src.find("Chunk<16>::ld(w_in0[u], in0 + ro_in0(jj));"), std::string::npos);
   EXPECT_NE(src.find("Chunk<2>::ld(w_in0, in0 + ro64_in0(jj));"), std::string::npos);
   EXPECT_NE(src.find("(VV == 1 ? ro64_out0(j) : ro_out0(j))"), std::string::npos);

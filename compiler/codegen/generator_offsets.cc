@@ -3,6 +3,7 @@
 // over the row axes; with run-time extents, divisions by multiply-high in
 // the vector paths), and which form each call site uses.
 #include <algorithm>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -77,6 +78,20 @@ std::string Generator::PlanDividers() {
     absl::StrAppend(&small, " && (", ext, ") <= 0x7fffffffLL");
   }
   if (dividers_.empty()) return "";
+  // Each decomposed offset within its row fits 32 bits (the vector paths
+  // add it up in u32).
+  std::set<std::string> bounds;
+  auto bound = [&](const Access& a) {
+    if (!a.has_r || a.fast_r) return;
+    std::vector<std::string> terms;
+    for (const auto& [ra, stride] : a.r_terms) {
+      terms.push_back(absl::StrCat("((i64)(", p_.ExtentExpr(p_.ref[ra]), ") - 1) * (i64)(", stride, ")"));
+    }
+    bounds.insert(absl::StrCat(" && ", absl::StrJoin(terms, " + "), " <= 0xffffffffLL"));
+  };
+  for (const auto& [v, a] : in_access_) bound(a);
+  for (const Access& a : out_access_) bound(a);
+  for (const std::string& b : bounds) absl::StrAppend(&small, b);
   return absl::StrCat(s, "  const bool fz_q32 = ", small, ";\n");
 }
 
@@ -102,8 +117,10 @@ std::string Generator::OffsetLambda(const Access& a) const {
   // loop and the column epilogue in 64 bits (ro64_); a branch between the
   // two in one function made bias-GELU compile 25% slower, and the 64-bit
   // divisions made the symbolic 4-D batch norm 26% slower than the static.
+  // The vector paths also add the offset up in 32 bits (fz_q32 checks that
+  // every such offset fits).
   auto decompose = [&](const char* t, bool magic) {
-    std::string d = absl::StrCat(t, " q = (", t, ")j; ", magic ? "i64" : t, " o = 0;");
+    std::string d = absl::StrCat(t, " q = (", t, ")j; ", t, " o = 0;");
     for (int k = static_cast<int>(p_.r_axes.size()) - 1; k >= 0; --k) {
       const int ax = p_.r_axes[k];
       const std::string e = p_.ExtentExpr(p_.ref[ax]);
@@ -116,8 +133,7 @@ std::string Generator::OffsetLambda(const Access& a) const {
                                  : absl::StrCat("(q % ", ext, ")");
       for (const auto& [ra, stride] : a.r_terms) {
         if (ra != ax) continue;
-        absl::StrAppend(&d, " o += ", magic ? absl::StrCat("(i64)", coord, " * (i64)(") : absl::StrCat(coord, " * (", t, ")("),
-                        stride, ");");
+        absl::StrAppend(&d, " o += ", coord, " * (", t, ")(", stride, ");");
       }
       if (k > 0) absl::StrAppend(&d, fast ? absl::StrCat(" q = q", k, ";") : absl::StrCat(" q /= ", ext, ";"));
     }

@@ -5,7 +5,7 @@
 
 namespace fusiond {
 
-constexpr int kCodegenVersion = 12;
+constexpr int kCodegenVersion = 13;
 
 }  // namespace fusiond
 
