@@ -35,7 +35,7 @@ struct CodegenOptions {
   int sm_count = 132;
   // Most blocks per SM an inner persistent kernel asks ptxas for in
   // __launch_bounds__ (it asks for fewer when its register estimate does not
-  // fit). CompileSegment lowers it to 2 when ptxas spills. Default: 6.
+  // fit). CompileSegment lowers it (to 4 or 2) when ptxas spills. Default: 6.
   int max_min_blocks = 6;
 };
 
