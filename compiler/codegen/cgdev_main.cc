@@ -39,7 +39,8 @@ int CompileCu(const char* source, const char* kernel, const char* out) {
   auto r = CompileWithNvrtc(text.str(), kernel, NvrtcOptions{});
   if (!r.ok()) { std::cerr << r.status() << "\n"; return 1; }
   std::ofstream(out, std::ios::binary) << r->binary;
-  std::printf("registers %d spill %d smem %d\n", r->registers, r->spill_bytes, r->static_smem_bytes);
+  std::printf("registers %d spill %d smem %d nvrtc_ms %.1f\n", r->registers, r->spill_bytes, r->static_smem_bytes,
+              r->micros / 1000.0);
   return r->spill_bytes > 0 ? 3 : 0;
 }
 
