@@ -58,14 +58,17 @@ HeuristicParams OuterPersistentHeuristics(const FusionAnalysis& a, const Target&
     // 67.0 at 32; [32, 64, 112, 112] 32: 64.3 against 66.2 at 64 and 69.9
     // at 16; [64, 256, 56, 56] 64: 122.5 against 124.3 at 256 (a block a
     // channel) and 131.9 at 32. (Session 12, before kept chunks, had found
-    // rounds slower.)
+    // rounds slower.) At most four rounds, the most measured to win (eight
+    // lost: each round adds a barrier and a read phase and a write phase
+    // that do not overlap), so a small L2 does not make one round a channel.
     if (contiguous_reduced && t.l2_bytes > 0) {
+      constexpr int64_t kMaxRounds = 4;
       int64_t channel_bytes = 0;
       for (const TensorSummary& s : a.inputs) {
         if (s.full) channel_bytes += int64_t{DataTypeSize(s.dtype)} * a.inner_size;
       }
       const int64_t fit = FloorPow2(std::max<int64_t>(1, t.l2_bytes / std::max<int64_t>(1, channel_bytes)));
-      p.grid_y = std::min(p.grid_y, fit);
+      p.grid_y = std::min(p.grid_y, std::max(fit, CeilDiv(p.grid_y, kMaxRounds)));
     }
     p.grid_x = std::max<int64_t>(1, resident / p.grid_y);
     // The final pass re-reads the channel; what shared memory holds of each

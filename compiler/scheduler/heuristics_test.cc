@@ -92,6 +92,12 @@ TEST(Heuristics, OuterPersistentRoundsTakeTheChannelsTheL2Holds) {
   p = OuterPersistentHeuristics(BatchNormSummary(256), *b200);
   EXPECT_EQ(p.grid_y, 32);
   EXPECT_EQ(p.grid_x, b200->sm_count / 32);
+  // A small one (A40's 6 MiB holds one channel): still at most four rounds.
+  auto a40 = LookupTarget("sm_86");
+  ASSERT_TRUE(a40.ok());
+  p = OuterPersistentHeuristics(BatchNormSummary(256), *a40);
+  EXPECT_TRUE(p.multi_pass);
+  EXPECT_EQ(p.grid_y, 16);
 }
 
 TEST(Heuristics, WideRowsKeepChunksUnlessAColumnOperandIsReadAgain) {
