@@ -23,7 +23,8 @@ std::string NvrtcVersionString() {
 std::string CodegenVersionString() { return absl::StrCat("codegen-", kCodegenVersion); }
 
 std::string OptionsKeyPart(const CompileOptions& options) {
-  return absl::StrCat("api=", options.allow_precision_increase ? 1 : 0);
+  return absl::StrCat("api=", options.allow_precision_increase ? 1 : 0,
+                      options.general_kernels ? ",general=1" : "");
 }
 
 std::string BucketOf(const CompileResult& scheduled) {

@@ -129,6 +129,7 @@ absl::StatusOr<CompileResult> CompileFusion(
       so.arch = options.arch;
       so.sm_count = target->sm_count;
       so.nvrtc_cache = options.nvrtc_cache;
+      so.specialize = !options.general_kernels;
       auto k = CompileSegment(seg.graph, seg.params, so);
       if (!k.ok()) return k.status();
       result.stage_micros["codegen"] += k->codegen_micros;

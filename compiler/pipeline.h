@@ -27,6 +27,10 @@ struct CompileOptions {
   // Print the IR after this pass when it changed the graph ("all" for every
   // pass). Default: none.
   std::string dump_pass;
+  // Kernels that run at every shape and alignment: persistent kernels keep
+  // their fallback loops instead of stating requirements in the manifest
+  // (CodegenOptions::specialize; compiles ~1.4x slower). Default: false.
+  bool general_kernels = false;
   // Run code generation and NVRTC. Default: true.
   bool generate_code = true;
   // NVRTC outputs by kernel text, shared across compiles (the daemon keeps

@@ -2,8 +2,11 @@
 # Packs what a run on the lent GPU needs into the git-ignored .devcarry/:
 #   .devcarry/fusions/*.py          the corpus (../shared does not travel)
 #   .devcarry/artifacts/<stem>/     `fusionc compile <file> --out ...` per fusion
+#   .devcarry/general/<stem>/       the same with --general (kernels for every shape and
+#                                   alignment), for runtime_e2e_test's shapes outside the class
 #   .devcarry/wide/<stem>/          rmsnorm backward compiled at 512x65536 (rows split
-#                                   over blocks), for device_run.sh's check at other shapes
+#                                   over blocks) with --general, for device_run.sh's check at
+#                                   other shapes
 #   .devcarry/selftest/<stem>/      hand-written harness self-test artifacts
 #   .devcarry/bin, .devcarry/lib    runtime_gpu_test, runtime_e2e_test and the libraries they
 #                                   needs (all but libc/libm/libpthread/libdl/
@@ -18,8 +21,8 @@ BUILD=${1:-build-rt}
 CORPUS=${FUSIOND_CORPUS_DIR:-../shared/fusions}
 OUT=.devcarry
 # .devcarry/ is shared with other engineers' bundles: replace only our parts.
-for sub in fusions artifacts wide selftest bin lib runtime_testdata; do rm -rf "${OUT:?}/$sub"; done
-mkdir -p "$OUT/fusions" "$OUT/artifacts" "$OUT/wide" "$OUT/selftest" "$OUT/bin" "$OUT/lib"
+for sub in fusions artifacts general wide selftest bin lib runtime_testdata; do rm -rf "${OUT:?}/$sub"; done
+mkdir -p "$OUT/fusions" "$OUT/artifacts" "$OUT/general" "$OUT/wide" "$OUT/selftest" "$OUT/bin" "$OUT/lib"
 
 [ -f "$BUILD/build.ninja" ] || cmake -S . -B "$BUILD" -G Ninja -DFUSIOND_BUILD_SERVICE=OFF >/dev/null
 targets=(runtime_gpu_test runtime_testdata)
@@ -37,14 +40,19 @@ echo "fusionc compile (built $(date -u +%FT%TZ) from $(git rev-parse --short HEA
   >"$OUT/artifacts/PRODUCER"
 for f in "$OUT"/fusions/*.py; do
   stem=$(basename "$f" .py)
-  if ! "$FUSIONC" compile --no-cache "$f" --out "$OUT/artifacts/$stem" >"$OUT/artifacts/$stem.log" 2>&1; then
-    echo "device_bundle: compiling $stem failed (see $OUT/artifacts/$stem.log)" >&2
-    rm -rf "${OUT:?}/artifacts/$stem"
-  fi
+  for kind in artifacts general; do
+    flag=()
+    [ $kind = general ] && flag=(--general)
+    if ! "$FUSIONC" compile --no-cache "$f" "${flag[@]}" --out "$OUT/$kind/$stem" >"$OUT/$kind/$stem.log" 2>&1; then
+      echo "device_bundle: compiling $stem ($kind) failed (see $OUT/$kind/$stem.log)" >&2
+      rm -rf "${OUT:?}/$kind/$stem"
+    fi
+  done
 done
 
-# Rows too wide for one block (SplitWideRows) at a shape the corpus lacks.
-if ! "$FUSIONC" compile --no-cache "$OUT/fusions/rmsnorm_bwd_manual.py" --out "$OUT/wide/rmsnorm_bwd_manual" \
+# Rows too wide for one block (SplitWideRows) at a shape the corpus lacks,
+# general: device_run.sh runs it at other shapes.
+if ! "$FUSIONC" compile --no-cache --general "$OUT/fusions/rmsnorm_bwd_manual.py" --out "$OUT/wide/rmsnorm_bwd_manual" \
     --shapes '512x65536;512x1;512x65536;65536' >"$OUT/wide/rmsnorm_bwd_manual.log" 2>&1; then
   echo "device_bundle: the wide-row artifact failed (see $OUT/wide/rmsnorm_bwd_manual.log)" >&2
   rm -rf "${OUT:?}/wide/rmsnorm_bwd_manual"

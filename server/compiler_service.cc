@@ -296,6 +296,7 @@ FusionRequest FromProtoRequest(const pb::CompileRequest& request) {
   }
   if (!request.options().arch().empty()) r.options.arch = request.options().arch();
   r.options.allow_precision_increase = request.options().allow_precision_increase();
+  r.options.general_kernels = request.options().general_kernels();
   return r;
 }
 

@@ -16,8 +16,9 @@ FUSIOND_RUNTIME_TESTDATA=$D/runtime_testdata LD_LIBRARY_PATH=$D/lib \
   $D/bin/runtime_gpu_test 2>&1 | tee "$OUT/runtime_gpu_test.log" | grep -E "^\[  (PASSED|FAILED|SKIPPED) |FAILED|Failure" 
 if [ -x $D/bin/runtime_e2e_test ]; then
   echo "== C++ runtime end to end: generated kernels vs the CPU reference"
-  FUSIOND_E2E_ARTIFACTS=$D/artifacts FUSIOND_CORPUS_DIR=$D/fusions LD_LIBRARY_PATH=$D/lib \
-    timeout 120 $D/bin/runtime_e2e_test 2>&1 | tee "$OUT/runtime_e2e_test.log" \
+  FUSIOND_E2E_ARTIFACTS=$D/artifacts FUSIOND_E2E_GENERAL_ARTIFACTS=$D/general FUSIOND_CORPUS_DIR=$D/fusions \
+    LD_LIBRARY_PATH=$D/lib \
+    timeout 240 $D/bin/runtime_e2e_test 2>&1 | tee "$OUT/runtime_e2e_test.log" \
     | grep -E "^\[  (PASSED|FAILED|SKIPPED) |FAILED|Failure|max rel err"
 fi
 echo "== Python runtime tests"
@@ -27,7 +28,7 @@ echo "== harness self-test (hand-written softmax through the runtime)"
 python3 bench/gpu/run.py --no-compile --artifacts $D/selftest --fusions $D/fusions/softmax_fwd.py \
   --out "$OUT" --tag selftest --rep 50 2>&1 | tail -8
 if [ -f $D/wide/rmsnorm_bwd_manual/manifest.json ]; then
-  echo "== one cubin with rows split over blocks (rmsnorm backward compiled at 512x65536) at other shapes"
+  echo "== one general cubin with rows split over blocks (rmsnorm backward compiled at 512x65536) at other shapes"
   python3 bench/gpu/run.py --no-compile --no-steady --rep 20 --artifacts $D/wide \
     --fusions $D/fusions/rmsnorm_bwd_manual.py --size-map 2048:512,8192:65536 --out "$OUT" --tag wide \
     --three-shapes rmsnorm_bwd_manual \

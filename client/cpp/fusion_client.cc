@@ -72,6 +72,7 @@ fusiond::v1::CompileRequest MakeCompileRequest(
   }
   request.mutable_options()->set_arch(options.arch);
   request.mutable_options()->set_allow_precision_increase(options.allow_precision_increase);
+  request.mutable_options()->set_general_kernels(options.general_kernels);
   return request;
 }
 

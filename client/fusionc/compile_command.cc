@@ -29,7 +29,7 @@ namespace {
 
 constexpr char kCompileUsage[] =
     "usage: fusionc compile FILE [--arch sm_90] [--shapes S] [--json] [--explain]\n"
-    "                            [--dump PASS|all] [--allow-precision-increase]\n"
+    "                            [--dump PASS|all] [--allow-precision-increase] [--general]\n"
     "                            [--no-codegen] [--emit-cuda] [--out DIR]\n"
     "                            [--server HOST:PORT | --cache-dir DIR [--redis HOST:PORT]\n"
     "                             | --no-cache]\n"
@@ -67,6 +67,11 @@ constexpr char kCompileUsage[] =
     "                              trivial_reductions, shape_chains, cse, dce\n"
     "  --allow-precision-increase  also remove narrowing cast round trips\n"
     "                              (f32->bf16->f32); the report says so\n"
+    "  --general                   kernels that run at every shape and alignment\n"
+    "                              (persistent kernels keep their fallback loops;\n"
+    "                              compiles ~1.4x slower). By default a kernel is\n"
+    "                              for the shapes compiled for: its manifest says\n"
+    "                              which (`requires`), and the runtime refuses others\n"
     "  --no-codegen                stop after scheduling (no CUDA source, no NVRTC)\n"
     "  --emit-cuda                 print every kernel's generated CUDA C++\n"
     "  --out DIR                   write DIR/manifest.json and one cubin (or PTX)\n"
@@ -150,6 +155,7 @@ int RunCompileCommand(const std::vector<std::string>& args) {
                                  {"explain", false},
                                  {"dump", true},
                                  {"allow-precision-increase", false},
+                                 {"general", false},
                                  {"no-codegen", false},
                                  {"emit-cuda", false},
                                  {"out", true},
@@ -170,6 +176,7 @@ int RunCompileCommand(const std::vector<std::string>& args) {
   CompileOptions options;
   options.arch = flags->Get("arch").value_or("sm_90");
   options.allow_precision_increase = flags->Has("allow-precision-increase");
+  options.general_kernels = flags->Has("general");
   options.dump_pass = flags->Get("dump").value_or("");
   options.generate_code = !flags->Has("no-codegen");
   if (auto t = LookupTarget(options.arch); !t.ok()) return ReportError("compile", t.status());

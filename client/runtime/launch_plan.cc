@@ -46,6 +46,24 @@ absl::Status EvalDims(const Expr* exprs, const SymbolValues& symbols, const std:
   return absl::OkStatus();
 }
 
+// Every kernel's "requires" at the bound symbols: FailedPrecondition naming
+// the first condition that fails (the same text as the Python runtime's).
+absl::Status CheckRequirements(const Manifest& m, const SymbolValues& symbols) {
+  for (const ManifestKernel& k : m.kernels) {
+    for (const KernelRequirement& r : k.requirements) {
+      absl::StatusOr<int64_t> v = r.expr.Eval(symbols);
+      if (!v.ok()) return v.status();
+      if (r.Holds(*v)) continue;
+      return absl::FailedPreconditionError(absl::StrCat(
+          "kernel ", k.name, " (", k.scheduler, ") was compiled for shapes where ", r.expr.text(),
+          " ", r.Describe(), "; these inputs give ", r.expr.text(), " = ", *v,
+          ": compile the fusion for these shapes (fusionc compile --shapes, or a daemon request "
+          "with this signature)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<LaunchPlan> PlanLaunch(const Manifest& m, const std::vector<Shape>& input_shapes) {
@@ -82,6 +100,9 @@ absl::StatusOr<LaunchPlan> PlanLaunch(const Manifest& m, const std::vector<Shape
       }
     }
   }
+  // Kernels specialized to a shape class (manifest v2) are never planned,
+  // let alone launched, outside it.
+  if (absl::Status s = CheckRequirements(m, plan.symbols); !s.ok()) return s;
   for (size_t i = 0; i < m.outputs.size(); ++i) {
     absl::StatusOr<Shape> s = EvalShape(m.outputs[i], plan.symbols, absl::StrCat("output ", i));
     if (!s.ok()) return s.status();

@@ -39,6 +39,9 @@ std::string ShapeToString(const Shape& s);  // "[2048, 8192]"
 // InvalidArgument when the count, a rank or an extent disagrees with the
 // manifest ("input T5 (index 1) axis 0 is 1024 but the manifest wants s0 =
 // 2048"), or when a launch dimension is out of CUDA's limits.
+// FailedPrecondition when a kernel's "requires" fails for these shapes
+// ("kernel K (S) was compiled for shapes where s1 is a multiple of 8; these
+// inputs give s1 = 100: compile the fusion for these shapes ...").
 absl::StatusOr<LaunchPlan> PlanLaunch(const Manifest& m, const std::vector<Shape>& input_shapes);
 
 }  // namespace runtime

@@ -114,6 +114,8 @@ absl::StatusOr<std::unique_ptr<LoadedFusion>> LoadedFusion::LoadFromMemory(
   if (absl::Status s = CheckGpuAvailable(); !s.ok()) return s;
   std::unique_ptr<LoadedFusion> f(new LoadedFusion());
   f->manifest_ = *std::move(manifest);
+  f->input_align_ = RequiredAlignments(f->manifest_, KernelParam::Kind::kInput);
+  f->output_align_ = RequiredAlignments(f->manifest_, KernelParam::Kind::kOutput);
   FUSIOND_CU(Cu().cuDeviceGet(&f->device_, options.device),
              absl::StrCat("device ", options.device));
   FUSIOND_CU(Cu().cuDevicePrimaryCtxRetain(&f->context_, f->device_),
@@ -242,6 +244,12 @@ absl::Status LoadedFusion::RunInto(const std::vector<RunArg>& args,
           ShapeToString(plan->output_shapes[i]), ", got ", ElementTypeName(o.dtype), " ",
           ShapeToString(o.shape)));
     }
+    const RequiredAlignment& align = output_align_[i];
+    if (align.bytes > 0 && NumElements(o.shape) > 0 && o.data % align.bytes != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "output ", i, " at 0x", absl::Hex(o.data), " is not ", align.bytes,
+          "-byte aligned, which kernel ", manifest_.kernels[align.kernel].name, " needs"));
+    }
     ptrs.push_back(o.data);
   }
   ScopedContext scope(context_);
@@ -253,22 +261,32 @@ absl::Status LoadedFusion::Launch(const LaunchPlan& plan, const std::vector<RunA
                                   const RunOptions& options) {
   CUstream stream = options.stream;
   ScratchList scratch(stream);
-  // Dense input pointers.
+  // Dense, aligned input pointers: a non-contiguous input, or a dense one
+  // whose pointer is not the multiple some kernel's "align" asks for, is
+  // copied to a scratch buffer (allocated, so aligned) on the run's stream.
   std::vector<CUdeviceptr> inputs(args.size(), 0);
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i].is_scalar) continue;
     const TensorArg& t = args[i].tensor;
-    if (IsDense(t.shape, t.strides)) {
+    const bool dense = IsDense(t.shape, t.strides);
+    const int align = input_align_[i].bytes;
+    const size_t bytes = NumElements(t.shape) * ElementSize(t.dtype);
+    if (dense && (align == 0 || bytes == 0 || t.data % align == 0)) {
       inputs[i] = t.data;
       continue;
     }
-    int es = ElementSize(t.dtype);
-    absl::StatusOr<CUdeviceptr> dense =
-        scratch.Alloc(NumElements(t.shape) * es, absl::StrCat("a dense copy of input ", i));
-    if (!dense.ok()) return dense.status();
-    if (absl::Status s = CopyToDense(t.data, t.shape, t.strides, es, *dense, stream); !s.ok())
+    absl::StatusOr<CUdeviceptr> copy =
+        scratch.Alloc(bytes, absl::StrCat(dense ? "an aligned" : "a dense", " copy of input ", i));
+    if (!copy.ok()) return copy.status();
+    if (dense) {
+      FUSIOND_CU(Cu().cuMemcpyAsync(*copy, t.data, bytes, stream),
+                 absl::StrCat("copying input ", i, " to a ", align, "-byte aligned buffer"));
+    } else if (absl::Status s =
+                   CopyToDense(t.data, t.shape, t.strides, ElementSize(t.dtype), *copy, stream);
+               !s.ok()) {
       return s;
-    inputs[i] = *dense;
+    }
+    inputs[i] = *copy;
   }
   std::vector<CUdeviceptr> intermediates;
   for (size_t i = 0; i < plan.intermediate_shapes.size(); ++i) {

@@ -30,8 +30,9 @@ struct TensorArg {
   CUdeviceptr data = 0;
   ElementType dtype = ElementType::kFloat32;
   Shape shape;
-  // Element strides; empty means dense row-major. Non-contiguous inputs are
-  // copied to a dense buffer before launch.
+  // Element strides; empty means dense row-major. Non-contiguous inputs, and
+  // dense ones whose `data` is not as aligned as a kernel's "align" asks, are
+  // copied to a runtime-allocated dense buffer before launch.
   std::vector<int64_t> strides;
 };
 
@@ -109,9 +110,14 @@ class LoadedFusion {
   const Manifest& manifest() const { return manifest_; }
 
   // Allocates the outputs and runs every kernel on options.stream.
+  // FailedPrecondition, launching nothing, when a kernel's "requires" fails
+  // for these input shapes (compile the fusion for them instead).
   absl::StatusOr<std::vector<OutputTensor>> Run(const std::vector<RunArg>& args,
                                                 const RunOptions& options = {});
   // Runs into caller-provided dense outputs of the planned shapes and dtypes.
+  // InvalidArgument when an output's pointer is not as aligned as a kernel's
+  // "align" asks ("output 0 at 0x... is not 16-byte aligned, which kernel K
+  // needs").
   absl::Status RunInto(const std::vector<RunArg>& args, const std::vector<TensorArg>& outputs,
                        const RunOptions& options = {});
 
@@ -124,8 +130,10 @@ class LoadedFusion {
   Manifest manifest_;
   CUdevice device_ = 0;
   CUcontext context_ = nullptr;
-  std::vector<CUmodule> modules_;      // one per kernel
-  std::vector<CUfunction> functions_;  // one per kernel
+  std::vector<CUmodule> modules_;                // one per kernel
+  std::vector<CUfunction> functions_;            // one per kernel
+  std::vector<RequiredAlignment> input_align_;   // one per input
+  std::vector<RequiredAlignment> output_align_;  // one per output
   // A "keep" workspace for this stream: zeroed when first allocated.
   absl::StatusOr<CUdeviceptr> KeptWorkspace(CUstream stream, size_t index, size_t bytes);
 

@@ -228,6 +228,90 @@ TEST_F(GpuTest, BadArgumentsAreInvalidArgument) {
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
 }
 
+std::string ReadTestFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  EXPECT_FALSE(ss.str().empty()) << "cannot read " << path;
+  return ss.str();
+}
+
+std::string ReplaceAll(std::string s, const std::string& from, const std::string& to) {
+  size_t n = 0;
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()), ++n)
+    s.replace(at, from.size(), to);
+  EXPECT_GT(n, 0u) << from;
+  return s;
+}
+
+// The center fusion as manifest v2: both kernels ask for 16-byte aligned x
+// and out, and rt_row_sum's rows must be at most 4096 wide.
+absl::StatusOr<std::unique_ptr<LoadedFusion>> LoadAlignedCenter() {
+  std::string m = ReadTestFile(TestdataDir() + "/center/manifest.json");
+  m = ReplaceAll(m, "\"manifest_version\": 1", "\"manifest_version\": 2");
+  m = ReplaceAll(m, "{\"kind\": \"input\", \"index\": 0}",
+                 "{\"kind\": \"input\", \"index\": 0, \"align\": 16}");
+  m = ReplaceAll(m, "{\"kind\": \"output\", \"index\": 0}",
+                 "{\"kind\": \"output\", \"index\": 0, \"align\": 16}");
+  m = ReplaceAll(m, "\"smem_bytes\": \"0\",",
+                 "\"smem_bytes\": \"0\", \"requires\": [{\"expr\": \"s1\", \"at_most\": 4096}],");
+  return LoadedFusion::LoadFromMemory(
+      m,
+      {{"rt_test_kernels.cubin", ReadTestFile(TestdataDir() + "/center/rt_test_kernels.cubin")}});
+}
+
+// An input 2 bytes past an allocation is copied to an aligned buffer before
+// launch (the kernels would fault on the misaligned floats otherwise).
+TEST_F(GpuTest, MisalignedInputIsCopiedToAnAlignedBuffer) {
+  absl::StatusOr<std::unique_ptr<LoadedFusion>> f = LoadAlignedCenter();
+  ASSERT_TRUE(f.ok()) << f.status();
+  const int64_t rows = 300, cols = 70;
+  std::vector<float> x = RandomVector(rows * cols, 13);
+  Buf base(x.size() * 4 + 16);
+  const CUdeviceptr misaligned = base.get() + 2;
+  ASSERT_EQ(Cu().cuMemcpyHtoD(misaligned, x.data(), x.size() * 4), CUDA_SUCCESS);
+  TensorArg xa{misaligned, ElementType::kFloat32, {rows, cols}, {}};
+  absl::StatusOr<std::vector<OutputTensor>> outs =
+      (*f)->Run({RunArg::Tensor(xa), RunArg::Scalar(0.5)}, RunOptions{nullptr, true});
+  ASSERT_TRUE(outs.ok()) << outs.status();
+  CheckCenter(x, rows, cols, 0.5, Download<float>((*outs)[0].buffer.get(), x.size()),
+              Download<float>((*outs)[1].buffer.get(), 1)[0]);
+  // The same into caller outputs: aligned ones work, a misaligned one is
+  // refused before anything runs.
+  Buf out(x.size() * 4 + 16), count(4);
+  absl::Status s = (*f)->RunInto({RunArg::Tensor(xa), RunArg::Scalar(-1.0)},
+                                 {TensorArg{out.get(), ElementType::kFloat32, {rows, cols}, {}},
+                                  TensorArg{count.get(), ElementType::kFloat32, {1}, {}}},
+                                 RunOptions{nullptr, true});
+  ASSERT_TRUE(s.ok()) << s;
+  CheckCenter(x, rows, cols, -1.0, Download<float>(out.get(), x.size()),
+              Download<float>(count.get(), 1)[0]);
+  s = (*f)->RunInto({RunArg::Tensor(xa), RunArg::Scalar(1.0)},
+                    {TensorArg{out.get() + 4, ElementType::kFloat32, {rows, cols}, {}},
+                     TensorArg{count.get(), ElementType::kFloat32, {1}, {}}});
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_NE(std::string(s.message()).find("output 0 at 0x"), std::string::npos) << s;
+  EXPECT_NE(std::string(s.message()).find("is not 16-byte aligned, which kernel rt_center needs"),
+            std::string::npos)
+      << s;
+}
+
+TEST_F(GpuTest, UnmetRequiresIsFailedPrecondition) {
+  absl::StatusOr<std::unique_ptr<LoadedFusion>> f = LoadAlignedCenter();
+  ASSERT_TRUE(f.ok()) << f.status();
+  Buf xd(4 * 5000 * 4);
+  TensorArg x{xd.get(), ElementType::kFloat32, {4, 5000}, {}};
+  absl::StatusOr<std::vector<OutputTensor>> outs =
+      (*f)->Run({RunArg::Tensor(x), RunArg::Scalar(1.0)}, RunOptions{nullptr, true});
+  ASSERT_FALSE(outs.ok());
+  EXPECT_EQ(outs.status().code(), absl::StatusCode::kFailedPrecondition) << outs.status();
+  EXPECT_NE(std::string(outs.status().message())
+                .find("kernel rt_row_sum (test) was compiled for shapes where s1 <= 4096; these "
+                      "inputs give s1 = 5000"),
+            std::string::npos)
+      << outs.status();
+}
+
 TEST(LoadedFusionTest, MissingDirectoryIsNotFound) {
   absl::StatusOr<std::unique_ptr<LoadedFusion>> f = LoadedFusion::Load("/nonexistent/fusion");
   EXPECT_EQ(f.status().code(), absl::StatusCode::kNotFound) << f.status();

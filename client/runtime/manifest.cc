@@ -65,6 +65,42 @@ absl::StatusOr<ElementType> ParseElementType(std::string_view name) {
   return absl::InvalidArgumentError(absl::StrCat("unknown dtype '", std::string(name), "'"));
 }
 
+bool KernelRequirement::Holds(int64_t value) const {
+  switch (kind) {
+    case Kind::kMultipleOf:
+      return bound > 0 && value % bound == 0;
+    case Kind::kAtMost:
+      return value <= bound;
+  }
+  return false;
+}
+
+std::string KernelRequirement::Describe() const {
+  switch (kind) {
+    case Kind::kMultipleOf:
+      return absl::StrCat("is a multiple of ", bound);
+    case Kind::kAtMost:
+      return absl::StrCat("<= ", bound);
+  }
+  return "?";
+}
+
+std::vector<RequiredAlignment> RequiredAlignments(const Manifest& m, KernelParam::Kind kind) {
+  std::vector<RequiredAlignment> out(kind == KernelParam::Kind::kOutput ? m.outputs.size()
+                                                                        : m.inputs.size());
+  for (size_t k = 0; k < m.kernels.size(); ++k) {
+    for (const KernelParam& p : m.kernels[k].params) {
+      if (p.kind != kind || p.index >= static_cast<int>(out.size())) continue;
+      RequiredAlignment& a = out[p.index];
+      if (p.align > a.bytes) {
+        a.bytes = p.align;
+        a.kernel = static_cast<int>(k);
+      }
+    }
+  }
+  return out;
+}
+
 namespace {
 
 absl::Status Bad(const std::string& where, const std::string& what) {
@@ -172,7 +208,58 @@ absl::StatusOr<KernelParam> ParseParam(const JsonValue& p, const std::string& wh
   absl::StatusOr<int> index = IntMember(p, "index", where);
   if (!index.ok()) return index.status();
   param.index = *index;
+  const JsonValue* align = p.Find("align");
+  if (align != nullptr &&
+      (param.kind == KernelParam::Kind::kInput || param.kind == KernelParam::Kind::kOutput)) {
+    const int64_t b = align->is_integer() ? align->int_value() : 0;
+    if (b < 1 || b > 256 || (b & (b - 1)) != 0) {
+      return Bad(where, "\"align\" must be a power of two from 1 to 256 (bytes)");
+    }
+    param.align = static_cast<int>(b);
+  }
   return param;
+}
+
+// One entry of a kernel's "requires": {"expr": E, "multiple_of": N} or
+// {"expr": E, "at_most": N}.
+absl::StatusOr<KernelRequirement> ParseRequirement(const JsonValue& r, const std::string& where) {
+  if (!r.is_object()) return Bad(where, "expected an object");
+  for (const auto& [key, value] : r.members()) {
+    if (key != "expr" && key != "multiple_of" && key != "at_most") {
+      return Bad(where, absl::StrCat("unknown key \"", key,
+                                     "\" (expected \"expr\" and one of \"multiple_of\", "
+                                     "\"at_most\")"));
+    }
+  }
+  const JsonValue* expr = r.Find("expr");
+  if (expr == nullptr) return Bad(where, "missing \"expr\"");
+  KernelRequirement req;
+  absl::StatusOr<Expr> e = ParseExprValue(*expr, where + ".expr");
+  if (!e.ok()) return e.status();
+  req.expr = *std::move(e);
+  const JsonValue* multiple_of = r.Find("multiple_of");
+  const JsonValue* at_most = r.Find("at_most");
+  if ((multiple_of == nullptr) == (at_most == nullptr)) {
+    return Bad(where, "needs exactly one of \"multiple_of\" and \"at_most\"");
+  }
+  if (multiple_of != nullptr) {
+    if (!multiple_of->is_integer() || multiple_of->int_value() <= 0) {
+      return Bad(where, "\"multiple_of\" must be an integer > 0");
+    }
+    req.kind = KernelRequirement::Kind::kMultipleOf;
+    req.bound = multiple_of->int_value();
+  } else {
+    if (!at_most->is_integer()) return Bad(where, "\"at_most\" must be an integer");
+    req.kind = KernelRequirement::Kind::kAtMost;
+    req.bound = at_most->int_value();
+  }
+  return req;
+}
+
+// Names a kernel's condition in messages: "kernels[0] (fusion_9f1c_k0).requires[1]".
+std::string RequirementWhere(const std::string& kernel_where, const std::string& kernel_name,
+                             size_t i) {
+  return absl::StrCat(kernel_where, " (", kernel_name, ").requires[", i, "]");
 }
 
 absl::Status ParseDims(const JsonValue& k, const char* key, Expr* dims, const std::string& where) {
@@ -224,6 +311,17 @@ absl::StatusOr<ManifestKernel> ParseKernel(const JsonValue& k, const std::string
         ParseParam((*params)->items()[i], absl::StrCat(where, ".params[", i, "]"));
     if (!p.ok()) return p.status();
     mk.params.push_back(*p);
+  }
+  if (const JsonValue* reqs = k.Find("requires"); reqs != nullptr) {
+    if (!reqs->is_array()) {
+      return Bad(absl::StrCat(where, " (", mk.name, ").requires"), "expected an array");
+    }
+    for (size_t i = 0; i < reqs->items().size(); ++i) {
+      absl::StatusOr<KernelRequirement> r =
+          ParseRequirement(reqs->items()[i], RequirementWhere(where, mk.name, i));
+      if (!r.ok()) return r.status();
+      mk.requirements.push_back(*std::move(r));
+    }
   }
   return mk;
 }
@@ -289,6 +387,11 @@ absl::Status Validate(const Manifest& m) {
     }
     if (absl::Status s = CheckSymbols(mk.smem_bytes, declared, where + ".smem_bytes"); !s.ok())
       return s;
+    for (size_t i = 0; i < mk.requirements.size(); ++i) {
+      absl::Status s =
+          CheckSymbols(mk.requirements[i].expr, declared, RequirementWhere(where, mk.name, i));
+      if (!s.ok()) return s;
+    }
     for (size_t i = 0; i < mk.params.size(); ++i) {
       const KernelParam& p = mk.params[i];
       std::string pw = absl::StrCat(where, ".params[", i, "]");
@@ -339,9 +442,9 @@ absl::StatusOr<Manifest> ParseManifest(std::string_view json_text) {
   Manifest m;
   absl::StatusOr<int> version = IntMember(root, "manifest_version", "top level");
   if (!version.ok()) return version.status();
-  if (*version != 1) {
+  if (*version != 1 && *version != 2) {
     return absl::UnimplementedError(absl::StrCat("manifest: manifest_version ", *version,
-                                                 " is not supported (this runtime reads 1)"));
+                                                 " is not supported (this runtime reads 1 and 2)"));
   }
   m.version = *version;
   m.fusion = OptString(root, "fusion");

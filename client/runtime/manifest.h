@@ -1,6 +1,8 @@
 // The kernel manifest (launch recipe, docs/manifest.md) as plain structs,
 // parsed from manifest.json and checked for internal consistency: every
 // index in range, every expression parses and reads only declared symbols.
+// Reads manifest versions 1 and 2 (2 adds kernel "requires" and param
+// "align").
 #ifndef FUSIOND_CLIENT_RUNTIME_MANIFEST_H_
 #define FUSIOND_CLIENT_RUNTIME_MANIFEST_H_
 
@@ -52,6 +54,25 @@ struct KernelParam {
   Kind kind = Kind::kInput;
   int index = 0;       // all but kSize
   std::string symbol;  // kSize: the symbol whose int64 value is passed
+  // kInput/kOutput: bytes the pointer must be a multiple of (a power of two,
+  // 1..256). Default: 0, not given (the element's natural alignment, no check).
+  int align = 0;
+};
+
+// One condition of a kernel's "requires" (manifest v2): the kernel was
+// compiled for shapes where `expr` satisfies it and is never launched where
+// it does not.
+struct KernelRequirement {
+  enum class Kind { kMultipleOf, kAtMost };
+  Expr expr;
+  Kind kind = Kind::kMultipleOf;
+  // kMultipleOf: N > 0, holds when value % N == 0; kAtMost: holds when
+  // value <= N. Default: 1.
+  int64_t bound = 1;
+
+  bool Holds(int64_t value) const;
+  // "is a multiple of 8", "<= 8192".
+  std::string Describe() const;
 };
 
 struct ManifestKernel {
@@ -63,6 +84,9 @@ struct ManifestKernel {
   Expr grid[3];
   Expr smem_bytes;
   std::vector<KernelParam> params;
+  // "requires": every condition must hold for the planned shapes. Default:
+  // empty (no conditions).
+  std::vector<KernelRequirement> requirements;
 };
 
 struct Manifest {
@@ -79,8 +103,17 @@ struct Manifest {
 };
 
 // InvalidArgument "manifest: <where>: <what>" for malformed or inconsistent
-// manifests; Unimplemented for a manifest_version other than 1.
+// manifests; Unimplemented for a manifest_version other than 1 and 2.
 absl::StatusOr<Manifest> ParseManifest(std::string_view json_text);
+
+// What a tensor's device pointer must be a multiple of: the largest "align"
+// over every kernel param bound to it.
+struct RequiredAlignment {
+  int bytes = 0;    // 0: no param gives "align" (no check)
+  int kernel = -1;  // the first kernel (index into Manifest::kernels) asking for `bytes`
+};
+// One entry per manifest input (kind kInput) or output (kind kOutput).
+std::vector<RequiredAlignment> RequiredAlignments(const Manifest& m, KernelParam::Kind kind);
 
 }  // namespace runtime
 }  // namespace fusiond

@@ -7,6 +7,7 @@
 #include <random>
 #include <sstream>
 
+#include "absl/strings/str_cat.h"
 #include "client/runtime/launch_plan.h"
 
 namespace fusiond {
@@ -15,7 +16,7 @@ namespace {
 
 // The example of docs/manifest.md, comments removed.
 constexpr char kDocExample[] = R"json({
-  "manifest_version": 1,
+  "manifest_version": 2,
   "fusion": "rmsnorm_bwd_manual",
   "canonical_hash": "9f1c",
   "arch": "sm_90",
@@ -30,8 +31,9 @@ constexpr char kDocExample[] = R"json({
       "name": "fusion_9f1c_k0", "binary": "fusion_9f1c_k0.cubin",
       "scheduler": "inner_outer_persistent", "cooperative": true,
       "block": ["256", "1", "1"], "grid": ["min(264, s0)", "1", "1"], "smem_bytes": "0",
-      "params": [{"kind": "input", "index": 0}, {"kind": "input", "index": 1},
-                 {"kind": "output", "index": 0}, {"kind": "workspace", "index": 0},
+      "requires": [{"expr": "s1", "multiple_of": 8}, {"expr": "s1", "at_most": 8192}],
+      "params": [{"kind": "input", "index": 0, "align": 16}, {"kind": "input", "index": 1},
+                 {"kind": "output", "index": 0, "align": 16}, {"kind": "workspace", "index": 0},
                  {"kind": "intermediate", "index": 0}, {"kind": "scalar", "index": 2},
                  {"kind": "size", "symbol": "s0"}]}]
 })json";
@@ -136,21 +138,24 @@ TEST(ManifestTest, RejectsInconsistentManifests) {
   const std::string doc = kDocExample;
   ExpectBad("[1]", "expected an object");
   ExpectBad("{", "json");
-  ExpectBad(Replace(doc, "\"manifest_version\": 1", "\"manifest_version\": \"1\""),
+  ExpectBad(Replace(doc, "\"manifest_version\": 2", "\"manifest_version\": \"2\""),
             "manifest_version");
-  EXPECT_EQ(ParseManifest(Replace(doc, "\"manifest_version\": 1", "\"manifest_version\": 2"))
-                .status()
-                .code(),
-            absl::StatusCode::kUnimplemented);
+  for (const char* v : {"0", "3"}) {
+    absl::Status s = ParseManifest(Replace(doc, "\"manifest_version\": 2",
+                                           absl::StrCat("\"manifest_version\": ", v)))
+                         .status();
+    EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented) << s;
+    EXPECT_NE(std::string(s.message()).find("this runtime reads 1 and 2"), std::string::npos) << s;
+  }
   ExpectBad(Replace(doc, "\"bfloat16\"", "\"bfloat17\""), "unknown dtype 'bfloat17'");
   ExpectBad(Replace(doc, "\"min(264, s0)\"", "\"min(264, s7)\""), "undeclared symbol 's7'");
   ExpectBad(Replace(doc, "\"min(264, s0)\"", "\"min(264 s0)\""), "expected ','");
-  ExpectBad(
-      Replace(doc, "{\"kind\": \"output\", \"index\": 0}", "{\"kind\": \"output\", \"index\": 3}"),
-      "index 3 out of range");
-  ExpectBad(
-      Replace(doc, "{\"kind\": \"input\", \"index\": 0}", "{\"kind\": \"input\", \"index\": 2}"),
-      "is a scalar");
+  ExpectBad(Replace(doc, "{\"kind\": \"output\", \"index\": 0, \"align\": 16}",
+                    "{\"kind\": \"output\", \"index\": 3, \"align\": 16}"),
+            "index 3 out of range");
+  ExpectBad(Replace(doc, "{\"kind\": \"input\", \"index\": 0, \"align\": 16}",
+                    "{\"kind\": \"input\", \"index\": 2}"),
+            "is a scalar");
   ExpectBad(Replace(doc, "\"kind\": \"workspace\"", "\"kind\": \"spare\""),
             "unknown param kind 'spare'");
   ExpectBad(Replace(doc, "{\"name\": \"s1\", \"input\": 0, \"axis\": 1}",
@@ -158,6 +163,179 @@ TEST(ManifestTest, RejectsInconsistentManifests) {
             "axis 5 out of range");
   ExpectBad(Replace(doc, "\"fusion_9f1c_k0.cubin\"", "\"../x.cubin\""), "plain file name");
   ExpectBad(Replace(doc, "\"block\": [\"256\", \"1\", \"1\"], ", ""), "missing \"block\"");
+}
+
+TEST(ManifestTest, ReadsVersionOneAndTwo) {
+  // Version 1 has no "requires" and no "align"; a runtime reading both
+  // versions still honors them should a version-1 manifest carry them.
+  absl::StatusOr<Manifest> v1 = ParseManifest(ReadTestdata("center/manifest.json"));
+  ASSERT_TRUE(v1.ok()) << v1.status();
+  EXPECT_EQ(v1->version, 1);
+  EXPECT_TRUE(v1->kernels[0].requirements.empty());
+  EXPECT_EQ(v1->kernels[0].params[0].align, 0);
+  absl::StatusOr<Manifest> v2 = ParseManifest(kDocExample);
+  ASSERT_TRUE(v2.ok()) << v2.status();
+  EXPECT_EQ(v2->version, 2);
+  absl::StatusOr<Manifest> v1_with_v2_fields = ParseManifest(
+      Replace(kDocExample, "\"manifest_version\": 2", "\"manifest_version\": 1"));
+  ASSERT_TRUE(v1_with_v2_fields.ok()) << v1_with_v2_fields.status();
+  EXPECT_EQ(v1_with_v2_fields->kernels[0].requirements.size(), 2u);
+  EXPECT_EQ(v1_with_v2_fields->kernels[0].params[0].align, 16);
+}
+
+TEST(ManifestTest, ParsesRequiresAndAlign) {
+  absl::StatusOr<Manifest> m = ParseManifest(kDocExample);
+  ASSERT_TRUE(m.ok()) << m.status();
+  const ManifestKernel& k = m->kernels[0];
+  ASSERT_EQ(k.requirements.size(), 2u);
+  EXPECT_EQ(k.requirements[0].expr.text(), "s1");
+  EXPECT_EQ(k.requirements[0].kind, KernelRequirement::Kind::kMultipleOf);
+  EXPECT_EQ(k.requirements[0].bound, 8);
+  EXPECT_EQ(k.requirements[0].Describe(), "is a multiple of 8");
+  EXPECT_TRUE(k.requirements[0].Holds(8192));
+  EXPECT_FALSE(k.requirements[0].Holds(8193));
+  EXPECT_EQ(k.requirements[1].kind, KernelRequirement::Kind::kAtMost);
+  EXPECT_EQ(k.requirements[1].bound, 8192);
+  EXPECT_EQ(k.requirements[1].Describe(), "<= 8192");
+  EXPECT_TRUE(k.requirements[1].Holds(8192));
+  EXPECT_FALSE(k.requirements[1].Holds(8193));
+  EXPECT_EQ(k.params[0].align, 16);
+  EXPECT_EQ(k.params[1].align, 0);  // not given: natural alignment
+  EXPECT_EQ(k.params[2].align, 16);
+  std::vector<RequiredAlignment> in = RequiredAlignments(*m, KernelParam::Kind::kInput);
+  ASSERT_EQ(in.size(), 3u);
+  EXPECT_EQ(in[0].bytes, 16);
+  EXPECT_EQ(in[0].kernel, 0);
+  EXPECT_EQ(in[1].bytes, 0);
+  EXPECT_EQ(in[1].kernel, -1);
+  std::vector<RequiredAlignment> out = RequiredAlignments(*m, KernelParam::Kind::kOutput);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].bytes, 16);
+  // Expressions as in grid/block: any launch expression, or an integer.
+  const std::string doc = kDocExample;
+  absl::StatusOr<Manifest> e =
+      ParseManifest(Replace(doc, "{\"expr\": \"s1\", \"at_most\": 8192}",
+                            "{\"at_most\": -3, \"expr\": \"ceil_div(s0 * s1, 256) - max(s0, 4)\"}, "
+                            "{\"expr\": 64, \"multiple_of\": 64}"));
+  ASSERT_TRUE(e.ok()) << e.status();
+  ASSERT_EQ(e->kernels[0].requirements.size(), 3u);
+  EXPECT_EQ(e->kernels[0].requirements[1].bound, -3);
+  EXPECT_EQ(e->kernels[0].requirements[1].expr.Symbols(), (std::vector<std::string>{"s0", "s1"}));
+  EXPECT_TRUE(e->kernels[0].requirements[2].expr.is_constant());
+  // An input bound to several kernels needs the largest alignment any asks.
+  std::string center = ReadTestdata("center/manifest.json");
+  center = Replace(center, "{\"kind\": \"input\", \"index\": 0}",
+                   "{\"kind\": \"input\", \"index\": 0, \"align\": 4}");
+  center = Replace(center, "{\"kind\": \"input\", \"index\": 0}",
+                   "{\"kind\": \"input\", \"index\": 0, \"align\": 32}");
+  absl::StatusOr<Manifest> c = ParseManifest(center);
+  ASSERT_TRUE(c.ok()) << c.status();
+  in = RequiredAlignments(*c, KernelParam::Kind::kInput);
+  EXPECT_EQ(in[0].bytes, 32);
+  EXPECT_EQ(in[0].kernel, 1);
+  EXPECT_EQ(RequiredAlignments(*c, KernelParam::Kind::kOutput)[0].bytes, 0);
+}
+
+// InvalidArgument naming the kernel and the condition (or the param).
+void ExpectBadAt(const std::string& json, const std::vector<std::string>& fragments) {
+  absl::StatusOr<Manifest> m = ParseManifest(json);
+  ASSERT_FALSE(m.ok()) << "accepted: " << json;
+  EXPECT_EQ(m.status().code(), absl::StatusCode::kInvalidArgument) << m.status();
+  for (const std::string& f : fragments) {
+    EXPECT_NE(std::string(m.status().message()).find(f), std::string::npos)
+        << "no '" << f << "' in: " << m.status();
+  }
+}
+
+TEST(ManifestTest, RejectsMalformedRequiresAndAlign) {
+  const std::string doc = kDocExample;
+  const std::string reqs =
+      "\"requires\": [{\"expr\": \"s1\", \"multiple_of\": 8}, {\"expr\": \"s1\", \"at_most\": "
+      "8192}]";
+  auto with_second = [&](const std::string& cond) {
+    return Replace(doc, reqs,
+                   "\"requires\": [{\"expr\": \"s1\", \"multiple_of\": 8}, " + cond + "]");
+  };
+  const std::string k = "kernels[0] (fusion_9f1c_k0)";
+  ExpectBadAt(Replace(doc, reqs, "\"requires\": {\"expr\": \"s1\", \"multiple_of\": 8}"),
+              {k + ".requires:", "expected an array"});
+  ExpectBadAt(Replace(doc, reqs, "\"requires\": \"s1 % 8\""),
+              {k + ".requires:", "expected an array"});
+  ExpectBadAt(with_second("8"), {k + ".requires[1]:", "expected an object"});
+  ExpectBadAt(with_second("{\"expr\": \"s1\", \"at_most\": 8192, \"atmost\": 1}"),
+              {k + ".requires[1]:", "unknown key \"atmost\""});
+  ExpectBadAt(with_second("{\"expr\": \"s1\", \"at_most\": 8192, \"multiple_of\": 8}"),
+              {k + ".requires[1]:", "exactly one of \"multiple_of\" and \"at_most\""});
+  ExpectBadAt(with_second("{\"expr\": \"s1\"}"),
+              {k + ".requires[1]:", "exactly one of \"multiple_of\" and \"at_most\""});
+  ExpectBadAt(with_second("{\"at_most\": 8192}"), {k + ".requires[1]:", "missing \"expr\""});
+  for (const char* n : {"0", "-8", "8.5", "\"8\"", "null"}) {
+    ExpectBadAt(with_second(absl::StrCat("{\"expr\": \"s1\", \"multiple_of\": ", n, "}")),
+                {k + ".requires[1]:", "\"multiple_of\" must be an integer > 0"});
+  }
+  for (const char* n : {"8192.5", "\"8192\"", "1e4", "true"}) {
+    ExpectBadAt(with_second(absl::StrCat("{\"expr\": \"s1\", \"at_most\": ", n, "}")),
+                {k + ".requires[1]:", "\"at_most\" must be an integer"});
+  }
+  ExpectBadAt(with_second("{\"expr\": \"min(s1\", \"at_most\": 8192}"),
+              {k + ".requires[1].expr:", "min(s1"});
+  ExpectBadAt(with_second("{\"expr\": [\"s1\"], \"at_most\": 8192}"),
+              {k + ".requires[1].expr:", "expected an expression"});
+  ExpectBadAt(with_second("{\"expr\": \"s1 * s9\", \"at_most\": 8192}"),
+              {k + ".requires[1]:", "undeclared symbol 's9'"});
+  const std::string param = "{\"kind\": \"output\", \"index\": 0, \"align\": 16}";
+  for (const char* b : {"0", "3", "-16", "512", "16.0", "\"16\"", "null"}) {
+    ExpectBadAt(Replace(doc, param,
+                        absl::StrCat("{\"kind\": \"output\", \"index\": 0, \"align\": ", b, "}")),
+                {"kernels[0].params[2]:", "\"align\" must be a power of two from 1 to 256"});
+  }
+  for (const char* b : {"1", "2", "256"}) {
+    absl::StatusOr<Manifest> m = ParseManifest(Replace(
+        doc, param, absl::StrCat("{\"kind\": \"output\", \"index\": 0, \"align\": ", b, "}")));
+    ASSERT_TRUE(m.ok()) << b << ": " << m.status();
+  }
+}
+
+TEST(ManifestTest, PlanChecksRequires) {
+  absl::StatusOr<Manifest> m = ParseManifest(kDocExample);
+  ASSERT_TRUE(m.ok()) << m.status();
+  // Both conditions hold, at the bound of at_most too.
+  for (int64_t cols : {8, 4096, 8192}) {
+    absl::StatusOr<LaunchPlan> plan = PlanLaunch(*m, {{2048, cols}, {2048, 1}, {}});
+    EXPECT_TRUE(plan.ok()) << cols << ": " << plan.status();
+  }
+  const std::string tail =
+      ": compile the fusion for these shapes (fusionc compile --shapes, or a daemon request with "
+      "this signature)";
+  absl::StatusOr<LaunchPlan> odd = PlanLaunch(*m, {{2048, 100}, {2048, 1}, {}});
+  ASSERT_FALSE(odd.ok());
+  EXPECT_EQ(odd.status().code(), absl::StatusCode::kFailedPrecondition) << odd.status();
+  EXPECT_EQ(odd.status().message(),
+            "kernel fusion_9f1c_k0 (inner_outer_persistent) was compiled for shapes where s1 is a "
+            "multiple of 8; these inputs give s1 = 100" +
+                tail);
+  absl::StatusOr<LaunchPlan> wide = PlanLaunch(*m, {{2048, 8200}, {2048, 1}, {}});
+  ASSERT_FALSE(wide.ok());
+  EXPECT_EQ(wide.status().code(), absl::StatusCode::kFailedPrecondition) << wide.status();
+  EXPECT_EQ(wide.status().message(),
+            "kernel fusion_9f1c_k0 (inner_outer_persistent) was compiled for shapes where s1 <= "
+            "8192; these inputs give s1 = 8200" +
+                tail);
+  // Shapes that disagree with the manifest stay InvalidArgument.
+  EXPECT_EQ(PlanLaunch(*m, {{2048, 100}, {1024, 1}, {}}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  // A compound expression is named by its text and evaluated.
+  const std::string doc = kDocExample;
+  absl::StatusOr<Manifest> c =
+      ParseManifest(Replace(doc, "{\"expr\": \"s1\", \"at_most\": 8192}",
+                            "{\"expr\": \"ceil_div(s0 * s1, 256)\", \"at_most\": 1024}"));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_TRUE(PlanLaunch(*c, {{32, 8192}, {32, 1}, {}}).ok());
+  absl::StatusOr<LaunchPlan> big = PlanLaunch(*c, {{33, 8192}, {33, 1}, {}});
+  EXPECT_EQ(big.status().message(),
+            "kernel fusion_9f1c_k0 (inner_outer_persistent) was compiled for shapes where "
+            "ceil_div(s0 * s1, 256) <= 1024; these inputs give ceil_div(s0 * s1, 256) = 1056" +
+                tail);
 }
 
 // A corrupted or hand-edited manifest gets a clear error, never a crash or
@@ -208,8 +386,10 @@ TEST(ManifestTest, MutatedManifestsFailCleanly) {
       in.push_back(sh);
     }
     absl::StatusOr<LaunchPlan> plan = PlanLaunch(*m, in);
-    if (!plan.ok()) {
-      EXPECT_EQ(plan.status().code(), absl::StatusCode::kInvalidArgument) << plan.status();
+    if (!plan.ok()) {  // FailedPrecondition: the doc example's "requires"
+      EXPECT_TRUE(plan.status().code() == absl::StatusCode::kInvalidArgument ||
+                  plan.status().code() == absl::StatusCode::kFailedPrecondition)
+          << plan.status();
     }
   }
   EXPECT_GT(parsed, 50);  // both outcomes occur

@@ -49,11 +49,12 @@ int main(int argc, char** argv) {
   if (argc < 3) {
     const bool help = argc == 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h");
     std::fprintf(help ? stdout : stderr,
-                 "usage: %s FILE DIR [field=value ...] [--shape=AxB,C,...]\n"
+                 "usage: %s FILE DIR [field=value ...] [--shape=AxB,C,...] [--general]\n"
                  "       %s --compile-cu SOURCE.cu KERNEL OUT.cubin\n"
                  "The first form compiles a repro script's one segment as the pipeline would, with\n"
                  "the heuristics' fields overridden, into DIR (<kernel>.cu, .cubin, manifest.json);\n"
-                 "--shape gives the input sizes (default: the script's). The second compiles\n"
+                 "--shape gives the input sizes (default: the script's); --general keeps the\n"
+                 "fallback loops (CompileOptions::general_kernels). The second compiles\n"
                  "hand-written CUDA with the pipeline's NVRTC options. Fields (numbers, or\n"
                  "true/false): kind vectorize block_x block_y grid_x grid_y persistent_batch\n"
                  "multi_pass unroll smem_buffer smem_bytes cluster_x rows_per_block smem_columns.\n",
@@ -64,9 +65,12 @@ int main(int argc, char** argv) {
   if (!parsed.ok()) { std::cerr << parsed.status() << "\n"; return 1; }
   std::vector<std::vector<int64_t>> shapes = parsed->input_shapes;
   std::vector<std::string> sets;
+  bool general = false;
   for (int i = 3; i < argc; ++i) {
     std::string a = argv[i];
-    if (a.rfind("--shape=", 0) == 0) {
+    if (a == "--general") {
+      general = true;
+    } else if (a.rfind("--shape=", 0) == 0) {
       shapes.clear();
       for (auto t : absl::StrSplit(a.substr(8), ',')) {
         std::vector<int64_t> s;
@@ -88,7 +92,9 @@ int main(int argc, char** argv) {
   if (!binding.ok()) { std::cerr << binding.status() << "\n"; return 1; }
   if (sets.empty()) {
     // The product path: passes, segmenter, schedulers, codegen, NVRTC.
-    auto r = CompileFusion(parsed->graph, shapes, CompileOptions{});
+    CompileOptions options;
+    options.general_kernels = general;
+    auto r = CompileFusion(parsed->graph, shapes, options);
     if (!r.ok()) { std::cerr << r.status() << "\n"; return 1; }
     std::string base = argv[1];
     base = base.substr(base.find_last_of('/') + 1);
@@ -167,6 +173,7 @@ int main(int argc, char** argv) {
   // is what the product would build with these parameters.
   SegmentCompileOptions so;
   so.kernel_name = "fz_" + base;
+  so.specialize = !general;
   auto art = CompileSegment(seg.graph, hp, so);
   if (!art.ok()) { std::cerr << art.status() << "\n"; return 1; }
   if (art->binary.empty()) { std::cerr << "no NVRTC in this build\n"; return 1; }

@@ -256,6 +256,11 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   absl::StrAppend(&c, "  const bool fits = ",
                   persistent_ ? absl::StrCat("vec_ok && rlen <= ", split * BX_ * PB_ * V_, "LL") : "false",
                   ";\n  (void)fits;\n");
+  // A specialized kernel has no loops for rows that do not fit: the runtime
+  // launches it only where the manifest's requirements hold, and it does
+  // nothing elsewhere (every block returns, so no barrier waits).
+  specialized_ = persistent_ && PlanRequires(split * BX_ * PB_ * V_, k);
+  if (specialized_) absl::StrAppend(&c, "  if (!fits) return;\n");
   if (!p_.row_slots.empty() && BX_ > 32) {
     size_t per_stage = 1;
     for (int s = 0; s < p_.num_stages; ++s) {
@@ -379,7 +384,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
       absl::StrAppend(&init, "    for (i64 j = tx; j < rlen; j += ", BX_, ") (", WcolRow(ci), ")[j] = ",
                       Identity(cop, "float"), ";\n");
     }
-    if (!init.empty()) absl::StrAppend(&c, "  if (!fits) {\n", init, "  }\n  __syncthreads();\n");
+    if (!init.empty() && !specialized_) absl::StrAppend(&c, "  if (!fits) {\n", init, "  }\n  __syncthreads();\n");
   }
   // ---- Row loop.
   if (staged_) {

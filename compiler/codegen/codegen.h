@@ -37,6 +37,22 @@ struct CodegenOptions {
   // __launch_bounds__ (it asks for fewer when its register estimate does not
   // fit). CompileSegment lowers it (to 4 or 2) when ptxas spills. Default: 6.
   int max_min_blocks = 6;
+  // Persistent kernels only for the shape class they were compiled for: no
+  // fallback loops for wider rows, other widths or misaligned pointers; the
+  // manifest's `requires` and `align` state what the launch must meet and
+  // the runtimes check them (docs/codegen.md, "Specialized kernels").
+  // false: one kernel runs at every shape and alignment (compiles ~1.4x
+  // slower). Default: true.
+  bool specialize = true;
+};
+
+// A condition the launch sizes must meet (docs/manifest.md, `requires`):
+// `expr` (a manifest expression) is a multiple of `n`, or at most `n`.
+struct Requirement {
+  enum class Kind { kMultipleOf, kAtMost };
+  std::string expr;
+  Kind kind = Kind::kMultipleOf;
+  int64_t n = 1;
 };
 
 // One kernel parameter as docs/manifest.md names it.
@@ -44,6 +60,7 @@ struct ParamBinding {
   std::string kind;    // "input", "output", "workspace", "scalar", "size"
   int index = 0;       // input/output/workspace/scalar index
   std::string symbol;  // kind "size": the symbol name
+  int align = 0;       // "input"/"output": bytes the pointer must be a multiple of (0: natural)
 };
 
 struct GeneratedKernel {
@@ -74,6 +91,8 @@ struct GeneratedKernel {
   int cluster_x = 1;
   std::string ws_per_grid_x;
   std::vector<ParamBinding> params;
+  // What the launch must meet (empty: any shape).
+  std::vector<Requirement> requirements;
   // The symbol names used in expressions: name -> (input index, axis).
   std::vector<std::pair<std::string, std::pair<int, int>>> symbols;
 };

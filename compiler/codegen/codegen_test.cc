@@ -195,6 +195,64 @@ TEST(Codegen, SymbolicKernelTakesSizesAsParameters) {
   EXPECT_NE(m.find("{\"kind\": \"size\", \"symbol\": \"s1\"}"), std::string::npos);
 }
 
+// A persistent kernel is for the shape class it was compiled for: no
+// fallback loops, and what it needs (the row extent a multiple of the vector
+// width and at most the buffers' row, vector pointers aligned) goes to the
+// manifest for the runtimes to check. CodegenOptions::specialize = false
+// keeps the loops instead.
+TEST(Codegen, PersistentKernelsAreSpecializedToTheirShapeClass) {
+  Graph g = Softmax();
+  HeuristicParams hp = SoftmaxParams();  // 128 threads x 16 chunks x 8 = 16384
+  auto k = GenerateKernel(g, hp, CodegenOptions{});
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_NE(k->source.find("  if (!fits) return;\n"), std::string::npos);
+  EXPECT_EQ(k->source.find("VW<1>()"), std::string::npos);        // no element loop
+  EXPECT_EQ(k->source.find("if (vec_ok) {"), std::string::npos);  // no vector loop from memory
+  ASSERT_EQ(k->requirements.size(), 2u);
+  EXPECT_EQ(k->requirements[0].expr, "s1");
+  EXPECT_EQ(k->requirements[0].kind, Requirement::Kind::kMultipleOf);
+  EXPECT_EQ(k->requirements[0].n, 8);
+  EXPECT_EQ(k->requirements[1].expr, "s1");
+  EXPECT_EQ(k->requirements[1].kind, Requirement::Kind::kAtMost);
+  EXPECT_EQ(k->requirements[1].n, 16384);
+  EXPECT_EQ(k->params[0].align, 16);  // bf16 x 8
+  EXPECT_EQ(k->params[1].align, 16);
+  const std::string m = KernelManifestJson(*k, "k.cubin", 40, 0, 132);
+  EXPECT_NE(m.find("\"requires\": [{\"expr\": \"s1\", \"multiple_of\": 8}, {\"expr\": \"s1\", \"at_most\": 16384}]"),
+            std::string::npos) << m;
+  EXPECT_NE(m.find("{\"kind\": \"input\", \"index\": 0, \"align\": 16}"), std::string::npos) << m;
+
+  CodegenOptions general;
+  general.specialize = false;
+  auto gk = GenerateKernel(g, hp, general);
+  ASSERT_TRUE(gk.ok()) << gk.status();
+  EXPECT_EQ(gk->source.find("if (!fits) return;"), std::string::npos);
+  EXPECT_NE(gk->source.find("VW<1>()"), std::string::npos);
+  EXPECT_NE(gk->source.find("if (vec_ok) {"), std::string::npos);
+  EXPECT_TRUE(gk->requirements.empty());
+  EXPECT_EQ(gk->params[0].align, 0);
+  const std::string gm = KernelManifestJson(*gk, "k.cubin", 40, 0, 132);
+  EXPECT_EQ(gm.find("requires"), std::string::npos) << gm;
+  EXPECT_EQ(gm.find("align"), std::string::npos) << gm;
+
+  // A multi-pass kernel runs every shape as it is: nothing to require.
+  HeuristicParams mp = hp;
+  mp.multi_pass = true;
+  mp.persistent_batch = 1;
+  auto mk = GenerateKernel(g, mp, CodegenOptions{});
+  ASSERT_TRUE(mk.ok()) << mk.status();
+  EXPECT_TRUE(mk->requirements.empty());
+  EXPECT_NE(mk->source.find("VW<1>()"), std::string::npos);
+  // Nor is a kernel specialized whose own sizes would miss the class (a row
+  // the vector width does not divide).
+  HeuristicParams odd = hp;
+  odd.inner_size = 16380;
+  auto ok = GenerateKernel(g, odd, CodegenOptions{});
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_TRUE(ok->requirements.empty());
+  EXPECT_NE(ok->source.find("VW<1>()"), std::string::npos);
+}
+
 TEST(Codegen, DoubleAccumulatorsKeepDoublePartials) {
   Graph g;
   GraphBuilder b(&g);

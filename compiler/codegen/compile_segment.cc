@@ -17,6 +17,7 @@ absl::StatusOr<KernelArtifact> CompileSegment(const Graph& g, const HeuristicPar
   CodegenOptions co;
   co.kernel_name = options.kernel_name;
   co.sm_count = options.sm_count;
+  co.specialize = options.specialize;
   auto k = GenerateKernel(g, params, co);
   if (!k.ok()) return k.status();
   KernelArtifact a;

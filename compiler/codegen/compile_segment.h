@@ -20,6 +20,7 @@ struct SegmentCompileOptions {
   // NVRTC outputs of kernel texts compiled before; must outlive the call.
   // Default: none (every call compiles).
   NvrtcOutputCache* nvrtc_cache = nullptr;
+  bool specialize = true;  // CodegenOptions::specialize. Default: true.
 };
 
 // Fills every field of KernelArtifact. Without NVRTC in this build the

@@ -3,7 +3,7 @@
 // access and offsets; generator_stages.cc: the chunk loops, block
 // reductions, stage and final bodies; generator_keep.cc: kept chunks;
 // generator_staging.cc and generator_cluster.cc: staged rows and cluster
-// partials).
+// partials; generator_requires.cc: specialized kernels' requirements).
 #ifndef FUSIOND_COMPILER_CODEGEN_GENERATOR_H_
 #define FUSIOND_COMPILER_CODEGEN_GENERATOR_H_
 
@@ -176,6 +176,11 @@ class Generator {
   absl::Status PlanCluster();
   std::string ClusterPartials() const;
   int cluster_ = 1;
+
+  // generator_requires.cc: whether this persistent kernel is specialized
+  // (CodegenOptions::specialize), and if so its launch requirements in k.
+  bool PlanRequires(int64_t bound, GeneratedKernel& k);
+  bool specialized_ = false;
 
   bool staged_ = false;
   int stages_ = 0;

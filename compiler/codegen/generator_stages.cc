@@ -14,7 +14,8 @@ namespace fusiond {
 namespace codegen_internal {
 
 // Calls `body` for every chunk this thread owns in the current row: from the
-// persistent buffers, from memory with vector loads, or element by element.
+// persistent buffers, from memory with vector loads, or element by element
+// (a specialized kernel: only the first).
 std::string Generator::LoopOver(const std::string& body, const std::vector<const Access*>& ins,
                                 const std::vector<int>& cols, bool final) {
   std::string s;
@@ -43,7 +44,9 @@ std::string Generator::LoopOver(const std::string& body, const std::vector<const
       }
     }
     for (int c : cols) absl::StrAppend(&s, ", &cacc", c, "[k * ", V_, "]");
-    absl::StrAppend(&s, ");\n      }\n    } else ");
+    absl::StrAppend(&s, ");\n      }\n    }");
+    if (specialized_) return absl::StrCat(s, "\n");
+    absl::StrAppend(&s, " else ");
   }
   // Vector path from memory, U chunks at a time. In a two-pass kernel (one
   // reduction stage, then the final pass) the final pass walks the row from

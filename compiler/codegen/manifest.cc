@@ -79,8 +79,15 @@ std::string KernelManifestJson(const GeneratedKernel& k, const std::string& bina
     if (p.kind == "size") {
       params.push_back(absl::StrCat("{\"kind\": \"size\", \"symbol\": ", JsonQuote(p.symbol), "}"));
     } else {
-      params.push_back(absl::StrCat("{\"kind\": ", JsonQuote(p.kind), ", \"index\": ", p.index, "}"));
+      params.push_back(absl::StrCat("{\"kind\": ", JsonQuote(p.kind), ", \"index\": ", p.index,
+                                    p.align > 0 ? absl::StrCat(", \"align\": ", p.align) : "", "}"));
     }
+  }
+  std::vector<std::string> requirements;
+  for (const Requirement& q : k.requirements) {
+    requirements.push_back(absl::StrCat("{\"expr\": ", JsonQuote(q.expr), ", \"",
+                                        q.kind == Requirement::Kind::kMultipleOf ? "multiple_of" : "at_most",
+                                        "\": ", q.n, "}"));
   }
   std::string j = absl::StrCat(
       "{\"name\": ", JsonQuote(k.name), ", \"binary\": ", JsonQuote(binary_file),
@@ -88,6 +95,7 @@ std::string KernelManifestJson(const GeneratedKernel& k, const std::string& bina
       ", \"block\": ", QuoteAll({std::to_string(k.block_x), std::to_string(k.block_y), "1"}),
       ", \"grid\": ", QuoteAll(grid), ", \"smem_bytes\": \"", k.dynamic_smem_bytes, "\", \"params\": [",
       absl::StrJoin(params, ", "), "]");
+  if (!requirements.empty()) absl::StrAppend(&j, ", \"requires\": [", absl::StrJoin(requirements, ", "), "]");
   if (k.needs_workspace) {
     absl::StrAppend(&j, ", \"workspace\": {\"bytes\": \"", kBarrierBytes, "\", \"zero\": true, \"keep\": true}",
                     ", \"workspace2\": {\"bytes\": ", JsonQuote(WorkspaceBytes(k, grid[0])),
@@ -140,20 +148,19 @@ std::string FusionManifestJson(const CompileResult& r, const std::string& fusion
       // to fusion inputs, outputs or intermediates through the values of the
       // optimized graph they stand for.
       const Graph& sg = seg.graph;
-      auto param = [](const std::string& kind, size_t index) {
-        return absl::StrCat("{\"@kind\": \"", kind, "\", \"index\": ", index, "}");
+      // Param (kind, index) -> (to_kind, to_index), with or without more
+      // members after the index ("align"); marked "@kind" until every
+      // rebinding is done, so none is rebound twice.
+      auto rebind = [&kj](const std::string& kind, size_t index, const std::string& to_kind, size_t to_index) {
+        const std::string from = absl::StrCat("{\"kind\": \"", kind, "\", \"index\": ", index);
+        const std::string to = absl::StrCat("{\"@kind\": \"", to_kind, "\", \"index\": ", to_index);
+        kj = absl::StrReplaceAll(kj, {{from + "}", to + "}"}, {from + ",", to + ","}});
       };
       for (size_t i = 0; i < sg.inputs.size() && i < seg.source_inputs.size(); ++i) {
-        const ValueId src = seg.source_inputs[i];
-        std::string to;
-        if (auto it = where.find(src); it != where.end()) {
-          to = param(it->second.first, it->second.second);
-        } else {
-          continue;  // a scalar or an input at the same position
-        }
-        kj = absl::StrReplaceAll(kj, {{absl::StrCat("{\"kind\": \"input\", \"index\": ", i, "}"), to},
-                                      {absl::StrCat("{\"kind\": \"scalar\", \"index\": ", i, "}"),
-                                       absl::StrReplaceAll(to, {{"\"input\"", "\"scalar\""}})}});
+        const auto it = where.find(seg.source_inputs[i]);
+        if (it == where.end()) continue;  // a scalar or an input at the same position
+        rebind("input", i, it->second.first, it->second.second);
+        rebind("scalar", i, it->second.first == "input" ? "scalar" : it->second.first, it->second.second);
       }
       for (size_t o = 0; o < sg.outputs.size() && o < seg.source_outputs.size(); ++o) {
         const ValueId src = seg.source_outputs[o];
@@ -167,8 +174,7 @@ std::string FusionManifestJson(const CompileResult& r, const std::string& fusion
           intermediates.push_back(TensorJson(g, src, names, absl::StrCat("t", intermediates.size())));
           where[src] = {"intermediate", intermediates.size() - 1};
         }
-        kj = absl::StrReplaceAll(kj, {{absl::StrCat("{\"kind\": \"output\", \"index\": ", o, "}"),
-                                       param(where[src].first, where[src].second)}});
+        rebind("output", o, where[src].first, where[src].second);
       }
       kj = absl::StrReplaceAll(kj, {{"\"@kind\"", "\"kind\""}});
     }
@@ -176,7 +182,7 @@ std::string FusionManifestJson(const CompileResult& r, const std::string& fusion
   }
   const std::string arch = r.segments.empty() || !r.segments[0].kernel ? "" : r.segments[0].kernel->arch;
   return absl::StrCat(
-      "{\n  \"manifest_version\": 1,\n  \"fusion\": ", JsonQuote(fusion_name),
+      "{\n  \"manifest_version\": 2,\n  \"fusion\": ", JsonQuote(fusion_name),
       ",\n  \"canonical_hash\": ", JsonQuote(r.canonical_hash), ",\n  \"arch\": ", JsonQuote(arch),
       ",\n  \"symbols\": [", absl::StrJoin(symbols, ", "), "],\n  \"inputs\": [",
       absl::StrJoin(inputs, ", "), "],\n  \"outputs\": [", absl::StrJoin(outputs, ", "),

@@ -38,7 +38,7 @@ TEST(FusionManifest, SplitFusionBindsIntermediates) {
   const int n_inter = Count(m.substr(m.find("\"intermediates\""), m.find("\"workspaces\"") - m.find("\"intermediates\"")),
                             "\"dtype\"");
   EXPECT_GE(n_inter, 1);
-  std::regex param("\\{\"kind\": \"([a-z]+)\", \"index\": ([0-9]+)\\}");
+  std::regex param("\\{\"kind\": \"([a-z]+)\", \"index\": ([0-9]+)(, \"align\": [0-9]+)?\\}");
   int kernel = 0;
   std::map<int, std::set<int>> users;  // intermediate -> kernels naming it
   size_t pos = m.find("\"kernels\"");

@@ -5,7 +5,7 @@
 
 namespace fusiond {
 
-constexpr int kCodegenVersion = 13;
+constexpr int kCodegenVersion = 14;
 
 }  // namespace fusiond
 

@@ -3,9 +3,12 @@
 // against the CPU reference interpreter (float64 with each dtype's rounding)
 // with MaxRelativeError: bf16/fp16 <= 1e-2, fp32 <= 1e-4. Outputs are filled
 // with NaN before each launch. A symbolic definition's one artifact runs at
-// three shapes. Environment: FUSIOND_E2E_ARTIFACTS=DIR (DIR/<stem>/manifest.json),
-// FUSIOND_CORPUS_DIR (default: the build's corpus). Skipped, saying why,
-// without a GPU or artifacts.
+// three shapes of the class it was compiled for and refuses others (its
+// manifest's requires); its --general artifact runs those too; a misaligned
+// input runs through both. Environment: FUSIOND_E2E_ARTIFACTS=DIR
+// (DIR/<stem>/manifest.json), FUSIOND_E2E_GENERAL_ARTIFACTS (the same,
+// compiled with --general), FUSIOND_CORPUS_DIR (default: the build's
+// corpus). Skipped, saying why, without a GPU or artifacts.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -157,26 +160,33 @@ class RuntimeE2eTest : public ::testing::TestWithParam<std::string> {
   }
 
   // Runs the artifact at `shapes`, checks every output against the reference.
+  // `offset` > 0 passes the first tensor input at that many bytes past its
+  // allocation (element-aligned, not vector-aligned): the runtime copies it
+  // to an aligned buffer for kernels whose manifest asks for alignment.
   void RunAndCheck(runtime::LoadedFusion& fusion, const ParsedFusion& parsed,
-                   const std::vector<std::vector<int64_t>>& shapes, uint64_t seed) {
+                   const std::vector<std::vector<int64_t>>& shapes, uint64_t seed, bool offset = false) {
     SCOPED_TRACE(::testing::Message()
-                 << GetParam() << " at first input shape " << runtime::ShapeToString(shapes[0]));
+                 << GetParam() << " at first input shape " << runtime::ShapeToString(shapes[0])
+                 << (offset ? " (first input misaligned)" : ""));
     std::vector<HostTensor> inputs =
         corpus::MakeCorpusInputs(parsed.graph, parsed.inputs, shapes, seed);
     absl::StatusOr<std::vector<HostTensor>> want = Evaluate(parsed.graph, inputs);
     ASSERT_TRUE(want.ok()) << want.status();
     std::vector<runtime::RunArg> args;
     std::vector<CUdeviceptr> owned;
+    bool shifted = false;
     for (const HostTensor& t : inputs) {
       absl::StatusOr<std::string> bytes = Encode(t);
       ASSERT_TRUE(bytes.ok()) << bytes.status();
       absl::StatusOr<ElementType> et = ToElement(t.dtype);
       ASSERT_TRUE(et.ok());
+      const size_t shift = offset && !shifted && !t.shape.empty() ? runtime::ElementSize(*et) : 0;
+      shifted |= shift > 0;
       CUdeviceptr p = 0;
-      ASSERT_EQ(Cu().cuMemAlloc(&p, std::max<size_t>(bytes->size(), 1)), CUDA_SUCCESS);
+      ASSERT_EQ(Cu().cuMemAlloc(&p, std::max<size_t>(bytes->size() + shift, 1)), CUDA_SUCCESS);
       owned.push_back(p);
-      ASSERT_EQ(Cu().cuMemcpyHtoD(p, bytes->data(), bytes->size()), CUDA_SUCCESS);
-      args.push_back(runtime::RunArg::Tensor({p, *et, t.shape, {}}));
+      ASSERT_EQ(Cu().cuMemcpyHtoD(p + shift, bytes->data(), bytes->size()), CUDA_SUCCESS);
+      args.push_back(runtime::RunArg::Tensor({p + shift, *et, t.shape, {}}));
     }
     absl::StatusOr<runtime::LaunchPlan> plan = runtime::PlanLaunch(
         fusion.manifest(), std::vector<runtime::Shape>(shapes.begin(), shapes.end()));
@@ -217,6 +227,21 @@ class RuntimeE2eTest : public ::testing::TestWithParam<std::string> {
   CUcontext ctx_ = nullptr;
 };
 
+// Extents of the corpus files -> other extents, for symbolic definitions.
+// In the class the kernels were compiled for (rows within the widths
+// compiled for, widths multiples of 8): every artifact runs them.
+const std::map<int64_t, int64_t> kInClass[] = {
+    {{2048, 512}, {8192, 1024}, {4096, 256}, {16384, 2048}},
+    {{2048, 1000}, {8192, 2000}, {4096, 1000}, {16384, 3000}},
+    {{2048, 64}, {8192, 4096}, {4096, 32}, {16384, 8192}},
+};
+// Outside it (odd widths, wider rows): a specialized kernel's manifest
+// refuses them; general kernels (fusionc compile --general) run them.
+const std::map<int64_t, int64_t> kOutOfClass[] = {
+    {{2048, 1000}, {8192, 333}, {4096, 1000}, {16384, 333}},
+    {{2048, 64}, {8192, 16384}, {4096, 32}, {16384, 32768}},
+};
+
 TEST_P(RuntimeE2eTest, MatchesReference) {
   absl::StatusOr<ParsedFusion> parsed = ParseReproFile(CorpusDir() + "/" + GetParam() + ".py");
   ASSERT_TRUE(parsed.ok()) << parsed.status();
@@ -226,17 +251,49 @@ TEST_P(RuntimeE2eTest, MatchesReference) {
   bool symbolic = !(*fusion)->manifest().symbols.empty();
   if (!symbolic) {
     RunAndCheck(**fusion, *parsed, parsed->input_shapes, 1);
+    RunAndCheck(**fusion, *parsed, parsed->input_shapes, 2, /*offset=*/true);
     return;
   }
   // One artifact, three shapes (kept small: the reference runs on the CPU).
-  const std::map<int64_t, int64_t> maps[] = {
-      {{2048, 512}, {8192, 1024}, {4096, 256}, {16384, 2048}},
-      {{2048, 1000}, {8192, 333}, {4096, 1000}, {16384, 333}},
-      {{2048, 64}, {8192, 4096}, {4096, 32}, {16384, 8192}},
-  };
   uint64_t seed = 1;
-  for (const auto& m : maps)
-    RunAndCheck(**fusion, *parsed, MapShapes(parsed->input_shapes, m), seed++);
+  for (const auto& m : kInClass) RunAndCheck(**fusion, *parsed, MapShapes(parsed->input_shapes, m), seed++);
+  RunAndCheck(**fusion, *parsed, MapShapes(parsed->input_shapes, kInClass[0]), seed++, /*offset=*/true);
+  // Outside the class: refused before anything is launched, saying what to
+  // do, or (kernels without requirements) run and correct.
+  for (const auto& m : kOutOfClass) {
+    const auto shapes = MapShapes(parsed->input_shapes, m);
+    absl::StatusOr<runtime::LaunchPlan> plan = runtime::PlanLaunch(
+        (*fusion)->manifest(), std::vector<runtime::Shape>(shapes.begin(), shapes.end()));
+    if (plan.ok()) {
+      RunAndCheck(**fusion, *parsed, shapes, seed++);
+    } else {
+      EXPECT_EQ(plan.status().code(), absl::StatusCode::kFailedPrecondition) << plan.status();
+      EXPECT_NE(plan.status().message().find("compile the fusion for these shapes"), std::string::npos)
+          << plan.status();
+    }
+  }
+}
+
+// The same definition compiled with --general (scripts/device_bundle.sh puts
+// it in $FUSIOND_E2E_GENERAL_ARTIFACTS): one cubin at every shape, in the
+// class or not, and misaligned.
+TEST_P(RuntimeE2eTest, GeneralKernelsRunEveryShape) {
+  const char* general = std::getenv("FUSIOND_E2E_GENERAL_ARTIFACTS");
+  if (general == nullptr) GTEST_SKIP() << "FUSIOND_E2E_GENERAL_ARTIFACTS not set";
+  const std::string dir = std::string(general) + "/" + GetParam();
+  if (!std::filesystem::exists(dir + "/manifest.json")) GTEST_SKIP() << "no artifacts at " << dir;
+  absl::StatusOr<ParsedFusion> parsed = ParseReproFile(CorpusDir() + "/" + GetParam() + ".py");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  absl::StatusOr<std::unique_ptr<runtime::LoadedFusion>> fusion = runtime::LoadedFusion::Load(dir);
+  ASSERT_TRUE(fusion.ok()) << fusion.status();
+  for (const auto& k : (*fusion)->manifest().kernels) EXPECT_TRUE(k.requirements.empty()) << k.name;
+  if ((*fusion)->manifest().symbols.empty()) {
+    RunAndCheck(**fusion, *parsed, parsed->input_shapes, 1, /*offset=*/true);
+    return;
+  }
+  uint64_t seed = 11;
+  for (const auto& m : kOutOfClass) RunAndCheck(**fusion, *parsed, MapShapes(parsed->input_shapes, m), seed++);
+  RunAndCheck(**fusion, *parsed, MapShapes(parsed->input_shapes, kInClass[1]), seed++, /*offset=*/true);
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, RuntimeE2eTest,

@@ -72,9 +72,13 @@ class CompileResult:
         return runtime.LoadedFusion(manifest, binaries)
 
 
-def make_request(graph, shapes=None, arch="sm_90", allow_precision_increase=False):
+def make_request(graph, shapes=None, arch="sm_90", allow_precision_increase=False,
+                 general_kernels=False):
     """A CompileRequest: `graph` a fusion_pb2.FusionGraph (or its bytes),
-    `shapes` one list of sizes per graph input (needed for symbolic ones)."""
+    `shapes` one list of sizes per graph input (needed for symbolic ones).
+    The kernels are for those shapes (their manifest's `requires` says which
+    others they run at) unless `general_kernels`: then they run at every
+    shape and alignment, and compile ~1.4x slower."""
     request = service_pb2.CompileRequest()
     if isinstance(graph, (bytes, bytearray)):
         request.graph.ParseFromString(bytes(graph))
@@ -84,6 +88,7 @@ def make_request(graph, shapes=None, arch="sm_90", allow_precision_increase=Fals
         request.signature.inputs.add().sizes.extend(int(d) for d in shape)
     request.options.arch = arch
     request.options.allow_precision_increase = allow_precision_increase
+    request.options.general_kernels = general_kernels
     return request
 
 
@@ -118,18 +123,18 @@ class FusionClient:
             raise FusionError(e.code(), e.details()) from None
 
     def compile(self, graph, shapes=None, arch="sm_90", allow_precision_increase=False,
-                timeout=None):
+                timeout=None, general_kernels=False):
         """Compiles (or fetches from the cache) one fusion -> CompileResult."""
-        request = make_request(graph, shapes, arch, allow_precision_increase)
+        request = make_request(graph, shapes, arch, allow_precision_increase, general_kernels)
         return CompileResult(self._call(self._stub.Compile, request, timeout))
 
     def compile_request(self, request, timeout=None):
         return CompileResult(self._call(self._stub.Compile, request, timeout))
 
     def lookup(self, graph, shapes=None, arch="sm_90", allow_precision_increase=False,
-               timeout=None):
+               timeout=None, general_kernels=False):
         """The cached result, or None on a miss; never compiles."""
-        request = make_request(graph, shapes, arch, allow_precision_increase)
+        request = make_request(graph, shapes, arch, allow_precision_increase, general_kernels)
         try:
             return CompileResult(self._call(self._stub.Lookup, request, timeout))
         except FusionError as e:

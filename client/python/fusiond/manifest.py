@@ -6,6 +6,10 @@ shared memory and buffer sizes as functions of the input sizes), the tensors'
 specs, the kernels' parameter bindings; and computes a launch plan (every size
 and launch dimension) from the input shapes. Nothing here needs torch or
 CUDA; fusiond.runtime launches what it describes.
+
+Version 2 adds kernel preconditions ("requires": conditions on launch
+expressions that plan_launch checks, raising FailedPrecondition) and pointer
+alignments (a param's "align", which fusiond.runtime enforces).
 """
 
 from __future__ import annotations
@@ -17,7 +21,9 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 __all__ = [
     "FusionError", "InvalidArgument", "Unavailable", "NotFound", "ResourceExhausted",
-    "Expr", "ELEMENT_SIZE", "TensorSpec", "KernelParam", "KernelSpec", "Manifest", "parse_manifest",
+    "FailedPrecondition",
+    "Expr", "ELEMENT_SIZE", "TensorSpec", "KernelParam", "Requirement", "KernelSpec", "Manifest",
+    "parse_manifest", "SUPPORTED_VERSIONS",
     "LaunchPlan", "plan_launch",
 ]
 
@@ -42,6 +48,12 @@ class NotFound(FusionError, FileNotFoundError):
 
 class ResourceExhausted(FusionError, RuntimeError):
     code = "RESOURCE_EXHAUSTED"
+
+
+class FailedPrecondition(FusionError, ValueError):
+    """The inputs' shapes break a kernel's "requires" (it was compiled for
+    other shapes): nothing was launched; compile the fusion for these shapes."""
+    code = "FAILED_PRECONDITION"
 
 
 # ----------------------------------------------------------------------------
@@ -210,6 +222,28 @@ class KernelParam:
     kind: str  # input, output, intermediate, workspace, scalar, size
     index: int = 0
     symbol: str = ""
+    # Inputs and outputs: the pointer must be a multiple of this many bytes
+    # (a power of two, 1..256); 0 when the manifest gives none (the element
+    # size's natural alignment, no check).
+    align: int = 0
+
+
+@dataclass
+class Requirement:
+    """One of a kernel's preconditions: expr's value is a multiple of n
+    (kind "multiple_of") or at most n (kind "at_most")."""
+    expr: Expr
+    kind: str  # multiple_of, at_most
+    n: int
+
+    def holds(self, value: int) -> bool:
+        return value % self.n == 0 if self.kind == "multiple_of" else value <= self.n
+
+    def describe(self) -> str:
+        """The condition as plan_launch's message words it."""
+        if self.kind == "multiple_of":
+            return f"{self.expr.text} is a multiple of {self.n}"
+        return f"{self.expr.text} <= {self.n}"
 
 
 @dataclass
@@ -222,6 +256,7 @@ class KernelSpec:
     grid: List[Expr]
     smem_bytes: Expr
     params: List[KernelParam]
+    requires: List[Requirement] = field(default_factory=list)
 
 
 @dataclass
@@ -236,6 +271,18 @@ class Manifest:
     workspaces: List[Tuple[Expr, bool, bool]]  # (bytes, zero, keep)
     kernels: List[KernelSpec]
     version: int = 1
+
+    def required_alignments(self, kind: str) -> List[Tuple[int, str]]:
+        """kind "input" or "output": per tensor, the largest "align" of the
+        kernel params bound to it and the (first) kernel asking for it;
+        (1, "") where none asks."""
+        n = len(self.inputs) if kind == "input" else len(self.outputs)
+        out = [(1, "")] * n
+        for k in self.kernels:
+            for p in k.params:
+                if p.kind == kind and p.align > out[p.index][0]:
+                    out[p.index] = (p.align, k.name)
+        return out
 
 
 def _bad(where, what):
@@ -255,6 +302,52 @@ def _get(obj, key, typ, where, default=None, required=True):
     if typ is not int and not isinstance(v, typ):
         raise _bad(where, f'"{key}" has the wrong type ({type(v).__name__})')
     return v
+
+
+_INT64 = (-2**63, 2**63 - 1)
+SUPPORTED_VERSIONS = (1, 2)
+
+
+def _requires(k, where) -> List[Requirement]:
+    """A kernel's "requires" (where: "kernels[0] (its name)", as the C++ runtime words it)."""
+    if "requires" not in k:
+        return []
+    lst = k["requires"]
+    if not isinstance(lst, list):
+        raise _bad(where + ".requires", "expected a list of conditions")
+    out = []
+    for c_i, c in enumerate(lst):
+        cw = f"{where}.requires[{c_i}]"
+        if not isinstance(c, dict):
+            raise _bad(cw, "expected an object")
+        unknown = sorted(set(c) - {"expr", "multiple_of", "at_most"})
+        if unknown:
+            raise _bad(cw, f'unknown key "{unknown[0]}" (known: expr, multiple_of, at_most)')
+        if "expr" not in c:
+            raise _bad(cw, 'missing "expr"')
+        kinds = [key for key in ("multiple_of", "at_most") if key in c]
+        if len(kinds) != 1:
+            raise _bad(cw, 'needs exactly one of "multiple_of" and "at_most"')
+        kind = kinds[0]
+        n = c[kind]
+        if isinstance(n, bool) or not isinstance(n, int) or not _INT64[0] <= n <= _INT64[1]:
+            raise _bad(cw, f'"{kind}" must be an integer')
+        if kind == "multiple_of" and n <= 0:
+            raise _bad(cw, f'"multiple_of" must be positive, got {n}')
+        out.append(Requirement(_expr(c["expr"], cw + ".expr"), kind, n))
+    return out
+
+
+def _align(p, kind, where) -> int:
+    """An input or output param's "align" (0: none). Other kinds' pointers
+    are runtime-allocated, so aligned: their "align" is ignored (as by the
+    C++ runtime)."""
+    if "align" not in p or kind not in ("input", "output"):
+        return 0
+    b = p["align"]
+    if isinstance(b, bool) or not isinstance(b, int) or not 1 <= b <= 256 or b & (b - 1):
+        raise _bad(where, f'"align" must be a power of two from 1 to 256 (bytes), got {b!r}')
+    return b
 
 
 def _expr(v, where):
@@ -289,8 +382,9 @@ def parse_manifest(text: str) -> Manifest:
     if not isinstance(root, dict):
         raise _bad("top level", "expected an object")
     version = _get(root, "manifest_version", int, "top level")
-    if version != 1:
-        raise FusionError(f"manifest: manifest_version {version} is not supported (this runtime reads 1)")
+    if version not in SUPPORTED_VERSIONS:
+        raise FusionError(f"manifest: manifest_version {version} is not supported "
+                          f"(this runtime reads 1 and 2)")
     symbols = []
     for i, s in enumerate(_get(root, "symbols", list, "top level", [], False)):
         where = f"symbols[{i}]"
@@ -309,6 +403,7 @@ def parse_manifest(text: str) -> Manifest:
     kernels = []
     for k_i, k in enumerate(_get(root, "kernels", list, "top level")):
         where = f"kernels[{k_i}]"
+        name = _get(k, "name", str, where)
         binary = _get(k, "binary", str, where)
         if not binary or "/" in binary:
             raise _bad(where, '"binary" must be a plain file name beside manifest.json')
@@ -326,12 +421,14 @@ def parse_manifest(text: str) -> Manifest:
             if kind == "size":
                 params.append(KernelParam("size", 0, _get(p, "symbol", str, pw)))
             elif kind in ("input", "output", "intermediate", "workspace", "scalar"):
-                params.append(KernelParam(kind, _get(p, "index", int, pw)))
+                params.append(KernelParam(kind, _get(p, "index", int, pw), "", _align(p, kind, pw)))
             else:
                 raise _bad(pw, f"unknown param kind '{kind}'")
-        kernels.append(KernelSpec(_get(k, "name", str, where), binary, k.get("scheduler", ""),
+        requires = _requires(k, f"{where} ({name})")
+        kernels.append(KernelSpec(name, binary, k.get("scheduler", ""),
                                   bool(k.get("cooperative", False)), dims["block"], dims["grid"],
-                                  _expr(k.get("smem_bytes", 0), where + ".smem_bytes"), params))
+                                  _expr(k.get("smem_bytes", 0), where + ".smem_bytes"), params,
+                                  requires))
     m = Manifest(root.get("fusion", ""), root.get("canonical_hash", ""), root.get("arch", ""),
                  symbols, inputs, outputs, intermediates, workspaces, kernels, version)
     _validate(m)
@@ -369,6 +466,8 @@ def _validate(m: Manifest) -> None:
         where = f"kernels[{k_i}]"
         for e in k.block + k.grid + [k.smem_bytes]:
             check(e, where)
+        for c_i, c in enumerate(k.requires):
+            check(c.expr, f"{where} ({k.name}).requires[{c_i}]")
         for p_i, p in enumerate(k.params):
             pw = f"{where}.params[{p_i}]"
             if p.kind == "size":
@@ -401,7 +500,10 @@ _BLOCK_LIMITS = (1024, 1024, 64)
 
 
 def plan_launch(m: Manifest, input_shapes: Sequence[Optional[Sequence[int]]]) -> LaunchPlan:
-    """input_shapes: one per manifest input (None or () for scalar inputs)."""
+    """input_shapes: one per manifest input (None or () for scalar inputs).
+    InvalidArgument when the shapes disagree with the manifest or a launch
+    dimension is out of range; FailedPrecondition when they break a kernel's
+    "requires"."""
     if len(input_shapes) != len(m.inputs):
         raise InvalidArgument(f"fusion {m.fusion} takes {len(m.inputs)} inputs, got {len(input_shapes)}")
     symbols = {}
@@ -423,6 +525,17 @@ def plan_launch(m: Manifest, input_shapes: Sequence[Optional[Sequence[int]]]) ->
             if g != w:
                 raise InvalidArgument(f"{what} axis {a} is {g} but the manifest wants "
                                       f"{t.shape[a].text} = {w}")
+    # The kernels' preconditions, before anything else is computed from the
+    # symbols: a kernel specialized for other shapes is never launched (and
+    # its launch expressions may mean nothing at these shapes).
+    for k in m.kernels:
+        for c in k.requires:
+            value = c.expr(symbols)
+            if not c.holds(value):
+                raise FailedPrecondition(
+                    f"kernel {k.name} ({k.scheduler}) was compiled for shapes where {c.describe()}; "
+                    f"these inputs give {c.expr.text} = {value}: compile the fusion for these shapes "
+                    f"(fusionc compile --shapes, or a daemon request with this signature)")
 
     def shape_of(t: TensorSpec, what):
         s = tuple(e(symbols) for e in t.shape)

@@ -27,12 +27,13 @@ from typing import Dict, Optional, Sequence
 
 # The manifest half (fusiond/manifest.py), re-exported: callers and tests use
 # runtime.Expr, runtime.parse_manifest, runtime.plan_launch and the errors.
-from .manifest import (ELEMENT_SIZE, Expr, FusionError, InvalidArgument, LaunchPlan,  # noqa: F401
-                       Manifest, NotFound, ResourceExhausted, Unavailable, parse_manifest,
-                       plan_launch)
+from .manifest import (ELEMENT_SIZE, Expr, FailedPrecondition, FusionError,  # noqa: F401
+                       InvalidArgument, LaunchPlan, Manifest, NotFound, ResourceExhausted,
+                       Unavailable, parse_manifest, plan_launch)
 
 __all__ = [
     "FusionError", "InvalidArgument", "Unavailable", "NotFound", "ResourceExhausted",
+    "FailedPrecondition",
     "Expr", "Manifest", "parse_manifest", "LaunchPlan", "plan_launch", "LoadedFusion", "load",
 ]
 
@@ -175,6 +176,10 @@ class LoadedFusion:
         self._modules: Dict[int, _Module] = {}
         self._plans: Dict[tuple, LaunchPlan] = {}
         self._dtypes = None  # torch dtypes of inputs, outputs, intermediates (at the first run)
+        # The pointer alignment (bytes) the kernels need of each input and
+        # output (params' "align"), and the kernel asking.
+        self._input_align = [b for b, _ in manifest.required_alignments("input")]
+        self._output_align = manifest.required_alignments("output")
 
     @classmethod
     def load(cls, directory: str) -> "LoadedFusion":
@@ -232,7 +237,11 @@ class LoadedFusion:
 
     def run(self, inputs: Sequence, outputs: Optional[Sequence] = None, stream=None) -> list:
         """Runs on `stream` (default: torch's current stream of the inputs'
-        device). `outputs`: preallocated dense tensors to write into."""
+        device). `outputs`: preallocated dense tensors to write into, aligned
+        as the kernels need (InvalidArgument otherwise). Inputs that are not
+        contiguous, or not aligned as the kernels need, are copied first.
+        FailedPrecondition (nothing launched) when the input shapes break a
+        kernel's "requires"."""
         import torch
         m = self.manifest
         if len(inputs) != len(m.inputs):
@@ -245,6 +254,7 @@ class LoadedFusion:
         device = None
         args = []
         shapes = []
+        copies = None  # inputs to copy (non-contiguous or misaligned), once the plan is made
         for i, (spec, x) in enumerate(zip(m.inputs, inputs)):
             if spec.scalar:
                 if isinstance(x, torch.Tensor):
@@ -268,8 +278,11 @@ class LoadedFusion:
                 device = d
             elif d != device:
                 raise InvalidArgument(f"inputs are on cuda:{device} and cuda:{d}")
-            if not x.is_contiguous():
-                x = x.contiguous()
+            align = self._input_align[i]
+            if not x.is_contiguous() or (align > 1 and x.data_ptr() % align):
+                if copies is None:
+                    copies = []
+                copies.append(i)
             args.append(x)
             shapes.append(tuple(x.shape))
         if device is None:  # scalars only: torch may not have started CUDA yet
@@ -288,6 +301,17 @@ class LoadedFusion:
                         or o.dtype != out_dtypes[i] or not o.is_contiguous()):
                     raise InvalidArgument(f"output {i} must be a contiguous {t.dtype} tensor of "
                                           f"shape {list(s)} on cuda:{device}")
+                align, kernel = self._output_align[i]
+                if align > 1:
+                    ptr = o.data_ptr()
+                    if ptr % align:
+                        raise InvalidArgument(f"output {i} at 0x{ptr:x} is not {align}-byte aligned, "
+                                              f"which kernel {kernel} needs")
+        if copies is not None:
+            # A fresh, dense buffer from torch's allocator (aligned to far more
+            # than the 256 bytes "align" may ask), as the kernels need.
+            for i in copies:
+                args[i] = args[i].clone(memory_format=torch.contiguous_format)
         index = device  # a CUDA device ordinal (torch allocates on it when given the int)
         mod = self._module(index)
         raw = _current_raw_stream(index) if index == current else None

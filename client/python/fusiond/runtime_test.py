@@ -40,6 +40,20 @@ DOC_EXAMPLE = {
                    {"kind": "size", "symbol": "s0"}]}],
 }
 
+# DOC_EXAMPLE as version 2: a kernel specialized to rows of at most 8192
+# elements, a multiple of 8, with 16-byte aligned row pointers.
+V2_EXAMPLE = json.loads(json.dumps(DOC_EXAMPLE))
+V2_EXAMPLE["manifest_version"] = 2
+V2_EXAMPLE["kernels"][0]["requires"] = [{"expr": "s1", "multiple_of": 8},
+                                        {"expr": "s1", "at_most": 8192}]
+V2_EXAMPLE["kernels"][0]["params"][0]["align"] = 16
+V2_EXAMPLE["kernels"][0]["params"][2]["align"] = 16
+
+
+def _hint(expr, value):
+    return (f"; these inputs give {expr} = {value}: compile the fusion for these shapes "
+            f"(fusionc compile --shapes, or a daemon request with this signature)")
+
 
 class ExprTest(unittest.TestCase):
     def ev(self, text, **symbols):
@@ -146,7 +160,8 @@ class ManifestTest(unittest.TestCase):
                 rt.parse_manifest(json.dumps(doc))
             self.assertIn(fragment, str(cm.exception))
 
-        bad(lambda d: d.update(manifest_version=2), "manifest_version 2")
+        bad(lambda d: d.update(manifest_version=3), "manifest_version 3 is not supported (this runtime reads 1 and 2)")
+        bad(lambda d: d.update(manifest_version=0), "this runtime reads 1 and 2")
         bad(lambda d: d["inputs"][0].update(dtype="bfloat17"), "unknown dtype 'bfloat17'")
         bad(lambda d: d["kernels"][0].update(grid=["min(264, s7)"]), "undeclared symbol 's7'")
         bad(lambda d: d["kernels"][0].update(grid=["min(264 s0)"]), "expected ','")
@@ -167,7 +182,7 @@ class ManifestTest(unittest.TestCase):
         import copy
         import random
         rng = random.Random(20261130)
-        bases = [DOC_EXAMPLE]
+        bases = [DOC_EXAMPLE, V2_EXAMPLE]
         for name in ("center", "coop"):
             with open(os.path.join(_SOURCE, "client/runtime/testdata", name, "manifest.json")) as f:
                 bases.append(json.load(f))
@@ -210,6 +225,177 @@ class ManifestTest(unittest.TestCase):
     def test_missing_directory_is_not_found(self):
         with self.assertRaises(rt.NotFound):
             rt.load("/nonexistent/fusion")
+
+
+class RequiresTest(unittest.TestCase):
+    """Manifest version 2: kernels' "requires" and params' "align"."""
+
+    def doc(self, mutate=None):
+        d = json.loads(json.dumps(V2_EXAMPLE))
+        if mutate is not None:
+            mutate(d)
+        return d
+
+    def parse(self, mutate=None):
+        return rt.parse_manifest(json.dumps(self.doc(mutate)))
+
+    def test_exported(self):
+        from fusiond import manifest as mf
+        self.assertIs(rt.FailedPrecondition, mf.FailedPrecondition)
+        self.assertIn("FailedPrecondition", rt.__all__)
+        self.assertIn("FailedPrecondition", mf.__all__)
+        self.assertTrue(issubclass(rt.FailedPrecondition, rt.FusionError))
+        self.assertTrue(issubclass(rt.FailedPrecondition, ValueError))
+        self.assertFalse(issubclass(rt.FailedPrecondition, rt.InvalidArgument))
+        self.assertEqual(rt.FailedPrecondition.code, "FAILED_PRECONDITION")
+
+    def test_parses_requires_and_align(self):
+        m = self.parse()
+        self.assertEqual(m.version, 2)
+        k = m.kernels[0]
+        self.assertEqual([(c.expr.text, c.kind, c.n) for c in k.requires],
+                         [("s1", "multiple_of", 8), ("s1", "at_most", 8192)])
+        self.assertEqual([p.align for p in k.params], [16, 0, 16, 0, 0, 0, 0])
+        self.assertEqual(m.required_alignments("input"), [(16, k.name), (1, ""), (1, "")])
+        self.assertEqual(m.required_alignments("output"), [(16, k.name)])
+        # Expressions, integers, negative bounds; the largest align of the
+        # params bound to an input wins, naming the kernel asking.
+        m = self.parse(lambda d: (
+            d["kernels"][0].update(requires=[{"expr": "ceil_div(s1, 8) * 2 + s0", "multiple_of": 1},
+                                             {"expr": 7, "at_most": -3}, {"expr": "s0", "at_most": 0}]),
+            d["kernels"][0]["params"][1].update(align=256),
+            d["kernels"][0]["params"].append({"kind": "input", "index": 1, "align": 1}),
+            d["kernels"].append(dict(d["kernels"][0], name="k1", requires=[],
+                                     params=[{"kind": "input", "index": 1, "align": 4},
+                                             {"kind": "output", "index": 0, "align": 64}]))))
+        self.assertEqual([(c.expr.text, c.kind, c.n) for c in m.kernels[0].requires],
+                         [("ceil_div(s1, 8) * 2 + s0", "multiple_of", 1), ("7", "at_most", -3),
+                          ("s0", "at_most", 0)])
+        self.assertEqual(m.kernels[1].requires, [])
+        self.assertEqual(m.required_alignments("input"), [(16, "fusion_9f1c_k0"), (256, "fusion_9f1c_k0"),
+                                                         (1, "")])
+        self.assertEqual(m.required_alignments("output"), [(64, "k1")])
+        # Every power of two from 1 to 256 bytes.
+        for b in (1, 2, 4, 8, 16, 32, 64, 128, 256):
+            self.assertEqual(self.parse(lambda d: d["kernels"][0]["params"][0].update(align=b))
+                             .kernels[0].params[0].align, b)
+
+    def test_version_1_and_missing_fields(self):
+        m = rt.parse_manifest(json.dumps(DOC_EXAMPLE))
+        self.assertEqual(m.version, 1)
+        self.assertEqual(m.kernels[0].requires, [])
+        self.assertEqual([p.align for p in m.kernels[0].params], [0] * 7)
+        self.assertEqual(m.required_alignments("input"), [(1, "")] * 3)
+        self.assertEqual(m.required_alignments("output"), [(1, "")])
+        m = self.parse(lambda d: (d["kernels"][0].pop("requires"), d["kernels"][0]["params"][0].pop("align")))
+        self.assertEqual((m.version, m.kernels[0].requires, m.kernels[0].params[0].align), (2, [], 0))
+        self.assertEqual(self.parse(lambda d: d["kernels"][0].update(requires=[])).kernels[0].requires, [])
+        for name in ("center", "coop"):  # the version 1 test manifests read as before
+            with open(os.path.join(_SOURCE, "client/runtime/testdata", name, "manifest.json")) as f:
+                m = rt.parse_manifest(f.read())
+            self.assertTrue(all(not k.requires for k in m.kernels))
+
+    def test_rejects_bad_requires(self):
+        """InvalidArgument at load time naming the kernel and the condition."""
+        def bad(requires, index, fragment):
+            with self.assertRaises(rt.InvalidArgument, msg=repr(requires)) as cm:
+                self.parse(lambda d: d["kernels"][0].update(requires=requires))
+            msg = str(cm.exception)
+            where = "kernels[0] (fusion_9f1c_k0).requires" + ("" if index is None else f"[{index}]")
+            self.assertIn(f"manifest: {where}", msg)
+            self.assertIn(fragment, msg)
+
+        ok = {"expr": "s1", "multiple_of": 8}
+        bad({"expr": "s1", "multiple_of": 8}, None, "expected a list of conditions")
+        bad("s1 % 8", None, "expected a list of conditions")
+        bad([ok, "s1"], 1, "expected an object")
+        bad([ok, ok, {"expr": "s1", "multiple_of": 8, "note": 1}], 2, 'unknown key "note"')
+        bad([{"expr": "s1", "multipleOf": 8}], 0, 'unknown key "multipleOf"')
+        bad([ok, {"expr": "s1", "multiple_of": 8, "at_most": 9}], 1, 'exactly one of "multiple_of" and "at_most"')
+        bad([{"expr": "s1"}], 0, 'exactly one of "multiple_of" and "at_most"')
+        bad([{"multiple_of": 8}], 0, 'missing "expr"')
+        bad([ok, {"expr": "s1", "multiple_of": 0}], 1, '"multiple_of" must be positive, got 0')
+        bad([{"expr": "s1", "multiple_of": -8}], 0, '"multiple_of" must be positive, got -8')
+        for n in ("8", 8.0, True, None, [8], 2**63):
+            bad([{"expr": "s1", "multiple_of": n}], 0, '"multiple_of" must be an integer')
+            bad([ok, {"expr": "s1", "at_most": n}], 1, '"at_most" must be an integer')
+        bad([ok, {"expr": "s1 +", "at_most": 8}], 1, "expected a number")
+        bad([{"expr": "sqrt(s1)", "at_most": 8}], 0, "unknown function 'sqrt'")
+        bad([{"expr": None, "at_most": 8}], 0, "expression must be a string or an integer")
+        bad([ok, ok, {"expr": "s1 * s7", "at_most": 8}], 2, "undeclared symbol 's7'")
+
+    def test_rejects_bad_align(self):
+        def bad(param, value, fragment):
+            with self.assertRaises(rt.InvalidArgument, msg=f"{param} {value!r}") as cm:
+                self.parse(lambda d: d["kernels"][0]["params"][param].update(align=value))
+            self.assertIn(f"kernels[0].params[{param}]", str(cm.exception))
+            self.assertIn(fragment, str(cm.exception))
+
+        for value in (0, 3, 12, 512, -16, "16", 16.0, True, None):
+            bad(0, value, '"align" must be a power of two from 1 to 256')
+            bad(2, value, '"align" must be a power of two from 1 to 256')
+        # Other kinds' pointers are the runtime's own (or not pointers): their
+        # "align" is ignored, as the C++ runtime does.
+        for param in (3, 4, 5, 6):
+            m = self.parse(lambda d: d["kernels"][0]["params"][param].update(align=3))
+            self.assertEqual(m.kernels[0].params[param].align, 0)
+
+    def test_plan_checks_requires(self):
+        m = self.parse()
+        for rows, cols in [(2048, 8192), (1, 8), (100, 64), (7, 4096)]:
+            p = rt.plan_launch(m, [(rows, cols), (rows, 1), None])
+            self.assertEqual(p.output_shapes, [(rows, cols)])
+        head = "kernel fusion_9f1c_k0 (inner_outer_persistent) was compiled for shapes where "
+        with self.assertRaises(rt.FailedPrecondition) as cm:
+            rt.plan_launch(m, [(2048, 4100), (2048, 1), None])
+        self.assertEqual(str(cm.exception), head + "s1 is a multiple of 8" + _hint("s1", 4100))
+        self.assertIsInstance(cm.exception, ValueError)
+        self.assertNotIsInstance(cm.exception, rt.InvalidArgument)
+        for cols in (8200, 16384):
+            with self.assertRaises(rt.FailedPrecondition) as cm:
+                rt.plan_launch(m, [(2048, cols), (2048, 1), None])
+            self.assertEqual(str(cm.exception), head + "s1 <= 8192" + _hint("s1", cols))
+        # The first failing condition, kernels and conditions in order.
+        with self.assertRaises(rt.FailedPrecondition) as cm:
+            rt.plan_launch(m, [(2048, 8193), (2048, 1), None])
+        self.assertEqual(str(cm.exception), head + "s1 is a multiple of 8" + _hint("s1", 8193))
+
+    def test_plan_requires_expressions_and_order(self):
+        def cond(requires, scheduler="inner_persistent"):
+            return self.parse(lambda d: d["kernels"].append(
+                dict(d["kernels"][0], name="k1", scheduler=scheduler, requires=requires)))
+
+        m = cond([{"expr": "ceil_div(s1, 8) * s0", "multiple_of": 4}, {"expr": "s0 - s1", "at_most": -1}])
+        rt.plan_launch(m, [(4, 8), (4, 1), None])  # 4 and -4
+        with self.assertRaises(rt.FailedPrecondition) as cm:
+            rt.plan_launch(m, [(3, 56), (3, 1), None])
+        self.assertEqual(str(cm.exception),
+                         "kernel k1 (inner_persistent) was compiled for shapes where ceil_div(s1, 8) * s0 "
+                         "is a multiple of 4" + _hint("ceil_div(s1, 8) * s0", 21))
+        with self.assertRaises(rt.FailedPrecondition) as cm:
+            rt.plan_launch(m, [(16, 8), (16, 1), None])
+        self.assertEqual(str(cm.exception), "kernel k1 (inner_persistent) was compiled for shapes where "
+                                            "s0 - s1 <= -1" + _hint("s0 - s1", 8))
+        # Checked before the launch dimensions: a grid that is out of range
+        # at shapes the kernel was not compiled for is a FailedPrecondition.
+        m = self.parse(lambda d: d["kernels"][0].update(grid=["s1 / 8 - 1023"]))
+        self.assertEqual(rt.plan_launch(m, [(2, 8192), (2, 1), None]).launches[0][0], (1, 1, 1))
+        with self.assertRaises(rt.FailedPrecondition):
+            rt.plan_launch(m, [(2, 8000 + 4), (2, 1), None])
+        # Shapes that disagree with the manifest stay InvalidArgument.
+        with self.assertRaises(rt.InvalidArgument):
+            rt.plan_launch(self.parse(), [(2048, 4100), (1024, 1), None])
+        # No scheduler in the manifest: the message keeps its shape.
+        m = self.parse(lambda d: d["kernels"][0].pop("scheduler"))
+        with self.assertRaisesRegex(rt.FailedPrecondition, r"^kernel fusion_9f1c_k0 \(\) was compiled"):
+            rt.plan_launch(m, [(2, 12), (2, 1), None])
+
+    def test_loaded_fusion_plan_raises_and_caches_nothing(self):
+        f = rt.LoadedFusion(self.parse(), {})  # no GPU needed until a run
+        with self.assertRaises(rt.FailedPrecondition):
+            f.plan([(2048, 4100), (2048, 1), None])
+        self.assertEqual(f._plans, {})
+        self.assertEqual(f.plan([(2048, 8192), (2048, 1), None]).output_shapes, [(2048, 8192)])
 
 
 def _gpu_skip_reason():
@@ -286,6 +472,78 @@ class GpuTest(unittest.TestCase):
             f(x.cpu(), 1.0)
         with self.assertRaises(rt.InvalidArgument):
             f.run([x, 1.0], outputs=[torch.empty(4, 5, device="cuda"), torch.empty(1, device="cuda")])
+
+    def _center_v2(self, mutate):
+        """The center test fusion with its manifest made version 2 by mutate."""
+        directory = os.path.join(_testdata(), "center")
+        with open(os.path.join(directory, "manifest.json")) as f:
+            doc = json.load(f)
+        doc["manifest_version"] = 2
+        mutate(doc)
+        m = rt.parse_manifest(json.dumps(doc))
+        binaries = {}
+        for k in m.kernels:
+            with open(os.path.join(directory, k.binary), "rb") as f:
+                binaries[k.binary] = f.read()
+        return rt.LoadedFusion(m, binaries, directory)
+
+    def test_alignment(self):
+        """Misaligned inputs are copied; misaligned out= tensors refused."""
+        import torch
+
+        def align16(doc):
+            for k in doc["kernels"]:
+                for p in k["params"]:
+                    if p["kind"] in ("input", "output"):
+                        p["align"] = 16
+
+        f = self._center_v2(align16)
+        rows, cols = 100, 33
+        base = torch.randn(rows * cols + 1, device="cuda")
+        x = base[1:].view(rows, cols)
+        self.assertTrue(x.is_contiguous())
+        self.assertEqual(x.data_ptr() % 16, 4)
+        kept = x.clone()
+        want = x.double() - x.double().mean(1, keepdim=True)
+        out, count = f(x, 1.0)
+        self.assertEqual(out.data_ptr() % 16, 0)
+        self.assertLess((out.double() - want).abs().max().item(), 1e-4)
+        self.assertEqual(count.item(), (rows + 3) // 4)
+        self.assertTrue(torch.equal(x, kept))
+        # Misaligned and non-contiguous at once.
+        xt = torch.randn(cols * rows + 1, device="cuda")[1:].view(cols, rows).t()
+        self.assertFalse(xt.is_contiguous())
+        out, _ = f(xt, 1.0)
+        want = xt.double() - xt.double().mean(1, keepdim=True)
+        self.assertLess((out.double() - want).abs().max().item(), 1e-4)
+        # out=: aligned works, misaligned is refused before anything runs.
+        o = torch.full((rows, cols), float("nan"), device="cuda")
+        f.run([x, 1.0], outputs=[o, torch.empty(1, device="cuda")])
+        self.assertLess((o.double() - (x.double() - x.double().mean(1, keepdim=True))).abs().max().item(), 1e-4)
+        o = torch.full((rows * cols + 1,), float("nan"), device="cuda")[1:].view(rows, cols)
+        with self.assertRaises(rt.InvalidArgument) as cm:
+            f.run([x, 1.0], outputs=[o, torch.empty(1, device="cuda")])
+        self.assertEqual(str(cm.exception), f"output 0 at 0x{o.data_ptr():x} is not 16-byte aligned, "
+                                            f"which kernel rt_center needs")
+        torch.cuda.synchronize()
+        self.assertTrue(bool(torch.isnan(o).all()))
+
+    def test_requires(self):
+        import torch
+        f = self._center_v2(lambda d: d["kernels"][0].update(requires=[{"expr": "s1", "multiple_of": 32}]))
+        out = torch.full((100, 33), float("nan"), device="cuda")
+        count = torch.full((1,), float("nan"), device="cuda")
+        with self.assertRaises(rt.FailedPrecondition) as cm:
+            f.run([torch.randn(100, 33, device="cuda"), 1.0], outputs=[out, count])
+        self.assertEqual(str(cm.exception),
+                         "kernel rt_row_sum (test) was compiled for shapes where s1 is a multiple of 32"
+                         + _hint("s1", 33))
+        torch.cuda.synchronize()
+        self.assertTrue(bool(torch.isnan(out).all()) and bool(torch.isnan(count).all()))  # nothing ran
+        x = torch.randn(100, 64, device="cuda")
+        out, _ = f(x, 1.0)
+        self.assertLess((out.double() - (x.double() - x.double().mean(1, keepdim=True))).abs().max().item(),
+                        1e-4)
 
 
 if __name__ == "__main__":

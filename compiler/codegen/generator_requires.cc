@@ -1,0 +1,66 @@
+// Specialized persistent kernels (docs/codegen.md, "Specialized kernels").
+// A persistent kernel's fast path holds the row in registers or shared
+// memory and reads it with vector loads: it needs the row to fit the
+// buffers (rlen <= bound), the innermost extent to be a multiple of the
+// vector width and every vector pointer aligned to a vector. A general
+// kernel also carries loops for rows that break those (vector loads from
+// memory for wider rows, element loads for the rest); a specialized one
+// does not, and its manifest states the conditions instead, which the
+// runtimes check before every launch. The fallback loops were about 30% of
+// rmsnorm backward's compile time (NVVM and ptxas; docs/heuristics-tuning.md,
+// session 16), and the daemon never needs them for shapes: its cache key
+// holds the sizes the heuristics saw, so another row length is another
+// compile. Misaligned inputs the runtimes copy to aligned buffers.
+#include "absl/strings/str_cat.h"
+#include "compiler/codegen/generator.h"
+
+namespace fusiond {
+namespace codegen_internal {
+
+bool Generator::PlanRequires(int64_t bound, GeneratedKernel& k) {
+  // Kernels with run-time extents over several row axes check more than
+  // this (fz_q32: 32-bit offsets) and stay general.
+  if (!o_.specialize || !persistent_ || !dividers_.empty() || p_.r_axes.empty()) return false;
+  // The sizes compiled for must meet the conditions themselves: static
+  // extents, or one run-time row axis whose extent the heuristics saw
+  // (inner_size, which their vector width divides).
+  const Extent& inner = p_.ref[p_.r_axes.back()];
+  int64_t inner_size = 0, rlen = 1;
+  bool symbolic = false;
+  for (int a : p_.r_axes) {
+    if (p_.ref[a].is_static()) {
+      rlen *= p_.ref[a].size;
+    } else {
+      symbolic = true;
+    }
+  }
+  const bool row_kind = hp_.kind == SchedulerKind::kInnerPersistent ||
+                        hp_.kind == SchedulerKind::kInnerOuterPersistent;
+  if (symbolic) {
+    if (p_.r_axes.size() != 1 || !row_kind) return false;
+    rlen = hp_.inner_size;
+  }
+  inner_size = inner.is_static() ? inner.size : hp_.inner_size;
+  if (inner_size <= 0 || inner_size % V_ != 0 || rlen > bound) return false;
+  if (!inner.is_static() && V_ > 1) {
+    k.requirements.push_back({p_.ExtentExpr(inner), Requirement::Kind::kMultipleOf, V_});
+  }
+  if (symbolic) k.requirements.push_back({p_.ProductExpr(p_.r_axes), Requirement::Kind::kAtMost, bound});
+  // The pointers vec_ok tests.
+  for (ParamBinding& b : k.params) {
+    const Access* a = nullptr;
+    if (b.kind == "input") {
+      for (const auto& [v, x] : in_access_) {
+        if (input_index_.at(v) == b.index && x.vec) a = &x;
+      }
+    } else if (b.kind == "output") {
+      const Access& x = out_access_[b.index];
+      if (x.vec && x.has_r) a = &x;
+    }
+    if (a != nullptr && V_ * a->esize > a->esize) b.align = V_ * a->esize;
+  }
+  return true;
+}
+
+}  // namespace codegen_internal
+}  // namespace fusiond
