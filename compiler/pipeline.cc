@@ -114,6 +114,7 @@ absl::StatusOr<CompileResult> CompileFusion(
     r.boundary_reason = std::move(seg.boundary_reason);
     r.source_inputs = seg.source_inputs;
     r.source_outputs = seg.source_outputs;
+    r.symbol_sizes = seg_sizes->symbol_sizes;
     r.graph = std::move(seg.graph);
     result.segments.push_back(std::move(r));
   }
@@ -130,6 +131,7 @@ absl::StatusOr<CompileResult> CompileFusion(
       so.sm_count = target->sm_count;
       so.nvrtc_cache = options.nvrtc_cache;
       so.specialize = !options.general_kernels;
+      so.symbol_sizes = seg.symbol_sizes;
       auto k = CompileSegment(seg.graph, seg.params, so);
       if (!k.ok()) return k.status();
       result.stage_micros["codegen"] += k->codegen_micros;

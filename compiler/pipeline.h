@@ -58,6 +58,8 @@ struct SegmentResult {
   // outputs (in the order of graph.inputs / graph.outputs).
   std::vector<ValueId> source_inputs;
   std::vector<ValueId> source_outputs;
+  // The sizes compiled for: every symbol of `graph` (SizeBinding).
+  std::vector<int64_t> symbol_sizes;
   // Filled when CompileOptions::generate_code.
   std::optional<KernelArtifact> kernel;
 };

@@ -174,6 +174,7 @@ int main(int argc, char** argv) {
   SegmentCompileOptions so;
   so.kernel_name = "fz_" + base;
   so.specialize = !general;
+  so.symbol_sizes = seg.symbol_sizes;
   auto art = CompileSegment(seg.graph, hp, so);
   if (!art.ok()) { std::cerr << art.status() << "\n"; return 1; }
   if (art->binary.empty()) { std::cerr << "no NVRTC in this build\n"; return 1; }

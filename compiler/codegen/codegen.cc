@@ -257,10 +257,12 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
                   persistent_ ? absl::StrCat("vec_ok && rlen <= ", split * BX_ * PB_ * V_, "LL") : "false",
                   ";\n  (void)fits;\n");
   // A specialized kernel has no loops for rows that do not fit: the runtime
-  // launches it only where the manifest's requirements hold, and it does
-  // nothing elsewhere (every block returns, so no barrier waits).
+  // launches it only where the manifest's requirements hold. Elsewhere it
+  // would write wrong values, never out of bounds (every access is still
+  // bounded by rows and rlen). An early `if (!fits) return;` made layernorm
+  // backward 2048x8192 30% slower on the H200 (53 against 41 us,
+  // bench/results/gpu-2026-11-30-s16-2-*.log).
   specialized_ = persistent_ && PlanRequires(split * BX_ * PB_ * V_, k);
-  if (specialized_) absl::StrAppend(&c, "  if (!fits) return;\n");
   if (!p_.row_slots.empty() && BX_ > 32) {
     size_t per_stage = 1;
     for (int s = 0; s < p_.num_stages; ++s) {
@@ -563,7 +565,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
                         ", v", ci, ".", f, ");\n");
       }
     }
-    absl::StrAppend(&c, "      if (j4 < rlen) {\n#pragma unroll 4\n        for (int p = grp; p < P; p += ", ng,
+    absl::StrAppend(&c, "      if (j4 < rlen) {\n#pragma unroll ", kEpilogueLoads, "\n        for (int p = grp; p < P; p += ", ng,
                     ") {\n");
     for (size_t ci = 0; ci < nc; ++ci) {
       absl::StrAppend(&c, "          const float4 v", ci, " = *(const float4*)(wcol + ((i64)p * ", nc, " + ", ci,
@@ -723,7 +725,7 @@ int EpilogueLanes(int64_t columns, int64_t partials, int64_t blocks, int threads
   int64_t best_trips = -1;
   for (int lanes = 16; lanes >= 1; lanes /= 2) {
     const int64_t tiles = (std::max<int64_t>(1, columns) + 4 * lanes - 1) / (4 * lanes);
-    const int64_t loads = int64_t{4} * std::max(1, threads / lanes);
+    const int64_t loads = int64_t{kEpilogueLoads} * std::max(1, threads / lanes);
     const int64_t trips = (tiles + blocks - 1) / std::max<int64_t>(1, blocks) *
                           ((std::max<int64_t>(1, partials) + loads - 1) / loads);
     if (best_trips < 0 || trips < best_trips) {

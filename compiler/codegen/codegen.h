@@ -44,6 +44,10 @@ struct CodegenOptions {
   // false: one kernel runs at every shape and alignment (compiles ~1.4x
   // slower). Default: true.
   bool specialize = true;
+  // The sizes compiled for, by SymbolId of the graph (SizeBinding): what a
+  // symbolic kernel is specialized to. Default: none (a symbolic persistent
+  // kernel then stays general).
+  std::vector<int64_t> symbol_sizes;
 };
 
 // A condition the launch sizes must meet (docs/manifest.md, `requires`):
@@ -108,12 +112,17 @@ std::vector<std::string> LaunchGrid(const GeneratedKernel& k, int registers,
                                     int static_smem_bytes, int sm_count);
 // Lanes (float4 columns) per tile of the column reductions' final step,
 // one of 1, 2, 4, 8, 16: the one with the fewest dependent L2 round trips
-// per block, ceil(tiles / blocks) * ceil(partials / (groups * 4)) with
-// groups = threads / lanes (four loads in flight each), ties to the wider
+// per block, ceil(tiles / blocks) * ceil(partials / (groups * kEpilogueLoads)) with
+// groups = threads / lanes (kEpilogueLoads loads in flight each), ties to the wider
 // tile. 8192 columns, 132 partials, 512 threads: 16 (64-column tiles);
 // 1024 columns, 528 partials: 2, where 16 would leave 116 blocks idle and
 // the other 16 five round trips each.
 int EpilogueLanes(int64_t columns, int64_t partials, int64_t blocks, int threads);
+// Loads in flight per thread in that step (its loop's unroll). Two: four
+// cost rmsnorm backward ~8 ms of its ~150 ms compile for no measured gain
+// (H200, 2048x8192: 36.8 us at four, 36.1 at two, 37.0 at one;
+// bench/results/gpu-2026-11-30-s16-1-*.log).
+constexpr int kEpilogueLoads = 2;
 // The partial-results workspace's size in bytes over the same grid.
 std::string WorkspaceBytes(const GeneratedKernel& k, const std::string& grid_x);
 

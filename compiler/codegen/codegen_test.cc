@@ -203,9 +203,10 @@ TEST(Codegen, SymbolicKernelTakesSizesAsParameters) {
 TEST(Codegen, PersistentKernelsAreSpecializedToTheirShapeClass) {
   Graph g = Softmax();
   HeuristicParams hp = SoftmaxParams();  // 128 threads x 16 chunks x 8 = 16384
-  auto k = GenerateKernel(g, hp, CodegenOptions{});
+  CodegenOptions o;
+  o.symbol_sizes = {4096, 16384};  // the sizes compiled for: [M, N]
+  auto k = GenerateKernel(g, hp, o);
   ASSERT_TRUE(k.ok()) << k.status();
-  EXPECT_NE(k->source.find("  if (!fits) return;\n"), std::string::npos);
   EXPECT_EQ(k->source.find("VW<1>()"), std::string::npos);        // no element loop
   EXPECT_EQ(k->source.find("if (vec_ok) {"), std::string::npos);  // no vector loop from memory
   ASSERT_EQ(k->requirements.size(), 2u);
@@ -222,11 +223,10 @@ TEST(Codegen, PersistentKernelsAreSpecializedToTheirShapeClass) {
             std::string::npos) << m;
   EXPECT_NE(m.find("{\"kind\": \"input\", \"index\": 0, \"align\": 16}"), std::string::npos) << m;
 
-  CodegenOptions general;
+  CodegenOptions general = o;
   general.specialize = false;
   auto gk = GenerateKernel(g, hp, general);
   ASSERT_TRUE(gk.ok()) << gk.status();
-  EXPECT_EQ(gk->source.find("if (!fits) return;"), std::string::npos);
   EXPECT_NE(gk->source.find("VW<1>()"), std::string::npos);
   EXPECT_NE(gk->source.find("if (vec_ok) {"), std::string::npos);
   EXPECT_TRUE(gk->requirements.empty());
@@ -239,18 +239,22 @@ TEST(Codegen, PersistentKernelsAreSpecializedToTheirShapeClass) {
   HeuristicParams mp = hp;
   mp.multi_pass = true;
   mp.persistent_batch = 1;
-  auto mk = GenerateKernel(g, mp, CodegenOptions{});
+  auto mk = GenerateKernel(g, mp, o);
   ASSERT_TRUE(mk.ok()) << mk.status();
   EXPECT_TRUE(mk->requirements.empty());
   EXPECT_NE(mk->source.find("VW<1>()"), std::string::npos);
   // Nor is a kernel specialized whose own sizes would miss the class (a row
-  // the vector width does not divide).
-  HeuristicParams odd = hp;
-  odd.inner_size = 16380;
-  auto ok = GenerateKernel(g, odd, CodegenOptions{});
-  ASSERT_TRUE(ok.ok()) << ok.status();
-  EXPECT_TRUE(ok->requirements.empty());
-  EXPECT_NE(ok->source.find("VW<1>()"), std::string::npos);
+  // the vector width does not divide, one wider than the buffers), or
+  // whose sizes are unknown.
+  for (const std::vector<int64_t>& sizes : {std::vector<int64_t>{4096, 16380}, std::vector<int64_t>{4096, 16392},
+                                            std::vector<int64_t>{}}) {
+    CodegenOptions other = o;
+    other.symbol_sizes = sizes;
+    auto ok = GenerateKernel(g, hp, other);
+    ASSERT_TRUE(ok.ok()) << ok.status();
+    EXPECT_TRUE(ok->requirements.empty()) << sizes.size();
+    EXPECT_NE(ok->source.find("VW<1>()"), std::string::npos) << sizes.size();
+  }
 }
 
 TEST(Codegen, DoubleAccumulatorsKeepDoublePartials) {

@@ -18,6 +18,7 @@ absl::StatusOr<KernelArtifact> CompileSegment(const Graph& g, const HeuristicPar
   co.kernel_name = options.kernel_name;
   co.sm_count = options.sm_count;
   co.specialize = options.specialize;
+  co.symbol_sizes = options.symbol_sizes;
   auto k = GenerateKernel(g, params, co);
   if (!k.ok()) return k.status();
   KernelArtifact a;

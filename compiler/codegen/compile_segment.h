@@ -20,7 +20,8 @@ struct SegmentCompileOptions {
   // NVRTC outputs of kernel texts compiled before; must outlive the call.
   // Default: none (every call compiles).
   NvrtcOutputCache* nvrtc_cache = nullptr;
-  bool specialize = true;  // CodegenOptions::specialize. Default: true.
+  bool specialize = true;             // CodegenOptions::specialize. Default: true.
+  std::vector<int64_t> symbol_sizes;  // CodegenOptions::symbol_sizes. Default: none.
 };
 
 // Fills every field of KernelArtifact. Without NVRTC in this build the

@@ -290,7 +290,9 @@ TEST(CompileSegment, OnlyCooperativeRowLoopsCountIterations) {
   for (const char* stem : {"softmax_fwd", "rmsnorm_bwd_manual"}) {
     CompileResult r;
     ASSERT_NO_FATAL_FAILURE(ScheduleCorpusFusion(stem, &r));
-    auto k = GenerateKernel(r.segments[0].graph, r.segments[0].params, CodegenOptions{});
+    CodegenOptions o;
+    o.symbol_sizes = r.segments[0].symbol_sizes;
+    auto k = GenerateKernel(r.segments[0].graph, r.segments[0].params, o);
     ASSERT_TRUE(k.ok()) << k.status();
     const bool counted = k->source.find("const i64 iters = (rows + rstride - 1) / rstride;") != std::string::npos;
     const bool strided = k->source.find("; rg < rows; rg += rstride, ++it) {") != std::string::npos;
@@ -308,15 +310,17 @@ TEST(CompileSegment, OnlyCooperativeRowLoopsCountIterations) {
 // fails, bump kCodegenVersion (compiler/codegen/version.h) and set
 // kSourceHash to the hash printed below.
 TEST(CodegenVersion, GeneratedCorpusSourceIsPinnedToTheVersion) {
-  constexpr int kPinnedVersion = 14;
-  constexpr uint64_t kSourceHash = 0x1edc31da5c60d8a5ull;
+  constexpr int kPinnedVersion = 15;
+  constexpr uint64_t kSourceHash = 0xdd0d97fcd00da127ull;
   std::string all;
   for (const char* stem : {"bias_gelu_fwd", "softmax_fwd", "softmax_bwd", "rmsnorm_fwd", "layernorm_fwd",
                            "rmsnorm_bwd_manual", "rmsnorm_bwd_thunder", "layernorm_bwd_thunder",
                            "batchnorm_bwd_thunder"}) {
     CompileResult r;
     ASSERT_NO_FATAL_FAILURE(ScheduleCorpusFusion(stem, &r));
-    auto k = GenerateKernel(r.segments[0].graph, r.segments[0].params, CodegenOptions{});
+    CodegenOptions o;
+    o.symbol_sizes = r.segments[0].symbol_sizes;
+    auto k = GenerateKernel(r.segments[0].graph, r.segments[0].params, o);
     ASSERT_TRUE(k.ok()) << k.status();
     all += absl::StrReplaceAll(k->source, {{k->name, "KERNEL"}});
   }

@@ -13,6 +13,7 @@
 // compile. Misaligned inputs the runtimes copy to aligned buffers.
 #include "absl/strings/str_cat.h"
 #include "compiler/codegen/generator.h"
+#include "compiler/ir/binding.h"
 
 namespace fusiond {
 namespace codegen_internal {
@@ -21,28 +22,17 @@ bool Generator::PlanRequires(int64_t bound, GeneratedKernel& k) {
   // Kernels with run-time extents over several row axes check more than
   // this (fz_q32: 32-bit offsets) and stay general.
   if (!o_.specialize || !persistent_ || !dividers_.empty() || p_.r_axes.empty()) return false;
-  // The sizes compiled for must meet the conditions themselves: static
-  // extents, or one run-time row axis whose extent the heuristics saw
-  // (inner_size, which their vector width divides).
+  // The sizes compiled for must meet the conditions themselves.
   const Extent& inner = p_.ref[p_.r_axes.back()];
-  int64_t inner_size = 0, rlen = 1;
   bool symbolic = false;
-  for (int a : p_.r_axes) {
-    if (p_.ref[a].is_static()) {
-      rlen *= p_.ref[a].size;
-    } else {
-      symbolic = true;
-    }
-  }
-  const bool row_kind = hp_.kind == SchedulerKind::kInnerPersistent ||
-                        hp_.kind == SchedulerKind::kInnerOuterPersistent;
-  if (symbolic) {
-    if (p_.r_axes.size() != 1 || !row_kind) return false;
-    rlen = hp_.inner_size;
-  }
-  inner_size = inner.is_static() ? inner.size : hp_.inner_size;
+  for (int a : p_.r_axes) symbolic |= !g_.Canonical(p_.ref[a]).is_static();
+  if (symbolic && o_.symbol_sizes.size() < g_.symbols.size()) return false;
+  const SizeBinding sizes{o_.symbol_sizes};
+  int64_t rlen = 1;
+  for (int a : p_.r_axes) rlen *= sizes.Resolve(g_, p_.ref[a]);
+  const int64_t inner_size = sizes.Resolve(g_, inner);
   if (inner_size <= 0 || inner_size % V_ != 0 || rlen > bound) return false;
-  if (!inner.is_static() && V_ > 1) {
+  if (!g_.Canonical(inner).is_static() && V_ > 1) {
     k.requirements.push_back({p_.ExtentExpr(inner), Requirement::Kind::kMultipleOf, V_});
   }
   if (symbolic) k.requirements.push_back({p_.ProductExpr(p_.r_axes), Requirement::Kind::kAtMost, bound});

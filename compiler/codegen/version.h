@@ -5,7 +5,7 @@
 
 namespace fusiond {
 
-constexpr int kCodegenVersion = 14;
+constexpr int kCodegenVersion = 15;
 
 }  // namespace fusiond
 
