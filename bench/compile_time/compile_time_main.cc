@@ -116,9 +116,10 @@ std::map<std::string, double> NvrtcSplit(const CompileResult& result, const std:
 }
 
 // Child mode: one JSON object on stdout.
-int Single(const std::string& path, int repeat, const std::string& arch) {
+int Single(const std::string& path, int repeat, const std::string& arch, bool general) {
   CompileOptions options;
   options.arch = arch;
+  options.general_kernels = general;
   // NVRTC's one-time start-up (0 in a build without NVRTC).
   absl::StatusOr<double> start = WarmUpNvrtc(arch);
   const double start_us = start.ok() ? *start : 0;
@@ -184,9 +185,9 @@ int Single(const std::string& path, int repeat, const std::string& arch) {
 
 // Runs `self --single FILE` and returns its last stdout line.
 std::string RunChild(const std::string& self, const std::string& path, int repeat,
-                     const std::string& arch) {
+                     const std::string& arch, bool general) {
   std::string cmd = absl::StrCat("'", self, "' --single '", path, "' --repeat ", repeat, " --arch ",
-                                 arch, " 2>/dev/null");
+                                 arch, general ? " --general" : "", " 2>/dev/null");
   FILE* pipe = popen(cmd.c_str(), "r");
   if (pipe == nullptr) return "";
   std::string out, line;
@@ -212,7 +213,7 @@ double Stage(const runtime::JsonValue& row, const char* key, const char* group =
 int Main(int argc, char** argv) {
   int repeat = 5;
   double goal_ms = 150;
-  bool nvrtc_cache = false;
+  bool nvrtc_cache = false, general = false;
   std::string out_path, single, arch = "sm_90";
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
@@ -230,17 +231,20 @@ int Main(int argc, char** argv) {
       arch = next();
     else if (a == "--nvrtc-cache")
       nvrtc_cache = true;
+    else if (a == "--general")
+      general = true;
     else if (a == "--help" || a == "-h") {
       std::printf(
           "usage: %s [--repeat N] [--out FILE.json] [--goal-ms 150] [--arch sm_90] [--nvrtc-cache] "
-          "FILES...\n  --nvrtc-cache: leave the driver's ComputeCache on (NVRTC then reuses NVVM and\n"
-          "  ptxas output of kernels it saw before; off by default: CUDA_CACHE_DISABLE=1)\n",
+          "[--general] FILES...\n  --nvrtc-cache: leave the driver's ComputeCache on (NVRTC then reuses NVVM and\n"
+          "  ptxas output of kernels it saw before; off by default: CUDA_CACHE_DISABLE=1)\n"
+          "  --general: compile kernels for every shape and alignment (fusionc compile --general)\n",
           argv[0]);
       return 0;
     } else
       files.push_back(a);
   }
-  if (!single.empty()) return Single(single, repeat, arch);
+  if (!single.empty()) return Single(single, repeat, arch, general);
   if (!nvrtc_cache) setenv("CUDA_CACHE_DISABLE", "1", /*overwrite=*/0);  // the children inherit it
   const char* cache_env = getenv("CUDA_CACHE_DISABLE");
   const std::string cache_note = absl::StrCat("CUDA_CACHE_DISABLE=", cache_env ? cache_env : "(unset)");
@@ -259,7 +263,7 @@ int Main(int argc, char** argv) {
   bool goal_seen = false, goal_pass = false;
   double goal_value_ms = -1, goal_fresh_ms = -1;
   for (const std::string& f : files) {
-    std::string line = RunChild(self_path, f, repeat, arch);
+    std::string line = RunChild(self_path, f, repeat, arch, general);
     absl::StatusOr<runtime::JsonValue> row = runtime::ParseJson(line);
     if (!row.ok() || !row->is_object()) {
       any_error = true;
@@ -306,8 +310,9 @@ int Main(int argc, char** argv) {
       "fresh process: start = NVRTC's one-time start-up there (a daemon pays it at start), "
       "cold = the first compile after it, fresh = start + cold; cpu = process CPU time of the "
       "cold compile; front/nvvm/ptxas = NVRTC's phases in one more, traced compile; %s; 1-min load "
-      "average %s on %ld cores)\n%s\n",
-      cache_note.c_str(), loadavg.c_str(), sysconf(_SC_NPROCESSORS_ONLN), goal_line.c_str());
+      "average %s on %ld cores; %s kernels)\n%s\n",
+      cache_note.c_str(), loadavg.c_str(), sysconf(_SC_NPROCESSORS_ONLN),
+      general ? "general (--general)" : "specialized", goal_line.c_str());
   if (!out_path.empty()) {
     std::ofstream out(out_path);
     out << "{\n \"benchmark\": \"cold compile time per fusion (fresh process each, NVRTC start-up apart)\",\n"
@@ -315,6 +320,7 @@ int Main(int argc, char** argv) {
         << " \"nvrtc_cache\": \"" << cache_note << "\",\n"
         << " \"cores\": " << sysconf(_SC_NPROCESSORS_ONLN) << ",\n"
         << " \"arch\": \"" << arch << "\",\n \"warm_repeats\": " << repeat << ",\n"
+        << " \"kernels\": \"" << (general ? "general" : "specialized") << "\",\n"
         << " \"goal\": {\"fusion\": \"rmsnorm_bwd_manual\", \"limit_ms\": " << goal_ms
         << ", \"cold_ms\": " << goal_value_ms << ", \"fresh_process_ms\": " << goal_fresh_ms
         << ", \"pass\": " << (goal_pass ? "true" : "false")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # fusiond_compile_time end to end: the table and JSON carry NVRTC's start-up,
 # the cold and warm compiles, the stages and NVRTC's phases; the goal line passes or fails
-# with --goal-ms and sets the exit status; a file that does not parse is an
+# with --goal-ms and sets the exit status; --general says so; a file that does not parse is an
 # ERROR row naming why, and exit status 1.
 # Usage: compile_time_test.sh FUSIOND_COMPILE_TIME CORPUS_DIR
 set -uo pipefail
@@ -30,7 +30,12 @@ split = f["nvrtc_split_us"]  # NVRTC's time trace: its three phases
 assert sorted(split) == ["front_end", "nvvm", "ptxas"] and min(split.values()) > 0, split
 assert d["nvrtc_cache"] == "CUDA_CACHE_DISABLE=1", d  # the driver's ComputeCache off by default
 assert d["goal"]["pass"] is True and d["goal"]["fresh_process_ms"] >= d["goal"]["cold_ms"], d["goal"]
+assert d["kernels"] == "specialized", d["kernels"]
 PY
+out=$("$BIN" --repeat 0 --goal-ms 100000 --general --out "$T/general.json" "$CORPUS/rmsnorm_bwd_manual.py"); rc=$?
+check "--general: exit $rc" test $rc -eq 0
+check "--general: noted" grep -q "; general (--general) kernels)" <<<"$out"
+check "--general: JSON" python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["kernels"] == "general"' "$T/general.json"
 out=$("$BIN" --repeat 0 --goal-ms 0.001 "$CORPUS/rmsnorm_bwd_manual.py"); rc=$?
 check "impossible goal: exit $rc" test $rc -eq 1
 check "impossible goal: FAIL" grep -q ": FAIL (in a fresh process" <<<"$out"
