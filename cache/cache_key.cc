@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 
@@ -27,11 +28,15 @@ std::string OptionsKeyPart(const CompileOptions& options) {
                       options.general_kernels ? ",general=1" : "");
 }
 
-std::string BucketOf(const CompileResult& scheduled) {
+std::string BucketOf(const CompileResult& scheduled, bool with_sizes) {
   std::string out;
   for (const SegmentResult& s : scheduled.segments) {
     if (!out.empty()) out += ",";
     out += absl::StrFormat("%s:%016x", SchedulerName(s.params.kind), s.params.Hash());
+    // Only kernels that may be specialized (persistent: not pointwise, not
+    // multi-pass).
+    const bool persistent = s.params.kind != SchedulerKind::kPointwise && !s.params.multi_pass;
+    if (with_sizes && persistent) out += absl::StrCat(":", absl::StrJoin(s.symbol_sizes, "x"));
   }
   return out;
 }
@@ -39,7 +44,11 @@ std::string BucketOf(const CompileResult& scheduled) {
 CacheKey MakeCacheKey(const CompileResult& scheduled, const CompileOptions& options) {
   CacheKey key;
   key.canonical_hash = scheduled.canonical_hash;
-  key.bucket = BucketOf(scheduled);
+  // Specialized kernels run the sizes compiled for (their manifest's
+  // requires), which the heuristics' parameters do not always pin down (an
+  // [outer, inner] of 10 is [2, 5] or [10, 1] of a reduction's axes): their
+  // entries hold the sizes too.
+  key.bucket = BucketOf(scheduled, /*with_sizes=*/!options.general_kernels);
   key.arch = options.arch;
   key.options = OptionsKeyPart(options);
   key.nvrtc_version = NvrtcVersionString();

@@ -64,8 +64,10 @@ std::string NvrtcVersionString();
 // The compile-option part of the key.
 std::string OptionsKeyPart(const CompileOptions& options);
 
-// The bucket part: every segment's params hash, in order ("<kind>:<hex>,...").
-std::string BucketOf(const CompileResult& scheduled);
+// The bucket part: every segment's params hash, in order ("<kind>:<hex>,..."),
+// with_sizes: each persistent one followed by the segment's symbol sizes
+// (":2048x8192").
+std::string BucketOf(const CompileResult& scheduled, bool with_sizes);
 
 // The key of a result from the front half of the pipeline (or a full one).
 CacheKey MakeCacheKey(const CompileResult& scheduled, const CompileOptions& options);

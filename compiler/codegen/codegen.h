@@ -116,7 +116,7 @@ std::vector<std::string> LaunchGrid(const GeneratedKernel& k, int registers,
 // groups = threads / lanes (kEpilogueLoads loads in flight each), ties to the wider
 // tile. 8192 columns, 132 partials, 512 threads: 16 (64-column tiles);
 // 1024 columns, 528 partials: 2, where 16 would leave 116 blocks idle and
-// the other 16 five round trips each.
+// the other 16 nine round trips each (132 blocks).
 int EpilogueLanes(int64_t columns, int64_t partials, int64_t blocks, int threads);
 // Loads in flight per thread in that step (its loop's unroll). Two: four
 // cost rmsnorm backward ~8 ms of its ~150 ms compile for no measured gain

@@ -557,7 +557,7 @@ TEST(Codegen, EpilogueTilesFitTheShape) {
   // rmsnorm backward 2048x8192: one 64-column tile per block of 512 threads.
   EXPECT_EQ(EpilogueLanes(8192, 132, 132, 512), 16);
   // 1024 columns, 132 blocks of 4 rows: 64-column tiles would leave 116
-  // blocks idle and take five round trips; 8-column tiles one.
+  // blocks idle and take nine round trips; 8-column tiles two.
   EXPECT_EQ(EpilogueLanes(1024, 528, 132, 512), 2);
   // 4096 columns, 264 blocks of 256 threads: 16-column tiles, two trips.
   EXPECT_EQ(EpilogueLanes(4096, 264, 264, 256), 4);
