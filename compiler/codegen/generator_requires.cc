@@ -6,11 +6,11 @@
 // kernel also carries loops for rows that break those (vector loads from
 // memory for wider rows, element loads for the rest); a specialized one
 // does not, and its manifest states the conditions instead, which the
-// runtimes check before every launch. The fallback loops were about 30% of
-// rmsnorm backward's compile time (NVVM and ptxas; docs/heuristics-tuning.md,
-// session 16), and the daemon never needs them for shapes: its cache key
-// holds the sizes the heuristics saw, so another row length is another
-// compile. Misaligned inputs the runtimes copy to aligned buffers.
+// runtimes check before every launch. The fallback loops were about a
+// quarter of rmsnorm backward's compile time (NVVM and ptxas: 178 against
+// 131 ms; docs/heuristics-tuning.md, session 16), and the daemon never needs
+// them for shapes: its cache key holds a persistent segment's sizes, so
+// another row length is another compile. Misaligned inputs the runtimes copy to aligned buffers.
 #include "absl/strings/str_cat.h"
 #include "compiler/codegen/generator.h"
 #include "compiler/ir/binding.h"
