@@ -101,6 +101,28 @@ class HitMissTest(DaemonTestCase):
             self.assertEqual([k.binary for k in fourth.kernels], [k.binary for k in first.kernels])
             self.assertEqual(d.metric(self.daemon.metrics_text(), "fusiond_nvrtc_reuses_total"), 1)
 
+    def test_persistent_kernels_are_for_their_shapes_unless_general(self):
+        # Row sums of a symbolic [M, N]: a kernel that keeps the row on chip,
+        # specialized to the sizes compiled for: its manifest says which rows
+        # it runs (requires), and [8, 1024] and [16, 512] (the same [outer,
+        # inner]) are entries of their own. --general: no requires, another
+        # entry.
+        b = fusiond.GraphBuilder()
+        x = b.define_tensor([-1, -1], "float32")
+        b.add_output(b.op("sum", x, dims=[1]))
+        g = b.build()
+        spec = self.client.compile(g, [[8, 1024]])
+        same_space = self.client.compile(g, [[16, 512]])
+        general = self.client.compile(g, [[8, 1024]], general_kernels=True)
+        self.assertEqual((spec.cache, same_space.cache, general.cache), ("miss", "miss", "miss"))
+        self.assertEqual(len({spec.response.cache_key, same_space.response.cache_key,
+                              general.response.cache_key}), 3)
+        [k] = spec.manifests()
+        self.assertIn("s1", [r["expr"] for r in k.get("requires", []) if "at_most" in r], k)
+        [gk] = general.manifests()
+        self.assertNotIn("requires", gk)
+        self.assertEqual(self.client.compile(g, [[8, 1024]], general_kernels=True).cache, "hit")
+
     def test_lookup_never_compiles(self):
         g = d.scaled_graph(3.25)
         self.assertIsNone(self.client.lookup(g, SHAPES))
