@@ -58,7 +58,7 @@ absl::Status CheckRequirements(const Manifest& m, const SymbolValues& symbols) {
           "kernel ", k.name, " (", k.scheduler, ") was compiled for shapes where ", r.expr.text(),
           " ", r.Describe(), "; these inputs give ", r.expr.text(), " = ", *v,
           ": compile the fusion for these shapes (fusionc compile --shapes, or a daemon request "
-          "with this signature)"));
+          "with this signature), or with --general for kernels that run every shape"));
     }
   }
   return absl::OkStatus();

@@ -306,7 +306,7 @@ TEST(ManifestTest, PlanChecksRequires) {
   }
   const std::string tail =
       ": compile the fusion for these shapes (fusionc compile --shapes, or a daemon request with "
-      "this signature)";
+      "this signature), or with --general for kernels that run every shape";
   absl::StatusOr<LaunchPlan> odd = PlanLaunch(*m, {{2048, 100}, {2048, 1}, {}});
   ASSERT_FALSE(odd.ok());
   EXPECT_EQ(odd.status().code(), absl::StatusCode::kFailedPrecondition) << odd.status();

@@ -535,7 +535,8 @@ def plan_launch(m: Manifest, input_shapes: Sequence[Optional[Sequence[int]]]) ->
                 raise FailedPrecondition(
                     f"kernel {k.name} ({k.scheduler}) was compiled for shapes where {c.describe()}; "
                     f"these inputs give {c.expr.text} = {value}: compile the fusion for these shapes "
-                    f"(fusionc compile --shapes, or a daemon request with this signature)")
+                    f"(fusionc compile --shapes, or a daemon request with this signature), "
+                    f"or with --general for kernels that run every shape")
 
     def shape_of(t: TensorSpec, what):
         s = tuple(e(symbols) for e in t.shape)

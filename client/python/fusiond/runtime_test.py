@@ -52,7 +52,8 @@ V2_EXAMPLE["kernels"][0]["params"][2]["align"] = 16
 
 def _hint(expr, value):
     return (f"; these inputs give {expr} = {value}: compile the fusion for these shapes "
-            f"(fusionc compile --shapes, or a daemon request with this signature)")
+            f"(fusionc compile --shapes, or a daemon request with this signature), "
+            f"or with --general for kernels that run every shape")
 
 
 class ExprTest(unittest.TestCase):
