@@ -100,6 +100,25 @@ void CompileCorpusAt(const std::string& stem, const std::vector<std::vector<int6
 }
 
 // The daemon's start-up compile: the prelude with a one-line kernel.
+// The same with --general (CompileOptions::general_kernels): the kernels
+// that keep their fallback loops compile without spills too, and their
+// manifests require nothing.
+TEST_P(CorpusCompile, GeneralKernelsCompileWithoutSpills) {
+  if (NvrtcVersion() == "none") GTEST_SKIP() << "no NVRTC in this build";
+  auto parsed = ParseReproFile(std::string(FUSIOND_CORPUS_DIR) + "/" + GetParam() + ".py");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  CompileOptions o;
+  o.general_kernels = true;
+  auto r = CompileFusion(parsed->graph, parsed->input_shapes, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  for (const SegmentResult& s : r->segments) {
+    ASSERT_TRUE(s.kernel.has_value());
+    EXPECT_EQ(s.kernel->spill_bytes, 0) << s.kernel->kernel_name << " " << s.params.ToString();
+    EXPECT_EQ(s.kernel->manifest_json.find("\"requires\""), std::string::npos) << s.kernel->manifest_json;
+    EXPECT_EQ(s.kernel->manifest_json.find("\"align\""), std::string::npos) << s.kernel->manifest_json;
+  }
+}
+
 TEST(CompileSegment, WarmUpCompilesThePrelude) {
   auto us = WarmUpNvrtc("sm_90");
   if (absl::IsUnavailable(us.status())) GTEST_SKIP() << "no NVRTC in this build";
