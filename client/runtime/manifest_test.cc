@@ -307,20 +307,19 @@ TEST(ManifestTest, PlanChecksRequires) {
   const std::string tail =
       ": compile the fusion for these shapes (fusionc compile --shapes, or a daemon request with "
       "this signature), or with --general for kernels that run every shape";
-  absl::StatusOr<LaunchPlan> odd = PlanLaunch(*m, {{2048, 100}, {2048, 1}, {}});
-  ASSERT_FALSE(odd.ok());
-  EXPECT_EQ(odd.status().code(), absl::StatusCode::kFailedPrecondition) << odd.status();
-  EXPECT_EQ(odd.status().message(),
-            "kernel fusion_9f1c_k0 (inner_outer_persistent) was compiled for shapes where s1 is a "
-            "multiple of 8; these inputs give s1 = 100" +
-                tail);
-  absl::StatusOr<LaunchPlan> wide = PlanLaunch(*m, {{2048, 8200}, {2048, 1}, {}});
-  ASSERT_FALSE(wide.ok());
-  EXPECT_EQ(wide.status().code(), absl::StatusCode::kFailedPrecondition) << wide.status();
-  EXPECT_EQ(wide.status().message(),
-            "kernel fusion_9f1c_k0 (inner_outer_persistent) was compiled for shapes where s1 <= "
-            "8192; these inputs give s1 = 8200" +
-                tail);
+  // An odd width, then a row wider than compiled for: each refused, naming
+  // the condition it breaks.
+  const std::pair<int64_t, std::string> refused[] = {
+      {100, "s1 is a multiple of 8; these inputs give s1 = 100"},
+      {8200, "s1 <= 8192; these inputs give s1 = 8200"},
+  };
+  for (const auto& [cols, why] : refused) {
+    absl::StatusOr<LaunchPlan> plan = PlanLaunch(*m, {{2048, cols}, {2048, 1}, {}});
+    ASSERT_FALSE(plan.ok()) << cols;
+    EXPECT_EQ(plan.status().code(), absl::StatusCode::kFailedPrecondition) << plan.status();
+    EXPECT_EQ(plan.status().message(),
+              "kernel fusion_9f1c_k0 (inner_outer_persistent) was compiled for shapes where " + why + tail);
+  }
   // Shapes that disagree with the manifest stay InvalidArgument.
   EXPECT_EQ(PlanLaunch(*m, {{2048, 100}, {1024, 1}, {}}).status().code(),
             absl::StatusCode::kInvalidArgument);
