@@ -22,6 +22,24 @@ inv_n = re.search(r"\(rv12 \* \(\(float\)\(\(([-+.e0-9]+)\)\)\)\)", kernel).grou
 offsets = kernel[kernel.index("  auto ro_in0"):kernel.index("  const i64 rstride")]
 assert "ro_in1" in offsets and "ro_out0" in offsets and "rowbase" in offsets
 
+
+def loads(x, d, ind):
+    """The loop's U chunks of x (in0) and dy (in1) at c0, into x and d."""
+    return (f"#pragma unroll\n{ind}for (int u = 0; u < U; ++u) {{\n"
+            f"{ind}  const i64 jj = (c0 + (i64)u * T) * 8;\n"
+            f"{ind}  if (jj < rlen) {{ Chunk<16>::ld({x}[u], in0 + ro_in0(jj)); Chunk<16>::ld({d}[u], in1 + ro_in1(jj)); }}\n"
+            f"{ind}}}\n")
+
+
+def stats(x, d, mean, istd, a0, a1, ind):
+    """Adds those chunks' sum(dy) to a0 and sum(dy * xhat) to a1."""
+    return (f"#pragma unroll\n{ind}for (int u = 0; u < U; ++u) {{\n"
+            f"{ind}  const i64 jj = (c0 + (i64)u * T) * 8;\n{ind}  if (jj < rlen) {{\n"
+            f"#pragma unroll\n{ind}    for (int l = 0; l < 8; ++l) {{\n"
+            f"{ind}      const float dy = Ty<5>::get({d}[u], l), xh = (Ty<5>::get({x}[u], l) - {mean}) * {istd};\n"
+            f"{ind}      {a0} += dy; {a1} += dy * xh;\n{ind}    }}\n{ind}  }}\n{ind}}}\n")
+
+
 body = f'''
   const int tx = threadIdx.x, ty = threadIdx.y;
   (void)ty;
@@ -73,23 +91,7 @@ body = f'''
     const float mean = Ty<6>::load(in3 + rb_in3), istd = Ty<6>::load(in4 + rb_in4);
     for (i64 c0 = t; c0 * 8 < rlen; c0 += (i64)T * U) {{
       u32 wx[U][4], wd[U][4];
-#pragma unroll
-      for (int u = 0; u < U; ++u) {{
-        const i64 jj = (c0 + (i64)u * T) * 8;
-        if (jj < rlen) {{ Chunk<16>::ld(wx[u], in0 + ro_in0(jj)); Chunk<16>::ld(wd[u], in1 + ro_in1(jj)); }}
-      }}
-#pragma unroll
-      for (int u = 0; u < U; ++u) {{
-        const i64 jj = (c0 + (i64)u * T) * 8;
-        if (jj < rlen) {{
-#pragma unroll
-          for (int l = 0; l < 8; ++l) {{
-            const float dy = Ty<5>::get(wd[u], l), xh = (Ty<5>::get(wx[u], l) - mean) * istd;
-            s0 += dy; s1 += dy * xh;
-          }}
-        }}
-      }}
-    }}
+{loads("wx", "wd", "      ")}{stats("wx", "wd", "mean", "istd", "s0", "s1", "      ")}    }}
   }}
   group_sum(s0, s1);
   for (; ch < rows; ch += gridDim.x) {{
@@ -109,19 +111,9 @@ body = f'''
       u32 nx[U][4], nd[U][4], cx[U][4], cd[U][4];
       if (next) {{
         rb_in0 = nb0; rb_in1 = nb1;
-#pragma unroll
-        for (int u = 0; u < U; ++u) {{
-          const i64 jj = (c0 + (i64)u * T) * 8;
-          if (jj < rlen) {{ Chunk<16>::ld(nx[u], in0 + ro_in0(jj)); Chunk<16>::ld(nd[u], in1 + ro_in1(jj)); }}
-        }}
-      }}
+{loads("nx", "nd", "        ")}      }}
       rb_in0 = cb0; rb_in1 = cb1; rb_out0 = cbo;
-#pragma unroll
-      for (int u = 0; u < U; ++u) {{
-        const i64 jj = (c0 + (i64)u * T) * 8;
-        if (jj < rlen) {{ Chunk<16>::ld(cx[u], in0 + ro_in0(jj)); Chunk<16>::ld(cd[u], in1 + ro_in1(jj)); }}
-      }}
-#pragma unroll
+{loads("cx", "cd", "      ")}#pragma unroll
       for (int u = 0; u < U; ++u) {{
         const i64 jj = (c0 + (i64)u * T) * 8;
         if (jj < rlen) {{
@@ -138,18 +130,7 @@ body = f'''
         }}
       }}
       if (next) {{
-#pragma unroll
-        for (int u = 0; u < U; ++u) {{
-          const i64 jj = (c0 + (i64)u * T) * 8;
-          if (jj < rlen) {{
-#pragma unroll
-            for (int l = 0; l < 8; ++l) {{
-              const float dy = Ty<5>::get(nd[u], l), xh = (Ty<5>::get(nx[u], l) - nmean) * nistd;
-              a0 += dy; a1 += dy * xh;
-            }}
-          }}
-        }}
-      }}
+{stats("nx", "nd", "nmean", "nistd", "a0", "a1", "        ")}      }}
     }}
     if (tx == 0 && blockIdx.y == 0) {{ rowbase(ch); Ty<5>::store(out1 + rb_out1, g1); Ty<5>::store(out2 + rb_out2, g0); }}
     if (next) group_sum(a0, a1);
