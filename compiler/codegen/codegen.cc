@@ -207,9 +207,11 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
         if (estimate + kRegisterMargin <= 65536 / (n * threads)) min_blocks = n;
       }
     }
-  } else if (coop && split_ && hp_.kind == SchedulerKind::kInnerOuterPersistent) {
-    // Rows split over blocks: the heuristics sized grid_x x grid_y for the
-    // blocks per SM they expect resident (SplitWideRows); ask ptxas for that.
+  } else if (coop && split_ && (hp_.kind == SchedulerKind::kInnerOuterPersistent ||
+                                 hp_.kind == SchedulerKind::kOuterPersistent)) {
+    // Rows (channels) split over blocks: the heuristics sized grid_x x grid_y
+    // for the blocks per SM they expect resident (SplitWideRows, the outer
+    // persistent multi-pass rounds); ask ptxas for that.
     const int64_t planned = std::max<int64_t>(1, hp_.grid_x) * std::max<int64_t>(1, hp_.grid_y);
     min_blocks = static_cast<int>(std::clamp<int64_t>((planned + o_.sm_count - 1) / o_.sm_count, 1,
                                                       std::min(2, o_.max_min_blocks)));

@@ -393,6 +393,26 @@ TEST(Codegen, ThreePassKernelReadsItsKeptChunksFirst) {
   EXPECT_EQ(k->source.find("--fz_ki"), std::string::npos);
 }
 
+TEST(Codegen, OuterPersistentGridsAskForTheBlocksASmTheyWereSizedFor) {
+  // The multi-pass rounds of the 4-D batch norm: 16 channels in flight, 16
+  // blocks of 256 each = two a SM of the H200's 132, so ptxas is asked for
+  // two (128 registers); eight blocks each fit one a SM and ask for one.
+  Graph g = ImageChannelCentering({256, 64, 56, 56});
+  HeuristicParams hp = OuterParams(64, 256 * 56 * 56, 8, 256);
+  hp.multi_pass = true;
+  hp.unroll = 4;
+  hp.grid_x = 16;
+  hp.grid_y = 16;
+  auto k = GenerateKernel(g, hp, CodegenOptions{});
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_NE(k->source.find("__launch_bounds__(256, 2)"), std::string::npos);
+  EXPECT_EQ(k->min_blocks, 2);
+  hp.grid_x = 8;
+  k = GenerateKernel(g, hp, CodegenOptions{});
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_NE(k->source.find("__launch_bounds__(256, 1)"), std::string::npos);
+}
+
 TEST(Codegen, RunTimeExtentsDivideByMultiplyHighInTheVectorPaths) {
   // Symbolic: offsets divide by H and W. The vector paths (vec_ok, which
   // now needs fz_q32) use FzDiv, the element loop the 64-bit division.

@@ -5,7 +5,7 @@
 
 namespace fusiond {
 
-constexpr int kCodegenVersion = 15;
+constexpr int kCodegenVersion = 16;
 
 }  // namespace fusiond
 

@@ -16,6 +16,10 @@ namespace fusiond {
 
 HeuristicParams OuterPersistentHeuristics(const FusionAnalysis& a, const Target& t) {
   constexpr int kMaxBatch = 16;
+  // Multi-pass kernels: threads a block and the registers a thread has at
+  // two blocks a SM.
+  constexpr int kMultiPassThreads = 256;
+  constexpr int kMultiPassRegisters = 128;
   HeuristicParams p;
   p.kind = SchedulerKind::kOuterPersistent;
   p.outer_size = a.outer_size;
@@ -49,6 +53,19 @@ HeuristicParams OuterPersistentHeuristics(const FusionAnalysis& a, const Target&
     p.multi_pass = true;  // cannot keep every channel on chip at once
     p.persistent_batch = 1;
     p.unroll = 4;
+    // Two blocks of 256 threads a SM rather than one of 512 (the generator
+    // asks ptxas for the blocks a SM the grid is sized for: 128 registers):
+    // a SM then runs blocks of two channel groups, whose phases (the first
+    // pass reading, the group's barrier, the second pass writing) need not
+    // line up. H200, bf16, do_bench: [256, 64, 56, 56] 114.4 us against
+    // 118.7 (bench/results/gpu-2026-11-30-s17-12-bn4d-two-per-sm.log).
+    int per_sm = static_cast<int>(resident / t.sm_count);
+    if (contiguous_reduced) {
+      p.block_x = kMultiPassThreads;
+      p.block_y = 1;
+      per_sm = std::clamp(BlocksPerSm(t, kMultiPassThreads, kMultiPassRegisters, 0), 1, 2);
+    }
+    const int64_t slots = int64_t{t.sm_count} * per_sm;
     // Channels a round: as many as the L2 holds the full inputs of (a power
     // of two), the co-resident blocks shared among them, so the final pass
     // finds in the L2 most of what shared memory did not keep. H200, bf16,
@@ -70,11 +87,10 @@ HeuristicParams OuterPersistentHeuristics(const FusionAnalysis& a, const Target&
       const int64_t fit = FloorPow2(std::max<int64_t>(1, t.l2_bytes / std::max<int64_t>(1, channel_bytes)));
       p.grid_y = std::min(p.grid_y, std::max(fit, CeilDiv(p.grid_y, kMaxRounds)));
     }
-    p.grid_x = std::max<int64_t>(1, resident / p.grid_y);
+    p.grid_x = std::max<int64_t>(1, slots / p.grid_y);
     // The final pass re-reads the channel; what shared memory holds of each
     // thread's first chunks it takes from there instead (codegen: kept
     // chunks): as much as a resident block may use.
-    const int64_t per_sm = std::max(1, BlocksPerSm(t, p.block_x * p.block_y, registers, 0));
     p.smem_bytes = std::max<int64_t>(0, std::min(t.smem_per_block, t.smem_per_sm / per_sm) - kStaticSmemReserve);
   }
   return p;

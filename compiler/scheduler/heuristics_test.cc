@@ -61,37 +61,39 @@ TEST(Heuristics, OuterPersistentKeepsWhatItCanOfChannelsTooLargeForTheChip) {
   HeuristicParams fits = OuterPersistentHeuristics(BatchNormSummary(16), H100());
   EXPECT_FALSE(fits.multi_pass);
   EXPECT_EQ(fits.smem_bytes, 0);
-  // 256 images (205 MB of inputs): re-read, with the rest of the chip's
-  // shared memory keeping each thread's first chunks for the second pass.
+  // 256 images (205 MB of inputs): re-read, in blocks of 256 threads, two a
+  // SM, with the rest of their shared memory keeping each thread's first
+  // chunks for the second pass.
   HeuristicParams big = OuterPersistentHeuristics(BatchNormSummary(256), H100());
   EXPECT_TRUE(big.multi_pass);
-  EXPECT_LE(big.grid_x * big.grid_y, H100().sm_count);
-  EXPECT_GE(big.smem_bytes, 192 * 1024);
-  EXPECT_LE(big.smem_bytes + kStaticSmemReserve, H100().smem_per_block);
+  EXPECT_EQ(big.block_x * big.block_y, 256);
+  EXPECT_LE(big.grid_x * big.grid_y, 2 * H100().sm_count);
+  EXPECT_GE(big.smem_bytes, 96 * 1024);
+  EXPECT_LE(2 * (big.smem_bytes + kStaticSmemReserve), H100().smem_per_sm);
 }
 
 TEST(Heuristics, OuterPersistentRoundsTakeTheChannelsTheL2Holds) {
   // [256, 64, 56, 56]: x and dy of a channel are 3.2 MB, 16 fit the H200's
-  // 50 MiB L2: four rounds of 16 channels, 8 blocks each.
+  // 50 MiB L2: four rounds of 16 channels, 16 blocks each (two a SM).
   HeuristicParams p = OuterPersistentHeuristics(BatchNormSummary(256), H100());
   EXPECT_TRUE(p.multi_pass);
   EXPECT_EQ(p.grid_y, 16);
-  EXPECT_EQ(p.grid_x, 8);
+  EXPECT_EQ(p.grid_x, 16);
   // [64, 256, 56, 56]: 0.8 MB a channel, 64 a round (not a block for each
   // of the 256).
   p = OuterPersistentHeuristics(BatchNormSummary(64, 256), H100());
   EXPECT_EQ(p.grid_y, 64);
-  EXPECT_EQ(p.grid_x, 2);
+  EXPECT_EQ(p.grid_x, 4);
   // [32, 64, 112, 112]: 1.6 MB a channel, 32 a round.
   p = OuterPersistentHeuristics(BatchNormSummary(32, 64, 112), H100());
   EXPECT_EQ(p.grid_y, 32);
-  EXPECT_EQ(p.grid_x, 4);
+  EXPECT_EQ(p.grid_x, 8);
   // A larger L2 (B200's 126 MiB) holds more channels a round.
   auto b200 = LookupTarget("sm_100");
   ASSERT_TRUE(b200.ok());
   p = OuterPersistentHeuristics(BatchNormSummary(256), *b200);
   EXPECT_EQ(p.grid_y, 32);
-  EXPECT_EQ(p.grid_x, b200->sm_count / 32);
+  EXPECT_EQ(p.grid_x, 2 * b200->sm_count / 32);
   // A small one (A40's 6 MiB holds one channel): still at most four rounds.
   auto a40 = LookupTarget("sm_86");
   ASSERT_TRUE(a40.ok());

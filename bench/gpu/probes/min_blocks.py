@@ -22,4 +22,7 @@ m = open(man).read()
 m2, k = re.subn(r"(\"grid\": \[\"[^\"]*?)\b%s\b" % old, lambda mm: mm.group(1) + new, m)
 if k != 1:
     sys.exit(f"min_blocks.py: grid cap {old} not found in {man}")
+# Workspaces sized by the grid (per-block partials) follow it (session 17:
+# run 12's bn2u4 ran 16 channel slots on a workspace sized for 8).
+m2 = m2.replace(f"min({old}, ", f"min({new}, ")
 open(man, "w").write(m2)
