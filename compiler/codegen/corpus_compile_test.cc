@@ -230,6 +230,33 @@ TEST(CompileSegment, WideSoftmaxRowsRunThreeBlocksOf256) {
   EXPECT_LE(k.registers, 85);  // 65536 / (3 x 256)
 }
 
+// The 4-D batch norm backward (bench/gpu/fusions; 205 MB of x and dy): the
+// multi-pass rounds of 16 channels, 16 blocks of 256 threads a channel, two
+// a SM asked of ptxas, which meets them without spills, and a grid of
+// 16 x 16 that the launch keeps (LaunchGrid's cap from the 128 registers).
+TEST(CompileSegment, FourDBatchNormRunsTwoBlocksASmWithoutSpills) {
+  if (NvrtcVersion() == "none") GTEST_SKIP() << "no NVRTC in this build";
+  for (const char* stem : {"batchnorm_bwd_4d", "batchnorm_bwd_4d_symbolic"}) {
+    auto parsed = ParseReproFile(std::string(FUSIOND_BENCH_FUSIONS_DIR) + "/" + stem + ".py");
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    auto r = CompileFusion(parsed->graph, parsed->input_shapes, CompileOptions{});
+    ASSERT_TRUE(r.ok()) << r.status();
+    ASSERT_EQ(r->segments.size(), 1u) << stem;
+    const HeuristicParams& hp = r->segments[0].params;
+    EXPECT_TRUE(hp.multi_pass) << hp.ToString();
+    EXPECT_EQ(hp.block_x * hp.block_y, 256);
+    EXPECT_EQ(hp.grid_y, 16);  // channels a round
+    EXPECT_EQ(hp.grid_x, 16);  // blocks a channel
+    ASSERT_TRUE(r->segments[0].kernel.has_value());
+    const KernelArtifact& k = *r->segments[0].kernel;
+    EXPECT_NE(k.cuda_source.find("__launch_bounds__(256, 2)"), std::string::npos) << stem;
+    EXPECT_EQ(k.spill_bytes, 0) << stem;
+    EXPECT_LE(k.registers, 128) << stem;
+    EXPECT_NE(k.manifest_json.find("\"grid\": [\"min(16, "), std::string::npos) << k.manifest_json;
+    EXPECT_NE(k.manifest_json.find("\", \"16\", \"1\"]"), std::string::npos) << k.manifest_json;
+  }
+}
+
 // Columns too wide for static shared memory are refused with the reason.
 TEST(CompileSegment, SmemColumnsBeyondTheStaticLimitAreRefused) {
   CompileResult r;
