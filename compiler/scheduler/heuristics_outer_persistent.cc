@@ -57,8 +57,10 @@ HeuristicParams OuterPersistentHeuristics(const FusionAnalysis& a, const Target&
     // asks ptxas for the blocks a SM the grid is sized for: 128 registers):
     // a SM then runs blocks of two channel groups, whose phases (the first
     // pass reading, the group's barrier, the second pass writing) need not
-    // line up. H200, bf16, do_bench: [256, 64, 56, 56] 114.4 us against
-    // 118.7 (bench/results/gpu-2026-11-30-s17-12-bn4d-two-per-sm.log).
+    // line up. H200, bf16, do_bench, against one block of 512: [256, 64,
+    // 56, 56] 113.7 us against 118.4, [64, 256, 56, 56] 114.3 against
+    // 118.5, [32, 64, 112, 112] 60.6 against 62.0
+    // (bench/results/gpu-2026-11-30-s17-13-bn4d-heuristic.log).
     int per_sm = static_cast<int>(resident / t.sm_count);
     if (contiguous_reduced) {
       p.block_x = kMultiPassThreads;
