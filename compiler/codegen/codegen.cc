@@ -211,10 +211,13 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
                                  hp_.kind == SchedulerKind::kOuterPersistent)) {
     // Rows (channels) split over blocks: the heuristics sized grid_x x grid_y
     // for the blocks per SM they expect resident (SplitWideRows, the outer
-    // persistent multi-pass rounds); ask ptxas for that.
+    // persistent multi-pass rounds); ask ptxas for that (at most two for
+    // inner-outer rows, four for outer persistent blocks of <= 128 threads:
+    // the same 128 registers a thread as two of 256).
     const int64_t planned = std::max<int64_t>(1, hp_.grid_x) * std::max<int64_t>(1, hp_.grid_y);
+    const int most = hp_.kind == SchedulerKind::kOuterPersistent && BX_ * BY_ <= 128 ? 4 : 2;
     min_blocks = static_cast<int>(std::clamp<int64_t>((planned + o_.sm_count - 1) / o_.sm_count, 1,
-                                                      std::min(2, o_.max_min_blocks)));
+                                                      std::min(most, o_.max_min_blocks)));
   }
   absl::StrAppend(&c, "\nextern \"C\" __global__ void __launch_bounds__(", BX_ * BY_, ", ", min_blocks, ") ",
                   cluster_ > 1 ? absl::StrCat("__cluster_dims__(", cluster_, ", 1, 1) ") : "", k.name, "(", sig,

@@ -411,6 +411,12 @@ TEST(Codegen, OuterPersistentGridsAskForTheBlocksASmTheyWereSizedFor) {
   k = GenerateKernel(g, hp, CodegenOptions{});
   ASSERT_TRUE(k.ok()) << k.status();
   EXPECT_NE(k->source.find("__launch_bounds__(256, 1)"), std::string::npos);
+  // Blocks of 128 threads, 32 a channel: four a SM (the same 128 registers).
+  hp.block_x = 128;
+  hp.grid_x = 32;
+  k = GenerateKernel(g, hp, CodegenOptions{});
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_NE(k->source.find("__launch_bounds__(128, 4)"), std::string::npos);
 }
 
 TEST(Codegen, RunTimeExtentsDivideByMultiplyHighInTheVectorPaths) {

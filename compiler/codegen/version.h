@@ -5,7 +5,7 @@
 
 namespace fusiond {
 
-constexpr int kCodegenVersion = 16;
+constexpr int kCodegenVersion = 17;
 
 }  // namespace fusiond
 
