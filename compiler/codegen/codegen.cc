@@ -167,6 +167,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   if (cluster_ > 1) c += ClusterPrelude();
   const std::string dividers = PlanDividers();
   if (!dividers.empty()) c += DividerPrelude();  // the FzDivs follow rlen, before vec_ok
+  if (float_cols_) c += FloatColumnPrelude();
   // Registers per thread (docs/heuristics-tuning.md): the row buffers hold
   // u32 words of the inputs' storage type (twice when the next row is
   // prefetched into a second buffer), the column buffers once more, plus

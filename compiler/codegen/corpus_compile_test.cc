@@ -5,8 +5,10 @@
 
 #include <filesystem>
 #include <functional>
+#include <tuple>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "compiler/codegen/codegen.h"
 #include "compiler/codegen/compile_segment.h"
@@ -257,6 +259,38 @@ TEST(CompileSegment, FourDBatchNormRunsTwoBlocksASmWithoutSpills) {
   }
 }
 
+// Layernorm backward's weight kept in shared memory as float where a thread
+// keeps two chunks a row (kMaxFloatColumnBatch: 2048x8192 512 x 2, 16384x4096
+// 256 x 2), as bf16 at 4096x16384 (512 x 4); the general kernel's fallback
+// loops read the same body from packed words (fz_elem's other overload).
+TEST(CompileSegment, LayerNormBackwardKeepsItsWeightAsFloatAtTwoChunksAThread) {
+  if (NvrtcVersion() == "none") GTEST_SKIP() << "no NVRTC in this build";
+  auto parsed = ParseReproFile(std::string(FUSIOND_BENCH_FUSIONS_DIR) + "/layernorm_bwd_symbolic.py");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  for (auto [rows, width, as_float] :
+       {std::tuple{2048, 8192, true}, {16384, 4096, true}, {4096, 16384, false}}) {
+    for (bool general : {false, true}) {
+      CompileOptions o;
+      o.general_kernels = general;
+      auto r = CompileFusion(parsed->graph, {{rows, width}, {rows, width}, {width}, {rows, 1}, {rows, 1}}, o);
+      ASSERT_TRUE(r.ok()) << r.status();
+      ASSERT_EQ(r->segments.size(), 1u);
+      const HeuristicParams& hp = r->segments[0].params;
+      ASSERT_TRUE(hp.smem_buffer) << hp.ToString();
+      ASSERT_TRUE(r->segments[0].kernel.has_value());
+      const KernelArtifact& k = *r->segments[0].kernel;
+      const std::string where = absl::StrCat(rows, "x", width, general ? " general" : "");
+      EXPECT_EQ(k.cuda_source.find("(const float*)sw_in2") != std::string::npos, as_float) << where;
+      EXPECT_EQ(k.cuda_source.find("fz_elem<5>(w_in2, l)") != std::string::npos, as_float) << where;
+      // The float copy takes four bytes a column beside two rows of x and dy.
+      const int64_t weight = int64_t{as_float ? 4 : 2} * width;
+      EXPECT_NE(k.manifest_json.find(absl::StrCat("\"smem_bytes\": \"", weight + 2 * 2 * 2 * width, "\"")),
+                std::string::npos) << where << " " << k.manifest_json;
+      EXPECT_EQ(k.spill_bytes, 0) << where;
+    }
+  }
+}
+
 // Columns too wide for static shared memory are refused with the reason.
 TEST(CompileSegment, SmemColumnsBeyondTheStaticLimitAreRefused) {
   CompileResult r;
@@ -356,8 +390,8 @@ TEST(CompileSegment, OnlyCooperativeRowLoopsCountIterations) {
 // fails, bump kCodegenVersion (compiler/codegen/version.h) and set
 // kSourceHash to the hash printed below.
 TEST(CodegenVersion, GeneratedCorpusSourceIsPinnedToTheVersion) {
-  constexpr int kPinnedVersion = 17;
-  constexpr uint64_t kSourceHash = 0xdd0d97fcd00da127ull;
+  constexpr int kPinnedVersion = 18;
+  constexpr uint64_t kSourceHash = 0xfae8263f6eaabad8ull;
   std::string all;
   for (const char* stem : {"bias_gelu_fwd", "softmax_fwd", "softmax_bwd", "rmsnorm_fwd", "layernorm_fwd",
                            "rmsnorm_bwd_manual", "rmsnorm_bwd_thunder", "layernorm_bwd_thunder",

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "compiler/codegen/codegen.h"
 #include "compiler/codegen/kernel_plan.h"
 #include "compiler/codegen/value_emitter.h"
@@ -157,6 +158,20 @@ class Generator {
     return hp_.smem_columns && persistent_ && !staged_ && a.has_r && !a.has_i && a.vec && p_.needed[a.v] &&
            (hp_.kind == SchedulerKind::kInnerPersistent || hp_.kind == SchedulerKind::kInnerOuterPersistent);
   }
+  // A staged column operand of 16-bit floats kept in shared memory as float
+  // (decided by PlanStaging): widened once when the block starts, so no
+  // row's passes unpack it; a chunk is two halves of V_ / 2 floats, each
+  // half its own [k][ty][tx] array (16-byte slots at V_ = 8: no bank
+  // conflicts). The element read is fz_elem (FloatColumnPrelude), which the
+  // paths that load packed words from memory share.
+  bool FloatColumn(const Access& a) const { return float_cols_ && Staged(a) && !a.has_i && (a.dt == 4 || a.dt == 5); }
+  // A body lambda's parameter for input a's chunk: packed words, or for a
+  // float column either (const auto*: each call site instantiates its own).
+  std::string ParamOf(const Access& a) const {
+    return absl::StrCat(", const ", FloatColumn(a) ? "auto" : "u32", "* w_", a.ptr);
+  }
+  // A u32* to half `half` (0, 1) of this thread's float chunk k of column a.
+  std::string FloatColumnHalf(const Access& a, int half, const std::string& k) const;
   // A u32* to this thread's chunk k of tensor a in ring stage `stage`.
   std::string StagedChunk(const Access& a, const std::string& stage, const std::string& k) const;
   // cp.async of this thread's chunks of the row in rb_* into ring stage
@@ -183,6 +198,7 @@ class Generator {
   bool specialized_ = false;
 
   bool staged_ = false;
+  bool float_cols_ = false;
   int stages_ = 0;
   // Kept chunks (multi-pass kernels with HeuristicParams::smem_bytes): the
   // first pass copies each thread's first keep_iters_ loop iterations of the

@@ -27,7 +27,11 @@ std::string Generator::LoopOver(const std::string& body, const std::vector<const
     // So are column operands kept in shared memory.
     for (const Access* x : ins) {
       const int w = ChunkWords(*x);
-      if (Staged(*x)) {
+      if (FloatColumn(*x)) {
+        absl::StrAppend(&s, "        u32 sw_", x->ptr, "[", V_, "];\n        if (active && jj < rlen) { Chunk<",
+                        V_ * 2, ">::ld(sw_", x->ptr, ", ", FloatColumnHalf(*x, 0, "k"), "); Chunk<", V_ * 2,
+                        ">::ld(sw_", x->ptr, " + ", V_ / 2, ", ", FloatColumnHalf(*x, 1, "k"), "); }\n");
+      } else if (Staged(*x)) {
         absl::StrAppend(&s, "        u32 sw_", x->ptr, "[", w, "];\n        if (active && jj < rlen) Chunk<",
                         V_ * x->esize, ">::ld(sw_", x->ptr, ", ", StagedChunk(*x, "stage", "k"), ");\n");
       } else if (ColumnInSmem(*x)) {
@@ -37,7 +41,9 @@ std::string Generator::LoopOver(const std::string& body, const std::vector<const
     }
     absl::StrAppend(&s, "        if (active && jj < rlen) ", body, "(VW<", V_, ">(), jj");
     for (const Access* x : ins) {
-      if (Staged(*x) || ColumnInSmem(*x)) {
+      if (FloatColumn(*x)) {
+        absl::StrAppend(&s, ", (const float*)sw_", x->ptr);
+      } else if (Staged(*x) || ColumnInSmem(*x)) {
         absl::StrAppend(&s, ", sw_", x->ptr);
       } else {
         absl::StrAppend(&s, ", &", x->has_i ? "pb_" : "cb_", x->ptr, "[k * ", ChunkWords(*x), "]");
@@ -220,6 +226,7 @@ Scope Generator::ElementScope(std::string* body, std::map<ValueId, std::string>*
     const Access& a = in_access_.at(v);
     if (a.vec) {
       used->insert(v);
+      if (FloatColumn(a)) return absl::StrCat("fz_elem<", a.dt, ">(w_", a.ptr, ", l)");
       return absl::StrCat("Ty<", a.dt, ">::get(w_", a.ptr, ", l)");
     }
     return absl::StrCat("Ty<", a.dt, ">::load(", a.ptr, " + ", Ro(a, "j + l", At::kAny), ")");
@@ -269,7 +276,7 @@ absl::Status Generator::EmitStage(int stage, std::string& code) {
   std::string params;
   for (ValueId v : used) {
     ins.push_back(&in_access_.at(v));
-    absl::StrAppend(&params, ", const u32* w_", in_access_.at(v).ptr);
+    absl::StrAppend(&params, ParamOf(in_access_.at(v)));
   }
   // Row values the stage needs were appended to the row scope while emitting.
   absl::StrAppend(&code, row_pending_);
@@ -407,7 +414,7 @@ absl::Status Generator::EmitFinal(std::string& code) {
   std::string params;
   for (ValueId v : used) {
     ins.push_back(&in_access_.at(v));
-    absl::StrAppend(&params, ", const u32* w_", in_access_.at(v).ptr);
+    absl::StrAppend(&params, ParamOf(in_access_.at(v)));
   }
   for (int c : cols) absl::StrAppend(&params, ", float* cp", c);
   absl::StrAppend(&code, "    auto fin = [&](auto vw, i64 j", params,

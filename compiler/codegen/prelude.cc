@@ -314,10 +314,21 @@ __device__ __forceinline__ u32 fz_div(u32 n, FzDiv v) {
 }
 )PRELUDE";
 
+// Float column operands (Generator::FloatColumn): the staged-rows path reads a
+// column's elements from floats in shared memory, the other paths from its
+// packed storage words; one element read serves both.
+const char kFloatColumnPrelude[] = R"PRELUDE(
+template <int DT> __device__ __forceinline__ typename Ty<DT>::C fz_elem(const u32* w, int l) {
+  return Ty<DT>::get(w, l);
+}
+template <int DT> __device__ __forceinline__ float fz_elem(const float* w, int l) { return w[l]; }
+)PRELUDE";
+
 }  // namespace
 
 const char* DevicePrelude() { return kPrelude; }
 const char* ClusterPrelude() { return kClusterPrelude; }
 const char* DividerPrelude() { return kDividerPrelude; }
+const char* FloatColumnPrelude() { return kFloatColumnPrelude; }
 
 }  // namespace fusiond

@@ -20,6 +20,9 @@ const char* DevicePrelude();
 const char* ClusterPrelude();
 // Division by run-time extents (FzDiv): in kernels whose offsets need it.
 const char* DividerPrelude();
+// fz_elem: a column operand's element from packed words or from floats, in
+// kernels that keep a staged column as float (Generator::FloatColumn).
+const char* FloatColumnPrelude();
 
 }  // namespace fusiond
 

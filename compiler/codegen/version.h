@@ -5,7 +5,7 @@
 
 namespace fusiond {
 
-constexpr int kCodegenVersion = 17;
+constexpr int kCodegenVersion = 18;
 
 }  // namespace fusiond
 

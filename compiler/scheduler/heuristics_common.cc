@@ -87,7 +87,9 @@ bool StageRows(const FusionAnalysis& a, const Target& t, HeuristicParams* p, boo
       row_bytes += size * elements;
       words += int64_t{p->persistent_batch} * chunk / 4;
     } else {
-      col_bytes += size * elements;
+      // Room for the float copy of a 16-bit column (kMaxFloatColumnBatch).
+      const bool widened = size == 2 && p->persistent_batch <= kMaxFloatColumnBatch;
+      col_bytes += (widened ? 4 : size) * elements;
     }
   }
   if (words <= 16 && !even_small) return false;

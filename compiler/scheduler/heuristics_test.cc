@@ -232,16 +232,21 @@ FusionAnalysis NormBackward(int64_t rows, int64_t width, int columns) {
 
 TEST(Heuristics, LayerNormBackwardStagesRowsForWideBlocks) {
   // Two column reductions: x and dy staged in shared memory (the weight's
-  // row plus two rows of both); 8192 wide 512 x 2, one block per SM; 4096
-  // wide 256 x 2, two per SM.
+  // row, as float: two chunks a thread, kMaxFloatColumnBatch, plus two rows
+  // of both); 8192 wide 512 x 2, one block per SM; 4096 wide 256 x 2, two
+  // per SM.
   for (auto [rows, width, block_x, grid_x] : {std::tuple{2048, 8192, 512, 132}, {16384, 4096, 256, 264}}) {
     HeuristicParams l = InnerOuterPersistentHeuristics(NormBackward(rows, width, 2), H100());
     EXPECT_EQ(l.block_x, block_x) << width;
     EXPECT_EQ(l.persistent_batch, 2) << width;
     EXPECT_TRUE(l.smem_buffer) << width;
-    EXPECT_EQ(l.smem_bytes, 2 * width + 2 * 2 * 2 * width) << width;
+    EXPECT_EQ(l.smem_bytes, 4 * width + 2 * 2 * 2 * width) << width;
     EXPECT_EQ(l.grid_x, grid_x) << width;
   }
+  // Four chunks a thread at 16384 wide: the weight stays bf16.
+  HeuristicParams w = InnerOuterPersistentHeuristics(NormBackward(4096, 16384, 2), H100());
+  EXPECT_EQ(w.persistent_batch, 4);
+  EXPECT_EQ(w.smem_bytes, 2 * 16384 + 2 * 2 * 2 * 16384);
   // rmsnorm (one column reduction) keeps its rows in registers.
   HeuristicParams r = InnerOuterPersistentHeuristics(NormBackward(2048, 8192, 1), H100());
   EXPECT_EQ(r.block_x, 512);

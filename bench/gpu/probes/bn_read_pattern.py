@@ -12,11 +12,10 @@ generated kernel), 16-byte vectors, four in flight a thread:
                       chunks a block, and a round's 16 channels in memory order
 Median of 30 launches (CUDA events), in TB/s of bytes moved.
 Usage: python3 bn_read_pattern.py"""
-import cupy as cp
-
 from probe_args import probe_args
 
 probe_args(0, __doc__)
+import cupy as cp  # noqa: E402  (after --help, which needs no GPU)
 N, C, HW = 256, 64, 56 * 56
 SRC = r"""
 typedef unsigned long long u64;
