@@ -55,7 +55,7 @@ TEST(RandomCodegen, StagedRowsAlwaysCompile) {
   if (NvrtcVersion() == "none") GTEST_SKIP() << "no NVRTC in this build";
   const char* env = std::getenv("FUSIOND_RANDOM_CODEGEN_SEEDS");
   const int seeds = env ? std::atoi(env) : 16;
-  int staged = 0;
+  int staged = 0, float_columns = 0;
   for (int seed = 0; seed < seeds; ++seed) {
     auto r = ScheduleRandomGraph(2000 + seed);
     if (!r.ok()) continue;
@@ -75,10 +75,11 @@ TEST(RandomCodegen, StagedRowsAlwaysCompile) {
       EXPECT_TRUE(bin.ok()) << "seed " << 2000 + seed << ": " << bin.status() << "\n" << PrintGraph(s.graph);
       EXPECT_LE(k->dynamic_smem_bytes, 160 * 1024);
       ++staged;
+      float_columns += k->source.find("fz_elem<") != std::string::npos;
     }
   }
   EXPECT_GT(staged, 0) << "no random graph took the staged path; widen the seeds";
-  std::printf("%d staged kernels compiled\n", staged);
+  std::printf("%d staged kernels compiled, %d with a float column\n", staged, float_columns);
 }
 
 // A persistent kernel's `fits` compares the row with a literal, the threads
