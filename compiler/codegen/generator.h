@@ -164,7 +164,8 @@ class Generator {
   // half its own [k][ty][tx] array (16-byte slots at V_ = 8: no bank
   // conflicts). The element read is fz_elem (FloatColumnPrelude), which the
   // paths that load packed words from memory share.
-  bool FloatColumn(const Access& a) const { return float_cols_ && Staged(a) && !a.has_i && (a.dt == 4 || a.dt == 5); }
+  bool FloatColumn(const Access& a) const { return float_cols_ && Staged(a) && !a.has_i && HalfFloat(a); }
+  static bool HalfFloat(const Access& a) { return a.dt == 4 || a.dt == 5; }  // Ty<4> f16, Ty<5> bf16
   // A body lambda's parameter for input a's chunk: packed words, or for a
   // float column either (const auto*: each call site instantiates its own).
   std::string ParamOf(const Access& a) const {

@@ -31,7 +31,7 @@ bool Generator::PlanStaging() {
       return false;
     }
     (a.has_i ? row_bytes : col_bytes) += int64_t{chunk} * PB_ * BX_ * BY_;
-    if (!a.has_i && (a.dt == 4 || a.dt == 5)) widen_bytes += int64_t{V_} * (4 - a.esize) * PB_ * BX_ * BY_;
+    if (!a.has_i && HalfFloat(a)) widen_bytes += int64_t{V_} * (4 - a.esize) * PB_ * BX_ * BY_;
   }
   if (row_bytes == 0) {
     staged_ = false;
