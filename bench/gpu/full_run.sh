@@ -35,6 +35,7 @@ if [ -d .devcarry/variants ]; then
   # shellcheck disable=SC2086  # VARIANT_ARGS: more run.py flags, as words
   timeout "${VARIANTS_TIMEOUT:-270}" env OUT="$V" bash bench/gpu/variants.sh run --graph-below-us 200 ${VARIANT_ARGS:-} \
     >"$OUT/variants.txt" 2>&1 || echo "variants: rc $? (124: past VARIANTS_TIMEOUT)" >>"$OUT/variants.txt"
+  cp "$V"/variants-all.json "$V"/variants-all.png "$OUT"/ 2>/dev/null
 fi
 R=$(mktemp)
 if [ -d .devcarry/cg/rnd ]; then

@@ -98,5 +98,28 @@ class HarnessTest(unittest.TestCase):
         self.assertTrue(glob.glob(os.path.join(out, "gpu-*.png")) or "matplotlib" not in sys.modules)
 
 
+class MergeReportsTest(unittest.TestCase):
+    """bench/gpu/merge_reports.py: variants.sh's per-variant reports as one
+    (plain JSON, no torch)."""
+
+    def test_rows_are_named_by_their_variant(self):
+        spec = importlib.util.spec_from_file_location("merge_reports", os.path.join(_HERE, "merge_reports.py"))
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        with tempfile.TemporaryDirectory() as d:
+            paths = []
+            for tag, us in (("lbw", 116.0), ("lbw-o", 116.5)):
+                paths.append(os.path.join(d, f"gpu-2026-11-30-{tag}.json"))
+                with open(paths[-1], "w") as f:
+                    json.dump({"device": "H200", "fusions": [{"fusion": "layernorm_bwd", "shapes": [
+                        [4096, 16384], [16384], "scalar"], "ours": {"us": us}}]}, f)
+            report = mod.merge(paths)
+        self.assertEqual(report["device"], "H200")
+        self.assertEqual([r["variant"] for r in report["fusions"]], ["lbw", "lbw-o"])
+        self.assertEqual(report["fusions"][1]["fusion"], "layernorm_bwd 4096x16384 [lbw-o]")
+        self.assertEqual(report["fusions"][1]["ours"]["us"], 116.5)
+        self.assertEqual(len(report["merged_from"]), 2)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

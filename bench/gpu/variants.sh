@@ -9,6 +9,9 @@
 #          SUFFIX=-b names them NAME-b, so the run (alphabetical) times each
 #          fusion's compilers one after another
 #   there: bench/gpu/variants.sh run [run.py flags]                   (carry .devcarry)
+#          writes $OUT/variants/ (a log, JSON and PNG a variant) and the run
+#          merged, $OUT/variants-all.{json,png} (bench/gpu/merge_reports.py):
+#          with OUT=$(mktemp -d), copy those two into the call's $OUT
 #          THREE_SHAPES=1 also runs each symbolic variant's one artifact at
 #          three other shapes (run.py's check; off by default for speed)
 #
@@ -130,6 +133,9 @@ PY
       case "$row" in *PASS) ;; *) grep -iE 'error|fail|exception' "$OUT/variants/$name.log" | head -3 ;; esac
       grep -hE 'CUDA-graph replay|steady state|one cubin at|^FAILED' "$OUT/variants/$name.log" | sed 's/^ */    /'
     done
+    # The run as one report and chart (a device call returns only a few files).
+    reports=("$OUT"/variants/gpu-*.json)
+    [ -e "${reports[0]}" ] && python3 bench/gpu/merge_reports.py "$OUT/variants-all" "${reports[@]}"
     ;;
-  *) sed -n 2,14p "$0"; exit 2 ;;
+  *) sed -n 2,17p "$0"; exit 2 ;;
 esac
