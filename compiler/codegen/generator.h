@@ -98,6 +98,10 @@ class Generator {
                      std::set<ValueId>* used);
   absl::Status EmitStage(int stage, std::string& code);
   absl::Status EmitFinal(std::string& code);
+  // generator_epilogue.cc: the column partials, the grid barrier and the
+  // tiles that sum them into the column outputs (kernels with column
+  // reductions).
+  absl::Status EmitColumnEpilogue(std::string& code);
   std::string LoopOver(const std::string& body, const std::vector<const Access*>& ins,
                        const std::vector<int>& cols, bool final);
   std::string BlockReduce(const std::vector<int>& slots, const std::string& ind);
