@@ -98,6 +98,9 @@ class Generator {
                      std::set<ValueId>* used);
   absl::Status EmitStage(int stage, std::string& code);
   absl::Status EmitFinal(std::string& code);
+  // generator_row_loop.cc: the loop over a block's rows, to the end of the
+  // final pass (coop: a cooperative grid; cols: column reductions).
+  absl::Status EmitRowLoop(std::string& code, bool coop, bool cols);
   // generator_epilogue.cc: the column partials, the grid barrier and the
   // tiles that sum them into the column outputs (kernels with column
   // reductions).
