@@ -168,58 +168,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   const std::string dividers = PlanDividers();
   if (!dividers.empty()) c += DividerPrelude();  // the FzDivs follow rlen, before vec_ok
   if (float_cols_) c += FloatColumnPrelude();
-  // Registers per thread (docs/heuristics-tuning.md): the row buffers hold
-  // u32 words of the inputs' storage type (twice when the next row is
-  // prefetched into a second buffer), the column buffers once more, plus
-  // about 32 for indices, reductions and temporaries. An inner persistent
-  // kernel of <= 256 threads asks ptxas for as many blocks per SM (up to
-  // four) as its estimate fits; with (T, 1) ptxas takes as many registers as
-  // it likes. H200, bf16: layernorm forward 2048x8192 138 -> 128 registers,
-  // one -> two blocks per SM, 36.9 -> 33.9 us; at 16384x4096 140 -> 128
-  // registers, three -> four blocks of 128 threads. Not for 512 threads
-  // (softmax backward capped at 64 registers: 123.1 -> 125.9 us) nor for
-  // cooperative kernels, whose grid the heuristics size for the blocks they
-  // expect to be resident.
-  int min_blocks = 1;
-  if (persistent_ && !coop && hp_.kind == SchedulerKind::kInnerPersistent) {
-    const int estimate = 32 + PersistentColWords() + PersistentRowWords() * (PrefetchRows() ? 2 : 1);
-    const int threads = BX_ * BY_;
-    // The estimate runs low (rmsnorm forward 256x4: 80 against 102 used), so
-    // more than two blocks for 128 threads, where four still leave ptxas
-    // 128 registers, and for 256 threads only without a prefetch buffer and
-    // with kRegisterMargin to spare: softmax forward 4096x16384 at 256 x 8,
-    // estimate 64, three blocks (80 registers, no spills) 71.0 us, where
-    // 128 x 16 at four blocks took 74.7 (bench/results/gpu-2026-11-30-s10-4-*.log;
-    // at two blocks, 90 registers, session 3 had measured 256 x 8 slower).
-    // Two or more columns in shared memory (layernorm forward's weight and
-    // bias) leave the rows most of the registers: six blocks of 128 threads
-    // (80 registers, no spills). H200, bf16, do_bench: layernorm forward
-    // 16384x4096 77.4-78.3 -> 75.4-76.7 us (steady 71.9-73.8 -> 72.3-72.6),
-    // 16384x3072 61.1 -> 58.1-58.2 (57.1-57.5 -> 55.4-55.8); with the weight
-    // alone (rmsnorm forward, five blocks by its registers) six were not
-    // faster (72.1-72.5 -> 72.7, steady 67.6-68.4 -> 69.0-69.6)
-    // (bench/results/gpu-2026-11-30-s15-{1,2,3}-*.log).
-    const int most = threads <= 128 ? (ColumnsInSmem() >= 2 ? 6 : 4) : 2;
-    for (int n = std::min(most, o_.max_min_blocks); n >= 2 && min_blocks == 1; --n) {
-      if (threads <= 256 && estimate <= std::min(255, 65536 / (n * threads))) min_blocks = n;
-    }
-    if (threads == 256 && min_blocks == 2 && !PrefetchRows()) {
-      for (int n = std::min(4, o_.max_min_blocks); n > 2 && min_blocks == 2; --n) {
-        if (estimate + kRegisterMargin <= 65536 / (n * threads)) min_blocks = n;
-      }
-    }
-  } else if (coop && split_ && (hp_.kind == SchedulerKind::kInnerOuterPersistent ||
-                                 hp_.kind == SchedulerKind::kOuterPersistent)) {
-    // Rows (channels) split over blocks: the heuristics sized grid_x x grid_y
-    // for the blocks per SM they expect resident (SplitWideRows, the outer
-    // persistent multi-pass rounds); ask ptxas for that (at most two for
-    // inner-outer rows, four for outer persistent blocks of <= 128 threads:
-    // the same 128 registers a thread as two of 256).
-    const int64_t planned = std::max<int64_t>(1, hp_.grid_x) * std::max<int64_t>(1, hp_.grid_y);
-    const int most = hp_.kind == SchedulerKind::kOuterPersistent && BX_ * BY_ <= 128 ? 4 : 2;
-    min_blocks = static_cast<int>(std::clamp<int64_t>((planned + o_.sm_count - 1) / o_.sm_count, 1,
-                                                      std::min(most, o_.max_min_blocks)));
-  }
+  const int min_blocks = MinBlocksPerSm(coop);
   absl::StrAppend(&c, "\nextern \"C\" __global__ void __launch_bounds__(", BX_ * BY_, ", ", min_blocks, ") ",
                   cluster_ > 1 ? absl::StrCat("__cluster_dims__(", cluster_, ", 1, 1) ") : "", k.name, "(", sig,
                   ") {\n");
@@ -430,6 +379,62 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     k.ws_per_grid_x = per;
   }
   return k;
+}
+
+// Registers per thread (docs/heuristics-tuning.md): the row buffers hold
+// u32 words of the inputs' storage type (twice when the next row is
+// prefetched into a second buffer), the column buffers once more, plus
+// about 32 for indices, reductions and temporaries. An inner persistent
+// kernel of <= 256 threads asks ptxas for as many blocks per SM (up to
+// four) as its estimate fits; with (T, 1) ptxas takes as many registers as
+// it likes. H200, bf16: layernorm forward 2048x8192 138 -> 128 registers,
+// one -> two blocks per SM, 36.9 -> 33.9 us; at 16384x4096 140 -> 128
+// registers, three -> four blocks of 128 threads. Not for 512 threads
+// (softmax backward capped at 64 registers: 123.1 -> 125.9 us) nor for
+// cooperative kernels, whose grid the heuristics size for the blocks they
+// expect to be resident.
+int Generator::MinBlocksPerSm(bool coop) const {
+  int min_blocks = 1;
+  if (persistent_ && !coop && hp_.kind == SchedulerKind::kInnerPersistent) {
+    const int estimate = 32 + PersistentColWords() + PersistentRowWords() * (PrefetchRows() ? 2 : 1);
+    const int threads = BX_ * BY_;
+    // The estimate runs low (rmsnorm forward 256x4: 80 against 102 used), so
+    // more than two blocks for 128 threads, where four still leave ptxas
+    // 128 registers, and for 256 threads only without a prefetch buffer and
+    // with kRegisterMargin to spare: softmax forward 4096x16384 at 256 x 8,
+    // estimate 64, three blocks (80 registers, no spills) 71.0 us, where
+    // 128 x 16 at four blocks took 74.7 (bench/results/gpu-2026-11-30-s10-4-*.log;
+    // at two blocks, 90 registers, session 3 had measured 256 x 8 slower).
+    // Two or more columns in shared memory (layernorm forward's weight and
+    // bias) leave the rows most of the registers: six blocks of 128 threads
+    // (80 registers, no spills). H200, bf16, do_bench: layernorm forward
+    // 16384x4096 77.4-78.3 -> 75.4-76.7 us (steady 71.9-73.8 -> 72.3-72.6),
+    // 16384x3072 61.1 -> 58.1-58.2 (57.1-57.5 -> 55.4-55.8); with the weight
+    // alone (rmsnorm forward, five blocks by its registers) six were not
+    // faster (72.1-72.5 -> 72.7, steady 67.6-68.4 -> 69.0-69.6)
+    // (bench/results/gpu-2026-11-30-s15-{1,2,3}-*.log).
+    const int most = threads <= 128 ? (ColumnsInSmem() >= 2 ? 6 : 4) : 2;
+    for (int n = std::min(most, o_.max_min_blocks); n >= 2 && min_blocks == 1; --n) {
+      if (threads <= 256 && estimate <= std::min(255, 65536 / (n * threads))) min_blocks = n;
+    }
+    if (threads == 256 && min_blocks == 2 && !PrefetchRows()) {
+      for (int n = std::min(4, o_.max_min_blocks); n > 2 && min_blocks == 2; --n) {
+        if (estimate + kRegisterMargin <= 65536 / (n * threads)) min_blocks = n;
+      }
+    }
+  } else if (coop && split_ && (hp_.kind == SchedulerKind::kInnerOuterPersistent ||
+                                 hp_.kind == SchedulerKind::kOuterPersistent)) {
+    // Rows (channels) split over blocks: the heuristics sized grid_x x grid_y
+    // for the blocks per SM they expect resident (SplitWideRows, the outer
+    // persistent multi-pass rounds); ask ptxas for that (at most two for
+    // inner-outer rows, four for outer persistent blocks of <= 128 threads:
+    // the same 128 registers a thread as two of 256).
+    const int64_t planned = std::max<int64_t>(1, hp_.grid_x) * std::max<int64_t>(1, hp_.grid_y);
+    const int most = hp_.kind == SchedulerKind::kOuterPersistent && BX_ * BY_ <= 128 ? 4 : 2;
+    min_blocks = static_cast<int>(std::clamp<int64_t>((planned + o_.sm_count - 1) / o_.sm_count, 1,
+                                                      std::min(most, o_.max_min_blocks)));
+  }
+  return min_blocks;
 }
 
 std::string Generator::WcolRow(size_t ci) const {

@@ -98,6 +98,9 @@ class Generator {
                      std::set<ValueId>* used);
   absl::Status EmitStage(int stage, std::string& code);
   absl::Status EmitFinal(std::string& code);
+  // The blocks a SM the kernel asks ptxas for (__launch_bounds__' second
+  // argument; coop: a cooperative grid).
+  int MinBlocksPerSm(bool coop) const;
   // generator_row_loop.cc: the loop over a block's rows, to the end of the
   // final pass (coop: a cooperative grid; cols: column reductions).
   absl::Status EmitRowLoop(std::string& code, bool coop, bool cols);
