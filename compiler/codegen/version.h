@@ -5,7 +5,7 @@
 
 namespace fusiond {
 
-constexpr int kCodegenVersion = 18;
+constexpr int kCodegenVersion = 19;
 
 }  // namespace fusiond
 
