@@ -5,7 +5,7 @@
 
 namespace fusiond {
 
-constexpr int kCodegenVersion = 19;
+constexpr int kCodegenVersion = 20;
 
 }  // namespace fusiond
 
