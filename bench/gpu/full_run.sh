@@ -6,7 +6,8 @@
 #      fusion against eager and torch.compile (-> device_run.log, the corpus
 #      JSON and PNG);
 #   2. bench/gpu/variants.sh run: the prepared variants, e.g. issue 5's
-#      larger shapes (-> variants.txt);
+#      larger shapes (their table opens other-logs.txt, the merged report
+#      -> variants-all.{json,png});
 #   3. compiler/codegen/device/run_random.sh on .devcarry/cg/rnd if bundled:
 #      random graphs against the CPU reference.
 # The runtime tests' logs, the random-graph summary and every variant's log
@@ -41,11 +42,15 @@ R=$(mktemp)
 if [ -d .devcarry/cg/rnd ]; then
   (cd .devcarry/cg && timeout 120 ./run_random.sh) >"$R" 2>&1
 fi
+# The variants' table opens other-logs.txt instead of being a file of its
+# own: with the corpus and wide-row reports and charts and the merged
+# variants report, a ninth file would not come back (session 19, run 8).
 {
+  if [ -f "$OUT/variants.txt" ]; then echo "==== variants.txt (the variants' table)"; cat "$OUT/variants.txt"; fi
   for f in "$OUT"/runtime_*.log; do [ -f "$f" ] && { echo "==== $(basename "$f")"; cat "$f"; }; done
   echo "==== random graphs (last line: the summary)"; cat "$R"
   echo "==== variants"; cat "$V"/variants/*.log 2>/dev/null
 } >"$OUT/other-logs.txt"
-rm -f "$OUT"/runtime_*.log "$OUT"/*selftest*
+rm -f "$OUT"/runtime_*.log "$OUT"/*selftest* "$OUT/variants.txt"
 tail -1 "$R"
 ls "$OUT"
