@@ -2,8 +2,9 @@
 (session 19, for a later device session). The thunder (static) and manual
 (symbolic) rmsnorm backward definitions compile to the same kernel text but
 for the sizes (rows = s0, rlen = s1 in the manual one, literals in the
-thunder one; and the inputs' order), and the manual one has run ~1 us
-slower at 2048x8192 in every corpus run (37.0-37.1 against 35.4-36.0 us).
+thunder one; and the inputs' order), and at 2048x8192 the manual one has
+run ~0.8 us slower in steady state in every corpus run of docs/results.md
+(31.2-32.0 against 30.5-31.4 us; under do_bench -0.4 to +1.7 us).
 The daemon's cache key already holds a persistent segment's symbol sizes,
 so a kernel with them as literals would cost no extra compiles; this
 probe says whether it would close the gap: every use of a size parameter in
