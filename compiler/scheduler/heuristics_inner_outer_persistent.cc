@@ -144,9 +144,10 @@ HeuristicParams InnerOuterPersistentHeuristics(const FusionAnalysis& a, const Ta
                                                     int64_t{t.sm_count} * per_sm / p.grid_y));
   // cluster_x stays 1. Clusters of two (half the partial rows) made the
   // static layernorm backward 2% faster at 4096x16384 but the same math
-  // written per primitive (three row reductions) 1.6% slower there and 6%
-  // at 2048x8192 (H200, docs/heuristics-tuning.md session 19): no rule on
-  // what the analysis sees separates the two.
+  // written per primitive with symbolic sizes (after the passes the same
+  // kernel text but for its run-time sizes) 1.6% slower there and 6% at
+  // 2048x8192 (H200, docs/heuristics-tuning.md session 19): no rule on what
+  // the analysis sees separates the two.
   return p;
 }
 
