@@ -71,6 +71,8 @@ bool KernelRequirement::Holds(int64_t value) const {
       return bound > 0 && value % bound == 0;
     case Kind::kAtMost:
       return value <= bound;
+    case Kind::kEquals:
+      return value == bound;
   }
   return false;
 }
@@ -81,6 +83,8 @@ std::string KernelRequirement::Describe() const {
       return absl::StrCat("is a multiple of ", bound);
     case Kind::kAtMost:
       return absl::StrCat("<= ", bound);
+    case Kind::kEquals:
+      return absl::StrCat("== ", bound);
   }
   return "?";
 }
@@ -220,16 +224,22 @@ absl::StatusOr<KernelParam> ParseParam(const JsonValue& p, const std::string& wh
   return param;
 }
 
-// One entry of a kernel's "requires": {"expr": E, "multiple_of": N} or
-// {"expr": E, "at_most": N}.
+// One entry of a kernel's "requires": {"expr": E} and one of
+// "multiple_of": N, "at_most": N or "equals": N.
 absl::StatusOr<KernelRequirement> ParseRequirement(const JsonValue& r, const std::string& where) {
+  struct KindKey {
+    const char* key;
+    KernelRequirement::Kind kind;
+  };
+  static constexpr KindKey kKinds[] = {{"multiple_of", KernelRequirement::Kind::kMultipleOf},
+                                       {"at_most", KernelRequirement::Kind::kAtMost},
+                                       {"equals", KernelRequirement::Kind::kEquals}};
+  constexpr char kOneOf[] = "\"multiple_of\", \"at_most\", \"equals\"";
   if (!r.is_object()) return Bad(where, "expected an object");
   for (const auto& [key, value] : r.members()) {
-    if (key != "expr" && key != "multiple_of" && key != "at_most") {
-      return Bad(where, absl::StrCat("unknown key \"", key,
-                                     "\" (expected \"expr\" and one of \"multiple_of\", "
-                                     "\"at_most\")"));
-    }
+    bool known = key == "expr";
+    for (const KindKey& k : kKinds) known |= key == k.key;
+    if (!known) return Bad(where, absl::StrCat("unknown key \"", key, "\" (expected \"expr\" and one of ", kOneOf, ")"));
   }
   const JsonValue* expr = r.Find("expr");
   if (expr == nullptr) return Bad(where, "missing \"expr\"");
@@ -237,22 +247,22 @@ absl::StatusOr<KernelRequirement> ParseRequirement(const JsonValue& r, const std
   absl::StatusOr<Expr> e = ParseExprValue(*expr, where + ".expr");
   if (!e.ok()) return e.status();
   req.expr = *std::move(e);
-  const JsonValue* multiple_of = r.Find("multiple_of");
-  const JsonValue* at_most = r.Find("at_most");
-  if ((multiple_of == nullptr) == (at_most == nullptr)) {
-    return Bad(where, "needs exactly one of \"multiple_of\" and \"at_most\"");
+  const JsonValue* bound = nullptr;
+  const char* key = nullptr;
+  for (const KindKey& k : kKinds) {
+    const JsonValue* v = r.Find(k.key);
+    if (v == nullptr) continue;
+    if (bound != nullptr) return Bad(where, absl::StrCat("needs exactly one of ", kOneOf));
+    bound = v;
+    key = k.key;
+    req.kind = k.kind;
   }
-  if (multiple_of != nullptr) {
-    if (!multiple_of->is_integer() || multiple_of->int_value() <= 0) {
-      return Bad(where, "\"multiple_of\" must be an integer > 0");
-    }
-    req.kind = KernelRequirement::Kind::kMultipleOf;
-    req.bound = multiple_of->int_value();
-  } else {
-    if (!at_most->is_integer()) return Bad(where, "\"at_most\" must be an integer");
-    req.kind = KernelRequirement::Kind::kAtMost;
-    req.bound = at_most->int_value();
+  if (bound == nullptr) return Bad(where, absl::StrCat("needs exactly one of ", kOneOf));
+  const bool positive = req.kind == KernelRequirement::Kind::kMultipleOf;
+  if (!bound->is_integer() || (positive && bound->int_value() <= 0)) {
+    return Bad(where, absl::StrCat("\"", key, "\" must be an integer", positive ? " > 0" : ""));
   }
+  req.bound = bound->int_value();
   return req;
 }
 
@@ -442,9 +452,9 @@ absl::StatusOr<Manifest> ParseManifest(std::string_view json_text) {
   Manifest m;
   absl::StatusOr<int> version = IntMember(root, "manifest_version", "top level");
   if (!version.ok()) return version.status();
-  if (*version != 1 && *version != 2) {
+  if (*version < 1 || *version > 3) {
     return absl::UnimplementedError(absl::StrCat("manifest: manifest_version ", *version,
-                                                 " is not supported (this runtime reads 1 and 2)"));
+                                                 " is not supported (this runtime reads 1 to 3)"));
   }
   m.version = *version;
   m.fusion = OptString(root, "fusion");

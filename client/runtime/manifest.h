@@ -1,8 +1,8 @@
 // The kernel manifest (launch recipe, docs/manifest.md) as plain structs,
 // parsed from manifest.json and checked for internal consistency: every
 // index in range, every expression parses and reads only declared symbols.
-// Reads manifest versions 1 and 2 (2 adds kernel "requires" and param
-// "align").
+// Reads manifest versions 1 to 3 (2 adds kernel "requires" and param
+// "align", 3 the "equals" condition of "requires").
 #ifndef FUSIOND_CLIENT_RUNTIME_MANIFEST_H_
 #define FUSIOND_CLIENT_RUNTIME_MANIFEST_H_
 
@@ -63,15 +63,15 @@ struct KernelParam {
 // compiled for shapes where `expr` satisfies it and is never launched where
 // it does not.
 struct KernelRequirement {
-  enum class Kind { kMultipleOf, kAtMost };
+  enum class Kind { kMultipleOf, kAtMost, kEquals };
   Expr expr;
   Kind kind = Kind::kMultipleOf;
   // kMultipleOf: N > 0, holds when value % N == 0; kAtMost: holds when
-  // value <= N. Default: 1.
+  // value <= N; kEquals (version 3): holds when value == N. Default: 1.
   int64_t bound = 1;
 
   bool Holds(int64_t value) const;
-  // "is a multiple of 8", "<= 8192".
+  // "is a multiple of 8", "<= 8192", "== 2048".
   std::string Describe() const;
 };
 
@@ -103,7 +103,7 @@ struct Manifest {
 };
 
 // InvalidArgument "manifest: <where>: <what>" for malformed or inconsistent
-// manifests; Unimplemented for a manifest_version other than 1 and 2.
+// manifests; Unimplemented for a manifest_version other than 1, 2 and 3.
 absl::StatusOr<Manifest> ParseManifest(std::string_view json_text);
 
 // What a tensor's device pointer must be a multiple of: the largest "align"

@@ -140,12 +140,12 @@ TEST(ManifestTest, RejectsInconsistentManifests) {
   ExpectBad("{", "json");
   ExpectBad(Replace(doc, "\"manifest_version\": 2", "\"manifest_version\": \"2\""),
             "manifest_version");
-  for (const char* v : {"0", "3"}) {
+  for (const char* v : {"0", "4"}) {
     absl::Status s = ParseManifest(Replace(doc, "\"manifest_version\": 2",
                                            absl::StrCat("\"manifest_version\": ", v)))
                          .status();
     EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented) << s;
-    EXPECT_NE(std::string(s.message()).find("this runtime reads 1 and 2"), std::string::npos) << s;
+    EXPECT_NE(std::string(s.message()).find("this runtime reads 1 to 3"), std::string::npos) << s;
   }
   ExpectBad(Replace(doc, "\"bfloat16\"", "\"bfloat17\""), "unknown dtype 'bfloat17'");
   ExpectBad(Replace(doc, "\"min(264, s0)\"", "\"min(264, s7)\""), "undeclared symbol 's7'");
@@ -181,6 +181,25 @@ TEST(ManifestTest, ReadsVersionOneAndTwo) {
   ASSERT_TRUE(v1_with_v2_fields.ok()) << v1_with_v2_fields.status();
   EXPECT_EQ(v1_with_v2_fields->kernels[0].requirements.size(), 2u);
   EXPECT_EQ(v1_with_v2_fields->kernels[0].params[0].align, 16);
+}
+
+TEST(ManifestTest, ParsesEqualsOfVersion3) {
+  const std::string doc = Replace(
+      Replace(kDocExample, "\"manifest_version\": 2", "\"manifest_version\": 3"),
+      "{\"expr\": \"s1\", \"multiple_of\": 8}", "{\"expr\": \"s0\", \"equals\": 2048}");
+  absl::StatusOr<Manifest> m = ParseManifest(doc);
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->version, 3);
+  const KernelRequirement& r = m->kernels[0].requirements[0];
+  EXPECT_EQ(r.expr.text(), "s0");
+  EXPECT_EQ(r.kind, KernelRequirement::Kind::kEquals);
+  EXPECT_EQ(r.Describe(), "== 2048");
+  EXPECT_TRUE(r.Holds(2048));
+  EXPECT_FALSE(r.Holds(2047));
+  EXPECT_FALSE(r.Holds(4096));
+  absl::Status bad = ParseManifest(Replace(doc, "\"equals\": 2048", "\"equals\": \"2048\"")).status();
+  EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument) << bad;
+  EXPECT_NE(std::string(bad.message()).find("\"equals\" must be an integer"), std::string::npos) << bad;
 }
 
 TEST(ManifestTest, ParsesRequiresAndAlign) {
@@ -265,9 +284,9 @@ TEST(ManifestTest, RejectsMalformedRequiresAndAlign) {
   ExpectBadAt(with_second("{\"expr\": \"s1\", \"at_most\": 8192, \"atmost\": 1}"),
               {k + ".requires[1]:", "unknown key \"atmost\""});
   ExpectBadAt(with_second("{\"expr\": \"s1\", \"at_most\": 8192, \"multiple_of\": 8}"),
-              {k + ".requires[1]:", "exactly one of \"multiple_of\" and \"at_most\""});
+              {k + ".requires[1]:", "exactly one of \"multiple_of\", \"at_most\", \"equals\""});
   ExpectBadAt(with_second("{\"expr\": \"s1\"}"),
-              {k + ".requires[1]:", "exactly one of \"multiple_of\" and \"at_most\""});
+              {k + ".requires[1]:", "exactly one of \"multiple_of\", \"at_most\", \"equals\""});
   ExpectBadAt(with_second("{\"at_most\": 8192}"), {k + ".requires[1]:", "missing \"expr\""});
   for (const char* n : {"0", "-8", "8.5", "\"8\"", "null"}) {
     ExpectBadAt(with_second(absl::StrCat("{\"expr\": \"s1\", \"multiple_of\": ", n, "}")),

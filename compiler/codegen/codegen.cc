@@ -124,7 +124,6 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   }
   for (SymbolId s : p_.symbol_order) {
     const std::string& name = p_.symbol_names.at(s);
-    absl::StrAppend(&sig, ", i64 ", name);
     k.params.push_back({"size", 0, name});
     k.symbols.push_back({name, {input_index_.at(g_.symbols[s].input), g_.symbols[s].axis}});
   }
@@ -168,11 +167,27 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   const std::string dividers = PlanDividers();
   if (!dividers.empty()) c += DividerPrelude();  // the FzDivs follow rlen, before vec_ok
   if (float_cols_) c += FloatColumnPrelude();
+  // A specialized kernel has no loops for rows that do not fit: the runtime
+  // launches it only where the manifest's requirements hold. Elsewhere it
+  // would write wrong values, never out of bounds (every access is still
+  // bounded by rows and rlen). An early `if (!fits) return;` made layernorm
+  // backward 2048x8192 30% slower on the H200 (53 against 41 us,
+  // bench/results/gpu-2026-11-30-s16-2-*.log).
+  specialized_ = persistent_ && PlanRequires(split * BX_ * PB_ * V_, k);
+  // The size parameters; literal ones (PlanRequires) stay in the signature,
+  // renamed and unused, and the body declares them.
+  for (SymbolId s : p_.symbol_order) {
+    absl::StrAppend(&sig, ", i64 ", p_.symbol_names.at(s), literal_symbols_.count(s) ? "_arg" : "");
+  }
   const int min_blocks = MinBlocksPerSm(coop);
   absl::StrAppend(&c, "\nextern \"C\" __global__ void __launch_bounds__(", BX_ * BY_, ", ", min_blocks, ") ",
                   cluster_ > 1 ? absl::StrCat("__cluster_dims__(", cluster_, ", 1, 1) ") : "", k.name, "(", sig,
                   ") {\n");
   absl::StrAppend(&c, "  const int tx = threadIdx.x, ty = threadIdx.y;\n  (void)ty;\n");
+  for (SymbolId s : literal_symbols_) {
+    absl::StrAppend(&c, "  constexpr i64 ", p_.symbol_names.at(s), " = ", o_.symbol_sizes[s],
+                    ";  // compiled for (requires)\n");
+  }
   if (staged_ || cluster_ > 1) absl::StrAppend(&c, "  extern __shared__ __align__(16) unsigned char fz_smem[];\n");
   // Typed pointers: element arithmetic per dtype.
   auto typed = [&](const Access& a, bool in) {
@@ -211,13 +226,6 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   absl::StrAppend(&c, "  const bool fits = ",
                   persistent_ ? absl::StrCat("vec_ok && rlen <= ", split * BX_ * PB_ * V_, "LL") : "false",
                   ";\n  (void)fits;\n");
-  // A specialized kernel has no loops for rows that do not fit: the runtime
-  // launches it only where the manifest's requirements hold. Elsewhere it
-  // would write wrong values, never out of bounds (every access is still
-  // bounded by rows and rlen). An early `if (!fits) return;` made layernorm
-  // backward 2048x8192 30% slower on the H200 (53 against 41 us,
-  // bench/results/gpu-2026-11-30-s16-2-*.log).
-  specialized_ = persistent_ && PlanRequires(split * BX_ * PB_ * V_, k);
   if (!p_.row_slots.empty() && BX_ > 32) {
     size_t per_stage = 1;
     for (int s = 0; s < p_.num_stages; ++s) {

@@ -51,9 +51,9 @@ struct CodegenOptions {
 };
 
 // A condition the launch sizes must meet (docs/manifest.md, `requires`):
-// `expr` (a manifest expression) is a multiple of `n`, or at most `n`.
+// `expr` (a manifest expression) is a multiple of `n`, at most `n`, or `n`.
 struct Requirement {
-  enum class Kind { kMultipleOf, kAtMost };
+  enum class Kind { kMultipleOf, kAtMost, kEquals };
   std::string expr;
   Kind kind = Kind::kMultipleOf;
   int64_t n = 1;

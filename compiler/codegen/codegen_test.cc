@@ -196,10 +196,10 @@ TEST(Codegen, SymbolicKernelTakesSizesAsParameters) {
 }
 
 // A persistent kernel is for the shape class it was compiled for: no
-// fallback loops, and what it needs (the row extent a multiple of the vector
-// width and at most the buffers' row, vector pointers aligned) goes to the
-// manifest for the runtimes to check. CodegenOptions::specialize = false
-// keeps the loops instead.
+// fallback loops, its row extents are the literals compiled for (the row
+// count stays a parameter), and what it needs (those extents, vector
+// pointers aligned) goes to the manifest for the runtimes to check.
+// CodegenOptions::specialize = false keeps the loops instead.
 TEST(Codegen, PersistentKernelsAreSpecializedToTheirShapeClass) {
   Graph g = Softmax();
   HeuristicParams hp = SoftmaxParams();  // 128 threads x 16 chunks x 8 = 16384
@@ -209,18 +209,18 @@ TEST(Codegen, PersistentKernelsAreSpecializedToTheirShapeClass) {
   ASSERT_TRUE(k.ok()) << k.status();
   EXPECT_EQ(k->source.find("VW<1>()"), std::string::npos);        // no element loop
   EXPECT_EQ(k->source.find("if (vec_ok) {"), std::string::npos);  // no vector loop from memory
-  ASSERT_EQ(k->requirements.size(), 2u);
+  ASSERT_EQ(k->requirements.size(), 1u);
   EXPECT_EQ(k->requirements[0].expr, "s1");
-  EXPECT_EQ(k->requirements[0].kind, Requirement::Kind::kMultipleOf);
-  EXPECT_EQ(k->requirements[0].n, 8);
-  EXPECT_EQ(k->requirements[1].expr, "s1");
-  EXPECT_EQ(k->requirements[1].kind, Requirement::Kind::kAtMost);
-  EXPECT_EQ(k->requirements[1].n, 16384);
+  EXPECT_EQ(k->requirements[0].kind, Requirement::Kind::kEquals);
+  EXPECT_EQ(k->requirements[0].n, 16384);
+  EXPECT_NE(k->source.find(", i64 s0, i64 s1_arg) {\n"), std::string::npos) << k->source;
+  EXPECT_NE(k->source.find("  constexpr i64 s1 = 16384;"), std::string::npos);
+  EXPECT_EQ(k->source.find("constexpr i64 s0"), std::string::npos);
   EXPECT_EQ(k->params[0].align, 16);  // bf16 x 8
   EXPECT_EQ(k->params[1].align, 16);
   const std::string m = KernelManifestJson(*k, "k.cubin", 40, 0, 132);
-  EXPECT_NE(m.find("\"requires\": [{\"expr\": \"s1\", \"multiple_of\": 8}, {\"expr\": \"s1\", \"at_most\": 16384}]"),
-            std::string::npos) << m;
+  EXPECT_NE(m.find("\"requires\": [{\"expr\": \"s1\", \"equals\": 16384}]"), std::string::npos) << m;
+  EXPECT_NE(m.find("{\"kind\": \"size\", \"symbol\": \"s1\"}"), std::string::npos) << m;
   EXPECT_NE(m.find("{\"kind\": \"input\", \"index\": 0, \"align\": 16}"), std::string::npos) << m;
 
   CodegenOptions general = o;

@@ -204,9 +204,11 @@ class Generator {
   int cluster_ = 1;
 
   // generator_requires.cc: whether this persistent kernel is specialized
-  // (CodegenOptions::specialize), and if so its launch requirements in k.
+  // (CodegenOptions::specialize), and if so its launch requirements in k;
+  // literal_symbols_: the size symbols it has as the literals compiled for.
   bool PlanRequires(int64_t bound, GeneratedKernel& k);
   bool specialized_ = false;
+  std::set<SymbolId> literal_symbols_;
 
   bool staged_ = false;
   bool float_cols_ = false;

@@ -32,10 +32,21 @@ bool Generator::PlanRequires(int64_t bound, GeneratedKernel& k) {
   for (int a : p_.r_axes) rlen *= sizes.Resolve(g_, p_.ref[a]);
   const int64_t inner_size = sizes.Resolve(g_, inner);
   if (inner_size <= 0 || inner_size % V_ != 0 || rlen > bound) return false;
-  if (!g_.Canonical(inner).is_static() && V_ > 1) {
-    k.requirements.push_back({p_.ExtentExpr(inner), Requirement::Kind::kMultipleOf, V_});
+  // A symbolic row's extents become the literals compiled for (codegen.cc),
+  // as a static definition's are, so a symbolic definition and a static one
+  // of the same shape get the same row arithmetic (docs/codegen.md,
+  // "Specialized kernels": what that did on the H200). That costs
+  // the daemon no compiles (its cache key holds a persistent segment's
+  // sizes); the row count stays a parameter, so another batch size still
+  // shares the kernel text and NVRTC's work.
+  if (symbolic) {
+    for (int a : p_.r_axes) {
+      const Extent e = g_.Canonical(p_.ref[a]);
+      if (e.is_static() || literal_symbols_.count(e.symbol)) continue;
+      literal_symbols_.insert(e.symbol);
+      k.requirements.push_back({p_.symbol_names.at(e.symbol), Requirement::Kind::kEquals, o_.symbol_sizes[e.symbol]});
+    }
   }
-  if (symbolic) k.requirements.push_back({p_.ProductExpr(p_.r_axes), Requirement::Kind::kAtMost, bound});
   // The pointers vec_ok tests.
   for (ParamBinding& b : k.params) {
     const Access* a = nullptr;

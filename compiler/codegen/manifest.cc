@@ -48,6 +48,19 @@ std::string TensorJson(const Graph& g, ValueId v, const std::map<SymbolId, std::
                       val.is_tensor ? "" : ", \"scalar\": true", "}");
 }
 
+// A requirement's key in the manifest (docs/manifest.md, `requires`).
+const char* RequirementKey(Requirement::Kind kind) {
+  switch (kind) {
+    case Requirement::Kind::kMultipleOf:
+      return "multiple_of";
+    case Requirement::Kind::kAtMost:
+      return "at_most";
+    case Requirement::Kind::kEquals:
+      return "equals";
+  }
+  return "?";
+}
+
 }  // namespace
 
 std::string JsonQuote(const std::string& s) {
@@ -86,7 +99,7 @@ std::string KernelManifestJson(const GeneratedKernel& k, const std::string& bina
   std::vector<std::string> requirements;
   for (const Requirement& q : k.requirements) {
     requirements.push_back(absl::StrCat("{\"expr\": ", JsonQuote(q.expr), ", \"",
-                                        q.kind == Requirement::Kind::kMultipleOf ? "multiple_of" : "at_most",
+                                        RequirementKey(q.kind),
                                         "\": ", q.n, "}"));
   }
   std::string j = absl::StrCat(
@@ -182,7 +195,7 @@ std::string FusionManifestJson(const CompileResult& r, const std::string& fusion
   }
   const std::string arch = r.segments.empty() || !r.segments[0].kernel ? "" : r.segments[0].kernel->arch;
   return absl::StrCat(
-      "{\n  \"manifest_version\": 2,\n  \"fusion\": ", JsonQuote(fusion_name),
+      "{\n  \"manifest_version\": 3,\n  \"fusion\": ", JsonQuote(fusion_name),
       ",\n  \"canonical_hash\": ", JsonQuote(r.canonical_hash), ",\n  \"arch\": ", JsonQuote(arch),
       ",\n  \"symbols\": [", absl::StrJoin(symbols, ", "), "],\n  \"inputs\": [",
       absl::StrJoin(inputs, ", "), "],\n  \"outputs\": [", absl::StrJoin(outputs, ", "),

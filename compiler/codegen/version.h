@@ -5,7 +5,7 @@
 
 namespace fusiond {
 
-constexpr int kCodegenVersion = 20;
+constexpr int kCodegenVersion = 21;
 
 }  // namespace fusiond
 

@@ -3,8 +3,8 @@
 // against the CPU reference interpreter (float64 with each dtype's rounding)
 // with MaxRelativeError: bf16/fp16 <= 1e-2, fp32 <= 1e-4. Outputs are filled
 // with NaN before each launch. A symbolic definition's one artifact runs at
-// three shapes of the class it was compiled for and refuses others (its
-// manifest's requires); its --general artifact runs those too; a misaligned
+// three shapes of the class it was compiled for (other row counts) and
+// refuses others (its manifest's requires); its --general artifact runs those too; a misaligned
 // input runs through both. Environment: FUSIOND_E2E_ARTIFACTS=DIR
 // (DIR/<stem>/manifest.json), FUSIOND_E2E_GENERAL_ARTIFACTS (the same,
 // compiled with --general), FUSIOND_CORPUS_DIR (default: the build's
@@ -141,6 +141,24 @@ std::vector<std::vector<int64_t>> MapShapes(const std::vector<std::vector<int64_
   return out;
 }
 
+// The shapes with every extent a kernel requires to equal a size
+// (`equals`: a specialized kernel's literal row extents) set to that size:
+// maps of the row counts alone, whatever else the map says.
+std::vector<std::vector<int64_t>> InClass(const runtime::Manifest& m, std::vector<std::vector<int64_t>> shapes) {
+  std::map<std::string, int64_t> fixed;
+  for (const runtime::ManifestKernel& k : m.kernels) {
+    for (const runtime::KernelRequirement& r : k.requirements) {
+      if (r.kind == runtime::KernelRequirement::Kind::kEquals) fixed[r.expr.text()] = r.bound;
+    }
+  }
+  for (size_t i = 0; i < shapes.size() && i < m.inputs.size(); ++i) {
+    for (size_t a = 0; a < shapes[i].size() && a < m.inputs[i].shape.size(); ++a) {
+      if (auto it = fixed.find(m.inputs[i].shape[a].text()); it != fixed.end()) shapes[i][a] = it->second;
+    }
+  }
+  return shapes;
+}
+
 class RuntimeE2eTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
@@ -229,7 +247,8 @@ class RuntimeE2eTest : public ::testing::TestWithParam<std::string> {
 
 // Extents of the corpus files -> other extents, for symbolic definitions.
 // In the class the kernels were compiled for (rows within the widths
-// compiled for, widths multiples of 8): every artifact runs them.
+// compiled for, widths multiples of 8) once InClass has put back the
+// extents a kernel has as literals: every artifact runs them.
 const std::map<int64_t, int64_t> kInClass[] = {
     {{2048, 512}, {8192, 1024}, {4096, 256}, {16384, 2048}},
     {{2048, 1000}, {8192, 2000}, {4096, 1000}, {16384, 3000}},
@@ -256,8 +275,12 @@ TEST_P(RuntimeE2eTest, MatchesReference) {
   }
   // One artifact, three shapes (kept small: the reference runs on the CPU).
   uint64_t seed = 1;
-  for (const auto& m : kInClass) RunAndCheck(**fusion, *parsed, MapShapes(parsed->input_shapes, m), seed++);
-  RunAndCheck(**fusion, *parsed, MapShapes(parsed->input_shapes, kInClass[0]), seed++, /*offset=*/true);
+  const runtime::Manifest& manifest = (*fusion)->manifest();
+  for (const auto& m : kInClass) {
+    RunAndCheck(**fusion, *parsed, InClass(manifest, MapShapes(parsed->input_shapes, m)), seed++);
+  }
+  RunAndCheck(**fusion, *parsed, InClass(manifest, MapShapes(parsed->input_shapes, kInClass[0])), seed++,
+              /*offset=*/true);
   // Outside the class: refused before anything is launched, saying what to
   // do, or (kernels without requirements) run and correct.
   for (const auto& m : kOutOfClass) {

@@ -9,7 +9,8 @@ CUDA; fusiond.runtime launches what it describes.
 
 Version 2 adds kernel preconditions ("requires": conditions on launch
 expressions that plan_launch checks, raising FailedPrecondition) and pointer
-alignments (a param's "align", which fusiond.runtime enforces).
+alignments (a param's "align", which fusiond.runtime enforces); version 3
+the condition "equals" (a kernel compiled for exactly these sizes).
 """
 
 from __future__ import annotations
@@ -231,19 +232,22 @@ class KernelParam:
 @dataclass
 class Requirement:
     """One of a kernel's preconditions: expr's value is a multiple of n
-    (kind "multiple_of") or at most n (kind "at_most")."""
+    (kind "multiple_of"), at most n (kind "at_most") or n (kind "equals",
+    manifest version 3)."""
     expr: Expr
-    kind: str  # multiple_of, at_most
+    kind: str  # multiple_of, at_most, equals
     n: int
 
     def holds(self, value: int) -> bool:
-        return value % self.n == 0 if self.kind == "multiple_of" else value <= self.n
+        if self.kind == "multiple_of":
+            return value % self.n == 0
+        return value <= self.n if self.kind == "at_most" else value == self.n
 
     def describe(self) -> str:
         """The condition as plan_launch's message words it."""
         if self.kind == "multiple_of":
             return f"{self.expr.text} is a multiple of {self.n}"
-        return f"{self.expr.text} <= {self.n}"
+        return f"{self.expr.text} {'<=' if self.kind == 'at_most' else '=='} {self.n}"
 
 
 @dataclass
@@ -305,7 +309,8 @@ def _get(obj, key, typ, where, default=None, required=True):
 
 
 _INT64 = (-2**63, 2**63 - 1)
-SUPPORTED_VERSIONS = (1, 2)
+SUPPORTED_VERSIONS = (1, 2, 3)
+_REQUIREMENT_KINDS = ("multiple_of", "at_most", "equals")
 
 
 def _requires(k, where) -> List[Requirement]:
@@ -320,14 +325,14 @@ def _requires(k, where) -> List[Requirement]:
         cw = f"{where}.requires[{c_i}]"
         if not isinstance(c, dict):
             raise _bad(cw, "expected an object")
-        unknown = sorted(set(c) - {"expr", "multiple_of", "at_most"})
+        unknown = sorted(set(c) - {"expr", *_REQUIREMENT_KINDS})
         if unknown:
-            raise _bad(cw, f'unknown key "{unknown[0]}" (known: expr, multiple_of, at_most)')
+            raise _bad(cw, f'unknown key "{unknown[0]}" (known: expr, multiple_of, at_most, equals)')
         if "expr" not in c:
             raise _bad(cw, 'missing "expr"')
-        kinds = [key for key in ("multiple_of", "at_most") if key in c]
+        kinds = [key for key in _REQUIREMENT_KINDS if key in c]
         if len(kinds) != 1:
-            raise _bad(cw, 'needs exactly one of "multiple_of" and "at_most"')
+            raise _bad(cw, 'needs exactly one of "multiple_of", "at_most", "equals"')
         kind = kinds[0]
         n = c[kind]
         if isinstance(n, bool) or not isinstance(n, int) or not _INT64[0] <= n <= _INT64[1]:
@@ -384,7 +389,7 @@ def parse_manifest(text: str) -> Manifest:
     version = _get(root, "manifest_version", int, "top level")
     if version not in SUPPORTED_VERSIONS:
         raise FusionError(f"manifest: manifest_version {version} is not supported "
-                          f"(this runtime reads 1 and 2)")
+                          f"(this runtime reads 1 to 3)")
     symbols = []
     for i, s in enumerate(_get(root, "symbols", list, "top level", [], False)):
         where = f"symbols[{i}]"

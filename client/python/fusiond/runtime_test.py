@@ -161,8 +161,8 @@ class ManifestTest(unittest.TestCase):
                 rt.parse_manifest(json.dumps(doc))
             self.assertIn(fragment, str(cm.exception))
 
-        bad(lambda d: d.update(manifest_version=3), "manifest_version 3 is not supported (this runtime reads 1 and 2)")
-        bad(lambda d: d.update(manifest_version=0), "this runtime reads 1 and 2")
+        bad(lambda d: d.update(manifest_version=4), "manifest_version 4 is not supported (this runtime reads 1 to 3)")
+        bad(lambda d: d.update(manifest_version=0), "this runtime reads 1 to 3")
         bad(lambda d: d["inputs"][0].update(dtype="bfloat17"), "unknown dtype 'bfloat17'")
         bad(lambda d: d["kernels"][0].update(grid=["min(264, s7)"]), "undeclared symbol 's7'")
         bad(lambda d: d["kernels"][0].update(grid=["min(264 s0)"]), "expected ','")
@@ -312,14 +312,16 @@ class RequiresTest(unittest.TestCase):
         bad([ok, "s1"], 1, "expected an object")
         bad([ok, ok, {"expr": "s1", "multiple_of": 8, "note": 1}], 2, 'unknown key "note"')
         bad([{"expr": "s1", "multipleOf": 8}], 0, 'unknown key "multipleOf"')
-        bad([ok, {"expr": "s1", "multiple_of": 8, "at_most": 9}], 1, 'exactly one of "multiple_of" and "at_most"')
-        bad([{"expr": "s1"}], 0, 'exactly one of "multiple_of" and "at_most"')
+        bad([{"expr": "s0", "equals": 8, "at_most": 9}], 0, 'exactly one of')
+        bad([ok, {"expr": "s1", "multiple_of": 8, "at_most": 9}], 1, 'exactly one of "multiple_of", "at_most", "equals"')
+        bad([{"expr": "s1"}], 0, 'exactly one of "multiple_of", "at_most", "equals"')
         bad([{"multiple_of": 8}], 0, 'missing "expr"')
         bad([ok, {"expr": "s1", "multiple_of": 0}], 1, '"multiple_of" must be positive, got 0')
         bad([{"expr": "s1", "multiple_of": -8}], 0, '"multiple_of" must be positive, got -8')
         for n in ("8", 8.0, True, None, [8], 2**63):
             bad([{"expr": "s1", "multiple_of": n}], 0, '"multiple_of" must be an integer')
             bad([ok, {"expr": "s1", "at_most": n}], 1, '"at_most" must be an integer')
+            bad([{"expr": "s0", "equals": n}], 0, '"equals" must be an integer')
         bad([ok, {"expr": "s1 +", "at_most": 8}], 1, "expected a number")
         bad([{"expr": "sqrt(s1)", "at_most": 8}], 0, "unknown function 'sqrt'")
         bad([{"expr": None, "at_most": 8}], 0, "expression must be a string or an integer")
@@ -360,6 +362,19 @@ class RequiresTest(unittest.TestCase):
         with self.assertRaises(rt.FailedPrecondition) as cm:
             rt.plan_launch(m, [(2048, 8193), (2048, 1), None])
         self.assertEqual(str(cm.exception), head + "s1 is a multiple of 8" + _hint("s1", 8193))
+
+    def test_plan_checks_equals(self):
+        """Version 3: a kernel compiled for exactly these sizes."""
+        m = self.parse(lambda d: (d.update(manifest_version=3), d["kernels"][0].update(
+            requires=[{"expr": "s0", "equals": 2048}, {"expr": "s1", "equals": 8192}])))
+        self.assertEqual(m.version, 3)
+        self.assertEqual(rt.plan_launch(m, [(2048, 8192), (2048, 1), None]).output_shapes, [(2048, 8192)])
+        head = "kernel fusion_9f1c_k0 (inner_outer_persistent) was compiled for shapes where "
+        for rows, cols, condition, failing, value in [(4096, 8192, "s0 == 2048", "s0", 4096),
+                                                      (2048, 4096, "s1 == 8192", "s1", 4096)]:
+            with self.assertRaises(rt.FailedPrecondition) as cm:
+                rt.plan_launch(m, [(rows, cols), (rows, 1), None])
+            self.assertEqual(str(cm.exception), head + condition + _hint(failing, value))
 
     def test_plan_requires_expressions_and_order(self):
         def cond(requires, scheduler="inner_persistent"):
