@@ -5,7 +5,7 @@
 
 namespace fusiond {
 
-constexpr int kCodegenVersion = 21;
+constexpr int kCodegenVersion = 22;
 
 }  // namespace fusiond
 

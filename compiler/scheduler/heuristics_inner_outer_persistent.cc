@@ -142,12 +142,25 @@ HeuristicParams InnerOuterPersistentHeuristics(const FusionAnalysis& a, const Ta
   const int per_sm = std::max(1, BlocksPerSm(t, p.block_x * p.block_y, registers, smem));
   p.grid_x = std::max<int64_t>(1, std::min<int64_t>(CeilDiv(a.outer_size, p.rows_per_block),
                                                     int64_t{t.sm_count} * per_sm / p.grid_y));
-  // cluster_x stays 1. Clusters of two (half the partial rows) made the
-  // static layernorm backward 2% faster at 4096x16384 but the same math
-  // written per primitive with symbolic sizes (after the passes the same
-  // kernel text but for its run-time sizes) 1.6% slower there and 6% at
-  // 2048x8192 (H200, docs/heuristics-tuning.md session 19): no rule on what
-  // the analysis sees separates the two.
+  // Two or more column reductions (layernorm) from one staged block of a
+  // row per SM: clusters of two sum their accumulators through distributed
+  // shared memory, so the workspace gets half the partial rows. Timelines
+  // on the H200 (bench/results/gpu-2026-11-30-s19-*.log): layernorm backward
+  // 4096x16384 spends ~11 us after its row loop storing 16.8 MB of partials,
+  // at the grid barrier and summing them. With clusters (session 20, both
+  // definitions, two runs each, docs/heuristics-tuning.md): 4096x16384
+  // 113.4-114.2 against 115.4-116.1 us under do_bench (steady 114 against
+  // 119), 2048x8192 38.8-40.1 against 39.4-39.9 (steady 34.5 against 35.8).
+  // (Session 19 took this back when the per-primitive definition, then
+  // with run-time sizes, lost with it; its row extents are literals now.)
+  // Not with one column reduction (rmsnorm backward: 1% slower at
+  // 4096x16384, 6% in steady state at 2048x8192, session 7), nor with two
+  // blocks per SM (layernorm backward 16384x4096: equal). Clusters of 4 or
+  // 8 do not fit a cooperative launch of one block per SM.
+  if (columns >= 2 && HasClusters(t) && per_sm == 1 && p.smem_buffer && !p.multi_pass && p.grid_y == 1 &&
+      p.block_y == 1 && p.vectorize % 4 == 0 && p.grid_x >= 2) {
+    p.cluster_x = 2;
+  }
   return p;
 }
 

@@ -253,6 +253,30 @@ TEST(Heuristics, LayerNormBackwardStagesRowsForWideBlocks) {
   EXPECT_FALSE(r.smem_buffer);
 }
 
+TEST(Heuristics, LayerNormBackwardSumsItsPartialsOverClustersOfTwo) {
+  // Two column reductions from one staged block per SM: clusters of two.
+  for (auto [rows, width] : {std::pair{2048, 8192}, {4096, 16384}}) {
+    HeuristicParams l = InnerOuterPersistentHeuristics(NormBackward(rows, width, 2), H100());
+    EXPECT_EQ(l.cluster_x, 2) << width;
+    EXPECT_EQ(l.grid_x % 2, 0) << width;
+    // Before sm_90 there are no clusters.
+    auto a100 = LookupTarget("sm_80");
+    ASSERT_TRUE(a100.ok());
+    EXPECT_EQ(InnerOuterPersistentHeuristics(NormBackward(rows, width, 2), *a100).cluster_x, 1) << width;
+    // rmsnorm (one column reduction): none.
+    EXPECT_EQ(InnerOuterPersistentHeuristics(NormBackward(rows, width, 1), H100()).cluster_x, 1) << width;
+  }
+  // Two blocks per SM (4096 wide): none.
+  EXPECT_EQ(InnerOuterPersistentHeuristics(NormBackward(16384, 4096, 2), H100()).cluster_x, 1);
+  // Rows stacked in a block (narrow rows): none.
+  EXPECT_EQ(InnerOuterPersistentHeuristics(RowSummary(FusionPattern::kInnerOuter, 4096, 1024, 3, 2), H100())
+                .cluster_x,
+            1);
+  EXPECT_TRUE(HasClusters(H100()));
+  EXPECT_FALSE(HasClusters(*LookupTarget("sm_89")));
+  EXPECT_TRUE(HasClusters(*LookupTarget("sm_100")));
+}
+
 TEST(Heuristics, NarrowNormBackwardRowsShareBlocksOfFiveHundredTwelve) {
   // rmsnorm backward: two vectors per thread, rows stacked to 512 threads,
   // one block per SM (not 32-thread blocks sixteen to an SM).

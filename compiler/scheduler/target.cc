@@ -1,7 +1,9 @@
 #include "compiler/scheduler/target.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 
 namespace fusiond {
 namespace {
@@ -37,6 +39,11 @@ absl::StatusOr<Target> LookupTarget(const std::string& arch) {
   }
   return absl::InvalidArgumentError(absl::StrCat("unknown architecture \"", arch,
                                                  "\"; known: ", absl::StrJoin(KnownArchs(), ", ")));
+}
+
+bool HasClusters(const Target& t) {
+  int major = 0;
+  return absl::SimpleAtoi(absl::StripPrefix(t.arch, "sm_"), &major) && major >= 90;
 }
 
 }  // namespace fusiond
