@@ -100,7 +100,7 @@ absl::StatusOr<LaunchPlan> PlanLaunch(const Manifest& m, const std::vector<Shape
       }
     }
   }
-  // Kernels specialized to a shape class (manifest v2) are never planned,
+  // Kernels specialized to a shape class (manifest v2 and later) are never planned,
   // let alone launched, outside it.
   if (absl::Status s = CheckRequirements(m, plan.symbols); !s.ok()) return s;
   for (size_t i = 0; i < m.outputs.size(); ++i) {

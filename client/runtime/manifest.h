@@ -59,7 +59,7 @@ struct KernelParam {
   int align = 0;
 };
 
-// One condition of a kernel's "requires" (manifest v2): the kernel was
+// One condition of a kernel's "requires" (manifest v2; "equals" since v3): the kernel was
 // compiled for shapes where `expr` satisfies it and is never launched where
 // it does not.
 struct KernelRequirement {
