@@ -4,8 +4,8 @@
 // with MaxRelativeError: bf16/fp16 <= 1e-2, fp32 <= 1e-4. Outputs are filled
 // with NaN before each launch. A symbolic definition's one artifact runs at
 // three shapes of the class it was compiled for (other row counts) and
-// refuses others (its manifest's requires); its --general artifact runs those too; a misaligned
-// input runs through both. Environment: FUSIOND_E2E_ARTIFACTS=DIR
+// refuses others (its manifest's requires); its --general artifact runs
+// those too; a misaligned input runs through both. Environment: FUSIOND_E2E_ARTIFACTS=DIR
 // (DIR/<stem>/manifest.json), FUSIOND_E2E_GENERAL_ARTIFACTS (the same,
 // compiled with --general), FUSIOND_CORPUS_DIR (default: the build's
 // corpus). Skipped, saying why, without a GPU or artifacts.
