@@ -7,7 +7,8 @@ compiles it with cupy's NVRTC and launches it on random inputs at the given
 sizes. Thread (0, 0) of every block records %globaltimer (ns, comparable
 across SMs) at each probe; the table gives, per probe, the median and max
 over blocks of the time since the earliest block started, and the kernel's
-own time from CUDA events (median of --rep launches, no L2 flush).
+own time from CUDA events (median of --rep launches; no L2 flush unless
+--flush).
 
   python3 bench/gpu/timeline.py ARTIFACT_DIR s0=2048 s1=8192 [--probe NAME=REGEX ...] [--cu EDITED.cu]
                                  [--by-sm PROBE]
@@ -76,6 +77,8 @@ def main():
     ap.add_argument("--dump", help="write the instrumented source here")
     ap.add_argument("--cu", help="time this source (same kernel name and parameters) instead of the artifact's")
     ap.add_argument("--by-sm", metavar="PROBE", help="that probe's times by SM id (see above)")
+    ap.add_argument("--flush", action="store_true",
+                    help="zero a 256 MB buffer before every launch, as do_bench clears the L2")
     args = ap.parse_args()
 
     import cupy as cp
@@ -138,6 +141,8 @@ def main():
     params.append(tl)
     params = tuple(params)
 
+    flush = cp.empty(256 << 20, dtype=cp.uint8) if args.flush else None
+
     def launch():
         fn(grid, block, params, shared_mem=smem)
 
@@ -146,6 +151,8 @@ def main():
     start, stop = cp.cuda.Event(), cp.cuda.Event()
     times = []
     for _ in range(args.rep):
+        if flush is not None:
+            flush.fill(0)
         start.record()
         launch()
         stop.record()

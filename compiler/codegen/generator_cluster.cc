@@ -62,8 +62,8 @@ std::string Generator::ClusterPartials() const {
       }
       absl::StrAppend(&s, "      }\n");
     }
-    absl::StrAppend(&s, "      *(float4*)(wcol + ((i64)(blockIdx.x / ", cluster_, ") * ", nc, " + ", ci,
-                    ") * wstride + j) = s", ci, ";\n");
+    absl::StrAppend(&s, "      fz_st_partial(wcol + ((i64)(blockIdx.x / ", cluster_, ") * ", nc, " + ", ci,
+                    ") * wstride + j, s", ci, ");\n");
   }
   // No block leaves (its shared memory) while the others still read it.
   absl::StrAppend(&s, "    }\n    fz_cluster_sync();\n  }\n");

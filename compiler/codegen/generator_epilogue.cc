@@ -24,9 +24,9 @@ absl::Status Generator::EmitColumnEpilogue(std::string& c) {
     for (size_t ci = 0; ci < nc; ++ci) {
       const std::string dst = absl::StrCat(WcolRow(ci), " + jj");
       if (V_ % 4 == 0) {  // rlen % V == 0 here (fits): 16-byte aligned
-        absl::StrAppend(&c, "#pragma unroll\n        for (int l = 0; l < ", V_, "; l += 4) *(float4*)(", dst,
-                        " + l) = make_float4(cacc", ci, "[k * ", V_, " + l], cacc", ci, "[k * ", V_,
-                        " + l + 1], cacc", ci, "[k * ", V_, " + l + 2], cacc", ci, "[k * ", V_, " + l + 3]);\n");
+        absl::StrAppend(&c, "#pragma unroll\n        for (int l = 0; l < ", V_, "; l += 4) fz_st_partial(", dst,
+                        " + l, make_float4(cacc", ci, "[k * ", V_, " + l], cacc", ci, "[k * ", V_,
+                        " + l + 1], cacc", ci, "[k * ", V_, " + l + 2], cacc", ci, "[k * ", V_, " + l + 3]));\n");
       } else {
         absl::StrAppend(&c, "#pragma unroll\n        for (int l = 0; l < ", V_, "; ++l) (", dst,
                         ")[l] = cacc", ci, "[k * ", V_, " + l];\n");

@@ -253,6 +253,18 @@ __device__ __forceinline__ void fz_group_sync(u32* bar) {
     fz_bar_sync(bar + 32 + 8 * blockIdx.x, gridDim.y, blockIdx.y == 0);
   }
 }
+// A column partial row (inner-outer persistent kernels) that the epilogue
+// reads back after the grid barrier, stored with an L2 evict-last policy:
+// the rows other blocks still stream past it would otherwise push it out
+// to the DRAM before the epilogue reads it back (layernorm backward
+// 4096x16384 on the H200, steady state 114.1 -> 106.9 us; docs/
+// heuristics-tuning.md, session 21).
+__device__ __forceinline__ void fz_st_partial(float* p, float4 v) {
+  u64 pol;
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+  asm volatile("st.global.L2::cache_hint.v4.f32 [%0], {%1, %2, %3, %4}, %5;"
+               :: "l"(p), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w), "l"(pol) : "memory");
+}
 // Asynchronous global -> shared copies of B bytes (4, 8 or 16; sm_80+): the
 // staged row buffers. Each thread copies and later reads only its own
 // chunks, so waiting for its own groups is all the synchronization needed.

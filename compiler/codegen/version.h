@@ -5,7 +5,7 @@
 
 namespace fusiond {
 
-constexpr int kCodegenVersion = 22;
+constexpr int kCodegenVersion = 23;
 
 }  // namespace fusiond
 
