@@ -514,6 +514,14 @@ TEST(Codegen, ColumnReductionIsCooperativeWithWorkspace) {
   ASSERT_TRUE(k.ok()) << k.status();
   EXPECT_NE(k->source.find("for (int q = tid; q < 64; q += 32)"), std::string::npos);
   EXPECT_NE(k->source.find("__shfl_xor_sync(0xffffffffu, s0.x, 16)"), std::string::npos);
+  // The partial rows are stored to stay in L2 until the epilogue reads them
+  // (float4 stores when the vector width is a multiple of 4).
+  EXPECT_NE(k->source.find("l += 4) fz_st_partial(wcol + "), std::string::npos);
+  HeuristicParams narrow = hp;
+  narrow.vectorize = 2;
+  auto k2 = GenerateKernel(g, narrow, CodegenOptions{});
+  ASSERT_TRUE(k2.ok()) << k2.status();
+  EXPECT_EQ(k2->source.find("fz_st_partial(wcol + "), std::string::npos);
   // Persistent: the static row order. Multi-pass: row groups from the
   // counter in the barrier words, zeroed again after the grid barrier.
   EXPECT_EQ(k->source.find("atomicAdd(bar + 1, 1u)"), std::string::npos);
