@@ -6,6 +6,9 @@ rows' lines, dead once copied to shared memory, are allocated evict-first,
 later allocations take them (clean, no write-back) before other lines.
 Rewrites the prelude's fz_cp_async 16-byte copy:
   evict_first  cp.async.cg.shared.global.L2::cache_hint, createpolicy evict_first
+               (both forms, `16, POLICY` in run 9 and `16, 16, POLICY` in
+               run 10, compiled here and stopped on the H200 with an illegal
+               instruction: not understood; do not use without finding out)
   evict_last   the same with evict_last (the control for the policy's cost)
 Usage: cp_hints.py GENERATED.cu OUT.cu MODE"""
 import sys
@@ -18,6 +21,6 @@ s = open(src).read()
 if CP not in s:
     sys.exit("cp_hints.py: the prelude's fz_cp_async not in the expected form in " + src)
 hinted = ('{ u64 pol; asm volatile("createpolicy.fractional.L2::' + mode + '.b64 %0, 1.0;" : "=l"(pol));\n'
-          '    asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" :: "r"(sa), "l"(g), '
+          '    asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, 16, %2;" :: "r"(sa), "l"(g), '
           '"l"(pol) : "memory"); }')
 open(dst, "w").write(s.replace(CP, hinted, 1))
