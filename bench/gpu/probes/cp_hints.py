@@ -13,8 +13,9 @@ with POLICY from:
 Both fractional forms stopped on the H200 with an illegal instruction (runs
 9-10; `16, POLICY` and `16, 16, POLICY` alike): ptxas miscompiles
 fractional cache policies on cp.async (Triton worked around the same,
-triton-lang/triton#11660, fixed in a later ptxas than NVRTC 13.0's), so
-run 11 tries a range policy.
+triton-lang/triton#11660, fixed in a later ptxas than NVRTC 13.0's); the
+range policy stopped the same way (run 11). So with NVRTC 13.0 no cp.async
+may carry an L2 cache hint; the probe stays for a later toolkit.
 Usage: cp_hints.py GENERATED.cu OUT.cu MODE"""
 import sys
 
