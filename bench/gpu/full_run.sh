@@ -9,7 +9,9 @@
 #      larger shapes (their table opens other-logs.txt, the merged report
 #      -> variants-all.{json,png});
 #   3. compiler/codegen/device/run_random.sh on .devcarry/cg/rnd if bundled:
-#      random graphs against the CPU reference.
+#      random graphs against the CPU reference;
+#   4. bench/gpu/issue5_check.py on the reports: issue 5's acceptance list
+#      under do_bench and steady state (opens other-logs.txt).
 # The runtime tests' logs, the random-graph summary and every variant's log
 # go to other-logs.txt. Only a few files come back from $OUT, and nothing
 # when the device call's 600 s run out before the folding at the end, so the
@@ -45,7 +47,15 @@ fi
 # The variants' table opens other-logs.txt instead of being a file of its
 # own: with the corpus and wide-row reports and charts and the merged
 # variants report, a ninth file would not come back (session 19, run 8).
+# Issue 5's acceptance list from this run's reports (bench/gpu/issue5_check.py)
+# opens it, when the variants were issue 5's shapes (s21-8-issue5-shapes.txt).
+corpus=$(ls "$OUT"/gpu-*.json 2>/dev/null | grep -v -e '-wide.json' -e variants-all | head -1)
+wide=$(ls "$OUT"/gpu-*-wide.json 2>/dev/null | head -1)
 {
+  if [ -n "$corpus" ] && [ -f "$OUT/variants-all.json" ]; then
+    echo "==== issue 5's acceptance list (bench/gpu/issue5_check.py)"
+    python3 bench/gpu/issue5_check.py "$corpus" "$OUT/variants-all.json" $wide
+  fi
   if [ -f "$OUT/variants.txt" ]; then echo "==== variants.txt (the variants' table)"; cat "$OUT/variants.txt"; fi
   for f in "$OUT"/runtime_*.log; do [ -f "$f" ] && { echo "==== $(basename "$f")"; cat "$f"; }; done
   echo "==== random graphs (last line: the summary)"; cat "$R"
