@@ -138,10 +138,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     if (t == DataType::kFloat || t == DataType::kDouble) eo.approx_transcendentals = false;
   }
   em_ = std::make_unique<ValueEmitter>(p_, eo, input_index_);
-  row_scope_.kind = Scope::kRow;
-  row_scope_.out = &row_pending_;
-  row_scope_.indent = "    ";
-  row_scope_.memo = &row_memo_;
+  row_scope_ = Scope::Of(Scope::kRow, &row_pending_, "    ", &row_memo_);
   row_scope_.load = [&](ValueId v) {
     const Access& a = in_access_.at(v);
     if (persistent_ && a.has_i && !a.has_r) return absl::StrCat("cr_", a.ptr);

@@ -102,11 +102,7 @@ absl::Status Generator::EmitColumnEpilogue(std::string& c) {
                   "      const i64 j = c0 + q;\n      if (j >= rlen) break;\n");
   std::string body;
   std::map<ValueId, std::string> memo;
-  Scope cs;
-  cs.kind = Scope::kCol;
-  cs.out = &body;
-  cs.indent = "      ";
-  cs.memo = &memo;
+  Scope cs = Scope::Of(Scope::kCol, &body, "      ", &memo);
   cs.load = [&](ValueId v) {
     const Access& a = in_access_.at(v);
     return absl::StrCat("Ty<", a.dt, ">::load(", a.ptr, " + ", Ro(a, "j", At::kElem), ")");

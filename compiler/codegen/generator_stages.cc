@@ -216,11 +216,7 @@ std::string Generator::BlockReduce(const std::vector<int>& slots, const std::str
 
 Scope Generator::ElementScope(std::string* body, std::map<ValueId, std::string>* memo,
                               std::set<ValueId>* used) {
-  Scope es;
-  es.kind = Scope::kElem;
-  es.out = body;
-  es.indent = "        ";
-  es.memo = memo;
+  Scope es = Scope::Of(Scope::kElem, body, "        ", memo);
   es.row = &row_scope_;
   es.load = [this, used](ValueId v) {
     const Access& a = in_access_.at(v);

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <utility>
 
 #include "absl/status/statusor.h"
 #include "compiler/codegen/expr_emitter.h"
@@ -24,6 +25,17 @@ struct Scope {
   std::function<std::string(ValueId)> load;
   // Row scope used for row values referenced from an element scope.
   Scope* row = nullptr;
+
+  // A scope appending to `out` at `indent`, memoizing in `memo`; its load
+  // is set by the caller.
+  static Scope Of(Kind kind, std::string* out, std::string indent, std::map<ValueId, std::string>* memo) {
+    Scope s;
+    s.kind = kind;
+    s.out = out;
+    s.indent = std::move(indent);
+    s.memo = memo;
+    return s;
+  }
 };
 
 class ValueEmitter {
