@@ -11,8 +11,10 @@ variants.sh's merged report of the larger shapes and the 4-D batch norm
 (e.g. bench/gpu/variants/s21-8-issue5-shapes.txt); WIDE.json: the wide-row
 report (rows of 64K+ columns). --corpus-dir (default ../shared/fusions
 beside the project) names which corpus rows are the corpus's own files.
-Prints one line per item and method, PASS or FAIL with the figures; the
-exit status is 0 either way (a report, not a gate)."""
+Prints one line per item and method, PASS or FAIL with the figures (and
+where a copy of the same bytes stands under that timing, the ceiling a
+percent goal is read against); the exit status is 0 either way (a report,
+not a gate)."""
 from __future__ import annotations
 
 import argparse
@@ -64,6 +66,14 @@ def figures(row, field):
     return ours, 100.0 * row["floor_us"] / ours, row.get("compile", {}).get(field)
 
 
+def copy_note(row, field):
+    """', same-size copy N%': where a copy of the row's bytes stands under
+    the same timing (run.py's copy_same_us / copy_same_steady_us), the
+    ceiling a percent goal is read against; '' without it."""
+    copy = row.get({"us": "copy_same_us", "steady_us": "copy_same_steady_us"}[field])
+    return f", same-size copy {100.0 * row['floor_us'] / copy:.0f}%" if copy else ""
+
+
 def one_kernel_correct(row):
     ours = row.get("ours", {})
     return bool(ours.get("pass")) and len(ours.get("kernels", [])) == 1
@@ -95,7 +105,8 @@ def check(rows, wide_rows, corpus_names):
             need_x = 1.5 if shape == "2048x8192" else 1.0
             x = comp / ours if comp else None
             ok = pct >= need_pct and x is not None and (x >= need_x if need_x > 1 else x > 1.0)
-            add(item, method, ok, f"{ours:.1f} us, {pct:.0f}%, " + (f"{x:.2f}x compile" if x else "no compile"))
+            add(item, method, ok, f"{ours:.1f} us, {pct:.0f}%, " + (f"{x:.2f}x compile" if x else "no compile") +
+                copy_note(row, field))
         row = rows.get(("batchnorm_bwd_thunder", "16x128x768"))
         f = figures(row, field) if row else None
         if f is None:
@@ -111,7 +122,7 @@ def check(rows, wide_rows, corpus_names):
         row = rows.get(("batchnorm_bwd_4d", "256x64x56x56"))
         f = figures(row, field) if row else None
         add("batchnorm_bwd_4d 256x64x56x56 >= 70% of copy", method, None if f is None else f[1] >= 70,
-            "no figure" if f is None else f"{f[0]:.1f} us, {f[1]:.0f}%")
+            "no figure" if f is None else f"{f[0]:.1f} us, {f[1]:.0f}%" + copy_note(row, field))
         for name, shape in FORWARD:
             row = rows.get((name, shape))
             f = figures(row, field) if row else None
@@ -122,7 +133,8 @@ def check(rows, wide_rows, corpus_names):
             ours, pct, comp = f
             x = comp / ours if comp else None
             add(item, method, pct >= 85 and x is not None and x >= 1.0,
-                f"{ours:.1f} us, {pct:.0f}%, " + (f"{x:.2f}x compile" if x else "no compile"))
+                f"{ours:.1f} us, {pct:.0f}%, " + (f"{x:.2f}x compile" if x else "no compile") +
+                copy_note(row, field))
         a, b = rows.get(("rmsnorm_bwd_thunder", "2048x8192")), rows.get(("rmsnorm_bwd_manual", "2048x8192"))
         fa, fb = (figures(a, field) if a else None), (figures(b, field) if b else None)
         if fa is None or fb is None:

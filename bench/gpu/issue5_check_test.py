@@ -58,6 +58,15 @@ class Issue5CheckTest(unittest.TestCase):
         r["compile"]["steady_us"] = 100
         self.assertTrue(verdicts([r])[item])
 
+    def test_same_size_copy_note(self):
+        r = row("softmax_bwd", (4096, 16384), 95, 100, 99)
+        r["copy_same_us"] = 100
+        details = {(i, m): d for i, m, _, d in ic.check(ic.index([{"fusions": [r]}]), [], set())}
+        self.assertIn("same-size copy 95%",
+                      details[("softmax_bwd 4096x16384: >= 85% of copy, not slower than compile", "do_bench")])
+        self.assertNotIn("same-size copy",
+                         details[("softmax_bwd 4096x16384: >= 85% of copy, not slower than compile", "steady")])
+
     def test_thunder_and_manual_within_five_percent(self):
         item = ("rmsnorm backward thunder and manual 2048x8192 within 5%", "do_bench")
         self.assertTrue(verdicts([row("rmsnorm_bwd_thunder", (2048, 8192), 1, 100),
