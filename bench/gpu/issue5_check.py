@@ -79,7 +79,7 @@ def one_kernel_correct(row):
     return bool(ours.get("pass")) and len(ours.get("kernels", [])) == 1
 
 
-def check(rows, wide_rows, corpus_names):
+def check(rows, wide_rows, corpus_names, corpus_rows=None):
     """The items as (item, method, verdict, detail) tuples; verdict is
     True, False or None (no figure in these reports)."""
     out = []
@@ -87,7 +87,9 @@ def check(rows, wide_rows, corpus_names):
     def add(item, method, ok, detail):
         out.append((item, method, ok, detail))
 
-    corpus = [r for k, r in rows.items() if not corpus_names or r.get("file") in corpus_names]
+    # The corpus item looks at the corpus report's rows (corpus_rows) when given.
+    corpus = [r for r in (corpus_rows if corpus_rows is not None else rows).values()
+              if not corpus_names or r.get("file") in corpus_names]
     bad = [f"{r['fusion']} {row_key(r)[1]}" for r in corpus if not one_kernel_correct(r)]
     add("every corpus fusion one kernel and correct", "-", not bad and bool(corpus),
         f"{len(corpus)} fusions" + (f"; not: {', '.join(bad)}" if bad else ""))
@@ -163,11 +165,7 @@ def main():
     except (OSError, ValueError, KeyError) as e:
         sys.exit(f"issue5_check: cannot read a report: {e}")
     names = set(os.listdir(args.corpus_dir)) if os.path.isdir(args.corpus_dir) else set()
-    corpus_rows = index(reports[:1])
-    rows = index(reports)
-    items = check(rows, wide, names)
-    # The corpus item looks at the corpus report only.
-    items[0] = check(corpus_rows, [], names)[0]
+    items = check(index(reports), wide, names, corpus_rows=index(reports[:1]))
     verdict = {True: "PASS", False: "FAIL", None: "n/a "}
     for item, method, ok, detail in items:
         print(f"{verdict[ok]}  {method:<8}  {item}: {detail}")
