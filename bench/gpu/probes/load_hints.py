@@ -1,6 +1,6 @@
 """A generated kernel with cache-policy hints on its 16-byte loads (the
 prelude's Chunk<16>::ld, i.e. every vector load of a row or column input),
-to time them against the plain loads (session 11, run 4). Modes:
+to time them against the plain loads (session 11, run 4; l1 and l1nc session 22). Modes:
   el   ld.global.L1::evict_last.L2::cache_hint, L2 policy evict_last
        (torch.compile's Triton kernels' first read of a row)
   na   ld.global.nc.L1::no_allocate.L2::cache_hint, L2 policy evict_last
@@ -8,6 +8,9 @@ to time them against the plain loads (session 11, run 4). Modes:
   ef   ld.global.L1::evict_first.L2::cache_hint, L2 policy evict_first
   nf   ld.global.nc.L1::no_allocate.L2::cache_hint, L2 policy evict_first
   cs   ld.global.cs (streaming: evict first at every level; no policy)
+  l1   ld.global.L1::evict_last, no L2 policy (what torch.compile's Triton
+       kernels emit for eviction_policy='evict_last': LDG.E.EL in SASS)
+  l1nc ld.global.nc.L1::evict_last, no L2 policy (the plain loads' .nc form)
 
   python3 bench/gpu/probes/load_hints.py MODE GENERATED.cu OUT.cu
 It rewrites the prelude's Chunk<16>::ld itself, so it is only for kernels
@@ -26,6 +29,8 @@ MODES = {
     "ef": ("evict_first", "ld.global.L1::evict_first.L2::cache_hint.v4.u32"),
     "nf": ("evict_first", "ld.global.nc.L1::no_allocate.L2::cache_hint.v4.u32"),
     "cs": (None, "ld.global.cs.v4.u32"),
+    "l1": (None, "ld.global.L1::evict_last.v4.u32"),
+    "l1nc": (None, "ld.global.nc.L1::evict_last.v4.u32"),
 }
 
 
