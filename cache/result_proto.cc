@@ -26,6 +26,7 @@ void ParamsToProto(const HeuristicParams& p, fusiond::v1::HeuristicParams* out) 
   out->set_smem_bytes(p.smem_bytes);
   out->set_cluster_x(p.cluster_x);
   out->set_smem_columns(p.smem_columns);
+  out->set_reread_rows(p.reread_rows);
   out->set_hash(p.Hash());
 }
 

@@ -9,7 +9,7 @@
 // options (bench/gpu/probes/lean_swap.sh) and prints ptxas' figures.
 // Fields: kind vectorize block_x block_y grid_x grid_y persistent_batch
 // multi_pass unroll smem_buffer smem_bytes cluster_x
-// rows_per_block smem_columns.
+// rows_per_block smem_columns reread_rows.
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -57,7 +57,8 @@ int main(int argc, char** argv) {
                  "fallback loops (CompileOptions::general_kernels). The second compiles\n"
                  "hand-written CUDA with the pipeline's NVRTC options. Fields (numbers, or\n"
                  "true/false): kind vectorize block_x block_y grid_x grid_y persistent_batch\n"
-                 "multi_pass unroll smem_buffer smem_bytes cluster_x rows_per_block smem_columns.\n",
+                 "multi_pass unroll smem_buffer smem_bytes cluster_x rows_per_block smem_columns\n"
+                 "reread_rows.\n",
                  argv[0], argv[0]);
     return help ? 0 : 2;
   }
@@ -163,6 +164,7 @@ int main(int argc, char** argv) {
     else if (k == "smem_bytes") hp.smem_bytes = v;
     else if (k == "cluster_x") hp.cluster_x = v;
     else if (k == "smem_columns") hp.smem_columns = v != 0;
+    else if (k == "reread_rows") hp.reread_rows = v != 0;
     else { std::cerr << "unknown field " << k << "\n"; return 2; }
   }
   std::cerr << "scheduler: " << seg.scheduler_reason << "\nparams: " << hp.ToString() << "\n";

@@ -114,6 +114,11 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   V_ = std::min(V_, 16 / max_esize);
   if (PlanStaging()) persistent_ = true;
   if (absl::Status st = PlanCluster(); !st.ok()) return st;
+  reread_ = hp_.reread_rows;
+  if (reread_ && (!persistent_ || staged_)) {
+    return absl::InvalidArgumentError(
+        "codegen: reread_rows needs rows held in registers (a persistent kind, no smem_buffer, rows that fit)");
+  }
   keep_ = hp_.multi_pass && p_.num_stages >= 1 && !persistent_ && !staged_ && cluster_ == 1 &&
           hp_.smem_bytes > 0;
   {
@@ -164,6 +169,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   const std::string dividers = PlanDividers();
   if (!dividers.empty()) c += DividerPrelude();  // the FzDivs follow rlen, before vec_ok
   if (float_cols_) c += FloatColumnPrelude();
+  if (reread_) c += RereadPrelude();
   // A specialized kernel has no loops for rows that do not fit: the runtime
   // launches it only where the manifest's requirements hold. Elsewhere it
   // would write wrong values, never out of bounds (every access is still
@@ -327,8 +333,10 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
       absl::StrAppend(&c, "  u32 pb_", a.ptr, "[", PB_ * w, "];\n");
       absl::StrAppend(&c, "  if (fits && ", first_row, " < rows) {\n    rowbase(", first_row, ");\n#pragma unroll\n",
                       "    for (int k = 0; k < ", PB_, "; ++k) {\n      const i64 jj = (t + (i64)k * T) * ", V_,
-                      ";\n      if (jj < rlen) Chunk<", V_ * a.esize, ">::ld(&pb_", a.ptr, "[k * ", w, "], ", a.ptr,
-                      " + ro_", a.ptr, "(jj));\n    }\n  }\n");
+                      ";\n      if (jj < rlen) ",
+                      RowChunkLoad(a, absl::StrCat("&pb_", a.ptr, "[k * ", w, "]"),
+                                   absl::StrCat(a.ptr, " + ro_", a.ptr, "(jj)")),
+                      "\n    }\n  }\n");
     }
   }
   if (persistent_) {
@@ -421,6 +429,13 @@ int Generator::MinBlocksPerSm(bool coop) const {
     const int most = threads <= 128 ? (ColumnsInSmem() >= 2 ? 6 : 4) : 2;
     for (int n = std::min(most, o_.max_min_blocks); n >= 2 && min_blocks == 1; --n) {
       if (threads <= 256 && estimate <= std::min(255, 65536 / (n * threads))) min_blocks = n;
+    }
+    // Rows re-read for the output pass (reread_rows) at 512 threads: two
+    // blocks where the estimate allows (softmax backward 4096x16384, 63
+    // registers: 96.9 us against 107.1 at one block, ptxas then taking 71;
+    // bench/results/gpu-2026-12-01-s22-{7,8}-*.log).
+    if (reread_ && threads == 512 && o_.max_min_blocks >= 2 && estimate <= 65536 / (2 * threads)) {
+      min_blocks = 2;
     }
     if (threads == 256 && min_blocks == 2 && !PrefetchRows()) {
       for (int n = std::min(4, o_.max_min_blocks); n > 2 && min_blocks == 2; --n) {

@@ -655,5 +655,35 @@ TEST(Codegen, BadLaunchParametersAreInvalidArgument) {
             absl::StatusCode::kInvalidArgument);
 }
 
+// reread_rows: the row buffers fill with fz_ld_keep and the output pass
+// loads each chunk again with fz_ld_done; only where rows sit in registers.
+TEST(Codegen, RereadRowsLoadTheRowTwiceWithCachePolicies) {
+  Graph g = Softmax();
+  HeuristicParams hp;
+  hp.kind = SchedulerKind::kInnerPersistent;
+  hp.outer_size = 4096;
+  hp.inner_size = 16384;
+  hp.vectorize = 8;
+  hp.block_x = 256;
+  hp.persistent_batch = 8;
+  hp.grid_x = 4096;
+  auto plain = GenerateKernel(g, hp, CodegenOptions{});
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(plain->source.find("fz_ld_keep"), std::string::npos);
+  hp.reread_rows = true;
+  auto k = GenerateKernel(g, hp, CodegenOptions{});
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_NE(k->source.find("createpolicy.fractional.L2::evict_first"), std::string::npos);
+  EXPECT_NE(k->source.find("if (jj < rlen) fz_ld_keep<16>(&pb_in0[k * 4], in0 + ro_in0(jj));"),
+            std::string::npos);
+  EXPECT_NE(k->source.find("if (active && jj < rlen) fz_ld_done<16>(&pb_in0[k * 4], in0 + ro_in0(jj));"),
+            std::string::npos);
+  hp.multi_pass = true;
+  EXPECT_EQ(GenerateKernel(g, hp, CodegenOptions{}).status().code(), absl::StatusCode::kInvalidArgument);
+  hp.multi_pass = false;
+  hp.smem_buffer = true;
+  EXPECT_EQ(GenerateKernel(g, hp, CodegenOptions{}).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace fusiond

@@ -159,6 +159,36 @@ TEST(CompileSegment, ClusterKernelCompilesForSm90) {
   EXPECT_NE(k.manifest_json.find("* 4)"), std::string::npos) << k.manifest_json;  // whole clusters
 }
 
+// reread_rows (rows loaded again evict-first for the output pass): the
+// cache-policy loads compile for sm_90 at 16-, 8- and 4-byte chunks, for a
+// row kernel and a norm backward, without spills.
+TEST(CompileSegment, RereadRowsCompileForSm90) {
+  if (NvrtcVersion() == "none") GTEST_SKIP() << "no NVRTC in this build";
+  for (const char* stem : {"softmax_bwd", "rmsnorm_bwd_thunder"}) {
+    for (int v : {8, 4, 2}) {
+      KernelArtifact k;
+      ASSERT_NO_FATAL_FAILURE(CompileEditedCorpusSegment(
+          stem,
+          [v](HeuristicParams& hp) {
+            // The same row width: more vectors a thread while they stay
+            // within 16, else more threads.
+            const int scale = hp.vectorize / v;
+            if (hp.persistent_batch * scale <= 16) {
+              hp.persistent_batch *= scale;
+            } else {
+              hp.block_x *= scale;
+            }
+            hp.vectorize = v;
+            hp.reread_rows = true;
+          },
+          &k));
+      EXPECT_EQ(k.spill_bytes, 0) << stem << " vectorize " << v;
+      EXPECT_NE(k.cuda_source.find(absl::StrCat("fz_ld_done<", 2 * v, ">(&pb_")), std::string::npos)
+          << stem << " vectorize " << v;
+    }
+  }
+}
+
 // Rmsnorm backward at 512x65536: rows too wide for one block run split over
 // eight blocks (SplitWideRows), staged, one kernel without spills.
 TEST(CompileSegment, WideNormBackwardSplitsRowsOverBlocks) {
@@ -390,8 +420,8 @@ TEST(CompileSegment, OnlyCooperativeRowLoopsCountIterations) {
 // fails, bump kCodegenVersion (compiler/codegen/version.h) and set
 // kSourceHash to the hash printed below.
 TEST(CodegenVersion, GeneratedCorpusSourceIsPinnedToTheVersion) {
-  constexpr int kPinnedVersion = 23;
-  constexpr uint64_t kSourceHash = 0xcaaaf561d7700316ull;
+  constexpr int kPinnedVersion = 24;
+  constexpr uint64_t kSourceHash = 0x3abb5962cec7c939ull;
   std::string all;
   for (const char* stem : {"bias_gelu_fwd", "softmax_fwd", "softmax_bwd", "rmsnorm_fwd", "layernorm_fwd",
                            "rmsnorm_bwd_manual", "rmsnorm_bwd_thunder", "layernorm_bwd_thunder",

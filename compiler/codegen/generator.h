@@ -212,6 +212,15 @@ class Generator {
 
   bool staged_ = false;
   bool float_cols_ = false;
+  // HeuristicParams::reread_rows on a kernel with rows in registers: the
+  // row buffers pb_* fill with fz_ld_keep, and the final pass loads each
+  // chunk again with fz_ld_done before it uses it (RereadPrelude).
+  bool reread_ = false;
+  // The load of chunk `src` of row input a into the words at `dst`.
+  std::string RowChunkLoad(const Access& a, const std::string& dst, const std::string& src) const {
+    return reread_ ? absl::StrCat("fz_ld_keep<", V_ * a.esize, ">(", dst, ", ", src, ");")
+                   : absl::StrCat("Chunk<", V_ * a.esize, ">::ld(", dst, ", ", src, ");");
+  }
   int stages_ = 0;
   // Kept chunks (multi-pass kernels with HeuristicParams::smem_bytes): the
   // first pass copies each thread's first keep_iters_ loop iterations of the

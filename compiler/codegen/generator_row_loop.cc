@@ -83,8 +83,10 @@ absl::Status Generator::EmitRowLoop(std::string& c, bool coop, bool cols) {
         const int w = ChunkWords(a);
         absl::StrAppend(&c, "    if (it > 0 && fits && active) {\n#pragma unroll\n",
                         "      for (int k = 0; k < ", PB_, "; ++k) {\n        const i64 jj = (t + (i64)k * T) * ", V_,
-                        ";\n        if (jj < rlen) Chunk<", V_ * a.esize, ">::ld(&pb_", a.ptr, "[k * ", w, "], ", a.ptr,
-                        " + ro_", a.ptr, "(jj));\n      }\n    }\n");
+                        ";\n        if (jj < rlen) ",
+                        RowChunkLoad(a, absl::StrCat("&pb_", a.ptr, "[k * ", w, "]"),
+                                     absl::StrCat(a.ptr, " + ro_", a.ptr, "(jj)")),
+                        "\n      }\n    }\n");
         continue;
       }
       any = true;
@@ -109,8 +111,10 @@ absl::Status Generator::EmitRowLoop(std::string& c, bool coop, bool cols) {
       for (auto& [v, a] : in_access_) {
         if (!a.has_r || !a.has_i || !a.vec || !p_.needed[v] || !prefetch) continue;
         const int w = ChunkWords(a);
-        absl::StrAppend(&c, "            Chunk<", V_ * a.esize, ">::ld(&nb_", a.ptr, "[k * ", w, "], ", a.ptr,
-                        " + ro_", a.ptr, "(jj));\n");
+        absl::StrAppend(&c, "            ",
+                        RowChunkLoad(a, absl::StrCat("&nb_", a.ptr, "[k * ", w, "]"),
+                                     absl::StrCat(a.ptr, " + ro_", a.ptr, "(jj)")),
+                        "\n");
       }
       absl::StrAppend(&c, "          }\n        }\n      }\n      rowbase(row);\n    }\n");
     }

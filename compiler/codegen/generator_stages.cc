@@ -37,6 +37,10 @@ std::string Generator::LoopOver(const std::string& body, const std::vector<const
       } else if (ColumnInSmem(*x)) {
         absl::StrAppend(&s, "        u32 sw_", x->ptr, "[", w, "];\n        if (active && jj < rlen) Chunk<",
                         V_ * x->esize, ">::ld(sw_", x->ptr, ", &cs_", x->ptr, "[(k * ", BX_, " + tx) * ", w, "]);\n");
+      } else if (reread_ && final && x->has_i) {
+        // The row's chunk again, evict-first: its last use (reread_rows).
+        absl::StrAppend(&s, "        if (active && jj < rlen) fz_ld_done<", V_ * x->esize, ">(&pb_", x->ptr,
+                        "[k * ", w, "], ", x->ptr, " + ro_", x->ptr, "(jj));\n");
       }
     }
     absl::StrAppend(&s, "        if (active && jj < rlen) ", body, "(VW<", V_, ">(), jj");

@@ -336,11 +336,53 @@ template <int DT> __device__ __forceinline__ typename Ty<DT>::C fz_elem(const u3
 template <int DT> __device__ __forceinline__ float fz_elem(const float* w, int l) { return w[l]; }
 )PRELUDE";
 
+// Row chunks read in two steps (HeuristicParams::reread_rows), the way
+// torch.compile's Triton kernels read a row they reduce and then write
+// from: fz_ld_keep for the reductions (L1 and L2 evict_last), fz_ld_done
+// when the output pass loads the chunk again (L1 and L2 evict_first; asm
+// volatile, so it stays after the block reductions). Chunks under 4 bytes
+// load plainly. Appended only to kernels that use them.
+const char kRereadPrelude[] = R"PRELUDE(
+template <int B> __device__ __forceinline__ void fz_ld_keep(u32* w, const void* p) { Chunk<B>::ld(w, p); }
+template <int B> __device__ __forceinline__ void fz_ld_done(u32* w, const void* p) { Chunk<B>::ld(w, p); }
+template <> __device__ __forceinline__ void fz_ld_keep<16>(u32* w, const void* p) {
+  u64 pol;
+  asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+  asm("ld.global.L1::evict_last.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;" : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3]) : "l"(p), "l"(pol));
+}
+template <> __device__ __forceinline__ void fz_ld_done<16>(u32* w, const void* p) {
+  u64 pol;
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+  asm volatile("ld.global.L1::evict_first.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;" : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3]) : "l"(p), "l"(pol));
+}
+template <> __device__ __forceinline__ void fz_ld_keep<8>(u32* w, const void* p) {
+  u64 pol;
+  asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+  asm("ld.global.L1::evict_last.L2::cache_hint.v2.u32 {%0, %1}, [%2], %3;" : "=r"(w[0]), "=r"(w[1]) : "l"(p), "l"(pol));
+}
+template <> __device__ __forceinline__ void fz_ld_done<8>(u32* w, const void* p) {
+  u64 pol;
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+  asm volatile("ld.global.L1::evict_first.L2::cache_hint.v2.u32 {%0, %1}, [%2], %3;" : "=r"(w[0]), "=r"(w[1]) : "l"(p), "l"(pol));
+}
+template <> __device__ __forceinline__ void fz_ld_keep<4>(u32* w, const void* p) {
+  u64 pol;
+  asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+  asm("ld.global.L1::evict_last.L2::cache_hint.u32 %0, [%1], %2;" : "=r"(w[0]) : "l"(p), "l"(pol));
+}
+template <> __device__ __forceinline__ void fz_ld_done<4>(u32* w, const void* p) {
+  u64 pol;
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+  asm volatile("ld.global.L1::evict_first.L2::cache_hint.u32 %0, [%1], %2;" : "=r"(w[0]) : "l"(p), "l"(pol));
+}
+)PRELUDE";
+
 }  // namespace
 
 const char* DevicePrelude() { return kPrelude; }
 const char* ClusterPrelude() { return kClusterPrelude; }
 const char* DividerPrelude() { return kDividerPrelude; }
 const char* FloatColumnPrelude() { return kFloatColumnPrelude; }
+const char* RereadPrelude() { return kRereadPrelude; }
 
 }  // namespace fusiond

@@ -23,6 +23,9 @@ const char* DividerPrelude();
 // fz_elem: a column operand's element from packed words or from floats, in
 // kernels that keep a staged column as float (Generator::FloatColumn).
 const char* FloatColumnPrelude();
+// fz_ld_keep / fz_ld_done: row chunk loads with evict-last, then evict-first
+// cache policies, in kernels that re-read their rows (reread_rows).
+const char* RereadPrelude();
 
 }  // namespace fusiond
 

@@ -5,7 +5,7 @@
 
 namespace fusiond {
 
-constexpr int kCodegenVersion = 23;
+constexpr int kCodegenVersion = 24;
 
 }  // namespace fusiond
 

@@ -34,7 +34,7 @@ std::string HeuristicParams::ToString() const {
       " smem_bytes=", smem_bytes,
       // Only when set, so the hashes of kernels without clusters stay as they were.
       cluster_x > 1 ? absl::StrCat(" cluster_x=", cluster_x) : std::string(),
-      smem_columns ? " smem_columns=true" : "");
+      smem_columns ? " smem_columns=true" : "", reread_rows ? " reread_rows=true" : "");
 }
 
 std::string HeuristicParams::ToJson() const {
@@ -46,7 +46,8 @@ std::string HeuristicParams::ToJson() const {
                       ",\"smem_buffer\":", b(smem_buffer), ",\"rows_per_block\":", rows_per_block,
                       ",\"grid_reduction\":", b(grid_reduction), ",\"multi_pass\":", b(multi_pass),
                       ",\"unroll\":", unroll, ",\"smem_bytes\":", smem_bytes,
-                      ",\"cluster_x\":", cluster_x, "}");
+                      ",\"cluster_x\":", cluster_x, ",\"smem_columns\":", b(smem_columns),
+                      ",\"reread_rows\":", b(reread_rows), "}");
 }
 
 // ToString names every field, so hashing it is a stable field-by-field hash.
@@ -59,7 +60,7 @@ bool HeuristicParams::operator==(const HeuristicParams& o) const {
          smem_buffer == o.smem_buffer && rows_per_block == o.rows_per_block &&
          grid_reduction == o.grid_reduction && multi_pass == o.multi_pass && unroll == o.unroll &&
          smem_bytes == o.smem_bytes && cluster_x == o.cluster_x &&
-         smem_columns == o.smem_columns;
+         smem_columns == o.smem_columns && reread_rows == o.reread_rows;
 }
 
 }  // namespace fusiond

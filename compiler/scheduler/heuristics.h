@@ -82,6 +82,11 @@ struct HeuristicParams {
   // instead of in registers, which frees a register per word for deeper row
   // batches.
   bool smem_columns = false;
+  // Persistent kinds with rows in registers: the row's chunks are loaded
+  // with L1 and L2 evict-last policies for the reductions, and the output
+  // pass loads them again with evict-first policies instead of reading the
+  // registers (as torch.compile's Triton kernels do; docs/codegen.md).
+  bool reread_rows = false;
 
   std::string ToString() const;  // one line, "kind=inner_persistent vectorize=8 ..."
   std::string ToJson() const;     // one JSON object with every field

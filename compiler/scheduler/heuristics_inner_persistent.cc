@@ -79,6 +79,25 @@ std::optional<HeuristicParams> InnerPersistentHeuristics(const FusionAnalysis& a
         p.rows_per_block = 1;
       }
     }
+    // Two or more full inputs and no column operand (softmax backward), rows
+    // of 1537-2048 vectors (four a thread at 512 threads): torch.compile's
+    // form. 512 threads a row,
+    // two blocks a SM (code generation asks ptxas for them), a block a row,
+    // the row read evict-last for the reduction and again evict-first for
+    // the output (reread_rows). H200, bf16, do_bench (steady state):
+    // softmax backward 4096x16384 96.9 us (93.7) against 99.5 (94.5) at
+    // 256 x 8, torch.compile 96.9 (93.9); 512 x 4 without reread_rows 99.8
+    // (94.6) (bench/results/gpu-2026-12-01-s22-8-*.log). At 16384x4096 (one
+    // chunk a thread) it gained ~1% in one run, not adopted.
+    int full_inputs = 0;
+    for (const TensorSummary& s : a.inputs) full_inputs += s.full;
+    const int64_t batch512 = CeilDiv(vectors, 512);
+    if (full_inputs >= 2 && column_operands == 0 && vectors > 1536 && batch512 <= 4) {
+      p.block_x = 512;
+      p.persistent_batch = static_cast<int>(batch512);
+      p.rows_per_block = 1;
+      p.reread_rows = true;
+    }
   } else {
     // Registers would spill: the row buffers go to shared memory.
     p.block_x = 512;
@@ -99,8 +118,9 @@ std::optional<HeuristicParams> InnerPersistentHeuristics(const FusionAnalysis& a
   // (GeneratedKernel::one_wave): softmax forward 16384x4096 ran 6 blocks per
   // SM instead of 3. Rows stay in registers: staging them in shared memory
   // (StageRows, as inner-outer kernels do) was slower here, softmax
-  // backward 16384x4096 108.2 against 105.2 us.
-  if (!p.smem_buffer && p.persistent_batch <= 4) {
+  // backward 16384x4096 108.2 against 105.2 us. Kernels that re-read their
+  // rows take a block a row, as torch.compile's do (the form measured).
+  if (!p.smem_buffer && p.persistent_batch <= 4 && !p.reread_rows) {
     const int per_sm = std::max(1, t.max_threads_per_sm / (p.block_x * p.block_y));
     p.grid_x = std::min<int64_t>(p.grid_x, int64_t{per_sm} * t.sm_count);
   }

@@ -185,14 +185,22 @@ TEST(Heuristics, NormBackwardSplitsRowsTooWideForOneBlock) {
 }
 
 TEST(Heuristics, RowsAreStagedWhereRegistersCannotPrefetch) {
-  // softmax backward 4096x16384: two full inputs in registers, 256 x 8
-  // (128 x 16 would need 288 registers), a block per row.
+  // softmax backward 4096x16384: two full inputs in registers, in
+  // torch.compile's form: 512 x 4, the row re-read for the output pass,
+  // a block per row.
   auto sb = InnerPersistentHeuristics(RowSummary(FusionPattern::kInner, 4096, 16384, 2, 0), H100());
   ASSERT_TRUE(sb.has_value());
   EXPECT_FALSE(sb->smem_buffer);
-  EXPECT_EQ(sb->block_x, 256);
-  EXPECT_EQ(sb->persistent_batch, 8);
+  EXPECT_EQ(sb->block_x, 512);
+  EXPECT_EQ(sb->persistent_batch, 4);
+  EXPECT_TRUE(sb->reread_rows);
   EXPECT_EQ(sb->grid_x, 4096);
+  // Narrower rows (4096, 8192: 512 and 1024 vectors) keep the other shapes.
+  for (int64_t width : {4096, 8192}) {
+    auto other = InnerPersistentHeuristics(RowSummary(FusionPattern::kInner, 16384, width, 2, 0), H100());
+    ASSERT_TRUE(other.has_value());
+    EXPECT_FALSE(other->reread_rows) << width;
+  }
   // One full input (softmax forward): 256 x 8, three blocks of 256 threads
   // resident (24 warps) against four of 128 at 128 x 16 (16 warps).
   auto sf = InnerPersistentHeuristics(RowSummary(FusionPattern::kInner, 4096, 16384, 1, 0), H100());
