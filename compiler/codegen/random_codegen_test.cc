@@ -82,6 +82,42 @@ TEST(RandomCodegen, StagedRowsAlwaysCompile) {
   std::printf("%d staged kernels compiled, %d with a float column\n", staged, float_columns);
 }
 
+// reread_rows over the same kind of random graphs: every inner persistent /
+// inner-outer segment whose rows sit in registers, regenerated to load its
+// rows again for the output pass with cache policies, must compile (dtypes
+// and vector widths give 16- to 2-byte chunks), or be refused with
+// InvalidArgument where code generation does not keep the rows in registers
+// (rows too wide for the registers' chunks).
+TEST(RandomCodegen, RereadRowsAlwaysCompile) {
+  if (NvrtcVersion() == "none") GTEST_SKIP() << "no NVRTC in this build";
+  const char* env = std::getenv("FUSIOND_RANDOM_CODEGEN_SEEDS");
+  const int seeds = env ? std::atoi(env) : 16;
+  int reread = 0;
+  for (int seed = 0; seed < seeds; ++seed) {
+    auto r = ScheduleRandomGraph(3000 + seed);
+    if (!r.ok()) continue;
+    for (const SegmentResult& s : r->segments) {
+      if (s.kind != SchedulerKind::kInnerPersistent && s.kind != SchedulerKind::kInnerOuterPersistent) continue;
+      if (s.params.smem_buffer || s.params.multi_pass) continue;
+      // Graphs code generation refuses anyway (Unimplemented) are not this
+      // test's.
+      if (!GenerateKernel(s.graph, s.params, CodegenOptions{}).ok()) continue;
+      HeuristicParams hp = s.params;
+      hp.reread_rows = true;
+      auto k = GenerateKernel(s.graph, hp, CodegenOptions{});
+      if (!k.ok()) {
+        EXPECT_EQ(k.status().code(), absl::StatusCode::kInvalidArgument) << "seed " << 3000 + seed << ": " << k.status();
+        continue;
+      }
+      auto bin = CompileWithNvrtc(k->source, k->name, NvrtcOptions{});
+      EXPECT_TRUE(bin.ok()) << "seed " << 3000 + seed << ": " << bin.status() << "\n" << PrintGraph(s.graph);
+      reread += k->source.find("fz_ld_done<") != std::string::npos;
+    }
+  }
+  EXPECT_GT(reread, 0) << "no random graph kept its rows in registers; widen the seeds";
+  std::printf("%d kernels with reread rows compiled\n", reread);
+}
+
 // A persistent kernel's `fits` compares the row with a literal, the threads
 // along a row times their chunks (codegen.cc): that literal is only right
 // while the kernel is launched with the grid y extent it was generated for,
