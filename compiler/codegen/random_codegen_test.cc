@@ -17,6 +17,13 @@
 namespace fusiond {
 namespace {
 
+// How many random graphs a test takes: FUSIOND_RANDOM_CODEGEN_SEEDS, or
+// `fallback`.
+int Seeds(int fallback) {
+  const char* env = std::getenv("FUSIOND_RANDOM_CODEGEN_SEEDS");
+  return env ? std::atoi(env) : fallback;
+}
+
 // A random graph through passes, segmenter and schedulers, without code.
 absl::StatusOr<CompileResult> ScheduleRandomGraph(int seed) {
   RandomGraphCase c = RandomGraphWithShapes(seed);
@@ -27,8 +34,7 @@ absl::StatusOr<CompileResult> ScheduleRandomGraph(int seed) {
 
 TEST(RandomCodegen, GeneratedSourceAlwaysCompiles) {
   if (NvrtcVersion() == "none") GTEST_SKIP() << "no NVRTC in this build";
-  const char* env = std::getenv("FUSIOND_RANDOM_CODEGEN_SEEDS");
-  const int seeds = env ? std::atoi(env) : 6;
+  const int seeds = Seeds(6);
   int compiled = 0;
   for (int seed = 0; seed < seeds; ++seed) {
     RandomGraphCase c = RandomGraphWithShapes(1000 + seed);
@@ -53,8 +59,7 @@ TEST(RandomCodegen, GeneratedSourceAlwaysCompiles) {
 // staged kernel must say how much shared memory it takes.
 TEST(RandomCodegen, StagedRowsAlwaysCompile) {
   if (NvrtcVersion() == "none") GTEST_SKIP() << "no NVRTC in this build";
-  const char* env = std::getenv("FUSIOND_RANDOM_CODEGEN_SEEDS");
-  const int seeds = env ? std::atoi(env) : 16;
+  const int seeds = Seeds(16);
   int staged = 0, float_columns = 0;
   for (int seed = 0; seed < seeds; ++seed) {
     auto r = ScheduleRandomGraph(2000 + seed);
@@ -90,8 +95,7 @@ TEST(RandomCodegen, StagedRowsAlwaysCompile) {
 // (rows too wide for the registers' chunks).
 TEST(RandomCodegen, RereadRowsAlwaysCompile) {
   if (NvrtcVersion() == "none") GTEST_SKIP() << "no NVRTC in this build";
-  const char* env = std::getenv("FUSIOND_RANDOM_CODEGEN_SEEDS");
-  const int seeds = env ? std::atoi(env) : 16;
+  const int seeds = Seeds(16);
   int reread = 0;
   for (int seed = 0; seed < seeds; ++seed) {
     auto r = ScheduleRandomGraph(3000 + seed);
