@@ -12,7 +12,9 @@ the same inputs, under do_bench:
   ours-in-compile  the runtime writing into torch.compile's output tensors
   triton-wW-sS-H   torch.compile's Triton cubins (each autotuning candidate:
                    W warps, S bytes of shared memory, H its cache directory) launched by cuLaunchKernel here
-  triton-...-jit   the same kernels' PTX compiled by the driver (not Triton's ptxas)
+  triton-...-jit   the same kernels' PTX compiled by the driver (not Triton's ptxas);
+                   with --ptx-edits also -jit-nopol, -jit-nol1, -jit-plain: that PTX
+                   without its L2 cache policies, its L1 priorities, or both
   ours-direct      our cubin launched the same way (same buffers as ours)
 
 each ROUNDS times, interleaved. If a Triton cubin launched here keeps the edge, it is the
@@ -72,6 +74,20 @@ class Direct:
                                                self._params, None), "cuLaunchKernel", "direct")
 
 
+PTX_EDITS = ("nopol", "nol1", "plain")
+
+
+def edit_ptx(ptx: str, mode: str) -> str:
+    """Triton's PTX without its L2 cache policies (nopol: the loads'
+    .L2::cache_hint and policy operand), its L1 eviction priorities (nol1),
+    or both (plain); "" leaves it."""
+    if mode in ("nopol", "plain"):
+        ptx = re.sub(r"(ld\.global[^;\n]*?)\.L2::cache_hint([^;\n]*?), %rd\d+;", r"\1\2;", ptx)
+    if mode in ("nol1", "plain"):
+        ptx = re.sub(r"\.L1::evict_(last|first)", "", ptx)
+    return ptx
+
+
 def triton_kernels(cache: str):
     """The kernels torch.compile left in TRITON_CACHE_DIR (its autotuner's
     candidates of one kernel: each is tried)."""
@@ -95,6 +111,9 @@ def main():
     p.add_argument("fusion", help="its definition (.py repro script)")
     p.add_argument("--size-map", default="")
     p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--ptx-edits", action="store_true",
+                   help="also time each Triton kernel's PTX without its L2 policies (-nopol), its L1 "
+                        "priorities (-nol1) and both (-plain)")
     args = p.parse_args()
     cache = os.environ.get("TRITON_CACHE_DIR")
     if not cache:
@@ -160,11 +179,20 @@ def main():
         if found:
             bind(tri, types, *found)
             tris[label] = tri
-            # The same PTX compiled by this driver's ptxas instead of Triton's.
-            jit = Direct(drv, open(stem + ".ptx", "rb").read() + b"\0", meta["name"], types, (rows, 1, 1),
-                         (32 * meta["num_warps"], 1, 1), meta["shared"])
-            bind(jit, types, *found)
-            tris[label + "-jit"] = jit
+            # The same PTX compiled by this driver's ptxas instead of Triton's,
+            # as is and (--ptx-edits) without its cache policies.
+            ptx = open(stem + ".ptx").read()
+            for mode in ("",) + (PTX_EDITS if args.ptx_edits else ()):
+                jit = Direct(drv, edit_ptx(ptx, mode).encode() + b"\0", meta["name"], types, (rows, 1, 1),
+                             (32 * meta["num_warps"], 1, 1), meta["shared"])
+                bind(jit, types, *found)
+                for o in couts:
+                    o.fill_(float("nan"))
+                jit()
+                torch.cuda.synchronize()
+                if not all(r["pass"] for r in harness.check_outputs(couts, ref)):
+                    raise SystemExit(f"launch_paths: {label}-jit{mode} does not check")
+                tris[f"{label}-jit{('-' + mode) if mode else ''}"] = jit
 
     plan = fusion.plan([tuple(x.shape) if isinstance(x, torch.Tensor) else None for x in inputs])
     grid, block, smem = plan.launches[0]
