@@ -14,7 +14,10 @@ w + b, mean, rstd), all bf16 rows with float statistics, eps 1e-5, as in
 row L1::evict_last for the reductions and again L1::evict_first for the
 output pass (torch.compile's form); _p adds the same L2 policies
 (createpolicy.fractional), as Triton's eviction_policy does; _8b loads and
-stores 8-byte chunks instead of 16-byte ones. PRELUDE.cu: a generated
+stores 8-byte chunks instead of 16-byte ones; _x drops the row loop and
+the chunk guards (a block a row: launch it with grid = rows, on rows of
+exactly BX * PB chunks); _tr reduces a block's warp partials in warp 0 and
+broadcasts once, as Triton's kernels do. PRELUDE.cu: a generated
 kernel source (its text before `extern "C"` is the device prelude used). smem: column operands (weight,
 bias) kept in shared memory, filled once per block, instead of registers.
 Blocks loop over rows with the grid's stride, so a grid smaller than the
@@ -26,7 +29,7 @@ import sys
 from probe_args import probe_args
 
 KINDS = ("softmax_fwd", "softmax_bwd", "rmsnorm_fwd", "layernorm_fwd")
-SUFFIXES = ("_8b", "_rr", "_p")
+SUFFIXES = ("_8b", "_rr", "_p", "_x", "_tr")
 
 
 def split_kind(text):
@@ -53,6 +56,8 @@ E = 4 if "_8b" in FLAGS else 8  # bf16 elements a chunk: 16 bytes, or 8 as Trito
 NW, CB = E // 2, 2 * E  # 32-bit words and bytes a chunk
 RR = "_rr" in FLAGS
 POLICY = "_p" in FLAGS
+EXACT = "_x" in FLAGS  # a block a row (grid = rows), rows exactly BX * PB chunks: no row loop, no guards
+TRITON_REDUCE = "_tr" in FLAGS  # warp 0 combines the warps' partials, one broadcast (Triton's form)
 ins = {"softmax_fwd": ["x"], "softmax_bwd": ["y", "g"], "rmsnorm_fwd": ["x", "w"], "layernorm_fwd": ["x", "w", "b"]}[kind]
 outs = {"softmax_fwd": ["o"], "softmax_bwd": ["o"], "rmsnorm_fwd": ["o", "rs"], "layernorm_fwd": ["o", "mu", "rs"]}[kind]
 row_ins = [i for i in ins if i in ("y", "g", "x")]
@@ -61,11 +66,17 @@ sig = ", ".join([f"const void* __restrict__ {i}_" for i in ins] + [f"void* __res
 
 
 def vec_loop(body, ind="    "):
+    guard = "  {\n" if EXACT else "  if (j < rlen) {\n"
     return (f"{ind}#pragma unroll\n{ind}for (int k = 0; k < {PB}; ++k) {{\n{ind}  const int j = (tx + k * {BX}) * {E};\n"
-            f"{ind}  if (j < rlen) {{\n{body}{ind}  }}\n{ind}}}\n")
+            f"{ind}{guard}{body}{ind}  }}\n{ind}}}\n")
 
 
 def block_sum(v, op=0):
+    if TRITON_REDUCE:
+        ident = "0.0f" if op == 0 else "(-__int_as_float(0x7f800000))"
+        return (f"    {v} = fz_warp_reduce<{op}>({v});\n    if ((tx & 31) == 0) red[rb][tx >> 5] = {v};\n    __syncthreads();\n"
+                f"    if (tx < 32) {{\n      float q = tx < {W} ? red[rb][tx] : {ident};\n      q = fz_warp_reduce<{op}>(q);\n"
+                f"      if (tx == 0) red[rb][0] = q;\n    }}\n    __syncthreads();\n    {v} = red[rb][0];\n    rb ^= 1;\n")
     comb = (lambda a, b: f"{a} + {b}") if op == 0 else (lambda a, b: f"fz_max({a}, {b})")
     return (f"    {v} = fz_warp_reduce<{op}>({v});\n    if ((tx & 31) == 0) red[rb][tx >> 5] = {v};\n    __syncthreads();\n"
             f"    {{\n      const float4* r = (const float4*)red[rb];\n      float4 q = r[0];\n"
@@ -94,7 +105,7 @@ for c in cols:
               vec_loop(f"      Chunk<{CB}>::ld(&cs_{c}[(k * {BX} + tx) * {NW}], {c} + j);\n", "  ")]
     else:
         k += [f"  u32 w_{c}[{PB * NW}];", vec_loop(f"      Chunk<{CB}>::ld(&w_{c}[k * {NW}], {c} + j);\n", "  ")]
-k += ["  for (int row = blockIdx.x; row < rows; row += gridDim.x) {",
+k += ["  { const int row = blockIdx.x;" if EXACT else "  for (int row = blockIdx.x; row < rows; row += gridDim.x) {",
       "    const size_t base = (size_t)row * rlen;"]
 
 
