@@ -177,6 +177,15 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   // backward 2048x8192 30% slower on the H200 (53 against 41 us,
   // bench/results/gpu-2026-11-30-s16-2-*.log).
   specialized_ = persistent_ && PlanRequires(split * BX_ * PB_ * V_, k);
+  // Exact kernels (exact_) of up to three chunks a thread. H200, softmax
+  // backward bf16, do_bench (steady state), against the same reread_rows
+  // kernels with the row loop: 16384x4096 96.4 us (92.5) against 99.4
+  // (94.4), torch.compile 96.1 (92.5); 8192x8192 97.2 (93.8) against 103.4
+  // (102.4), torch.compile 96.7 (93.8); 4096x12288 76.5 (73.5) against 79.7
+  // (78.6); but 4096x16384 (four chunks, three blocks a SM at 40 registers
+  // where the loop's kernel ran two at 63) 102.1 (96.5) against 97.4 (93.7)
+  // (bench/results/gpu-2026-12-01-s23-2-*.log).
+  exact_ = reread_ && specialized_ && tiled_exactly_ && !coop && PB_ <= 3;
   // The size parameters; literal ones (PlanRequires) stay in the signature,
   // renamed and unused, and the body declares them.
   for (SymbolId s : p_.symbol_order) {
@@ -207,8 +216,12 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   const std::string rows = p_.ProductExpr(p_.i_axes);
   const std::string rlen = p_.ProductExpr(p_.r_axes);
   absl::StrAppend(&c, "  const i64 rows = (i64)(", rows, ");\n  const i64 rlen = (i64)(", rlen, ");\n");
-  absl::StrAppend(&c, "  const i64 t = (i64)blockIdx.y * ", BX_, " + tx;\n  const i64 T = (i64)gridDim.y * ",
-                  BX_, ";\n", dividers);
+  if (exact_) {  // one block along the row (no split)
+    absl::StrAppend(&c, "  const i64 t = tx;\n  constexpr i64 T = ", BX_, ";\n", dividers);
+  } else {
+    absl::StrAppend(&c, "  const i64 t = (i64)blockIdx.y * ", BX_, " + tx;\n  const i64 T = (i64)gridDim.y * ",
+                    BX_, ";\n", dividers);
+  }
   // Vector accesses need the innermost row extent divisible by V and aligned pointers.
   std::string vec = absl::StrCat("(", p_.ExtentExpr(p_.ref[p_.r_axes.back()]), ") % ", V_, " == 0");
   for (auto& [v, a] : in_access_) {
@@ -278,7 +291,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
       absl::StrAppend(&c, "  __shared__ __align__(16) u32 cs_", a.ptr, "[", PB_ * BX_ * w, "];\n",
                       "  if (fits && ty == 0) {\n#pragma unroll\n",
                       "    for (int k = 0; k < ", PB_, "; ++k) {\n      const i64 jj = (t + (i64)k * T) * ", V_,
-                      ";\n      if (jj < rlen) Chunk<", V_ * a.esize, ">::ld(&cs_", a.ptr, "[(k * ", BX_, " + tx) * ", w,
+                      ";\n      if (", InRow("jj"), ") Chunk<", V_ * a.esize, ">::ld(&cs_", a.ptr, "[(k * ", BX_, " + tx) * ", w,
                       "], ", a.ptr, " + ro_", a.ptr, "(jj));\n    }\n  }\n");
     }
     if (smem_cols && BY_ > 1) absl::StrAppend(&c, "  __syncthreads();\n");
@@ -287,7 +300,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
       const int w = ChunkWords(a);
       absl::StrAppend(&c, "  u32 cb_", a.ptr, "[", PB_ * w, "];\n  if (fits) {\n#pragma unroll\n",
                       "    for (int k = 0; k < ", PB_, "; ++k) {\n      const i64 jj = (t + (i64)k * T) * ", V_,
-                      ";\n      if (jj < rlen) Chunk<", V_ * a.esize, ">::ld(&cb_", a.ptr, "[k * ", w, "], ",
+                      ";\n      if (", InRow("jj"), ") Chunk<", V_ * a.esize, ">::ld(&cb_", a.ptr, "[k * ", w, "], ",
                       a.ptr, " + ro_", a.ptr, "(jj));\n    }\n  }\n");
     }
     for (size_t ci = 0; ci < p_.col_reds.size(); ++ci) {
@@ -333,7 +346,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
       absl::StrAppend(&c, "  u32 pb_", a.ptr, "[", PB_ * w, "];\n");
       absl::StrAppend(&c, "  if (fits && ", first_row, " < rows) {\n    rowbase(", first_row, ");\n#pragma unroll\n",
                       "    for (int k = 0; k < ", PB_, "; ++k) {\n      const i64 jj = (t + (i64)k * T) * ", V_,
-                      ";\n      if (jj < rlen) ",
+                      ";\n      if (", InRow("jj"), ") ",
                       RowChunkLoad(a, absl::StrCat("&pb_", a.ptr, "[k * ", w, "]"),
                                    absl::StrCat(a.ptr, " + ro_", a.ptr, "(jj)")),
                       "\n    }\n  }\n");
@@ -375,10 +388,11 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     k.grid_x_cap = 1;
     k.grid_y_expr = absl::StrCat("min(", split, ", max(1, ceil_div(", rlen, ", ", BX_ * V_ * U_, ")))");
   } else {
-    k.grid_x_cap = row_blocks_;
+    // An exact kernel has no row loop: a block for every row group.
+    k.grid_x_cap = exact_ ? int64_t{kMaxGridX} : row_blocks_;
     // The heuristics asked for a grid that loops over the rows: more blocks
     // than fit at once would run as a second, partial wave.
-    k.one_wave = persistent_ && !coop && row_blocks_ < (hp_.outer_size + BY_ - 1) / BY_;
+    k.one_wave = persistent_ && !coop && !exact_ && row_blocks_ < (hp_.outer_size + BY_ - 1) / BY_;
     k.grid_y_expr = std::to_string(split);
   }
   if (coop) {

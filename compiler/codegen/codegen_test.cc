@@ -685,5 +685,58 @@ TEST(Codegen, RereadRowsLoadTheRowTwiceWithCachePolicies) {
   EXPECT_EQ(GenerateKernel(g, hp, CodegenOptions{}).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
+// Exact kernels: a specialized reread_rows kernel whose row is exactly its
+// threads' chunks (up to three a thread) has no row loop, no next-row
+// prefetch and no in-row guards, reduces its warps' partials in warp 0, and
+// launches a block for every row group however many rows come.
+TEST(Codegen, ExactRereadKernelsTakeABlockARowWithoutLoop) {
+  Graph g = Softmax();
+  HeuristicParams hp;
+  hp.kind = SchedulerKind::kInnerPersistent;
+  hp.outer_size = 16384;
+  hp.inner_size = 4096;
+  hp.vectorize = 8;
+  hp.block_x = 512;
+  hp.persistent_batch = 1;
+  hp.grid_x = 16384;
+  hp.reread_rows = true;
+  CodegenOptions o;
+  o.symbol_sizes = {16384, 4096};
+  auto k = GenerateKernel(g, hp, o);
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_EQ(k->source.find("rg < rows"), std::string::npos) << k->source;
+  EXPECT_EQ(k->source.find("nb_in0"), std::string::npos);
+  EXPECT_EQ(k->source.find("jj < rlen"), std::string::npos);
+  EXPECT_NE(k->source.find("  const i64 t = tx;\n  constexpr i64 T = 512;\n"), std::string::npos);
+  EXPECT_NE(k->source.find("    row = (i64)blockIdx.x * 1 + ty;\n    active = row < rows;\n"), std::string::npos);
+  EXPECT_NE(k->source.find("if (tx < 32) {"), std::string::npos);
+  EXPECT_NE(k->source.find("if (active && true) fz_ld_done<16>(&pb_in0[k * 4], in0 + ro_in0(jj));"),
+            std::string::npos);
+  EXPECT_FALSE(k->one_wave);
+  // The grid is every row group, for any row count.
+  EXPECT_EQ(LaunchGrid(*k, 32, 0, 132)[0], "min(2147483647, max(1, ceil_div(s0, 1)))");
+
+  // Not exact: a row that is not the threads' chunks (a general kernel, a
+  // wider row than compiled for), or four chunks a thread (4096x16384 ran
+  // slower without the loop's form).
+  CodegenOptions general = o;
+  general.specialize = false;
+  auto gk = GenerateKernel(g, hp, general);
+  ASSERT_TRUE(gk.ok()) << gk.status();
+  EXPECT_NE(gk->source.find("rg < rows"), std::string::npos);
+  CodegenOptions narrow = o;
+  narrow.symbol_sizes = {16384, 2048};
+  auto nk = GenerateKernel(g, hp, narrow);
+  ASSERT_TRUE(nk.ok()) << nk.status();
+  EXPECT_NE(nk->source.find("jj < rlen"), std::string::npos);
+  hp.inner_size = 16384;
+  hp.persistent_batch = 4;
+  o.symbol_sizes = {4096, 16384};
+  auto wide = GenerateKernel(g, hp, o);
+  ASSERT_TRUE(wide.ok()) << wide.status();
+  EXPECT_NE(wide->source.find("rg < rows"), std::string::npos);
+  EXPECT_NE(wide->source.find("jj < rlen"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace fusiond

@@ -189,6 +189,56 @@ TEST(CompileSegment, RereadRowsCompileForSm90) {
   }
 }
 
+// Exact kernels (a block a row, no row loop, warp 0 combining the
+// partials): the pipeline's softmax backward at 16384x4096 and 8192x8192,
+// and with reread_rows forced, forwards whose stages reduce with max, sum
+// and a second moment and read column operands; all compile for sm_90
+// without spills.
+TEST(CompileSegment, ExactRereadKernelsCompileForSm90) {
+  if (NvrtcVersion() == "none") GTEST_SKIP() << "no NVRTC in this build";
+  for (int64_t width : {4096, 8192}) {
+    const int64_t rows = 65536 * 1024 / width;
+    CompileResult r;
+    ASSERT_NO_FATAL_FAILURE(CompileCorpusAt("softmax_bwd", {{rows, width}, {rows, width}}, &r));
+    const HeuristicParams& hp = r.segments[0].params;
+    EXPECT_TRUE(hp.reread_rows) << hp.ToString();
+    ASSERT_TRUE(r.segments[0].kernel.has_value());
+    const KernelArtifact& k = *r.segments[0].kernel;
+    EXPECT_EQ(k.spill_bytes, 0) << width;
+    EXPECT_EQ(k.cuda_source.find("rg < rows"), std::string::npos) << width;
+    EXPECT_NE(k.manifest_json.find("min(2147483647, max(1, ceil_div(s0, 1)))"), std::string::npos)
+        << k.manifest_json;
+  }
+  // Specialized to the corpus sizes (softmax forward's 4096x16384 as
+  // 16384x4096: three chunks a thread at most).
+  for (const char* stem : {"softmax_fwd", "layernorm_fwd", "rmsnorm_fwd"}) {
+    CompileResult r;
+    ASSERT_NO_FATAL_FAILURE(ScheduleCorpusFusion(stem, &r));
+    HeuristicParams hp = r.segments[0].params;
+    SegmentCompileOptions o;
+    o.symbol_sizes = r.segments[0].symbol_sizes;
+    if (hp.inner_size > 12288) {
+      std::swap(hp.inner_size, hp.outer_size);
+      for (int64_t& n : o.symbol_sizes) n = n == 16384 ? 4096 : n == 4096 ? 16384 : n;
+    }
+    hp.block_x = 512;
+    hp.block_y = 1;
+    hp.rows_per_block = 1;
+    hp.vectorize = 8;
+    hp.persistent_batch = static_cast<int>(hp.inner_size / (512 * 8));
+    hp.grid_x = hp.outer_size;
+    hp.smem_columns = false;
+    hp.reread_rows = true;
+    auto k = CompileSegment(r.segments[0].graph, hp, o);
+    ASSERT_TRUE(k.ok()) << stem << ": " << k.status();
+    EXPECT_EQ(k->spill_bytes, 0) << stem;
+    const KernelArtifact& k2 = *k;
+    EXPECT_EQ(k2.cuda_source.find("jj < rlen"), std::string::npos) << stem;
+    EXPECT_EQ(k2.cuda_source.find("rg < rows"), std::string::npos) << stem;
+    EXPECT_NE(k2.cuda_source.find("if (tx < 32) {"), std::string::npos) << stem;
+  }
+}
+
 // Rmsnorm backward at 512x65536: rows too wide for one block run split over
 // eight blocks (SplitWideRows), staged, one kernel without spills.
 TEST(CompileSegment, WideNormBackwardSplitsRowsOverBlocks) {
@@ -420,7 +470,7 @@ TEST(CompileSegment, OnlyCooperativeRowLoopsCountIterations) {
 // fails, bump kCodegenVersion (compiler/codegen/version.h) and set
 // kSourceHash to the hash printed below.
 TEST(CodegenVersion, GeneratedCorpusSourceIsPinnedToTheVersion) {
-  constexpr int kPinnedVersion = 24;
+  constexpr int kPinnedVersion = 25;
   constexpr uint64_t kSourceHash = 0x3abb5962cec7c939ull;
   std::string all;
   for (const char* stem : {"bias_gelu_fwd", "softmax_fwd", "softmax_bwd", "rmsnorm_fwd", "layernorm_fwd",

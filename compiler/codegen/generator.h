@@ -24,6 +24,8 @@ namespace codegen_internal {
 // Static shared memory for column operands (HeuristicParams::smem_columns),
 // leaving room under the 48 KB static limit for the reduction buffers.
 constexpr int64_t kMaxColumnSmemBytes = 32 * 1024;
+// The most blocks a grid's x dimension takes (CUDA's 2^31 - 1).
+constexpr int64_t kMaxGridX = 2147483647;
 
 // How a kernel reads or writes one tensor.
 struct Access {
@@ -154,7 +156,7 @@ class Generator {
   // Whether the next row is loaded into a second buffer while the current
   // one is reduced (double-buffering costs as many registers again: only
   // for small buffers).
-  bool PrefetchRows() const { return PersistentRowWords() <= 16; }
+  bool PrefetchRows() const { return !exact_ && PersistentRowWords() <= 16; }
 
   // Staged rows (HeuristicParams::smem_buffer on the inner persistent
   // kinds): the persistent row and column buffers live in dynamic shared
@@ -216,6 +218,15 @@ class Generator {
   // row buffers pb_* fill with fz_ld_keep, and the final pass loads each
   // chunk again with fz_ld_done before it uses it (RereadPrelude).
   bool reread_ = false;
+  // A block a row group, the row tiled exactly (a specialized reread_rows
+  // kernel whose literal row extent is BX_ * PB_ * V_, no split, no column
+  // reductions): no row loop, no next-row prefetch, no in-row guards, the
+  // grid covering every row group, and the block reduction in warp 0
+  // (BlockReduce). torch.compile's softmax backward kernel has that form.
+  bool exact_ = false;
+  bool tiled_exactly_ = false;  // PlanRequires: the row is BX_ * PB_ * V_ elements
+  // The test that chunk `jj` of a persistent row lies in the row.
+  std::string InRow(const std::string& jj) const { return exact_ ? "true" : absl::StrCat(jj, " < rlen"); }
   // The load of chunk `src` of row input a into the words at `dst`.
   std::string RowChunkLoad(const Access& a, const std::string& dst, const std::string& src) const {
     return reread_ ? absl::StrCat("fz_ld_keep<", V_ * a.esize, ">(", dst, ", ", src, ");")

@@ -32,6 +32,7 @@ bool Generator::PlanRequires(int64_t bound, GeneratedKernel& k) {
   for (int a : p_.r_axes) rlen *= sizes.Resolve(g_, p_.ref[a]);
   const int64_t inner_size = sizes.Resolve(g_, inner);
   if (inner_size <= 0 || inner_size % V_ != 0 || rlen > bound) return false;
+  tiled_exactly_ = rlen == bound;
   // A symbolic row's extents become the literals compiled for (codegen.cc),
   // as a static definition's are, so a symbolic definition and a static one
   // of the same shape get the same row arithmetic (docs/codegen.md,

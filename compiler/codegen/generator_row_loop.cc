@@ -43,6 +43,10 @@ absl::Status Generator::EmitRowLoop(std::string& c, bool coop, bool cols) {
                     "    row = (i64)g0 * ", BY_, " + ty;\n    active = row < rows;\n");
     row_swap_ += "    if (tx == 0 && ty == 0) fz_next[it & 1] = it == 0 ? blockIdx.x + 2 * gridDim.x : "
                  "3 * gridDim.x + fz_took;\n    __syncthreads();\n    g0 = g1;\n    g1 = fz_next[it & 1];\n";
+  } else if (exact_) {
+    // A block a row group and a grid covering them all (LaunchGrid): the
+    // loop's one iteration, without its bookkeeping or a next row to load.
+    absl::StrAppend(&c, "  {\n    row = (i64)blockIdx.x * ", BY_, " + ty;\n    active = row < rows;\n");
   } else if (!coop) {
     // No grid barrier in the loop: each block stops after its last group (a
     // block-uniform test) without the 64-bit division a common count takes
@@ -78,7 +82,7 @@ absl::Status Generator::EmitRowLoop(std::string& c, bool coop, bool cols) {
                       ">();\n    }\n");
     }
     for (auto& [v, a] : in_access_) {
-      if (!a.has_r || !a.has_i || !a.vec || !p_.needed[v] || staged_) continue;
+      if (!a.has_r || !a.has_i || !a.vec || !p_.needed[v] || staged_ || exact_) continue;
       if (!prefetch) {
         const int w = ChunkWords(a);
         absl::StrAppend(&c, "    if (it > 0 && fits && active) {\n#pragma unroll\n",

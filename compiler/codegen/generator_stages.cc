@@ -28,22 +28,22 @@ std::string Generator::LoopOver(const std::string& body, const std::vector<const
     for (const Access* x : ins) {
       const int w = ChunkWords(*x);
       if (FloatColumn(*x)) {
-        absl::StrAppend(&s, "        u32 sw_", x->ptr, "[", V_, "];\n        if (active && jj < rlen) { Chunk<",
+        absl::StrAppend(&s, "        u32 sw_", x->ptr, "[", V_, "];\n        if (active && ", InRow("jj"), ") { Chunk<",
                         V_ * 2, ">::ld(sw_", x->ptr, ", ", FloatColumnHalf(*x, 0, "k"), "); Chunk<", V_ * 2,
                         ">::ld(sw_", x->ptr, " + ", V_ / 2, ", ", FloatColumnHalf(*x, 1, "k"), "); }\n");
       } else if (Staged(*x)) {
-        absl::StrAppend(&s, "        u32 sw_", x->ptr, "[", w, "];\n        if (active && jj < rlen) Chunk<",
+        absl::StrAppend(&s, "        u32 sw_", x->ptr, "[", w, "];\n        if (active && ", InRow("jj"), ") Chunk<",
                         V_ * x->esize, ">::ld(sw_", x->ptr, ", ", StagedChunk(*x, "stage", "k"), ");\n");
       } else if (ColumnInSmem(*x)) {
-        absl::StrAppend(&s, "        u32 sw_", x->ptr, "[", w, "];\n        if (active && jj < rlen) Chunk<",
+        absl::StrAppend(&s, "        u32 sw_", x->ptr, "[", w, "];\n        if (active && ", InRow("jj"), ") Chunk<",
                         V_ * x->esize, ">::ld(sw_", x->ptr, ", &cs_", x->ptr, "[(k * ", BX_, " + tx) * ", w, "]);\n");
       } else if (reread_ && final && x->has_i) {
         // The row's chunk again, evict-first: its last use (reread_rows).
-        absl::StrAppend(&s, "        if (active && jj < rlen) fz_ld_done<", V_ * x->esize, ">(&pb_", x->ptr,
+        absl::StrAppend(&s, "        if (active && ", InRow("jj"), ") fz_ld_done<", V_ * x->esize, ">(&pb_", x->ptr,
                         "[k * ", w, "], ", x->ptr, " + ro_", x->ptr, "(jj));\n");
       }
     }
-    absl::StrAppend(&s, "        if (active && jj < rlen) ", body, "(VW<", V_, ">(), jj");
+    absl::StrAppend(&s, "        if (active && ", InRow("jj"), ") ", body, "(VW<", V_, ">(), jj");
     for (const Access* x : ins) {
       if (FloatColumn(*x)) {
         absl::StrAppend(&s, ", (const float*)sw_", x->ptr);
@@ -182,6 +182,12 @@ std::string Generator::BlockReduce(const std::vector<int>& slots, const std::str
     for (const Chan& c : chans) absl::StrAppend(&s, " fz_red[fz_rb][ty][", c.qn, "][tx >> 5] = (", RedType(), ")wn", c.f, ";");
     absl::StrAppend(&s, " }\n", ind, "__syncthreads();\n");
     const int warps = BX_ / 32;
+    // Exact kernels (exact_): warp 0 combines the warps' partials (a shuffle
+    // tree) and hands the results out through shared memory after a second
+    // barrier, as Triton's reductions do: softmax backward 16384x4096 bf16
+    // on the H200 97.5 against 98.5 us with every thread reading all the
+    // partials (bench/results/gpu-2026-12-01-s23-1-*.log, lean_rows.py _tr).
+    std::string warp0, results;
     for (size_t q = 0; q < slots.size(); ++q) {
       const ReductionSlot& sl = p_.row_slots[slots[q]];
       if (sl.one_pass) continue;
@@ -189,6 +195,14 @@ std::string Generator::BlockReduce(const std::vector<int>& slots, const std::str
       const std::string& t = acc_type_[slots[q]];
       const std::string acc = absl::StrCat("acc", slots[q]);
       const std::string comb = absl::StrCat("fz_comb<", op, ", ", t, ">(");
+      if (exact_ && t == "float" && RedType() == t) {
+        absl::StrAppend(&warp0, ind, "  ", t, " v", q, " = tx < ", warps, " ? fz_red[fz_rb][ty][", q, "][tx] : ",
+                        sl.second_moment ? "0.0f" : Identity(g_.node(sl.node).op, t.c_str()), ";\n", ind, "  v", q,
+                        " = fz_warp_reduce<", op, ">(v", q, ");\n", ind, "  if (tx == 0) fz_red[fz_rb][ty][", q,
+                        "][0] = v", q, ";\n");
+        absl::StrAppend(&results, ind, acc, " = fz_red[fz_rb][ty][", q, "][0];\n");
+        continue;
+      }
       if (t == "float" && RedType() == t && warps % 4 == 0) {
         // A slot's float partials are contiguous and 16-byte aligned: four
         // per shared-memory load, combined in warp order as below.
@@ -202,6 +216,9 @@ std::string Generator::BlockReduce(const std::vector<int>& slots, const std::str
       }
       absl::StrAppend(&s, ind, acc, " = (", t, ")fz_red[fz_rb][ty][", q, "][0];\n", ind, "for (int w = 1; w < ",
                       warps, "; ++w) ", acc, " = ", comb, acc, ", (", t, ")fz_red[fz_rb][ty][", q, "][w]);\n");
+    }
+    if (!warp0.empty()) {
+      absl::StrAppend(&s, ind, "if (tx < 32) {\n", warp0, ind, "}\n", ind, "__syncthreads();\n", results);
     }
     for (const Chan& c : chans) {
       const std::string& t = acc_type_[c.f];

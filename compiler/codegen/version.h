@@ -5,7 +5,7 @@
 
 namespace fusiond {
 
-constexpr int kCodegenVersion = 24;
+constexpr int kCodegenVersion = 25;
 
 }  // namespace fusiond
 

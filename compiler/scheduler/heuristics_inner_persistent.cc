@@ -87,12 +87,18 @@ std::optional<HeuristicParams> InnerPersistentHeuristics(const FusionAnalysis& a
     // the output (reread_rows). H200, bf16, do_bench (steady state):
     // softmax backward 4096x16384 96.9 us (93.7) against 99.5 (94.5) at
     // 256 x 8, torch.compile 96.9 (93.9); 512 x 4 without reread_rows 99.8
-    // (94.6) (bench/results/gpu-2026-12-01-s22-8-*.log). At 16384x4096 (one
-    // chunk a thread) it gained ~1% in one run, not adopted.
+    // (94.6) (bench/results/gpu-2026-12-01-s22-8-*.log). Rows of 512-1536
+    // vectors too since code generation gives such kernels torch.compile's
+    // whole form where the row is a whole number of 512-thread chunks (no
+    // row loop, no guards, warp 0 combining the block's partials: codegen's
+    // exact kernels): softmax backward 16384x4096 95.6 us against 98.5
+    // without that form and 99.2 for the pipeline's 64 x 8 two rows a
+    // block, torch.compile 95.2 (lean_rows.py _rr_p_x_tr,
+    // bench/results/gpu-2026-12-01-s23-1-*.log).
     int full_inputs = 0;
     for (const TensorSummary& s : a.inputs) full_inputs += s.full;
     const int64_t batch512 = CeilDiv(vectors, 512);
-    if (full_inputs >= 2 && column_operands == 0 && vectors > 1536 && batch512 <= 4) {
+    if (full_inputs >= 2 && column_operands == 0 && vectors >= 512 && batch512 <= 4) {
       p.block_x = 512;
       p.persistent_batch = static_cast<int>(batch512);
       p.rows_per_block = 1;

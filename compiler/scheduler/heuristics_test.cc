@@ -195,12 +195,20 @@ TEST(Heuristics, RowsAreStagedWhereRegistersCannotPrefetch) {
   EXPECT_EQ(sb->persistent_batch, 4);
   EXPECT_TRUE(sb->reread_rows);
   EXPECT_EQ(sb->grid_x, 4096);
-  // Narrower rows (4096, 8192: 512 and 1024 vectors) keep the other shapes.
-  for (int64_t width : {4096, 8192}) {
+  // Rows of 512-2048 vectors take the same form, a chunk a thread for each
+  // 512 vectors; narrower rows (2048: 256 vectors) keep the other shapes.
+  for (int64_t width : {4096, 8192, 12288}) {
     auto other = InnerPersistentHeuristics(RowSummary(FusionPattern::kInner, 16384, width, 2, 0), H100());
     ASSERT_TRUE(other.has_value());
-    EXPECT_FALSE(other->reread_rows) << width;
+    EXPECT_TRUE(other->reread_rows) << width;
+    EXPECT_EQ(other->block_x, 512) << width;
+    EXPECT_EQ(other->persistent_batch, width / 4096) << width;
+    EXPECT_EQ(other->rows_per_block, 1) << width;
+    EXPECT_EQ(other->grid_x, 16384) << width;
   }
+  auto narrow = InnerPersistentHeuristics(RowSummary(FusionPattern::kInner, 16384, 2048, 2, 0), H100());
+  ASSERT_TRUE(narrow.has_value());
+  EXPECT_FALSE(narrow->reread_rows);
   // One full input (softmax forward): 256 x 8, three blocks of 256 threads
   // resident (24 warps) against four of 128 at 128 x 16 (16 warps).
   auto sf = InnerPersistentHeuristics(RowSummary(FusionPattern::kInner, 4096, 16384, 1, 0), H100());
@@ -324,10 +332,11 @@ TEST(Heuristics, LoopingGridsFillTheSm) {
 }
 
 TEST(Heuristics, RowsOf4096TakeTwoWarpsEach) {
-  // softmax forward and backward 16384x4096: two warps per row, two rows
-  // per block, a block per row pair; rows stay in registers.
-  for (int full : {1, 2}) {
-    auto p = InnerPersistentHeuristics(RowSummary(FusionPattern::kInner, 16384, 4096, full, 0), H100());
+  // softmax forward 16384x4096: two warps per row, two rows per block, a
+  // block per row pair; rows stay in registers. (Softmax backward's two
+  // full inputs take torch.compile's form: RowsAreStagedWhereRegistersCannotPrefetch.)
+  {
+    auto p = InnerPersistentHeuristics(RowSummary(FusionPattern::kInner, 16384, 4096, 1, 0), H100());
     ASSERT_TRUE(p.has_value());
     EXPECT_FALSE(p->smem_buffer);
     EXPECT_EQ(p->block_x, 64);
