@@ -5,7 +5,7 @@
 
 namespace fusiond {
 
-constexpr int kCodegenVersion = 25;
+constexpr int kCodegenVersion = 26;
 
 }  // namespace fusiond
 

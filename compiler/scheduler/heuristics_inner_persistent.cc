@@ -98,7 +98,17 @@ std::optional<HeuristicParams> InnerPersistentHeuristics(const FusionAnalysis& a
     int full_inputs = 0;
     for (const TensorSummary& s : a.inputs) full_inputs += s.full;
     const int64_t batch512 = CeilDiv(vectors, 512);
-    if (full_inputs >= 2 && column_operands == 0 && vectors >= 512 && batch512 <= 4) {
+    // One full input with one reduction and at most one column operand
+    // (rmsnorm forward) on rows of two or three whole chunks a thread: the
+    // same form, the column loaded by each block (it stays in L1 and L2).
+    // Rmsnorm forward 2048x8192 bf16 21.5 us (steady 17.9) against 22.4
+    // (19.3) for 256 x 4 over a one-wave grid. Not for narrower rows (16384x4096
+    // 80.3 against 70.6) nor two reductions (softmax forward 16384x4096
+    // 87.5 against 70.0, layernorm forward 2048x8192 29.3 against 23.1)
+    // (bench/results/gpu-2026-12-01-s23-3-*.log).
+    const bool one_input = full_inputs == 1 && column_operands <= 1 && a.num_reductions == 1 &&
+                           vectors % 512 == 0 && vectors >= 1024 && batch512 <= 3;
+    if ((full_inputs >= 2 && column_operands == 0 && vectors >= 512 && batch512 <= 4) || one_input) {
       p.block_x = 512;
       p.persistent_batch = static_cast<int>(batch512);
       p.rows_per_block = 1;

@@ -209,6 +209,22 @@ TEST(Heuristics, RowsAreStagedWhereRegistersCannotPrefetch) {
   auto narrow = InnerPersistentHeuristics(RowSummary(FusionPattern::kInner, 16384, 2048, 2, 0), H100());
   ASSERT_TRUE(narrow.has_value());
   EXPECT_FALSE(narrow->reread_rows);
+  // One full input, one reduction, one column (rmsnorm forward): rows of
+  // two or three chunks a thread only (2048x8192 takes it, 16384x4096 does
+  // not); two reductions (softmax forward) never.
+  for (int64_t width : {4096, 8192, 12288, 16384}) {
+    FusionAnalysis rf = RowSummary(FusionPattern::kInner, 2048, width, 1, 0);
+    rf.num_reductions = 1;
+    rf.inputs.push_back({DataType::kBFloat16, width, true, false, false});
+    auto p = InnerPersistentHeuristics(rf, H100());
+    ASSERT_TRUE(p.has_value());
+    EXPECT_EQ(p->reread_rows, width == 8192 || width == 12288) << width;
+    rf.num_reductions = 2;
+    rf.inputs.pop_back();
+    auto two = InnerPersistentHeuristics(rf, H100());
+    ASSERT_TRUE(two.has_value());
+    EXPECT_FALSE(two->reread_rows) << width;
+  }
   // One full input (softmax forward): 256 x 8, three blocks of 256 threads
   // resident (24 warps) against four of 128 at 128 x 16 (16 warps).
   auto sf = InnerPersistentHeuristics(RowSummary(FusionPattern::kInner, 4096, 16384, 1, 0), H100());
