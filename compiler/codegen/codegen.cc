@@ -451,6 +451,11 @@ int Generator::MinBlocksPerSm(bool coop) const {
     if (reread_ && threads == 512 && o_.max_min_blocks >= 2 && estimate <= 65536 / (2 * threads)) {
       min_blocks = 2;
     }
+    // Exact kernels of 1024 threads: two blocks (32 registers; softmax
+    // backward 4096x16384 at 1024 x 2 took 32 with one asked). The estimate
+    // runs high without a row loop; CompileSegment asks for one if ptxas
+    // spills.
+    if (exact_ && threads == 1024 && o_.max_min_blocks >= 2) min_blocks = 2;
     if (threads == 256 && min_blocks == 2 && !PrefetchRows()) {
       for (int n = std::min(4, o_.max_min_blocks); n > 2 && min_blocks == 2; --n) {
         if (estimate + kRegisterMargin <= 65536 / (n * threads)) min_blocks = n;

@@ -190,13 +190,13 @@ TEST(CompileSegment, RereadRowsCompileForSm90) {
 }
 
 // Exact kernels (a block a row, no row loop, warp 0 combining the
-// partials): the pipeline's softmax backward at 16384x4096 and 8192x8192,
-// and with reread_rows forced, forwards whose stages reduce with max, sum
-// and a second moment and read column operands; all compile for sm_90
-// without spills.
+// partials): the pipeline's softmax backward at 16384x4096, 8192x8192 and
+// 4096x16384, and with reread_rows forced, forwards whose stages reduce
+// with max, sum and a second moment and read column operands; all compile
+// for sm_90 without spills.
 TEST(CompileSegment, ExactRereadKernelsCompileForSm90) {
   if (NvrtcVersion() == "none") GTEST_SKIP() << "no NVRTC in this build";
-  for (int64_t width : {4096, 8192}) {
+  for (int64_t width : {4096, 8192, 16384}) {
     const int64_t rows = 65536 * 1024 / width;
     CompileResult r;
     ASSERT_NO_FATAL_FAILURE(CompileCorpusAt("softmax_bwd", {{rows, width}, {rows, width}}, &r));
@@ -206,6 +206,8 @@ TEST(CompileSegment, ExactRereadKernelsCompileForSm90) {
     const KernelArtifact& k = *r.segments[0].kernel;
     EXPECT_EQ(k.spill_bytes, 0) << width;
     EXPECT_EQ(k.cuda_source.find("rg < rows"), std::string::npos) << width;
+    // Rows of 16384 at 1024 threads, two blocks a SM.
+    if (width == 16384) EXPECT_NE(k.cuda_source.find("__launch_bounds__(1024, 2)"), std::string::npos);
     EXPECT_NE(k.manifest_json.find("min(2147483647, max(1, ceil_div(s0, 1)))"), std::string::npos)
         << k.manifest_json;
   }
@@ -470,8 +472,8 @@ TEST(CompileSegment, OnlyCooperativeRowLoopsCountIterations) {
 // fails, bump kCodegenVersion (compiler/codegen/version.h) and set
 // kSourceHash to the hash printed below.
 TEST(CodegenVersion, GeneratedCorpusSourceIsPinnedToTheVersion) {
-  constexpr int kPinnedVersion = 26;
-  constexpr uint64_t kSourceHash = 0xed7a735f0591adedull;
+  constexpr int kPinnedVersion = 27;
+  constexpr uint64_t kSourceHash = 0x8c0460f4c5509b4aull;
   std::string all;
   for (const char* stem : {"bias_gelu_fwd", "softmax_fwd", "softmax_bwd", "rmsnorm_fwd", "layernorm_fwd",
                            "rmsnorm_bwd_manual", "rmsnorm_bwd_thunder", "layernorm_bwd_thunder",

@@ -5,7 +5,7 @@
 
 namespace fusiond {
 
-constexpr int kCodegenVersion = 26;
+constexpr int kCodegenVersion = 27;
 
 }  // namespace fusiond
 

@@ -186,13 +186,13 @@ TEST(Heuristics, NormBackwardSplitsRowsTooWideForOneBlock) {
 
 TEST(Heuristics, RowsAreStagedWhereRegistersCannotPrefetch) {
   // softmax backward 4096x16384: two full inputs in registers, in
-  // torch.compile's form: 512 x 4, the row re-read for the output pass,
+  // torch.compile's form: 1024 x 2, the row re-read for the output pass,
   // a block per row.
   auto sb = InnerPersistentHeuristics(RowSummary(FusionPattern::kInner, 4096, 16384, 2, 0), H100());
   ASSERT_TRUE(sb.has_value());
   EXPECT_FALSE(sb->smem_buffer);
-  EXPECT_EQ(sb->block_x, 512);
-  EXPECT_EQ(sb->persistent_batch, 4);
+  EXPECT_EQ(sb->block_x, 1024);
+  EXPECT_EQ(sb->persistent_batch, 2);
   EXPECT_TRUE(sb->reread_rows);
   EXPECT_EQ(sb->grid_x, 4096);
   // Rows of 512-2048 vectors take the same form, a chunk a thread for each
