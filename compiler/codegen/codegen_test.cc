@@ -659,14 +659,7 @@ TEST(Codegen, BadLaunchParametersAreInvalidArgument) {
 // loads each chunk again with fz_ld_done; only where rows sit in registers.
 TEST(Codegen, RereadRowsLoadTheRowTwiceWithCachePolicies) {
   Graph g = Softmax();
-  HeuristicParams hp;
-  hp.kind = SchedulerKind::kInnerPersistent;
-  hp.outer_size = 4096;
-  hp.inner_size = 16384;
-  hp.vectorize = 8;
-  hp.block_x = 256;
-  hp.persistent_batch = 8;
-  hp.grid_x = 4096;
+  HeuristicParams hp = SoftmaxParams(256, 8, 4096);
   auto plain = GenerateKernel(g, hp, CodegenOptions{});
   ASSERT_TRUE(plain.ok()) << plain.status();
   EXPECT_EQ(plain->source.find("fz_ld_keep"), std::string::npos);
@@ -691,14 +684,9 @@ TEST(Codegen, RereadRowsLoadTheRowTwiceWithCachePolicies) {
 // launches a block for every row group however many rows come.
 TEST(Codegen, ExactRereadKernelsTakeABlockARowWithoutLoop) {
   Graph g = Softmax();
-  HeuristicParams hp;
-  hp.kind = SchedulerKind::kInnerPersistent;
+  HeuristicParams hp = SoftmaxParams(512, 1, 16384);  // 16384x4096
   hp.outer_size = 16384;
   hp.inner_size = 4096;
-  hp.vectorize = 8;
-  hp.block_x = 512;
-  hp.persistent_batch = 1;
-  hp.grid_x = 16384;
   hp.reread_rows = true;
   CodegenOptions o;
   o.symbol_sizes = {16384, 4096};
