@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Packs what a run on the lent GPU needs into the git-ignored .devcarry/:
-#   .devcarry/fusions/*.py          the corpus (../shared does not travel)
+#   .devcarry/fusions/*.py          the corpus (../shared does not travel), listed in
+#                                   .devcarry/fusions/CORPUS
 #   .devcarry/artifacts/<stem>/     `fusionc compile <file> --out ...` per fusion
 #   .devcarry/general/<stem>/       the same with --general (kernels for every shape and
 #                                   alignment), for runtime_e2e_test's shapes outside the class
@@ -31,6 +32,10 @@ grep -qE "^build tests/runtime_e2e/runtime_e2e_test[: ]" "$BUILD/build.ninja" &&
 ninja -C "$BUILD" -j2 "${targets[@]}" >/dev/null
 
 cp "$CORPUS"/*.py "$OUT/fusions/"
+# Which of fusions/ are the corpus: bench/gpu/variants.sh adds its variants'
+# definitions there, which device_run.sh's corpus table and issue5_check.py's
+# corpus item leave out.
+(cd "$OUT/fusions" && ls -- *.py) >"$OUT/fusions/CORPUS"
 
 # Our artifacts, compiled here (NVRTC works without a GPU) by
 # `fusionc compile --out`, in-process without the cache so they always come

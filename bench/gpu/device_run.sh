@@ -41,4 +41,8 @@ if [ -f $D/artifacts/bias_gelu_fwd/manifest.json ]; then
     --shapes 262147x8200,8200 261900x8201,8201 2>&1 | tail -3
 fi
 echo "== harness: corpus"
-timeout ${HARNESS_TIMEOUT:-240} python3 bench/gpu/run.py --artifacts $D/artifacts --fusions $D/fusions/*.py --out "$OUT" "$@"
+# The corpus only (fusions/CORPUS, scripts/device_bundle.sh), not the
+# variants' definitions bench/gpu/variants.sh adds beside it.
+corpus=("$D"/fusions/*.py)
+[ -f $D/fusions/CORPUS ] && mapfile -t corpus < <(sed "s|^|$D/fusions/|" $D/fusions/CORPUS)
+timeout ${HARNESS_TIMEOUT:-240} python3 bench/gpu/run.py --artifacts $D/artifacts --fusions "${corpus[@]}" --out "$OUT" "$@"

@@ -54,7 +54,7 @@ wide=$(ls "$OUT"/gpu-*-wide.json 2>/dev/null | head -1)
 {
   if [ -n "$corpus" ] && [ -f "$OUT/variants-all.json" ]; then
     echo "==== issue 5's acceptance list (bench/gpu/issue5_check.py)"
-    python3 bench/gpu/issue5_check.py "$corpus" "$OUT/variants-all.json" $wide
+    python3 bench/gpu/issue5_check.py "$corpus" "$OUT/variants-all.json" $wide --corpus-dir .devcarry/fusions
   fi
   if [ -f "$OUT/variants.txt" ]; then echo "==== variants.txt (the variants' table)"; cat "$OUT/variants.txt"; fi
   for f in "$OUT"/runtime_*.log; do [ -f "$f" ] && { echo "==== $(basename "$f")"; cat "$f"; }; done

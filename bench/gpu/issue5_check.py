@@ -152,20 +152,35 @@ def check(rows, wide_rows, corpus_names, corpus_rows=None):
     return out
 
 
+def corpus_names(folder):
+    """The corpus definitions' file names: a bundle's fusions/ lists them in
+    its CORPUS file (scripts/device_bundle.sh; bench/gpu/variants.sh adds
+    other definitions beside them), ../shared/fusions is all of them; an
+    empty set (every row counts) where the folder is missing."""
+    listed = os.path.join(folder, "CORPUS")
+    if os.path.isfile(listed):
+        with open(listed) as f:
+            return set(f.read().split())
+    if os.path.isdir(folder):
+        return {n for n in os.listdir(folder) if n.endswith(".py")}
+    return set()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("corpus")
     ap.add_argument("shapes")
     ap.add_argument("wide", nargs="?")
-    ap.add_argument("--corpus-dir", default=os.path.join(_HERE, "..", "..", "..", "shared", "fusions"))
+    ap.add_argument("--corpus-dir", default=os.path.join(_HERE, "..", "..", "..", "shared", "fusions"),
+                    help="the corpus definitions (../shared/fusions), or a bundle's .devcarry/fusions "
+                         "whose CORPUS file lists them")
     args = ap.parse_args()
     try:
         reports = [json.load(open(p)) for p in (args.corpus, args.shapes)]
         wide = json.load(open(args.wide))["fusions"] if args.wide else []
     except (OSError, ValueError, KeyError) as e:
         sys.exit(f"issue5_check: cannot read a report: {e}")
-    names = set(os.listdir(args.corpus_dir)) if os.path.isdir(args.corpus_dir) else set()
-    items = check(index(reports), wide, names, corpus_rows=index(reports[:1]))
+    items = check(index(reports), wide, corpus_names(args.corpus_dir), corpus_rows=index(reports[:1]))
     verdict = {True: "PASS", False: "FAIL", None: "n/a "}
     for item, method, ok, detail in items:
         print(f"{verdict[ok]}  {method:<8}  {item}: {detail}")

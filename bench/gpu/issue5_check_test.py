@@ -1,6 +1,6 @@
 """Tests of bench/gpu/issue5_check.py on small synthetic reports (no GPU):
 the row keys of plain and merged reports, each threshold on either side,
-and items without a figure.
+items without a figure, and which definitions are the corpus.
 
     python3 bench/gpu/issue5_check_test.py
 """
@@ -86,6 +86,18 @@ class Issue5CheckTest(unittest.TestCase):
         self.assertTrue(verdicts([], wide=[row("softmax_fwd", (512, 65536), 1, 1)])[wide])
         self.assertFalse(verdicts([], wide=[row("softmax_fwd", (512, 65536), 1, 1, kernels=2)])[wide])
         self.assertIsNone(verdicts([])[wide])
+
+    def test_corpus_names_from_a_bundle_or_a_folder(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            for n in ("softmax_fwd.py", "bn4d.py", "README.md"):
+                open(os.path.join(d, n), "w").close()
+            self.assertEqual(ic.corpus_names(d), {"softmax_fwd.py", "bn4d.py"})
+            # A bundle's CORPUS file names the corpus among the variants' definitions.
+            with open(os.path.join(d, "CORPUS"), "w") as f:
+                f.write("softmax_fwd.py\n")
+            self.assertEqual(ic.corpus_names(d), {"softmax_fwd.py"})
+            self.assertEqual(ic.corpus_names(os.path.join(d, "missing")), set())
 
 
 if __name__ == "__main__":
