@@ -79,40 +79,33 @@ std::optional<HeuristicParams> InnerPersistentHeuristics(const FusionAnalysis& a
         p.rows_per_block = 1;
       }
     }
-    // Two or more full inputs and no column operand (softmax backward), rows
-    // of 1537-2048 vectors (four a thread at 512 threads): torch.compile's
-    // form. 512 threads a row,
-    // two blocks a SM (code generation asks ptxas for them), a block a row,
-    // the row read evict-last for the reduction and again evict-first for
-    // the output (reread_rows). H200, bf16, do_bench (steady state):
-    // softmax backward 4096x16384 96.9 us (93.7) against 99.5 (94.5) at
-    // 256 x 8, torch.compile 96.9 (93.9); 512 x 4 without reread_rows 99.8
-    // (94.6) (bench/results/gpu-2026-12-01-s22-8-*.log). Rows of 512-1536
-    // vectors too since code generation gives such kernels torch.compile's
-    // whole form where the row is a whole number of 512-thread chunks (no
-    // row loop, no guards, warp 0 combining the block's partials: codegen's
-    // exact kernels): softmax backward 16384x4096 95.6 us against 98.5
-    // without that form and 99.2 for the pipeline's 64 x 8 two rows a
-    // block, torch.compile 95.2 (lean_rows.py _rr_p_x_tr,
-    // bench/results/gpu-2026-12-01-s23-1-*.log).
+    // torch.compile's form (H200, bf16, do_bench us, steady state in
+    // parentheses): a block a row of 512 threads (1024 for rows of 2048
+    // vectors: its 32 warps x 16 elements), the row read evict-last for the
+    // reduction and again evict-first for the output (reread_rows); where
+    // the row is exactly the threads' chunks code generation drops the row
+    // loop and guards and combines in warp 0 (codegen's exact kernels).
+    // - Two or more full inputs, no column operand (softmax backward), rows
+    //   of 512-2048 vectors: 4096x16384 96.6 (93.5) against 99.5 (94.5) at
+    //   256 x 8 and 97.4 at 512 x 4, torch.compile 96.6 (93.6); 16384x4096
+    //   96.4 (92.5) against 99.4 (94.4) for 64 x 8 two rows a block,
+    //   torch.compile 96.1 (92.5); 8192x8192 97.2 (93.8) against 103.4
+    //   (102.4), torch.compile 96.7 (93.8)
+    //   (bench/results/gpu-2026-12-01-s22-8-*.log, -s23-{2,5}-*.log).
+    // - One full input, one reduction, at most one column operand (rmsnorm
+    //   forward), rows of exactly two or three chunks a thread, the column
+    //   loaded by each block (it stays in L1 and L2): 2048x8192 21.5 (17.9)
+    //   against 22.4 (19.3) for 256 x 4 over a one-wave grid. Not narrower
+    //   rows (16384x4096 80.3 against 70.6) nor two reductions (softmax
+    //   forward 16384x4096 87.5 against 70.0, layernorm forward 2048x8192
+    //   29.3 against 23.1) (bench/results/gpu-2026-12-01-s23-3-*.log).
     int full_inputs = 0;
     for (const TensorSummary& s : a.inputs) full_inputs += s.full;
     const int64_t batch512 = CeilDiv(vectors, 512);
-    // One full input with one reduction and at most one column operand
-    // (rmsnorm forward) on rows of two or three whole chunks a thread: the
-    // same form, the column loaded by each block (it stays in L1 and L2).
-    // Rmsnorm forward 2048x8192 bf16 21.5 us (steady 17.9) against 22.4
-    // (19.3) for 256 x 4 over a one-wave grid. Not for narrower rows (16384x4096
-    // 80.3 against 70.6) nor two reductions (softmax forward 16384x4096
-    // 87.5 against 70.0, layernorm forward 2048x8192 29.3 against 23.1)
-    // (bench/results/gpu-2026-12-01-s23-3-*.log).
+    const bool two_inputs = full_inputs >= 2 && column_operands == 0 && vectors >= 512 && batch512 <= 4;
     const bool one_input = full_inputs == 1 && column_operands <= 1 && a.num_reductions == 1 &&
                            vectors % 512 == 0 && vectors >= 1024 && batch512 <= 3;
-    // Rows of 2048 vectors at 1024 threads x 2 (torch.compile's 32 warps x
-    // 16 elements, an exact kernel at two blocks a SM): softmax backward
-    // 4096x16384 96.6 us against 97.4 at 512 x 4 (steady 93.5 both),
-    // torch.compile 96.6 (93.6) (bench/results/gpu-2026-12-01-s23-5-*.log).
-    if ((full_inputs >= 2 && column_operands == 0 && vectors >= 512 && batch512 <= 4) || one_input) {
+    if (two_inputs || one_input) {
       p.block_x = batch512 == 4 && vectors % 1024 == 0 ? 1024 : 512;
       p.persistent_batch = static_cast<int>(CeilDiv(vectors, p.block_x));
       p.rows_per_block = 1;
