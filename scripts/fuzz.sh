@@ -2,7 +2,8 @@
 # Coverage-guided fuzzing (libFuzzer, ASan, UBSan; clang) of what comes from
 # outside: repro-script text and serialized FusionGraph messages (through the
 # front end or FromProto, every pass, the segmenter, the scheduler and code
-# generation) and kernel manifests (the C++ runtime's reader and launch
+# generation; then the run's corpus once more with NVRTC compiling every
+# generated kernel) and kernel manifests (the C++ runtime's reader and launch
 # planner); tests/fuzz/. Findings (inputs that crash, trip a
 # sanitizer or a check) are copied to tests/fuzz/findings/<target>/, which
 # CTest replays (fuzz_*_replay) once they are committed with their fix.
@@ -32,10 +33,16 @@ work="$BUILD/fuzz"
 mkdir -p "$work"
 status=0
 for t in "${targets[@]}"; do
-  seeds="$work/$t-seeds" live="$work/$t-corpus" crashes="$work/$t-crashes"
+  seeds="$work/$t-seeds" live="$work/$t-corpus" crashes="$work/$t-crashes" extra=()
   rm -rf "$seeds" && mkdir -p "$seeds" "$live" "$crashes"
   case "$t" in
-    repro_script) cp "$corpus"/*.py examples/*.py bench/gpu/fusions/*.py tests/malformed/cases/*.py "$seeds/" ;;
+    repro_script)
+      cp "$corpus"/*.py examples/*.py bench/gpu/fusions/*.py tests/malformed/cases/*.py "$seeds/"
+      # A dictionary of the language's words: op and call names, dtypes.
+      { grep -ohE '"[a-z_0-9]+"' compiler/ir/op.cc compiler/frontend/definition_calls.cc
+        grep -ohE 'DataType\.[A-Za-z0-9]+|fd\.(ops\.)?[a-z_0-9]+' "$corpus"/*.py examples/*.py |
+          sed 's/.*/"&"/'; } | sort -u >"$work/$t.dict"
+      extra=(-dict="$work/$t.dict") ;;
     graph_proto) "$BUILD/tests/fuzz/fuzz_seed_protos" "$seeds" "$corpus"/*.py examples/*.py ;;
     manifest)
       n=0
@@ -45,8 +52,14 @@ for t in "${targets[@]}"; do
   esac
   echo "== fuzz_$t for ${seconds}s (live corpus $live)"
   if ! "$BUILD/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -max_len=8192 -timeout=10 \
-      -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$crashes/" "$live" "$seeds"; then
+      -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$crashes/" "${extra[@]}" "$live" "$seeds"; then
     status=1
+  fi
+  if [ "$t" != manifest ]; then
+    # The run's corpus once more with NVRTC compiling every generated kernel.
+    echo "== fuzz_$t: the corpus again, NVRTC compiling each generated kernel"
+    FUSIOND_FUZZ_NVRTC=1 "$BUILD/tests/fuzz/fuzz_$t" -runs=0 -timeout=120 -rss_limit_mb=4096 \
+      -artifact_prefix="$crashes/" "$live" || status=1
   fi
   if compgen -G "$crashes/*" >/dev/null; then
     mkdir -p "tests/fuzz/findings/$t"

@@ -4,7 +4,9 @@
 #include <cstdlib>
 
 #include "compiler/codegen/codegen.h"
+#include "compiler/ir/ir_proto.h"
 #include "compiler/ir/verifier.h"
+#include "compiler/nvrtc/nvrtc_cache.h"
 #include "compiler/pipeline.h"
 
 namespace fusiond {
@@ -23,11 +25,28 @@ void FuzzPipeline(const Graph& g, const std::vector<std::vector<int64_t>>& input
   const absl::Status verified = VerifyGraph(g);
   FuzzCheck(verified.ok(), "a graph the verifier rejects reached the pipeline", verified);
   CompileOptions options;
-  options.generate_code = false;
+  // FUSIOND_FUZZ_NVRTC=1 (scripts/fuzz.sh, over a finished run's corpus):
+  // NVRTC compiles every generated kernel too and must accept it.
+  static const bool nvrtc = std::getenv("FUSIOND_FUZZ_NVRTC") != nullptr;
+  static NvrtcOutputCache nvrtc_cache;
+  options.generate_code = nvrtc;
+  options.nvrtc_cache = &nvrtc_cache;
   auto compiled = CompileFusion(g, input_shapes, options);
-  if (!compiled.ok()) return FuzzCheckError(compiled.status());
+  if (!compiled.ok()) {
+    FuzzCheck(!nvrtc || compiled.status().code() != absl::StatusCode::kInternal,
+              "the pipeline failed inside (with NVRTC: NVRTC rejected the generated source)",
+              compiled.status());
+    return FuzzCheckError(compiled.status());
+  }
   const absl::Status optimized = VerifyGraph(compiled->optimized);
   FuzzCheck(optimized.ok(), "the passes returned a graph the verifier rejects", optimized);
+  // What a client sends is the graph's wire form: it must read back as the
+  // same fusion (the daemon's cache key is the canonical hash).
+  auto wire = FromProto(ToProto(g));
+  FuzzCheck(wire.ok(), "a verified graph's wire form does not read back", wire.status());
+  auto again = CompileFusion(*wire, input_shapes, options);
+  FuzzCheck(again.ok() && again->canonical_hash == compiled->canonical_hash,
+            "the wire form compiles to another fusion", again.status());
   for (const SegmentResult& seg : compiled->segments) {
     CodegenOptions co;
     co.symbol_sizes = seg.symbol_sizes;
