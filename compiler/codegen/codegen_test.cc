@@ -114,6 +114,25 @@ TEST(KernelPlan, VarMeanTakesTwoStagesOrOneInOnePass) {
   EXPECT_TRUE(one->row_slots[1].second_moment);
 }
 
+// var_mean whose variance nobody uses: the mean alone is needed, and the
+// reduction is still computed (it was "used before it is computed", an
+// internal error, until scripts/fuzz.sh found it).
+TEST(KernelPlan, VarMeanWithOnlyItsMeanNeededIsComputed) {
+  Graph g;
+  GraphBuilder b(&g);
+  ValueId x = *b.DefineTensor("T0", DataType::kFloat, {32, 64});
+  Attrs a;
+  a.dims = {1};
+  auto vm = *b.AddNode(OpKind::kVarMean, {x}, a);
+  ValueId mb = *b.BroadcastInDim(vm[1], g.value(x).shape, {0});
+  ASSERT_TRUE(b.AddOutput(*b.Binary(OpKind::kMul, mb, x)).ok());
+  auto p = PlanKernel(g, false);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_FALSE(p->needed[vm[0]]);
+  ASSERT_FALSE(p->row_slots.empty());
+  EXPECT_EQ(p->row_slots[0].node, g.def(vm[1])->id);
+}
+
 TEST(KernelPlan, PointwiseRejectsReductions) {
   Graph g = Softmax();
   auto p = PlanKernel(g, true);

@@ -194,6 +194,11 @@ absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise, bool one_p
     for (ValueId o : n.outputs) any |= p.needed[o];
     if (any) for (ValueId in : n.inputs) p.needed[in] = true;
   }
+  // A node is computed when any of its outputs is needed (var_mean's mean
+  // alone, say).
+  const auto computed = [&p](const Node& n) {
+    return std::any_of(n.outputs.begin(), n.outputs.end(), [&p](ValueId o) { return p.needed[o]; });
+  };
   p.vary.assign(nv, 0);
   p.shape_mask.assign(nv, 0);
   for (size_t v = 0; v < nv; ++v) {
@@ -227,7 +232,7 @@ absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise, bool one_p
   while (last > 0 && p.ref[last].is_broadcast()) --last;
   std::vector<NodeId> reds;
   for (const Node& n : g.nodes) {
-    if (!IsReduction(n.op) || !p.needed[n.outputs[0]]) continue;
+    if (!IsReduction(n.op) || !computed(n)) continue;
     uint32_t eff = p.ReducedAxes(n) & p.vary[n.inputs[0]];
     if (eff == 0) {
       p.trivial_reds.push_back(n.id);
@@ -320,7 +325,7 @@ absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise, bool one_p
     }
   }
   for (const Node& n : g.nodes) {
-    if (!p.needed[n.outputs[0]] || p.domain[n.outputs[0]] == Domain::kCol) continue;
+    if (!computed(n) || p.domain[n.outputs[0]] == Domain::kCol) continue;
     for (ValueId in : n.inputs) {
       if (p.domain[in] == Domain::kCol) {
         return Unsupported(g, n, "uses a column-reduction result in the row domain");
@@ -333,7 +338,7 @@ absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise, bool one_p
     int a = 0;
     for (ValueId in : n.inputs) a = std::max(a, p.avail[in]);
     const bool row_red = IsReduction(n.op) && !is_col[n.id] &&
-                         std::count(reds.begin(), reds.end(), n.id) && p.needed[n.outputs[0]];
+                         std::count(reds.begin(), reds.end(), n.id) && computed(n);
     if (row_red) {
       const bool two = n.op == OpKind::kVar || n.op == OpKind::kVarMean;
       const bool one_pass = two && one_pass_var;

@@ -1,6 +1,6 @@
 // Runs a libFuzzer target over files and folders without libFuzzer (gcc
-// builds, CTest): every file is one input. Exits non-zero when a path
-// cannot be read; a bug in the target aborts.
+// builds, CTest): every file is one input, named on stderr before it runs.
+// Exits non-zero when a path cannot be read; a bug in the target aborts.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -28,6 +28,8 @@ int main(int argc, char** argv) {
     }
   }
   for (const fs::path& f : files) {
+    // Named first, so the last name before a failure is the input that failed.
+    std::fprintf(stderr, "fuzz_replay: %s\n", f.c_str());
     std::ifstream in(f, std::ios::binary);
     std::stringstream bytes;
     bytes << in.rdbuf();
