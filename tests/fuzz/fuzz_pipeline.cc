@@ -8,8 +8,29 @@
 #include "compiler/ir/verifier.h"
 #include "compiler/nvrtc/nvrtc_cache.h"
 #include "compiler/pipeline.h"
+#include "compiler/reference/reference.h"
+#include "tests/passes/pass_check.h"
 
 namespace fusiond {
+namespace {
+
+// Whether every value of g is static and small enough for the reference
+// interpreter to evaluate g before and after each pass at fuzzing speed.
+bool SmallAndStatic(const Graph& g) {
+  constexpr int64_t kMaxElements = int64_t{1} << 14;
+  for (const Value& v : g.values) {
+    int64_t n = 1;
+    for (const Extent& e : v.shape) {
+      const Extent c = g.Canonical(e);
+      if (!c.is_static()) return false;
+      if (c.size > 0 && n > kMaxElements / c.size) return false;
+      n *= c.size;
+    }
+  }
+  return true;
+}
+
+}  // namespace
 
 void FuzzCheck(bool ok, const char* what, const absl::Status& status) {
   if (ok) return;
@@ -40,6 +61,12 @@ void FuzzPipeline(const Graph& g, const std::vector<std::vector<int64_t>>& input
   }
   const absl::Status optimized = VerifyGraph(compiled->optimized);
   FuzzCheck(optimized.ok(), "the passes returned a graph the verifier rejects", optimized);
+  if (SmallAndStatic(g)) {
+    // Every pass keeps the reference results (tests/passes/pass_check.h).
+    const std::string why = CheckPassesPreserve(g, RandomInputs(g, input_shapes, 1));
+    FuzzCheck(why.empty() || why.rfind("the reference rejects the graph:", 0) == 0,
+              why.c_str());
+  }
   // What a client sends is the graph's wire form: it must read back as the
   // same fusion (the daemon's cache key is the canonical hash).
   auto wire = FromProto(ToProto(g));

@@ -1,7 +1,8 @@
 // What the graph fuzz targets check once they hold a graph: the verifier
 // accepts it; the passes, the segmenter, the scheduler and code generation
 // (no NVRTC) each return a value or an error with a message, never Internal
-// (an invariant broken inside the compiler); the graph's
+// (an invariant broken inside the compiler); every pass keeps the CPU
+// reference's results where the graph is small and static; the graph's
 // wire form (ToProto, FromProto) compiles to the same canonical hash.
 #ifndef FUSIOND_TESTS_FUZZ_FUZZ_PIPELINE_H_
 #define FUSIOND_TESTS_FUZZ_FUZZ_PIPELINE_H_
