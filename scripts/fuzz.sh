@@ -1,18 +1,26 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing (libFuzzer, ASan, UBSan; clang) of what comes from
-# outside: repro-script text and serialized FusionGraph messages (through the
-# front end or FromProto, every pass, the segmenter, the scheduler and code
-# generation; then the run's corpus once more with NVRTC compiling every
-# generated kernel) and kernel manifests (the C++ runtime's reader and launch
-# planner); tests/fuzz/. Findings (inputs that crash, trip a
-# sanitizer or a check) are copied to tests/fuzz/findings/<target>/, which
-# CTest replays (fuzz_*_replay) once they are committed with their fix.
+# outside (tests/fuzz/):
+#   repro_script  repro-script text, through the front end and the pipeline
+#   graph_proto   serialized FusionGraph messages, through FromProto and the
+#                 pipeline
+#   manifest      kernel manifests, through the C++ runtime's reader and
+#                 launch planner
+# The pipeline runs every pass (which must keep the CPU reference's results
+# on small static graphs), the segmenter, the scheduler and code generation;
+# a graph's wire form must compile to the same canonical hash; no stage may
+# fail with Internal. After each graph target's run its corpus runs once more
+# with NVRTC compiling every generated kernel. Findings (inputs that crash,
+# trip a sanitizer or a check) are copied to tests/fuzz/findings/<target>/,
+# which CTest replays (fuzz_*_replay) once committed with their fix.
 # Usage: scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
-#   targets: repro_script graph_proto manifest (default: all); seconds default 60.
-#   env: JOBS (default nproc), BUILD (default build-fuzz)
+#   targets: repro_script graph_proto manifest (default: all); seconds
+#   default 60. env: JOBS (default nproc), BUILD (default build-fuzz)
 set -euo pipefail
+case "${1:-}" in -h | --help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
+[[ "$seconds" =~ ^[0-9]+$ ]] || { echo "fuzz.sh: SECONDS must be a number, not '$seconds' (--help)" >&2; exit 2; }
 shift || true
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(repro_script graph_proto manifest)
