@@ -45,8 +45,12 @@ pb::FusionGraph ToProto(const Graph& g) {
     c->set_dtype(ToPb(v.dtype));
     c->set_value(*v.constant);
   }
+  // A symbolic extent stays symbolic even where an op bound its symbol to a
+  // static size: the reader rebuilds that bound from the same ops, and the
+  // symbol's link to the other extents it equals is kept (written as its
+  // static size, the rebuilt graph lost those links and left the inputs'
+  // sizes symbolic; found by scripts/fuzz.sh).
   auto extent = [&](Extent e, pb::Extent* out) {
-    e = g.Canonical(e);
     if (e.is_static()) {
       out->set_static_size(e.size);
     } else {

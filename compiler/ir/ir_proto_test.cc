@@ -26,6 +26,25 @@ TEST(IrProto, RoundTripSymbolic) {
   EXPECT_EQ(p.SerializeAsString(), ToProto(*g2).SerializeAsString());
 }
 
+// A later op binds a symbol to a static size (broadcasting a [T0.size(1)]
+// value to [4]); the wire form must keep the links that made the other
+// input's extent equal to that symbol, so T1.size(0) is 4 after the round
+// trip too (written as a static 4, the link was lost; found by fuzzing).
+TEST(IrProto, RoundTripKeepsSymbolsBoundByLaterOps) {
+  Graph g;
+  GraphBuilder b(&g);
+  ValueId x = *b.DefineTensor("T0", DataType::kFloat, {-1, -1});
+  ValueId w = *b.DefineTensor("T1", DataType::kFloat, {-1});
+  ValueId wb = *b.BroadcastInDim(w, g.value(x).shape, {1});
+  ValueId s = *b.Reduce(OpKind::kSum, *b.Binary(OpKind::kMul, x, wb), {0}, false);
+  ASSERT_TRUE(b.AddOutput(*b.BroadcastInDim(s, {Extent::Static(4)}, {0})).ok());
+  ASSERT_EQ(g.Canonical(g.value(w).shape[0]).size, 4);
+  auto g2 = FromProto(ToProto(g));
+  ASSERT_TRUE(g2.ok()) << g2.status();
+  EXPECT_EQ(g2->Canonical(g2->value(g2->inputs[1]).shape[0]).size, 4) << PrintGraph(*g2);
+  EXPECT_EQ(PrintGraph(g), PrintGraph(*g2));
+}
+
 TEST(IrProto, RejectsBadReference) {
   fusiond::v1::FusionGraph p;
   p.set_version(1);
