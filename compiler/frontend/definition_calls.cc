@@ -142,6 +142,10 @@ absl::StatusOr<PyValue> DefinitionLowering::FdMethod(const Expr& call, const std
       return errors_.Error(at.loc, absl::StrCat("define_scalar value ", x, " is not a bool"),
                            "True or False for DataType.Bool");
     }
+    if (std::string why = ConstantValueProblem(x, t); !why.empty()) {
+      return errors_.Error(at.loc, absl::StrCat("define_scalar value ", x, " for ", DataTypeName(t), ": ", why),
+                           "an integer within the int64 range or a floating dtype");
+    }
     PyValue c;
     c.kind = K::kValue;
     c.id = b_.DefineConstant(x, t, "");

@@ -1,5 +1,7 @@
 #include "compiler/ir/dtype.h"
 
+#include <cmath>
+
 namespace fusiond {
 
 const char* DataTypeName(DataType t) {
@@ -102,6 +104,17 @@ DataType PromoteTypes(DataType a, DataType b) {
 DataType ComputeType(DataType t) {
   if (t == DataType::kHalf || t == DataType::kBFloat16) return DataType::kFloat;
   return t;
+}
+
+std::string ConstantValueProblem(double v, DataType t) {
+  if (t == DataType::kBool) return v == 0 || v == 1 ? "" : "a bool constant is 0 or 1";
+  if (!IsIntegral(t)) return "";
+  if (v != std::trunc(v)) return "an integer constant must be a whole number";
+  // [-2^63, 2^63): what converts to int64 exactly.
+  if (v < -9223372036854775808.0 || v >= 9223372036854775808.0) {
+    return "an integer constant must lie within the int64 range";
+  }
+  return "";
 }
 
 }  // namespace fusiond

@@ -34,6 +34,11 @@ bool IsIntegral(DataType t);  // int32, int64 (not bool)
 int MantissaBits(DataType t);
 // True when every value of `from` is exactly representable in `to`.
 bool IsLosslessCast(DataType from, DataType to);
+
+// Why `v` cannot be a constant of dtype t, or "" when it can: an integral
+// constant is a whole number within the int64 range (int32 wraps as a cast
+// would), a bool 0 or 1; a floating one any value (NaN and infinities too).
+std::string ConstantValueProblem(double v, DataType t);
 // PyTorch-style promotion of two tensor operand types.
 DataType PromoteTypes(DataType a, DataType b);
 // The type in which the generated code computes a value of type t: float

@@ -116,6 +116,10 @@ absl::StatusOr<Graph> FromProto(const pb::FusionGraph& p, GraphLimits limits) {
     const pb::Constant& c = p.constants(i);
     auto dtype = FromPb(c.dtype(), absl::StrCat("constant ", i));
     if (!dtype.ok()) return dtype.status();
+    if (std::string why = ConstantValueProblem(c.value(), *dtype); !why.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("constant ", i, " (", DataTypeName(*dtype), ") is ", c.value(), ": ", why));
+    }
     refs.push_back(b.DefineConstant(c.value(), *dtype, c.name()));
   }
   for (int k = 0; k < p.nodes_size(); ++k) {

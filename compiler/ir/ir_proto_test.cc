@@ -45,6 +45,20 @@ TEST(IrProto, RoundTripKeepsSymbolsBoundByLaterOps) {
   EXPECT_EQ(PrintGraph(g), PrintGraph(*g2));
 }
 
+// An int32 constant of -1e34 has no int64 value (converting it was undefined
+// behavior in code generation; found by fuzzing).
+TEST(IrProto, RejectsIntegerConstantsOutOfRange) {
+  fusiond::v1::FusionGraph p;
+  p.set_version(1);
+  auto* c = p.add_constants();
+  c->set_dtype(fusiond::v1::INT32);
+  c->set_value(-1.03846e34);
+  p.add_outputs(0);
+  auto g = FromProto(p);
+  EXPECT_EQ(g.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(g.status().message().find("within the int64 range"), std::string::npos) << g.status();
+}
+
 TEST(IrProto, RejectsBadReference) {
   fusiond::v1::FusionGraph p;
   p.set_version(1);

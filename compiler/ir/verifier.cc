@@ -42,6 +42,10 @@ absl::Status VerifyGraph(const Graph& g) {
   for (const Value& v : g.values) {
     if (v.is_constant()) {
       if (v.def != kNone) return absl::InvalidArgumentError(absl::StrCat("constant ", ValueName(g, v.id), " has a defining node"));
+      if (std::string why = ConstantValueProblem(*v.constant, v.dtype); !why.empty()) {
+        return absl::InvalidArgumentError(absl::StrCat("constant ", ValueName(g, v.id), " (", DataTypeName(v.dtype),
+                                                       ") is ", *v.constant, ": ", why));
+      }
       defined[v.id] = 1;
     }
   }
