@@ -33,7 +33,12 @@ pb::FusionGraph ToProto(const Graph& g) {
     in->set_name(v.name);
     in->set_dtype(ToPb(v.dtype));
     in->set_is_tensor(v.is_tensor);
-    for (const Extent& e : v.shape) in->add_sizes(e.is_static() ? e.size : -1);
+    // An axis whose symbol an op bound to a static size is written as that
+    // size: the ops that bound it may not be in this graph (a segment's).
+    for (const Extent& e : v.shape) {
+      const Extent c = g.Canonical(e);
+      in->add_sizes(c.is_static() ? c.size : -1);
+    }
     for (const auto& c : v.contiguity) in->add_contiguity(!c ? -1 : (*c ? 1 : 0));
     for (int64_t s : v.stride_order) in->add_stride_order(s);
   }
@@ -45,11 +50,11 @@ pb::FusionGraph ToProto(const Graph& g) {
     c->set_dtype(ToPb(v.dtype));
     c->set_value(*v.constant);
   }
-  // A symbolic extent stays symbolic even where an op bound its symbol to a
-  // static size: the reader rebuilds that bound from the same ops, and the
-  // symbol's link to the other extents it equals is kept (written as its
-  // static size, the rebuilt graph lost those links and left the inputs'
-  // sizes symbolic; found by scripts/fuzz.sh).
+  // An attribute's extent is written as the input axis it came from, so the
+  // reader rebuilds the same links between extents (written as the static
+  // size its symbol was bound to, the links were lost and the inputs' other
+  // axes stayed symbolic; found by scripts/fuzz.sh); where that axis is
+  // bound, the input's size above says so.
   auto extent = [&](Extent e, pb::Extent* out) {
     if (e.is_static()) {
       out->set_static_size(e.size);

@@ -75,6 +75,9 @@ void FuzzPipeline(const Graph& g, const std::vector<std::vector<int64_t>>& input
   FuzzCheck(again.ok() && again->canonical_hash == compiled->canonical_hash,
             "the wire form compiles to another fusion", again.status());
   for (const SegmentResult& seg : compiled->segments) {
+    // Cache records store each segment's wire form.
+    auto seg_wire = FromProto(ToProto(seg.graph));
+    FuzzCheck(seg_wire.ok(), "a segment's wire form does not read back", seg_wire.status());
     CodegenOptions co;
     co.symbol_sizes = seg.symbol_sizes;
     auto kernel = GenerateKernel(seg.graph, seg.params, co);
