@@ -18,7 +18,8 @@
 # VARIANTS_FILE, one variant per line (# comments):
 #   NAME STEM [+compile] [map=OLD:NEW,...] [static=OLD:NEW,... as=NEWSTEM]
 #        [--shape=AxB,C,...] [field=value ...]
-# STEM is a corpus file (../shared/fusions) or bench/gpu/fusions/STEM.py; map
+# STEM is a corpus file (../shared/fusions), bench/gpu/fusions/STEM.py or a
+# fuzz finding (tests/fuzz/findings/repro_script/STEM.py); map
 # is run.py's --size-map (run the script at other sizes), --shape the sizes
 # the kernel is compiled for, +compile also times torch.compile. A static
 # definition runs at other sizes as a copy NEWSTEM.py whose size literals
@@ -51,6 +52,7 @@ case "${1:-}" in
       name=$name${SUFFIX:-}
       src="$CORPUS/$stem.py"
       [ -f "$src" ] || src="bench/gpu/fusions/$stem.py"
+      [ -f "$src" ] || src="tests/fuzz/findings/repro_script/$stem.py"
       args=()
       map="-"
       compile=0
