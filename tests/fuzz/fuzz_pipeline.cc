@@ -55,7 +55,7 @@ void FuzzPipeline(const Graph& g, const std::vector<std::vector<int64_t>>& input
   auto compiled = CompileFusion(g, input_shapes, options);
   if (!compiled.ok()) {
     FuzzCheck(compiled.status().code() != absl::StatusCode::kInternal,
-              "the pipeline failed inside (with NVRTC: or NVRTC rejected the generated source)",
+              "the pipeline failed with Internal (a broken invariant, or NVRTC rejected generated code)",
               compiled.status());
     return FuzzCheckError(compiled.status());
   }
