@@ -42,7 +42,7 @@ mkdir -p "$work"
 status=0
 for t in "${targets[@]}"; do
   seeds="$work/$t-seeds" live="$work/$t-corpus" crashes="$work/$t-crashes" extra=()
-  rm -rf "$seeds" && mkdir -p "$seeds" "$live" "$crashes"
+  rm -rf "$seeds" "$crashes" && mkdir -p "$seeds" "$live" "$crashes"
   case "$t" in
     repro_script)
       cp "$corpus"/*.py examples/*.py bench/gpu/fusions/*.py tests/malformed/cases/*.py "$seeds/"
