@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <hiredis/hiredis.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,6 +21,7 @@
 #include "compiler/ir/ir_proto.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
+#include "tests/util/child_process.h"
 #include "tests/util/free_port.h"
 
 extern char** environ;
@@ -41,28 +41,14 @@ class RedisServer {
     std::vector<std::string> args = {FUSIOND_REDIS_SERVER, "--port", port, "--bind", "127.0.0.1",
                                      "--save", "", "--appendonly", "no", "--daemonize", "no",
                                      "--loglevel", "warning"};
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t quiet;  // its banner goes to /dev/null
-    posix_spawn_file_actions_init(&quiet);
-    posix_spawn_file_actions_addopen(&quiet, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&quiet, 2, "/dev/null", O_WRONLY, 0);
-    const int rc = posix_spawn(&pid_, FUSIOND_REDIS_SERVER, &quiet, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&quiet);
-    ASSERT_EQ(rc, 0) << "could not start " << FUSIOND_REDIS_SERVER << " (scripts/setup.sh installs it)";
+    ASSERT_TRUE(server_.Start(args)) << "could not start " << FUSIOND_REDIS_SERVER;
     for (int i = 0; i < 200; ++i) {
       if (SharedTier::Connect(Options()).ok()) return;
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     FAIL() << "redis-server on port " << port_ << " did not answer within 10 s";
   }
-  void Stop() {
-    if (pid_ <= 0) return;
-    kill(pid_, SIGTERM);
-    waitpid(pid_, nullptr, 0);
-    pid_ = 0;
-  }
+  void Stop() { server_.Stop(SIGTERM); }
   SharedTierOptions Options() const {
     SharedTierOptions o;
     o.port = port_;
@@ -79,7 +65,7 @@ class RedisServer {
 
  private:
   int port_;
-  pid_t pid_ = 0;
+  ChildProcess server_;
 };
 
 class SharedTierTest : public ::testing::Test {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Packs what a run on the lent GPU needs into the git-ignored .devcarry/:
-#   .devcarry/fusions/*.py          the corpus (../shared does not travel), listed in
+#   .devcarry/fusions/*.py          the corpus (tests/corpus/fusions), listed in
 #                                   .devcarry/fusions/CORPUS
 #   .devcarry/artifacts/<stem>/     `fusionc compile <file> --out ...` per fusion
 #   .devcarry/general/<stem>/       the same with --general (kernels for every shape and
@@ -19,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build-rt}
-CORPUS=${FUSIOND_CORPUS_DIR:-../shared/fusions}
+CORPUS=${FUSIOND_CORPUS_DIR:-tests/corpus/fusions}
 OUT=.devcarry
 # .devcarry/ is shared with other engineers' bundles: replace only our parts.
 for sub in fusions artifacts general wide selftest bin lib runtime_testdata; do rm -rf "${OUT:?}/$sub"; done

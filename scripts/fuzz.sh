@@ -36,7 +36,7 @@ command -v clang++ >/dev/null || { echo "fuzz.sh: needs clang++ (apt-get install
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
   -DCMAKE_CXX_COMPILER=clang++ -DFUSIOND_BUILD_SERVICE=OFF -DFUSIOND_FUZZ=ON >/dev/null
 cmake --build "$BUILD" -j "$JOBS" --target fuzz_seed_protos "${targets[@]/#/fuzz_}"
-corpus=../shared/fusions
+corpus=tests/corpus/fusions
 work="$BUILD/fuzz"
 mkdir -p "$work"
 status=0

@@ -252,7 +252,7 @@ int Main(int argc, char** argv) {
   ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
   std::string self_path = n > 0 ? std::string(self, n) : std::string(argv[0]);
   if (files.empty()) {
-    std::fprintf(stderr, "no fusion files given (try ../shared/fusions/*.py)\n");
+    std::fprintf(stderr, "no fusion files given (try tests/corpus/fusions/*.py)\n");
     return 2;
   }
   std::printf("%-24s %4s %9s %8s %8s %8s %8s %8s %9s %9s %9s %10s %8s %10s %9s  %s\n", "fusion",

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${1:-build-rt}
 shift || true
-CORPUS=${FUSIOND_CORPUS_DIR:-../shared/fusions}
+CORPUS=${FUSIOND_CORPUS_DIR:-tests/corpus/fusions}
 [ -f "$BUILD/build.ninja" ] || cmake -S . -B "$BUILD" -G Ninja -DFUSIOND_BUILD_SERVICE=OFF >/dev/null
 ninja -C "$BUILD" -j2 fusiond_compile_time >/dev/null
 mkdir -p bench/results

@@ -9,7 +9,7 @@ graph; GPU.md's method allows either). % copy = the run's floor / time.
 CORPUS.json: run.py's report of the corpus (device_run.sh); SHAPES.json:
 variants.sh's merged report of the larger shapes and the 4-D batch norm
 (e.g. bench/gpu/variants/s21-8-issue5-shapes.txt); WIDE.json: the wide-row
-report (rows of 64K+ columns). --corpus-dir (default ../shared/fusions
+report (rows of 64K+ columns). --corpus-dir (default tests/corpus/fusions
 beside the project) names which corpus rows are the corpus's own files.
 Prints one line per item and method, PASS or FAIL with the figures (and
 where a copy of the same bytes stands under that timing, the ceiling a
@@ -155,7 +155,7 @@ def check(rows, wide_rows, corpus_names, corpus_rows=None):
 def corpus_names(folder):
     """The corpus definitions' file names: a bundle's fusions/ lists them in
     its CORPUS file (scripts/device_bundle.sh; bench/gpu/variants.sh adds
-    other definitions beside them), ../shared/fusions is all of them; an
+    other definitions beside them), tests/corpus/fusions is all of them; an
     empty set (every row counts) where the folder is missing."""
     listed = os.path.join(folder, "CORPUS")
     if os.path.isfile(listed):
@@ -171,8 +171,8 @@ def main():
     ap.add_argument("corpus")
     ap.add_argument("shapes")
     ap.add_argument("wide", nargs="?")
-    ap.add_argument("--corpus-dir", default=os.path.join(_HERE, "..", "..", "..", "shared", "fusions"),
-                    help="the corpus definitions (../shared/fusions), or a bundle's .devcarry/fusions "
+    ap.add_argument("--corpus-dir", default=os.path.join(_HERE, "..", "..", "tests", "corpus", "fusions"),
+                    help="the corpus definitions (tests/corpus/fusions), or a bundle's .devcarry/fusions "
                          "whose CORPUS file lists them")
     args = ap.parse_args()
     try:

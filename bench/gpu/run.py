@@ -3,7 +3,7 @@
 
     python3 bench/gpu/run.py --fusions F1.py F2.py ... [--artifacts DIR] [--out DIR]
 
-For every repro script F (the fd.ops text form of ../shared/fusions), executed
+For every repro script F (the fd.ops text form of tests/corpus/fusions), executed
 through the torch front end (client/python/fusiond/frontend_torch.py):
 
 * eager: the definition run op by op in PyTorch;

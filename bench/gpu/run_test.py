@@ -16,7 +16,7 @@ import unittest
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _CORPUS = os.environ.get("FUSIOND_CORPUS_DIR",
-                         os.path.join(_HERE, "..", "..", "..", "shared", "fusions"))
+                         os.path.join(_HERE, "..", "..", "tests", "corpus", "fusions"))
 
 try:
     import torch
@@ -78,7 +78,7 @@ class HarnessTest(unittest.TestCase):
     def test_cpu_run_writes_json_and_png(self):
         files = [os.path.join(_CORPUS, f) for f in ("softmax_fwd.py", "rmsnorm_bwd_manual.py")]
         if not all(os.path.exists(f) for f in files):
-            self.skipTest(f"no corpus at {_CORPUS}")
+            self.fail(f"no corpus at {_CORPUS} (set FUSIOND_CORPUS_DIR)")
         out = tempfile.mkdtemp()
         rc = self.harness.main(["--device", "cpu", "--no-compile", "--fusions", *files,
                             "--size-map", "2048:32,8192:64,4096:16,16384:48", "--out", out])

@@ -18,7 +18,7 @@
 # VARIANTS_FILE, one variant per line (# comments):
 #   NAME STEM [+compile] [map=OLD:NEW,...] [static=OLD:NEW,... as=NEWSTEM]
 #        [--shape=AxB,C,...] [field=value ...]
-# STEM is a corpus file (../shared/fusions), bench/gpu/fusions/STEM.py or a
+# STEM is a corpus file (tests/corpus/fusions), bench/gpu/fusions/STEM.py or a
 # fuzz finding (tests/fuzz/findings/repro_script/STEM.py); map
 # is run.py's --size-map (run the script at other sizes), --shape the sizes
 # the kernel is compiled for, +compile also times torch.compile. A static
@@ -39,7 +39,7 @@ case "${1:-}" in
   prepare)
     VARS=${2:?variants file}
     BUILD=${3:-build-cg}
-    CORPUS=${FUSIOND_CORPUS_DIR:-../shared/fusions}
+    CORPUS=${FUSIOND_CORPUS_DIR:-tests/corpus/fusions}
     CGDEV=${CGDEV:-}
     if [ -z "$CGDEV" ]; then
       ninja -C "$BUILD" -j2 fusiond_cgdev >/dev/null || exit 1

@@ -58,7 +58,7 @@ def compiled_events(log_text):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--fusion", default=os.path.join(_ROOT, "..", "shared", "fusions", "rmsnorm_bwd_manual.py"))
+    p.add_argument("--fusion", default=os.path.join(_ROOT, "tests", "corpus", "fusions", "rmsnorm_bwd_manual.py"))
     p.add_argument("--cols", type=int, default=8192)
     p.add_argument("--results-dir", default=os.path.join(_ROOT, "bench", "results"))
     args = p.parse_args()

@@ -33,31 +33,13 @@
 #include "echo.grpc.pb.h"
 #include "google/protobuf/arena.h"
 #include "grpcpp/grpcpp.h"
+#include "tests/util/child_process.h"
 #include "tests/util/free_port.h"
 
 namespace fusiond {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-pid_t Spawn(const std::vector<std::string>& args) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    std::vector<char*> argv;
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  return pid;
-}
-
-void Stop(pid_t pid) {
-  if (pid <= 0) return;
-  kill(pid, SIGTERM);
-  int status = 0;
-  waitpid(pid, &status, 0);
-}
 
 // The bare baseline: a reply of the requested size, nothing else.
 class EchoService final : public fusiond::bench::Echo::CallbackService {
@@ -166,22 +148,22 @@ int Run(const Options& o) {
       MakeCompileRequest(parsed->graph, parsed->input_shapes, CompileOptions());
 
   std::string cache_dir;
-  pid_t daemon = 0;
+  ChildProcess daemon, echo;
   std::string target = o.server;
   if (target.empty()) {
     cache_dir = std::filesystem::temp_directory_path() /
                 absl::StrFormat("service_bench.%d", static_cast<int>(getpid()));
     target = absl::StrFormat("127.0.0.1:%d", FreePort());
-    daemon = Spawn({FUSIOND_BIN, "--listen", target, "--metrics", "", "--cache-dir", cache_dir,
+    daemon.Start({FUSIOND_BIN, "--listen", target, "--metrics", "", "--cache-dir", cache_dir,
                     "--log-level", "warning"});
   }
   std::string echo_target = absl::StrFormat("127.0.0.1:%d", FreePort());
   char self[4096] = {0};
   ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-  pid_t echo = n > 0 ? Spawn({self, "--echo-server", echo_target}) : -1;
+  if (n > 0) echo.Start({self, "--echo-server", echo_target});
   auto cleanup = [&] {
-    Stop(echo);
-    Stop(daemon);
+    echo.Stop();
+    daemon.Stop();
     if (!cache_dir.empty()) std::filesystem::remove_all(cache_dir);
   };
 

@@ -1,5 +1,5 @@
 // The repro-script front end: parses the text form that PyTorch front ends
-// and nvFuser print as repro scripts (see ../shared/fusions/*.py) into a
+// and nvFuser print as repro scripts (see tests/corpus/fusions/*.py) into a
 // Graph, plus the concrete input shapes from the trailing `inputs = [...]`.
 // Hand-written recursive descent over a small Python subset; no Python is
 // embedded. Errors are InvalidArgument "file:line:column: what; expected".

@@ -19,7 +19,7 @@ cleanup() {
   [ -n "$redis" ] && kill "$redis" 2>/dev/null
   wait 2>/dev/null; rm -rf "$work"
 }
-trap cleanup EXIT
+trap cleanup EXIT INT TERM
 fail=0
 check() {  # check WHAT COMMAND...
   local what=$1; shift

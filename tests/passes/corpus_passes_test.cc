@@ -1,4 +1,4 @@
-// The corpus (../shared/fusions/*.py) through the passes and the pipeline:
+// The corpus (tests/corpus/fusions/*.py) through the passes and the pipeline:
 // (a) after the passes no graph has pow with an integer exponent, a no-op
 //     cast or a lossless cast chain, and every pass preserves the reference
 //     results (at reduced sizes);

@@ -17,6 +17,7 @@
 #include "client/cpp/fusion_client.h"
 #include "compiler/frontend/frontend.h"
 #include "gtest/gtest.h"
+#include "tests/util/child_process.h"
 #include "tests/util/free_port.h"
 
 namespace fusiond {
@@ -36,14 +37,9 @@ class ClientTest : public ::testing::Test {
     std::filesystem::remove_all(dir_);
   }
   void StartDaemon() {
-    pid_ = fork();
-    if (pid_ == 0) {
-      std::string log = dir_ + "/fusiond.log";
-      freopen(log.c_str(), "a", stderr);
-      execl(FUSIOND_BIN, FUSIOND_BIN, "--listen", target_.c_str(), "--metrics", "",
-            "--cache-dir", (dir_ + "/cache").c_str(), static_cast<char*>(nullptr));
-      _exit(127);
-    }
+    ASSERT_TRUE(daemon_.Start({FUSIOND_BIN, "--listen", target_, "--metrics", "", "--cache-dir",
+                               dir_ + "/cache"},
+                              dir_ + "/fusiond.log"));
     for (int i = 0; i < 200; ++i) {  // up to 20 s
       // A fresh channel each time: one that found nothing listening backs off.
       FusionClient client(target_, {.timeout_s = 1});
@@ -53,25 +49,24 @@ class ClientTest : public ::testing::Test {
     FAIL() << "fusiond did not come up at " << target_;
   }
   void StopDaemon() {
-    if (pid_ <= 0) return;
-    kill(pid_, SIGTERM);
-    int status = 0;
-    waitpid(pid_, &status, 0);
-    pid_ = 0;
+    if (!daemon_.running()) return;
+    const int status = daemon_.Stop(SIGTERM);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
   }
-  static ParsedFusion Corpus(const std::string& name) {
+  // The corpus file `name`, or a fatal failure saying why it could not be read.
+  static void Corpus(const std::string& name, ParsedFusion* out) {
     auto parsed = ParseReproFile(std::string(FUSIOND_CORPUS_DIR) + "/" + name);
-    EXPECT_TRUE(parsed.ok()) << parsed.status();
-    return *std::move(parsed);
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    *out = *std::move(parsed);
   }
 
   std::string dir_, target_;
-  pid_t pid_ = 0;
+  ChildProcess daemon_;
 };
 
 TEST_F(ClientTest, MissThenHitAndTheSameReportAsTheEmbeddedCache) {
-  ParsedFusion f = Corpus("softmax_fwd.py");
+  ParsedFusion f;
+  ASSERT_NO_FATAL_FAILURE(Corpus("softmax_fwd.py", &f));
   CompileOptions options;
   auto miss = RemoteCompileReportJson(target_, f.graph, f.input_shapes, options);
   ASSERT_TRUE(miss.ok()) << miss.status();
@@ -100,7 +95,8 @@ TEST_F(ClientTest, MissThenHitAndTheSameReportAsTheEmbeddedCache) {
 
 TEST_F(ClientTest, ErrorsKeepTheirCodes) {
   FusionClient client(target_);
-  ParsedFusion f = Corpus("rmsnorm_fwd.py");
+  ParsedFusion f;
+  ASSERT_NO_FATAL_FAILURE(Corpus("rmsnorm_fwd.py", &f));
   auto request = MakeCompileRequest(f.graph, f.input_shapes, CompileOptions());
   auto lookup = client.Lookup(request);
   EXPECT_EQ(lookup.status().code(), absl::StatusCode::kNotFound) << lookup.status();

@@ -1,6 +1,7 @@
 """Test helpers: start the real fusiond and a real Prometheus on 127.0.0.1,
 with bounded waits, and always stop them."""
 
+import ctypes
 import json
 import os
 import shutil
@@ -18,6 +19,19 @@ FUSIOND_BIN = os.environ.get("FUSIOND_BIN", "fusiond")
 CACHE_TOOL_BIN = os.environ.get("FUSIOND_CACHE_TOOL", "fusiond_cache_tool")
 PROMETHEUS_BIN = os.environ.get("PROMETHEUS_BIN", "/usr/bin/prometheus")
 REDIS_BIN = os.environ.get("REDIS_BIN", "/usr/bin/redis-server")
+
+
+def _die_with_parent():
+    """Runs in each server child before exec: the kernel SIGKILLs it when the
+    test process dies, however it dies, so no test leaves a server behind."""
+    PR_SET_PDEATHSIG = 1
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def start_server(args, log):
+    """Popen for a server the tests own: output to `log`, no stdin, dies with us."""
+    return subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                            preexec_fn=_die_with_parent)
 
 
 def free_port():
@@ -62,7 +76,7 @@ class Daemon:
                 "--metrics", f"127.0.0.1:{self.metrics_port}" if self.metrics_port else ""]
         args += self.extra_args
         self._log = open(self.log_path, "ab")
-        self.proc = subprocess.Popen(args, stdout=self._log, stderr=self._log)
+        self.proc = start_server(args, self._log)
 
         # Wait for the port before making the client: a channel that finds
         # nothing listening backs off for a second or more.
@@ -150,10 +164,9 @@ class Redis:
 
     def start(self, timeout=20):
         self._log = open(os.path.join(self.workdir, f"redis-{self.port}.log"), "ab")
-        self.proc = subprocess.Popen(
+        self.proc = start_server(
             [REDIS_BIN, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no", "--daemonize", "no"],
-            stdout=self._log, stderr=self._log)
+             "--appendonly", "no", "--daemonize", "no"], self._log)
 
         def ready():
             if self.proc.poll() is not None:
@@ -183,11 +196,10 @@ class Prometheus:
 
     def start(self, timeout=30):
         self._log = open(os.path.join(self.workdir, "prometheus.log"), "ab")
-        self.proc = subprocess.Popen(
+        self.proc = start_server(
             [PROMETHEUS_BIN, f"--config.file={self.config}",
              f"--storage.tsdb.path={os.path.join(self.workdir, 'data')}",
-             f"--web.listen-address=127.0.0.1:{self.port}"],
-            stdout=self._log, stderr=self._log)
+             f"--web.listen-address=127.0.0.1:{self.port}"], self._log)
 
         def ready():
             if self.proc.poll() is not None:

@@ -1,6 +1,6 @@
 # Training batch norm backward over an NCHW input [256, 64, 56, 56] bf16 (a
 # ResNet stage), written by us in the corpus's repro-script form: the same
-# math as ../../../../shared/fusions/batchnorm_bwd_thunder.py with reductions
+# math as tests/corpus/fusions/batchnorm_bwd_thunder.py with reductions
 # over (0, 2, 3). Issue 5 wants it as one kernel at >= 70% of copy bandwidth.
 # Inputs: T0 x, T1 grad_out [256, 64, 56, 56] bf16, T2 weight [64] bf16,
 #         T3 saved mean [64] float, T4 saved invstd [64] float.

@@ -1,4 +1,4 @@
-# softmax_bwd.py (../shared/fusions) with its sizes as literals (session 18): the
+# softmax_bwd.py (tests/corpus/fusions) with its sizes as literals (session 18): the
 # kernel of a static definition, whose chunk guards NVVM may fold.
 # Softmax backward over the last axis: dx = y * (dy - sum(dy * y)).
 # Inputs: T0 y [M, N] bf16 (softmax output), T1 grad_out [M, N] bf16.

@@ -10,7 +10,7 @@ KIND: softmax_fwd (x -> exp(x - max) / sum(exp(x - max))), softmax_bwd
 (y, grad -> y * (grad - sum(grad * y))), rmsnorm_fwd
 (x, w -> x * rstd * w, rstd), layernorm_fwd (x, w, b -> (x - mean) * rstd *
 w + b, mean, rstd), all bf16 rows with float statistics, eps 1e-5, as in
-../shared/fusions. Suffixes (session 22), in any order: _rr loads the
+tests/corpus/fusions. Suffixes (session 22), in any order: _rr loads the
 row L1::evict_last for the reductions and again L1::evict_first for the
 output pass (torch.compile's form); _p adds the same L2 policies
 (createpolicy.fractional), as Triton's eviction_policy does; _8b loads and

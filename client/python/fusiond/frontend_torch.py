@@ -1,6 +1,6 @@
 """A small torch implementation of the nvFuser-style fd.ops front end.
 
-Executes a repro script (``../shared/fusions/*.py``: ``fd.define_tensor``,
+Executes a repro script (``tests/corpus/fusions/*.py``: ``fd.define_tensor``,
 ``fd.ops.*``, ``fd.add_output``, then ``inputs = [...]``) without nvFuser: the
 script runs against a stand-in ``nvfuser`` module whose FusionDefinition
 records the definition, and the record is turned into straight-line torch
