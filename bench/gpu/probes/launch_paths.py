@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Probe (session 22): is torch.compile's do_bench edge on softmax backward
+"""Is torch.compile's do_bench edge on softmax backward
 and rmsnorm forward in its kernel, or around it? Under CUDA-graph replay
 ours equals torch.compile there; under do_bench (L2 flushed before every
-launch) ours has been 2-4% slower in every form tried, torch.compile's own
+launch) ours was 2-4% slower in every form tried, torch.compile's own
 (lean_rows.py softmax_bwd_rr) included. So this times, in one process, on
 the same inputs, under do_bench:
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Probe (session 10): row kernels in a lean form, to see what the
+"""Row kernels in a lean form, to see what the
 generator's general form costs: one row per block iteration, 32-bit in-row
 indices, only the rows-in-registers path (no fallback loops, no prefetch of
 the next row), __launch_bounds__(BX, MINB) at full occupancy.
@@ -10,7 +10,7 @@ KIND: softmax_fwd (x -> exp(x - max) / sum(exp(x - max))), softmax_bwd
 (y, grad -> y * (grad - sum(grad * y))), rmsnorm_fwd
 (x, w -> x * rstd * w, rstd), layernorm_fwd (x, w, b -> (x - mean) * rstd *
 w + b, mean, rstd), all bf16 rows with float statistics, eps 1e-5, as in
-tests/corpus/fusions. Suffixes (session 22), in any order: _rr loads the
+tests/corpus/fusions. Suffixes, in any order: _rr loads the
 row L1::evict_last for the reductions and again L1::evict_first for the
 output pass (torch.compile's form); _p adds the same L2 policies
 (createpolicy.fractional), as Triton's eviction_policy does; _8b loads and
@@ -23,7 +23,8 @@ bias) kept in shared memory, filled once per block, instead of registers.
 Blocks loop over rows with the grid's stride, so a grid smaller than the
 rows (the variant's grid_x) reuses the columns across rows. The kernel takes the generated
 kernel's arguments in the same order, so its cubin can stand in for one in
-an artifact directory (bench/gpu/variants/s10-*.txt)."""
+an artifact directory (bench/gpu/probes/lean_swap.sh does that for a
+variant of bench/gpu/variants.sh)."""
 import sys
 
 from probe_args import probe_args

@@ -6,8 +6,8 @@
 #   [GRID=N] lean_swap.sh VARIANT KIND BX PB MINB [smem]
 # GRID: the blocks the manifest launches (rows / ceil(rows / N)); without it
 # the generated kernel's own cap (from its registers) stays. The manifest's
-# block becomes BX x 1 (session 11's run 6 swapped into a 64 x 2 variant
-# without it, and the harness failed the result).
+# block becomes BX x 1 (a lean kernel launched with a variant's 64 x 2
+# block computes wrong results).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 v=.devcarry/variants/$1
