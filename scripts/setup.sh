@@ -13,7 +13,7 @@ PKGS=(
   libhiredis-dev redis-server
   prometheus
   python3-grpcio python3-protobuf python3-numpy
-  curl
+  curl clang-format
 )
 missing=()
 for p in "${PKGS[@]}"; do
