@@ -30,12 +30,8 @@ inline constexpr int kRegisterMargin = 16;
 // 16-bit floats (a norm's weight) is kept in shared memory as float when a
 // thread keeps at most this many chunks a row, so no row unpacks it. The
 // heuristics leave room for the float copy, the code generator takes it
-// where the room holds its stages. On the H200 it took layernorm backward
-// 16384x4096 (two chunks) from 112.1 to 109.4 us, 2048x8192 2.5% faster in
-// steady state; at 4096x16384 (four chunks, 128 registers) layernorm
-// backward lost 1.3% and rmsnorm backward 1.2%, not to the shared-memory
-// carve-out (the same bytes asked for and left unused cost < 1%):
-// bench/results/gpu-2026-11-30-s18-{9,10}-*.log.
+// where the room holds its stages: layernorm backward 16384x4096 (two chunks)
+// 112.1 -> 109.4 us on the H200; at four chunks (128 registers) it lost ~1%.
 inline constexpr int kMaxFloatColumnBatch = 2;
 
 // Every field is meaningful for every kind (unused ones keep their default),

@@ -96,9 +96,8 @@ bool StageRows(const FusionAnalysis& a, const Target& t, HeuristicParams* p, boo
   const int64_t smem = col_bytes + 2 * row_bytes;
   // The kernel also declares the block reductions' scratch statically (well
   // under 4 KiB; the epilogue's column tiles reuse the ring). Without room
-  // for it a ring that fits alone fails at every launch (224 KiB beside
-  // layernorm backward's static 8 KiB, when the tiles had their own:
-  // bench/results/gpu-2026-11-30-s13-4-ring.log).
+  // for it a ring that fits alone fails at every launch (a 224 KiB ring
+  // beside 8 KiB of static tiles did).
   if (smem + kStaticSmemReserve > t.smem_per_block) return false;
   p->smem_buffer = true;
   p->smem_bytes = smem;

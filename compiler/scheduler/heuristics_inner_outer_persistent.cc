@@ -19,15 +19,9 @@ namespace {
 // row group in shared memory (two rows deep) and keeps the column
 // accumulators of its slice in registers across those rows; the row
 // reductions cross the blocks of a row group through the workspace and a
-// group barrier. Against the multi-pass kernel, which read-modify-writes a
-// partial row of every column in global memory for every row, on the H200
-// (bench/results/gpu-2026-11-30-s8-wide-split.log): layernorm backward
-// 1024x32768 / 512x65536 / 256x131072 bf16 644 / 671 / 712 -> 125 / 128 /
-// 131 us with one block per SM; rmsnorm backward 512x65536 231 -> 124 (145
-// with the rows in registers instead of staged). The kernel waits on a group
-// barrier per row, so two blocks per SM (twice the row groups, half the rows
-// each walks; 128 registers, no spills) went further: rmsnorm backward
-// 1024x32768 121 -> 93 us, 512x65536 122 -> 96, 256x131072 130 -> 99. More
+// group barrier, two blocks a SM (each waits on a barrier per row). The
+// multi-pass kernel read-modify-writes a partial row of every column for every
+// row: layernorm backward 512x65536 671 us against 128 split (H200). More
 // slices than SMs: false (multi-pass).
 bool SplitWideRows(const FusionAnalysis& a, const Target& t, int64_t vectors, HeuristicParams* p) {
   constexpr int kThreads = 256, kBatch = 4;
@@ -65,18 +59,11 @@ HeuristicParams InnerOuterPersistentHeuristics(const FusionAnalysis& a, const Ta
     p.persistent_batch = split->batch;
     p.rows_per_block = split->rows_per_block;
     registers = split->registers;
-    // Tuned on the H200 (docs/heuristics-tuning.md): one block of 512
-    // threads per SM with a short batch keeps the most bytes in flight and
-    // lets the kernel prefetch the next row (rmsnorm backward 2048x8192
-    // bf16: 51.9 us at 512x2, 65.0 at 256x4, 67.2 at 1024x1). Rows of 512
-    // vectors (4096 bf16) run best as 256 threads x 2 with two blocks per
-    // SM: rmsnorm backward 16384x4096 111.9 us against 144.0 at 512x1
-    // (bench/results/gpu-2026-11-29-s2-shapes4.log). With two column
-    // reductions (layernorm) the register rows spill at 512 threads, so the
-    // same blocks stage x and dy in shared memory: layernorm backward
-    // 2048x8192 42.8 -> 40.7 us (steady 39.9 -> 37.6) against 256 x 4
-    // staged, 16384x4096 122.6 -> 113.1 (116.4 -> 108.6) against 128 x 4
-    // three per SM (bench/results/gpu-2026-11-30-s6-*.log).
+    // One block of 512 threads a SM with a short batch keeps the most bytes in
+    // flight and lets the kernel prefetch the next row (rmsnorm backward
+    // 2048x8192: 51.9 us at 512 x 2, 65.0 at 256 x 4); rows of 512 vectors take
+    // 256 x 2, two blocks a SM. With two column reductions (layernorm) the
+    // register rows would spill, so the same blocks stage x and dy in shared memory.
     const int64_t batch512 = CeilDiv(vectors, 512);
     if (vectors >= 512 && batch512 <= 4) {
       HeuristicParams q = p;
@@ -88,17 +75,11 @@ HeuristicParams InnerOuterPersistentHeuristics(const FusionAnalysis& a, const Ta
         registers = std::min(t.max_registers_per_thread, 65536 / 512);
       }
     }
-    // Narrow rows (under 4096 bf16): blocks of 512 threads, several rows
-    // deep, one per SM, like the wide ones. Small blocks many to an SM left
-    // thousands of partial rows for the column epilogue and kept few bytes
-    // in flight per block: rmsnorm backward 4096x512 bf16 29.6 us (3300
-    // blocks of 32 x 1) against 9.5 (132 of 32 x 16), steady state on the
-    // H200 (bench/results/gpu-2026-11-30-s5-*.log). With one column
-    // reduction two vectors per thread, prefetched in registers, beat the
-    // batch of four staged in shared memory: 16384x1024 36.7 -> 32.9 us
-    // (64 x 8), 16384x2048 59.6 -> 57.8 (128 x 4); layernorm (two column
-    // reductions, twice the accumulators) kept the staged split (16.9 vs
-    // 17.9 at 4096x1024).
+    // Narrow rows (under 512 vectors): blocks of up to 512 threads, several
+    // rows deep, one a SM; many small blocks leave thousands of partial rows
+    // for the column epilogue (rmsnorm backward 4096x512: 29.6 us against 9.5).
+    // With one column reduction two vectors a thread, prefetched in registers
+    // (16384x1024: 36.7 -> 32.9 us); layernorm keeps the staged split.
     const int64_t half = vectors / 2;
     if (vectors < 512 && columns <= 1 && half >= 32 && (half & (half - 1)) == 0) {
       p.block_x = static_cast<int>(half);
@@ -115,9 +96,8 @@ HeuristicParams InnerOuterPersistentHeuristics(const FusionAnalysis& a, const Ta
     p.persistent_batch = static_cast<int>(CeilDiv(vectors, p.block_x));
     smem = int64_t{4} * BufferFloatsPerElement(a, 0) * p.block_x * p.persistent_batch * p.vectorize;
     registers = kRegisterOverhead + columns * p.vectorize * p.persistent_batch;
-    // Rows staged at their storage type two deep when that fits (the float
-    // buffer above held one row: layernorm backward 4096x16384 bf16 153.4
-    // -> 121.4 us on the H200, bench/results/gpu-2026-11-29-s4-final-shapes.log).
+    // Rows staged at their storage type two deep when that fits, rather than
+    // one float row (layernorm backward 4096x16384: 153.4 -> 121.4 us).
     if (registers <= t.max_registers_per_thread && StageRows(a, t, &p)) {
       smem = p.smem_bytes;
     } else if (smem <= t.smem_per_block && registers <= t.max_registers_per_thread) {
@@ -142,21 +122,12 @@ HeuristicParams InnerOuterPersistentHeuristics(const FusionAnalysis& a, const Ta
   const int per_sm = std::max(1, BlocksPerSm(t, p.block_x * p.block_y, registers, smem));
   p.grid_x = std::max<int64_t>(1, std::min<int64_t>(CeilDiv(a.outer_size, p.rows_per_block),
                                                     int64_t{t.sm_count} * per_sm / p.grid_y));
-  // Two or more column reductions (layernorm) from one staged block of a
-  // row per SM: clusters of two sum their accumulators through distributed
-  // shared memory, so the workspace gets half the partial rows. Timelines
-  // on the H200 (bench/results/gpu-2026-11-30-s19-*.log): layernorm backward
-  // 4096x16384 spends ~11 us after its row loop storing 16.8 MB of partials,
-  // at the grid barrier and summing them. With clusters (session 20, both
-  // definitions, two runs each, docs/heuristics-tuning.md): 4096x16384
-  // 113.4-114.2 against 115.4-116.1 us under do_bench (steady 114 against
-  // 119), 2048x8192 38.8-40.1 against 39.4-39.9 (steady 34.5 against 35.8).
-  // (Session 19 took this back when the per-primitive definition, then
-  // with run-time sizes, lost with it; its row extents are literals now.)
-  // Not with one column reduction (rmsnorm backward: 1% slower at
-  // 4096x16384, 6% in steady state at 2048x8192, session 7), nor with two
-  // blocks per SM (layernorm backward 16384x4096: equal). Clusters of 4 or
-  // 8 do not fit a cooperative launch of one block per SM.
+  // Two or more column reductions (layernorm) from one staged block a SM:
+  // clusters of two sum their accumulators through distributed shared memory,
+  // halving the partial rows (layernorm backward 4096x16384: 113.4-114.2 us
+  // against 115.4-116.1). Not with one column reduction (rmsnorm backward:
+  // 1-6% slower) nor two blocks a SM; clusters of 4 or 8 do not fit a
+  // cooperative launch of one block a SM.
   if (columns >= 2 && HasClusters(t) && per_sm == 1 && p.smem_buffer && !p.multi_pass && p.grid_y == 1 &&
       p.block_y == 1 && p.vectorize % 4 == 0 && p.grid_x >= 2) {
     p.cluster_x = 2;

@@ -57,10 +57,7 @@ HeuristicParams OuterPersistentHeuristics(const FusionAnalysis& a, const Target&
     // asks ptxas for the blocks a SM the grid is sized for: 128 registers):
     // a SM then runs blocks of two channel groups, whose phases (the first
     // pass reading, the group's barrier, the second pass writing) need not
-    // line up. H200, bf16, do_bench, against one block of 512: [256, 64,
-    // 56, 56] 113.7 us against 118.4, [64, 256, 56, 56] 114.3 against
-    // 118.5, [32, 64, 112, 112] 60.6 against 62.0
-    // (bench/results/gpu-2026-11-30-s17-13-bn4d-heuristic.log).
+    // line up ([256, 64, 56, 56] bf16: 113.7 us against 118.4 for one of 512).
     int per_sm = static_cast<int>(resident / t.sm_count);
     if (contiguous_reduced) {
       p.block_x = kMultiPassThreads;
@@ -70,16 +67,10 @@ HeuristicParams OuterPersistentHeuristics(const FusionAnalysis& a, const Target&
     const int64_t slots = int64_t{t.sm_count} * per_sm;
     // Channels a round: as many as the L2 holds the full inputs of (a power
     // of two), the co-resident blocks shared among them, so the final pass
-    // finds in the L2 most of what shared memory did not keep. H200, bf16,
-    // do_bench (bench/results/gpu-2026-11-30-s15-{5,6,7}-*.log): [256, 64,
-    // 56, 56] 16 a round 118.0-118.4 us against 123.2-123.8 for all 64 (32:
-    // 122.3, 8: 131.5, 4: 153-156); [16, 32, 224, 224] 16: 64.1 against
-    // 67.0 at 32; [32, 64, 112, 112] 32: 64.3 against 66.2 at 64 and 69.9
-    // at 16; [64, 256, 56, 56] 64: 122.5 against 124.3 at 256 (a block a
-    // channel) and 131.9 at 32. (Session 12, before kept chunks, had found
-    // rounds slower.) At most four rounds, the most measured to win (eight
-    // lost: each round adds a barrier and a read phase and a write phase
-    // that do not overlap), so a small L2 does not make one round a channel.
+    // finds in the L2 most of what shared memory did not keep ([256, 64, 56,
+    // 56] bf16: 16 a round 118.0 us against 123.2 for all 64). At most four
+    // rounds (eight lost: each round adds a barrier, a read phase and a write
+    // phase that do not overlap), so a small L2 does not make a round a channel.
     if (contiguous_reduced && t.l2_bytes > 0) {
       constexpr int64_t kMaxRounds = 4;
       int64_t channel_bytes = 0;

@@ -70,12 +70,10 @@ constexpr int64_t kStaticSmemReserve = 4096;
 // the row buffers to shared memory (smem_buffer, smem_bytes = column buffers
 // + two rows, leaving room for the kernel's static shared memory) when a
 // thread's row buffers exceed 16 registers, so the next
-// row cannot be prefetched in registers. Measured on the H200
-// (docs/heuristics-tuning.md): layernorm backward 2048x8192 61.4 -> 51.1 us,
-// rmsnorm backward 4096x16384 166.6 -> 116.3. Inner persistent kernels keep
-// their rows in registers (softmax backward: 256x8 in registers 101.0 us
-// against 107.0 staged). `even_small` stages buffers of 16 registers or
-// fewer too. Returns whether it staged.
+// row cannot be prefetched in registers (rmsnorm backward 4096x16384: 166.6
+// -> 116.3 us on the H200). Inner persistent kernels keep their rows in
+// registers (softmax backward staged was 6% slower). `even_small` stages
+// buffers of 16 registers or fewer too. Returns whether it staged.
 bool StageRows(const FusionAnalysis& a, const Target& t, HeuristicParams* p, bool even_small = false);
 
 }  // namespace fusiond
