@@ -21,8 +21,8 @@
 // Where a CUDA driver is installed, NVRTC 13 keeps NVVM's and ptxas' output
 // in the driver's ComputeCache (~/.nv) keyed by the kernel's IR, so every
 // compile after the first of the same kernel, in any process, costs little
-// more than the front end (H200 host: 18 ms against 258 for rmsnorm_bwd_manual,
-// bench/results/compile-time-2026-11-30-s11-nvrtc-cache.log). That is not a
+// more than the front end (H200 host: 18 ms against 258 for
+// rmsnorm_bwd_manual). That is not a
 // cache miss, so the children run with CUDA_CACHE_DISABLE=1 unless
 // --nvrtc-cache (or the variable set already) says otherwise.
 #include <time.h>
