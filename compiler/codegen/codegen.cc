@@ -174,17 +174,11 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   // launches it only where the manifest's requirements hold. Elsewhere it
   // would write wrong values, never out of bounds (every access is still
   // bounded by rows and rlen). An early `if (!fits) return;` made layernorm
-  // backward 2048x8192 30% slower on the H200 (53 against 41 us,
-  // bench/results/gpu-2026-11-30-s16-2-*.log).
+  // backward 2048x8192 30% slower on the H200 (53 against 41 us).
   specialized_ = persistent_ && PlanRequires(split * BX_ * PB_ * V_, k);
-  // Exact kernels (exact_) of up to three chunks a thread. H200, softmax
-  // backward bf16, do_bench (steady state), against the same reread_rows
-  // kernels with the row loop: 16384x4096 96.4 us (92.5) against 99.4
-  // (94.4), torch.compile 96.1 (92.5); 8192x8192 97.2 (93.8) against 103.4
-  // (102.4), torch.compile 96.7 (93.8); 4096x12288 76.5 (73.5) against 79.7
-  // (78.6); but 4096x16384 (four chunks, three blocks a SM at 40 registers
-  // where the loop's kernel ran two at 63) 102.1 (96.5) against 97.4 (93.7)
-  // (bench/results/gpu-2026-12-01-s23-2-*.log).
+  // Exact kernels (exact_): no row loop nor guards, up to three chunks a
+  // thread (softmax backward 8192x8192: 97.2 us against 103.4 with the loop,
+  // torch.compile 96.7; at four chunks, 4096x16384, the loop's kernel won).
   exact_ = reread_ && specialized_ && tiled_exactly_ && !coop && PB_ <= 3;
   // The size parameters; literal ones (PlanRequires) stay in the signature,
   // renamed and unused, and the body declares them.
@@ -237,8 +231,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   // literal so that NVVM folds `fits` to the alignment test for static
   // definitions and drops their vector fallback loop: rmsnorm backward
   // thunder compiles 12-20% faster, 117 -> 114 registers. T itself stays
-  // gridDim.y * BX_ in the index math (a literal there made kernels 1-5%
-  // slower, docs/heuristics-tuning.md, session 12).
+  // gridDim.y * BX_ in the index math (a literal there made kernels 1-5% slower).
   absl::StrAppend(&c, "  const bool fits = ",
                   persistent_ ? absl::StrCat("vec_ok && rlen <= ", split * BX_ * PB_ * V_, "LL") : "false",
                   ";\n  (void)fits;\n");
@@ -408,7 +401,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   return k;
 }
 
-// Registers per thread (docs/heuristics-tuning.md): the row buffers hold
+// Registers per thread: the row buffers hold
 // u32 words of the inputs' storage type (twice when the next row is
 // prefetched into a second buffer), the column buffers once more, plus
 // about 32 for indices, reductions and temporaries. An inner persistent
@@ -428,26 +421,19 @@ int Generator::MinBlocksPerSm(bool coop) const {
     // The estimate runs low (rmsnorm forward 256x4: 80 against 102 used), so
     // more than two blocks for 128 threads, where four still leave ptxas
     // 128 registers, and for 256 threads only without a prefetch buffer and
-    // with kRegisterMargin to spare: softmax forward 4096x16384 at 256 x 8,
-    // estimate 64, three blocks (80 registers, no spills) 71.0 us, where
-    // 128 x 16 at four blocks took 74.7 (bench/results/gpu-2026-11-30-s10-4-*.log;
-    // at two blocks, 90 registers, session 3 had measured 256 x 8 slower).
+    // with kRegisterMargin to spare (softmax forward 4096x16384 at 256 x 8:
+    // three blocks, 80 registers, 71.0 us against 74.7 for 128 x 16 at four).
     // Two or more columns in shared memory (layernorm forward's weight and
     // bias) leave the rows most of the registers: six blocks of 128 threads
-    // (80 registers, no spills). H200, bf16, do_bench: layernorm forward
-    // 16384x4096 77.4-78.3 -> 75.4-76.7 us (steady 71.9-73.8 -> 72.3-72.6),
-    // 16384x3072 61.1 -> 58.1-58.2 (57.1-57.5 -> 55.4-55.8); with the weight
-    // alone (rmsnorm forward, five blocks by its registers) six were not
-    // faster (72.1-72.5 -> 72.7, steady 67.6-68.4 -> 69.0-69.6)
-    // (bench/results/gpu-2026-11-30-s15-{1,2,3}-*.log).
+    // (layernorm forward 16384x4096: 77.4 -> 75.4 us; with the weight alone,
+    // rmsnorm forward, six were not faster).
     const int most = threads <= 128 ? (ColumnsInSmem() >= 2 ? 6 : 4) : 2;
     for (int n = std::min(most, o_.max_min_blocks); n >= 2 && min_blocks == 1; --n) {
       if (threads <= 256 && estimate <= std::min(255, 65536 / (n * threads))) min_blocks = n;
     }
     // Rows re-read for the output pass (reread_rows) at 512 threads: two
     // blocks where the estimate allows (softmax backward 4096x16384, 63
-    // registers: 96.9 us against 107.1 at one block, ptxas then taking 71;
-    // bench/results/gpu-2026-12-01-s22-{7,8}-*.log).
+    // registers: 96.9 us against 107.1 at one block, ptxas then taking 71).
     if (reread_ && threads == 512 && o_.max_min_blocks >= 2 && estimate <= 65536 / (2 * threads)) {
       min_blocks = 2;
     }
@@ -527,7 +513,7 @@ std::vector<std::string> LaunchGrid(const GeneratedKernel& k, int registers, int
   // so every block takes the same number of row groups (2048 rows on 264
   // blocks: 256 blocks of 8 rows, not 200 of 8 and 64 of 7). Rmsnorm
   // forward 2048x8192 bf16 24.1 -> 23.1 us, layernorm forward 16384x4096
-  // 78.8 -> 77.2 on the H200 (bench/results/gpu-2026-11-30-s5-grids.log).
+  // 78.8 -> 77.2 on the H200.
   const bool loops = k.one_wave || (k.cooperative && k.scheduler == "inner_outer_persistent");
   if (loops && k.rows_expr != "1") {
     const std::string groups = absl::StrCat("max(1, ceil_div(", k.rows_expr, ", ", k.block_y, "))");

@@ -120,8 +120,7 @@ std::vector<std::string> LaunchGrid(const GeneratedKernel& k, int registers,
 int EpilogueLanes(int64_t columns, int64_t partials, int64_t blocks, int threads);
 // Loads in flight per thread in that step (its loop's unroll). Two: four
 // cost rmsnorm backward ~8 ms of its ~150 ms compile for no measured gain
-// (H200, 2048x8192: 36.8 us at four, 36.1 at two, 37.0 at one;
-// bench/results/gpu-2026-11-30-s16-1-*.log).
+// (H200, 2048x8192: 36.8 us at four, 36.1 at two, 37.0 at one).
 constexpr int kEpilogueLoads = 2;
 // The partial-results workspace's size in bytes over the same grid.
 std::string WorkspaceBytes(const GeneratedKernel& k, const std::string& grid_x);

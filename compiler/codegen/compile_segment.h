@@ -34,8 +34,7 @@ absl::StatusOr<KernelArtifact> CompileSegment(const Graph& g, const HeuristicPar
 // Compiles the device prelude with a one-line kernel for `arch` and returns
 // the microseconds it took. A process's first NVRTC call costs far more than
 // the next ones (library loading and initialization: ~200 ms on the H200
-// host whatever the kernel, 40-60 ms on the dev machine;
-// bench/results/compile-time-2026-11-30-s9-h200-first-call.log), and for its first
+// host whatever the kernel, 40-60 ms on the dev machine), and for its first
 // ~25 ms it replaces the process's SIGTERM handler; a daemon should pay
 // both before it serves. Unavailable without NVRTC.
 absl::StatusOr<double> WarmUpNvrtc(const std::string& arch);

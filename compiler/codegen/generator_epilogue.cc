@@ -52,8 +52,8 @@ absl::Status Generator::EmitColumnEpilogue(std::string& c) {
   // it instead of declaring 4 KiB a column reduction more, so the ring may
   // have all of the 227 KiB a block may ask for but the reductions'
   // scratch (same kernel times on the H200; a third staged row of 16K-wide
-  // rows, which then fits, was slower: docs/heuristics-tuning.md, session
-  // 13). The row loop waits for all its copies when it ends; the grid
+  // rows, which then fits, was slower). The row loop waits for all its
+  // copies when it ends; the grid
   // barrier then orders every thread's last ring read before the tiles'
   // first write.
   const bool tiles_in_ring = staged_ && cluster_ == 1 && smem_bytes_ >= int64_t{16} * nc * nw * L;

@@ -65,7 +65,7 @@ std::string Generator::PlanDividers() {
   // Only reductions: a pointwise kernel's row is the whole tensor, which can
   // pass 2^32 elements (a [32768, 131072] bf16 logits tensor), and its
   // vector path must keep working there, so it divides in 64 bits (bias-GELU
-  // 8192x8192 ran within 1% either way, session 14).
+  // 8192x8192 ran within 1% either way).
   if (pointwise_ || !decomposes || SmallStaticSpace()) return "";
   std::string s, small = "rlen <= 0xffffffffLL";
   for (size_t k = 1; k < p_.r_axes.size(); ++k) {
@@ -110,9 +110,8 @@ std::string Generator::OffsetLambda(const Access& a) const {
   // 32-bit multiply-high); any other takes 64-bit, where NVVM's bypass of
   // slow division already runs the 32-bit instruction when both operands
   // fit. A 32-bit path of our own beside the 64-bit one doubled the division
-  // code: bias-GELU compiled in 143 ms with it, 122 without (dev machine,
-  // best of six; same kernel time on the H200: docs/heuristics-tuning.md,
-  // session 13). Run-time extents: the vector paths (where vec_ok, and with
+  // code: bias-GELU compiled in 143 ms with it, 122 without (same kernel
+  // time on the H200). Run-time extents: the vector paths (where vec_ok, and with
   // it fz_q32, holds) divide by multiply-high (ro_, FzDiv), the element
   // loop and the column epilogue in 64 bits (ro64_); a branch between the
   // two in one function made bias-GELU compile 25% slower, and the 64-bit

@@ -8,7 +8,7 @@
 // does not, and its manifest states the conditions instead, which the
 // runtimes check before every launch. The fallback loops were about a
 // quarter of rmsnorm backward's compile time (NVVM and ptxas: 178 against
-// 131 ms; docs/heuristics-tuning.md, session 16), and the daemon never needs
+// 131 ms, docs/codegen.md), and the daemon never needs
 // them for shapes: its cache key holds a persistent segment's sizes, so
 // another row length is another compile. Misaligned inputs the runtimes copy to aligned buffers.
 #include "absl/strings/str_cat.h"

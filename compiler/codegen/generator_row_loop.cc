@@ -26,7 +26,7 @@ absl::Status Generator::EmitRowLoop(std::string& c, bool coop, bool cols) {
   // barrier together (rmsnorm backward 512x65536 bf16 268.3 -> 246.3 us on
   // the H200). Persistent kernels lost with it (layernorm backward 2048x8192
   // 41.6 -> 58.3 us, rmsnorm backward 33.4 -> 36.1, steady state; the cause
-  // was not found, docs/heuristics-tuning.md) and keep the static order.
+  // was not found) and keep the static order.
   // A block's first three groups are static; thread 0 takes a number at the
   // top of an iteration and hands it to the block through shared memory at
   // the end of the next one, so the atomic has an iteration to return (g0 is

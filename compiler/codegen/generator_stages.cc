@@ -186,7 +186,7 @@ std::string Generator::BlockReduce(const std::vector<int>& slots, const std::str
     // tree) and hands the results out through shared memory after a second
     // barrier, as Triton's reductions do: softmax backward 16384x4096 bf16
     // on the H200 97.5 against 98.5 us with every thread reading all the
-    // partials (bench/results/gpu-2026-12-01-s23-1-*.log, lean_rows.py _tr).
+    // partials.
     std::string warp0, results;
     for (size_t q = 0; q < slots.size(); ++q) {
       const ReductionSlot& sl = p_.row_slots[slots[q]];

@@ -134,7 +134,7 @@ template <> struct Ty<1> {
 // the evict-first (streaming) hint, st.global.cs (16, 8 and 4 bytes).
 // Loads stay plain: __ldg (ld.global.nc) on every input cost softmax
 // backward 16384x4096 spills at four blocks of 128 threads (so two ran,
-// 144 registers; bench/results/gpu-2026-11-30-s10-1-*.log).
+// 144 registers).
 template <int B> struct Chunk;
 template <> struct Chunk<16> {
   static __device__ __forceinline__ void ld(u32* w, const void* p) {
@@ -257,8 +257,7 @@ __device__ __forceinline__ void fz_group_sync(u32* bar) {
 // reads back after the grid barrier, stored with an L2 evict-last policy:
 // the rows other blocks still stream past it would otherwise push it out
 // to the DRAM before the epilogue reads it back (layernorm backward
-// 4096x16384 on the H200, steady state 114.1 -> 106.9 us; docs/
-// heuristics-tuning.md, session 21).
+// 4096x16384 on the H200, steady state 114.1 -> 106.9 us).
 __device__ __forceinline__ void fz_st_partial(float* p, float4 v) {
   u64 pol;
   asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));

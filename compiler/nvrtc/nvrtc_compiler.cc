@@ -84,7 +84,7 @@ absl::StatusOr<NvrtcOutput> CompileWithNvrtc(const std::string& source,
   // --minimal: NVRTC leaves out the runtime API's types, texture functions
   // and device-side launch, which generated kernels never use: its front end
   // 24 -> 16 ms for rmsnorm_bwd_manual on the dev machine, every corpus
-  // cubin byte-identical (docs/heuristics-tuning.md, session 10).
+  // cubin byte-identical.
   out.options = {absl::StrCat("--gpu-architecture=", out.arch), "-std=c++17",
                  "--ptxas-options=-v", "-default-device", "--restrict", "--minimal"};
   for (const std::string& e : options.extra) out.options.push_back(e);
