@@ -33,7 +33,7 @@ ninja -C "$BUILD" -j2 "${targets[@]}" >/dev/null
 
 cp "$CORPUS"/*.py "$OUT/fusions/"
 # Which of fusions/ are the corpus: bench/gpu/variants.sh adds its variants'
-# definitions there, which device_run.sh's corpus table and issue5_check.py's
+# definitions there, which device_run.sh's corpus table and acceptance_check.py's
 # corpus item leave out.
 (cd "$OUT/fusions" && ls -- *.py) >"$OUT/fusions/CORPUS"
 

@@ -1,66 +1,88 @@
 #!/usr/bin/env bash
 # The whole check on the lent GPU in one call, its logs folded into few
-# files (only a handful come back from $OUT):
-#   1. bench/gpu/device_run.sh: the C++ and Python runtime GPU tests, the
-#      harness self-test, the wide-row cubin at other shapes, every corpus
-#      fusion against eager and torch.compile (-> device_run.log, the corpus
-#      JSON and PNG);
-#   2. bench/gpu/variants.sh run: the prepared variants, e.g. issue 5's
-#      larger shapes (their table opens other-logs.txt, the merged report
-#      -> variants-all.{json,png});
-#   3. compiler/codegen/device/run_random.sh on .devcarry/cg/rnd if bundled:
-#      random graphs against the CPU reference;
-#   4. bench/gpu/issue5_check.py on the reports: issue 5's acceptance list
-#      under do_bench and steady state (opens other-logs.txt).
-# The runtime tests' logs, the random-graph summary and every variant's log
-# go to other-logs.txt. Only a few files come back from $OUT, and nothing
-# when the device call's 600 s run out before the folding at the end, so the
-# variants get VARIANTS_TIMEOUT seconds (default 270) and the random graphs
-# 120: with device_run.sh's ~150 s that stays under the limit. A long
-# variants list (each torch.compile'd variant costs ~30 s) belongs in a call
-# of its own: OUT=$V bash bench/gpu/variants.sh run ... > $OUT/variants.txt.
+# files (only a handful come back from $OUT), every step's exit status
+# recorded, a summary line last, exit status 1 when any step failed:
+#   1. bench/gpu/device_run.sh: every test and check of the bundle (its own
+#      steps and summary in device_run.log; the corpus JSON and PNG);
+#   2. random graphs (bench/gpu/random_graphs.py on $D/rnd): every case
+#      against the CPU reference, per-scheduler counts, refusals accounted;
+#   3. bench/gpu/variants.sh run, if variants were prepared: their table
+#      opens other-logs.txt, the merged report -> variants-all.{json,png};
+#   4. bench/gpu/acceptance_check.py on the reports, when the variants were
+#      issue 5's shapes.
+# Time: device_run.sh ~5 min (HARNESS_TIMEOUT 240 for the corpus), random
+# graphs RANDOM_TIMEOUT (default 150), variants VARIANTS_TIMEOUT (default
+# 270; run a long list in a call of its own: OUT=$V bash bench/gpu/variants.sh run).
 #
 #   here:  bash scripts/device_bundle.sh build-rt
-#          bash bench/gpu/variants.sh prepare bench/gpu/variants/<list>.txt build-rt
-#          (optional) mkdir -p .devcarry/cg && cp compiler/codegen/device/run_random.* .devcarry/cg/ &&
-#                     build-cg/compiler/nvrtc/fusiond_random_bundle 3000 80 .devcarry/cg/rnd
-#   there: OUT=$OUT bash bench/gpu/full_run.sh      (carry [".devcarry"], at most ~9 minutes)
-#          VARIANT_ARGS='--other-shapes ...' adds run.py flags to the variants' run (with
-#          THREE_SHAPES=1: the shapes their one-cubin check runs at)
+#          (optional) bash bench/gpu/variants.sh prepare bench/gpu/variants/<list>.txt build-rt
+#   there: OUT=$OUT bash bench/gpu/full_run.sh      (carry [".devcarry"])
+# FUSIOND_DEVCARRY names another bundle folder (default .devcarry).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:?set OUT to the folder that comes back}
 mkdir -p "$OUT"
-HARNESS_TIMEOUT=${HARNESS_TIMEOUT:-240} OUT=$OUT bash bench/gpu/device_run.sh --rep 50 --graph-below-us 200 \
-  >"$OUT/device_run.log" 2>&1
+D=${FUSIOND_DEVCARRY:-.devcarry}
+# shellcheck source=bench/gpu/steps.sh
+. bench/gpu/steps.sh
+LOGS=$(mktemp -d)
+
+device_run() {
+  HARNESS_TIMEOUT=${HARNESS_TIMEOUT:-240} OUT=$OUT FUSIOND_DEVCARRY=$D bash bench/gpu/device_run.sh \
+    --rep 50 --graph-below-us 200 >"$OUT/device_run.log" 2>&1
+  local rc=$?
+  grep -E "^-- .*FAILED|^SUMMARY" "$OUT/device_run.log"
+  return $rc
+}
+step "device_run.sh (every test and check; device_run.log)" device_run
+
+random_graphs() {
+  need $D/rnd/BUNDLE || return 1
+  timeout "${RANDOM_TIMEOUT:-150}" python3 bench/gpu/random_graphs.py $D/rnd >"$LOGS/random.log" 2>&1
+  local rc=$?
+  grep -E "^SUMMARY|^scheduler|^  " "$LOGS/random.log" | tail -30
+  return $rc
+}
+step "random graphs vs the CPU reference (bench/gpu/random_graphs.py)" random_graphs
+
 V=$(mktemp -d)
-if [ -d .devcarry/variants ]; then
-  # shellcheck disable=SC2086  # VARIANT_ARGS: more run.py flags, as words
-  timeout "${VARIANTS_TIMEOUT:-270}" env OUT="$V" bash bench/gpu/variants.sh run --graph-below-us 200 ${VARIANT_ARGS:-} \
-    >"$OUT/variants.txt" 2>&1 || echo "variants: rc $? (124: past VARIANTS_TIMEOUT)" >>"$OUT/variants.txt"
-  cp "$V"/variants-all.json "$V"/variants-all.png "$OUT"/ 2>/dev/null
+if [ -d $D/variants ]; then
+  variants() {
+    # shellcheck disable=SC2086  # VARIANT_ARGS: more run.py flags, as words
+    timeout "${VARIANTS_TIMEOUT:-270}" env OUT="$V" bash bench/gpu/variants.sh run --graph-below-us 200 \
+      ${VARIANT_ARGS:-} >"$LOGS/variants.txt" 2>&1
+    local rc=$?
+    cp "$V"/variants-all.json "$V"/variants-all.png "$OUT"/ 2>/dev/null
+    # A variant whose check failed prints FAILED or FAIL in its row.
+    if grep -qE " FAIL$|FAILED" "$LOGS/variants.txt"; then echo "a variant failed its check"; return 1; fi
+    return $rc
+  }
+  step "variants (bench/gpu/variants.sh run)" variants
 fi
-R=$(mktemp)
-if [ -d .devcarry/cg/rnd ]; then
-  (cd .devcarry/cg && timeout 120 ./run_random.sh) >"$R" 2>&1
-fi
-# The variants' table opens other-logs.txt instead of being a file of its
-# own: with the corpus and wide-row reports and charts and the merged
-# variants report, a ninth file would not come back (session 19, run 8).
-# Issue 5's acceptance list from this run's reports (bench/gpu/issue5_check.py)
-# opens it, when the variants were issue 5's shapes (s21-8-issue5-shapes.txt).
-corpus=$(ls "$OUT"/gpu-*.json 2>/dev/null | grep -v -e '-wide.json' -e variants-all | head -1)
+
+corpus=$(ls "$OUT"/gpu-*.json 2>/dev/null | grep -v -e '-wide.json' -e '-mutants.json' -e variants-all | head -1)
 wide=$(ls "$OUT"/gpu-*-wide.json 2>/dev/null | head -1)
+if [ -n "$corpus" ] && [ -f "$OUT/variants-all.json" ]; then
+  # shellcheck disable=SC2086  # $wide: none or one file
+  step "issue 5's acceptance list (bench/gpu/acceptance_check.py)" \
+    python3 bench/gpu/acceptance_check.py "$corpus" "$OUT/variants-all.json" $wide --corpus-dir $D/fusions
+fi
+
+summary=$(steps_summary full_run.sh)
+rc=$?
+# Logs folded into other-logs.txt (a ninth file would not come back).
 {
-  if [ -n "$corpus" ] && [ -f "$OUT/variants-all.json" ]; then
-    echo "==== issue 5's acceptance list (bench/gpu/issue5_check.py)"
-    python3 bench/gpu/issue5_check.py "$corpus" "$OUT/variants-all.json" $wide --corpus-dir .devcarry/fusions
-  fi
-  if [ -f "$OUT/variants.txt" ]; then echo "==== variants.txt (the variants' table)"; cat "$OUT/variants.txt"; fi
-  for f in "$OUT"/runtime_*.log; do [ -f "$f" ] && { echo "==== $(basename "$f")"; cat "$f"; }; done
-  echo "==== random graphs (last line: the summary)"; cat "$R"
+  echo "$summary"
+  if [ -f "$LOGS/variants.txt" ]; then echo "==== variants.txt (the variants' table)"; cat "$LOGS/variants.txt"; fi
+  for f in "$OUT"/*.log; do
+    case "$f" in */device_run.log) continue ;; esac
+    [ -f "$f" ] && { echo "==== $(basename "$f")"; cat "$f"; }
+  done
+  echo "==== random graphs"; cat "$LOGS/random.log" 2>/dev/null
   echo "==== variants"; cat "$V"/variants/*.log 2>/dev/null
 } >"$OUT/other-logs.txt"
-rm -f "$OUT"/runtime_*.log "$OUT"/*selftest* "$OUT/variants.txt"
-tail -1 "$R"
+find "$OUT" -maxdepth 1 -name '*.log' ! -name device_run.log -delete
+rm -f "$OUT"/*selftest* "$OUT"/*-mutants.*
+echo "$summary"
 ls "$OUT"
+exit $rc

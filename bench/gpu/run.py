@@ -12,13 +12,18 @@ through the torch front end (client/python/fusiond/frontend_torch.py):
   by client/python/fusiond/runtime.py (skipped when DIR/<stem> is missing);
 * reference: the same definition in float64 (casts to bf16/fp16 rounded).
 
-Correctness: per output, max|out - ref| / max|ref| (the max-norm relative
-error); bf16/fp16 outputs pass at <= 1e-2, fp32 at <= 1e-4, any NaN fails.
-Our outputs are filled with NaN before each checked launch, so an element
-the kernels never write fails.
+Correctness (bench/gpu/checks.py): per output, the per-element relative
+error with a floor of 1e-3 times the output's largest value (the C++
+MaxRelativeError); bf16 outputs pass at <= 1e-2, fp16 at <= 2e-3, fp32 at
+<= 1e-4; a NaN or infinity the reference lacks fails; the output's dtype must
+be eager's (torch's type promotion of the same definition). Our outputs are
+filled with NaN before each checked launch, so an element the kernels never
+write fails.
 
 Timing: triton.testing.do_bench median (it clears L2 between repetitions),
-after a warm-up. Bytes moved = every input read once + every output written
+after a warm-up. All three allocate their outputs in the timed call (ours
+through the runtime's allocation, as eager and torch.compile do); ours with
+preallocated outputs is reported beside it (prealloc_us). Bytes moved = every input read once + every output written
 once; achieved bandwidth is reported as a fraction of the device-to-device
 copy bandwidth measured in the same run (bytes read + written / time of a
 1 GiB copy_). A copy_ of the fusion's own byte count, timed the same way, is
@@ -58,7 +63,8 @@ sys.path.insert(0, os.path.join(_ROOT, "client", "python"))
 from fusiond import frontend_torch as frontend  # noqa: E402
 from fusiond import runtime  # noqa: E402
 
-TOLERANCE = {"bfloat16": 1e-2, "float16": 1e-2, "float32": 1e-4, "float64": 1e-4}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import checks  # noqa: E402  (the error measure, numpy only)
 
 # Other shapes for the "one cubin, three shapes" check: old extent -> new.
 THREE_SHAPES = [
@@ -68,34 +74,27 @@ THREE_SHAPES = [
 ]
 
 
-def max_rel_error(out, ref):
-    """max|out - ref| / max|ref| in float64; inf when out has a NaN/inf that
-    ref does not (NaN never passes)."""
-    import torch
-    o = out.detach().to(torch.float64)
-    r = ref.detach().to(torch.float64)
-    if tuple(o.shape) != tuple(r.shape):
-        return float("inf")
-    if not torch.isfinite(o).all().item():
-        return float("inf")
-    scale = r.abs().max().item() if r.numel() else 0.0
-    diff = (o - r).abs().max().item() if r.numel() else 0.0
-    return diff / scale if scale > 0 else diff
-
-
 def dtype_name(t):
     return str(t.dtype).replace("torch.", "")
 
 
-def check_outputs(outs, refs):
-    """[(dtype, shape, err, ok)] per output."""
+def to_numpy(t):
+    """A tensor's values as a float64 numpy array on the host."""
+    import torch
+    return t.detach().to(torch.float64).cpu().numpy()
+
+
+def check_outputs(outs, refs, want_dtypes=None):
+    """checks.check_output per output (the per-element measure, the dtype
+    against want_dtypes: eager's, i.e. torch's type promotion of the same
+    definition); a missing or extra output is a failed row."""
     rows = []
-    for o, r in zip(outs, refs):
-        err = max_rel_error(o, r)
-        rows.append({"dtype": dtype_name(o), "shape": list(o.shape), "max_rel_err": err,
-                     "pass": bool(err <= TOLERANCE.get(dtype_name(o), 1e-4))})
+    for i, (o, r) in enumerate(zip(outs, refs)):
+        want = want_dtypes[i] if want_dtypes is not None and i < len(want_dtypes) else None
+        rows.append(checks.check_output(to_numpy(o), to_numpy(r), dtype_name(o), want))
     if len(outs) != len(refs):
-        rows.append({"dtype": "?", "shape": [], "max_rel_err": float("inf"), "pass": False})
+        rows.append({"dtype": "?", "shape": [], "max_rel_err": float("inf"), "pass": False,
+                     "why": f"{len(outs)} outputs, expected {len(refs)}"})
     return rows
 
 
@@ -227,7 +226,7 @@ def tensor_bytes(ts):
     return sum(t.numel() * t.element_size() for t in ts if isinstance(t, torch.Tensor))
 
 
-def run_ours(fusion, inputs, ref):
+def run_ours(fusion, inputs, ref, want_dtypes=None):
     """One checked launch into NaN-filled outputs; returns (outputs, checks)."""
     import torch
     plan = fusion.plan([tuple(x.shape) if isinstance(x, torch.Tensor) else None for x in inputs])
@@ -235,7 +234,7 @@ def run_ours(fusion, inputs, ref):
             for s, t in zip(plan.output_shapes, fusion.manifest.outputs)]
     fusion.run(inputs, outputs=outs)
     synchronize()
-    return outs, check_outputs(outs, ref)
+    return outs, check_outputs(outs, ref, want_dtypes)
 
 
 def fmt_us(v):
@@ -257,6 +256,7 @@ def bench_fusion(path, args, copy_bw):
     row["bytes"] = tensor_bytes(inputs) + tensor_bytes(outs)
     row["floor_us"] = row["bytes"] / copy_bw * 1e6
     row["copy_same_us"] = same_size_copy_us(row["bytes"], args.warmup, args.rep)
+    want = [dtype_name(o) for o in outs]  # torch's dtypes for the definition
     row["eager"] = {"check": check_outputs(outs, ref)}
     row["eager"]["us"] = bench(lambda: eager(*inputs), args.warmup, args.rep)
     if not args.no_compile:
@@ -268,7 +268,7 @@ def bench_fusion(path, args, copy_bw):
             compiled = torch.compile(eager, dynamic=False)
             couts = compiled(*inputs)
             synchronize()
-            row["compile"] = {"compile_s": time.time() - t0, "check": check_outputs(couts, ref)}
+            row["compile"] = {"compile_s": time.time() - t0, "check": check_outputs(couts, ref, want)}
             row["compile"]["us"] = bench(lambda: compiled(*inputs), args.warmup, args.rep)
         except Exception as e:  # noqa: BLE001 - report and go on
             row["compile"] = {"error": f"{type(e).__name__}: {e}"}
@@ -278,13 +278,16 @@ def bench_fusion(path, args, copy_bw):
             fusion = runtime.load(art)
             checks = None
             for _ in range(2):  # two poisoned, checked launches
-                ours_out, checks = run_ours(fusion, inputs, ref)
-            row["ours"] = {"check": checks, "kernels": [
+                ours_out, verdicts = run_ours(fusion, inputs, ref, want)
+            row["ours"] = {"check": verdicts, "kernels": [
                 {"name": k.name, "scheduler": k.scheduler, "cooperative": k.cooperative}
                 for k in fusion.manifest.kernels]}
-            row["ours"]["us"] = bench(lambda: fusion.run(inputs, outputs=ours_out), args.warmup, args.rep)
+            # Timed as eager and torch.compile are: outputs allocated in the call.
+            row["ours"]["us"] = bench(lambda: fusion.run(inputs), args.warmup, args.rep)
+            row["ours"]["prealloc_us"] = bench(lambda: fusion.run(inputs, outputs=ours_out), args.warmup,
+                                               args.rep)
             if stem in args.three_shapes or (args.three_shapes == ["all-symbolic"] and script.program.symbolic):
-                row["three_shapes"] = three_shapes(script, fusion, args.other_shapes)
+                row["three_shapes"] = three_shapes(script, fusion, args.other_shapes, want)
         except Exception as e:  # noqa: BLE001
             row["ours"] = {"error": f"{type(e).__name__}: {e}", "trace": traceback.format_exc(limit=3)}
     else:
@@ -353,14 +356,15 @@ def steady_timing(row, args, inputs, eager, compiled, fusion):
     del sets
 
 
-def three_shapes(script, fusion, maps=None):
+def three_shapes(script, fusion, maps=None, want_dtypes=None):
     """Runs one compiled artifact at three shapes (or the size maps given);
     checks each. Extents a kernel has as literals (its manifest's "equals"
     requirements: a specialized kernel's row extents) are not mapped, so
     the other extents (the row counts) still vary. A shape outside a
     specialized kernel's class (its manifest's other "requires") is refused
-    by the runtime before any launch: recorded as outside, which is what the
-    runtime owes such a kernel, not a failure."""
+    by the runtime before any launch: recorded as outside with "pass" None
+    (checked nothing; three_shapes_failed fails a fusion none of whose
+    shapes ran)."""
     import torch
     fixed = {r.n for k in fusion.manifest.kernels for r in k.requires if r.kind == "equals"}
     results = []
@@ -369,16 +373,40 @@ def three_shapes(script, fusion, maps=None):
         inputs = script.make_inputs(DEVICE, size_map=size_map, seed=10 + i)
         ref = script.program.function("float64")(*inputs)
         try:
-            _, checks = run_ours(fusion, inputs, ref)
+            _, verdicts = run_ours(fusion, inputs, ref, want_dtypes)
             results.append({"shapes": [list(x.shape) for x in inputs if isinstance(x, torch.Tensor)],
-                            "check": checks, "pass": all(c["pass"] for c in checks)})
+                            "check": verdicts, "pass": all(c["pass"] for c in verdicts)})
         except runtime.FailedPrecondition as e:
             results.append({"shapes": [list(x.shape) for x in inputs if isinstance(x, torch.Tensor)],
-                            "outside": str(e), "pass": True})
+                            "outside": str(e), "pass": None})
         except Exception as e:  # noqa: BLE001
             results.append({"shapes": [list(x.shape) for x in inputs if isinstance(x, torch.Tensor)],
                             "error": f"{type(e).__name__}: {e}", "pass": False})
     return results
+
+
+def three_shapes_failed(results):
+    """A failed shape, or none checked (every one refused)."""
+    return bool(results) and (any(t["pass"] is False for t in results)
+                              or all(t["pass"] is None for t in results))
+
+
+def failures(rows, require_ours):
+    """What fails the run: our outputs (values or dtype) at the run's shape
+    or at other shapes; with require_ours also a fusion whose artifacts
+    are missing or did not run, and a row the harness could not run."""
+    failed = []
+    for r in rows:
+        o = r.get("ours", {})
+        if "us" in o:
+            if not o["pass"]:
+                bad = [c for c in o["check"] if not c["pass"]]
+                failed.append(f"{r['fusion']} ({'; '.join(c.get('why', '') for c in bad)})")
+            if three_shapes_failed(r.get("three_shapes", [])):
+                failed.append(f"{r['fusion']} (other shapes)")
+        elif require_ours:
+            failed.append(f"{r['fusion']} ({r.get('error') or o.get('error', 'ours did not run')})"[:300])
+    return failed
 
 
 def parse_size_map(text):
@@ -468,7 +496,13 @@ def print_table(rows, copy_bw):
                       f"before launch ({t['outside'].split(';')[0]})")
                 continue
             print(f"  {'':24} one cubin at {t['shapes'][0]}: {'PASS' if t['pass'] else 'FAIL'} "
-                  + (t.get("error", "") or ", ".join(f"{c['max_rel_err']:.1e}" for c in t["check"])))
+                  + (t.get("error", "") or ", ".join(f"{c['max_rel_err']:.1e}" + (f" ({c['why']})" if
+                                                      c.get("why") else "") for c in t["check"])))
+        if three_shapes_failed(r.get("three_shapes", [])) and all(
+                t["pass"] is None for t in r["three_shapes"]):
+            print(f"  {'':24} one cubin at other shapes: FAIL (every shape refused: nothing checked)")
+        if "prealloc_us" in r.get("ours", {}):
+            print(f"  {'':24} ours with preallocated outputs: {r['ours']['prealloc_us']:.1f} us")
 
 
 def plot(rows, path):
@@ -518,6 +552,8 @@ def main(argv=None):
                    help="skip the steady-state timing (rotated input sets in one CUDA graph, no L2 flush)")
     p.add_argument("--device", default="cuda", choices=["cuda", "cpu"],
                    help="cpu: a smoke test of the harness (no triton, no kernels of ours)")
+    p.add_argument("--require-ours", action="store_true",
+                   help="fail when a fusion's artifacts are missing or did not run (the corpus run)")
     p.add_argument("--size-map", default="", help="for symbolic definitions, replace extents of "
                    "the script's inputs: OLD:NEW,OLD:NEW (e.g. 2048:64,8192:96)")
     args = p.parse_args(argv)
@@ -550,7 +586,12 @@ def main(argv=None):
                              "one CUDA graph of 48 launches over rotated input/output sets (> 2x L2 apart), "
                              "no flush; graph time / launches, median of 15 replays (steady_us)",
                              "warmup_ms": args.warmup, "rep_ms": args.rep,
-                             "error": "max|out-ref|/max|ref| vs float64 evaluation; bf16 <= 1e-2, fp32 <= 1e-4",
+                             "error": "per element |out-ref| / max(|ref|, 1e-3 max|ref|) vs float64 "
+                                      "evaluation (bench/gpu/checks.py): " + ", ".join(
+                                          f"{k} <= {v:g}" for k, v in checks.TOLERANCE.items())
+                                      + "; dtype must be eager's",
+                             "ours_timing": "us: outputs allocated in the call, as eager and compile; "
+                                            "prealloc_us: preallocated outputs",
                              "bytes": "inputs read once + outputs written once"},
                   "artifacts": args.artifacts, "artifact_producer": producer,
                   "fusions": rows}
@@ -572,12 +613,12 @@ def main(argv=None):
     except Exception as e:  # noqa: BLE001
         print(f"plot failed: {e}", file=sys.stderr)
     print(f"\nwrote {base}.json and {base}.png")
-    ours = [r for r in rows if "us" in r.get("ours", {})]
-    failed = [r["fusion"] for r in ours if not r["ours"]["pass"]] + [
-        f"{r['fusion']} (three shapes)" for r in ours if not all(t["pass"] for t in r.get("three_shapes", []))]
+    failed = failures(rows, args.require_ours)
+    checked = sum(1 for r in rows if "us" in r.get("ours", {}))
     if failed:
-        print("FAILED: " + ", ".join(failed))
+        print(f"FAILED: {len(failed)} of {len(rows)} fusions: " + ", ".join(failed))
         return 1
+    print(f"PASSED: {checked} of {len(rows)} fusions' outputs checked")
     return 0
 
 

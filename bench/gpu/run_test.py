@@ -1,7 +1,8 @@
-"""CPU tests of the GPU harness's own logic (bench/gpu/run.py): the error
-metric and its tolerances (NaN never passes), and a whole run with
---device cpu (no triton, no kernels of ours) writing its JSON and PNG.
-Skipped, saying why, without torch.
+"""CPU tests of the GPU harness's own logic (bench/gpu/run.py): its checks
+(bench/gpu/checks.py on tensors: per element, dtype, NaN never passes,
+refused shapes are no pass), and a whole run with --device cpu (no triton,
+no kernels of ours) writing its JSON and PNG, failing with --require-ours.
+Skipped, saying why, without torch (checks_test.py covers the measure).
 
     python3 bench/gpu/run_test.py
 """
@@ -40,21 +41,34 @@ class HarnessTest(unittest.TestCase):
     def setUpClass(cls):
         cls.harness = _load_run()
 
-    def test_error_metric_and_tolerances(self):
+    def test_checks_per_element_and_dtype(self):
         run = self.harness
-        ref = torch.tensor([1.0, -2.0, 4.0], dtype=torch.float64)
-        self.assertEqual(run.max_rel_error(ref.clone(), ref), 0.0)
-        self.assertAlmostEqual(run.max_rel_error(torch.tensor([1.0, -2.0, 4.04]), ref), 0.01, places=6)
-        self.assertEqual(run.max_rel_error(torch.tensor([1.0, float("nan"), 4.0]), ref), float("inf"))
-        self.assertEqual(run.max_rel_error(torch.tensor([1.0, float("inf"), 4.0]), ref), float("inf"))
-        self.assertEqual(run.max_rel_error(torch.zeros(2), ref), float("inf"))  # shape
-        bf = torch.tensor([1.0, -2.0, 4.03], dtype=torch.bfloat16)
-        f32 = torch.tensor([1.0, -2.0, 4.001], dtype=torch.float32)
-        checks = run.check_outputs([bf, f32], [ref, ref])
-        self.assertTrue(checks[0]["pass"])   # bf16: 4.03 rounds to 4.03125, err 0.0078 <= 1e-2
-        self.assertFalse(checks[1]["pass"])  # fp32: 2.5e-4 > 1e-4
+        ref = torch.tensor([100.0, -2.0, 4.0], dtype=torch.float64)
+        bf = torch.tensor([100.0, -2.0, 4.03], dtype=torch.bfloat16)
+        f32 = torch.tensor([100.0, -2.0, 4.001], dtype=torch.float32)
+        verdicts = run.check_outputs([bf, f32], [ref, ref])
+        self.assertTrue(verdicts[0]["pass"])   # bf16: 4.03 rounds to 4.03125, err 0.0078 <= 1e-2
+        self.assertFalse(verdicts[1]["pass"])  # fp32: 2.5e-4 > 1e-4
+        # Per element: 2% off on a small element fails (max-norm error 4e-4).
+        small = torch.tensor([100.0, -2.04, 4.0], dtype=torch.float32)
+        self.assertFalse(run.check_outputs([small], [ref])[0]["pass"])
         poisoned = torch.full((3,), float("nan"), dtype=torch.bfloat16)
         self.assertFalse(run.check_outputs([poisoned], [ref])[0]["pass"])
+        wrong = run.check_outputs([ref.to(torch.float32)], [ref], ["bfloat16"])[0]
+        self.assertFalse(wrong["pass"])
+        self.assertIn("expected bfloat16", wrong["why"])
+        self.assertFalse(run.check_outputs([f32], [ref, ref])[-1]["pass"])  # an output missing
+
+    def test_refused_shapes_are_not_passes(self):
+        run = self.harness
+        ok, refused, bad = {"pass": True}, {"pass": None}, {"pass": False}
+        self.assertFalse(run.three_shapes_failed([ok, refused]))
+        self.assertTrue(run.three_shapes_failed([refused, refused]))
+        self.assertTrue(run.three_shapes_failed([ok, bad]))
+        rows = [{"fusion": "a", "ours": {"error": "no artifacts at X"}},
+                {"fusion": "b", "ours": {"us": 1.0, "pass": True, "check": []}, "three_shapes": [refused]}]
+        self.assertEqual(run.failures(rows, require_ours=False), ["b (other shapes)"])
+        self.assertEqual(len(run.failures(rows, require_ours=True)), 2)
 
     def test_rotated_sets_put_two_l2s_between_uses(self):
         run = self.harness
@@ -96,6 +110,10 @@ class HarnessTest(unittest.TestCase):
         self.assertTrue(r["eager"]["pass"])
         self.assertIn("no --artifacts", r["ours"]["error"])
         self.assertTrue(glob.glob(os.path.join(out, "gpu-*.png")) or "matplotlib" not in sys.modules)
+        # The corpus run requires ours: without artifacts it fails.
+        rc = self.harness.main(["--device", "cpu", "--no-compile", "--fusions", files[0], "--require-ours",
+                                "--size-map", "2048:32,8192:64", "--out", out])
+        self.assertEqual(rc, 1)
 
 
 class MergeReportsTest(unittest.TestCase):

@@ -4,7 +4,7 @@ the wide-row check), under both timings the harness takes: do_bench (L2
 cleared before every launch) and steady state (rotated inputs in one CUDA
 graph; GPU.md's method allows either). % copy = the run's floor / time.
 
-  python3 bench/gpu/issue5_check.py CORPUS.json SHAPES.json [WIDE.json] [--corpus-dir DIR]
+  python3 bench/gpu/acceptance_check.py CORPUS.json SHAPES.json [WIDE.json] [--corpus-dir DIR]
 
 CORPUS.json: run.py's report of the corpus (device_run.sh); SHAPES.json:
 variants.sh's merged report of the larger shapes and the 4-D batch norm
@@ -179,7 +179,7 @@ def main():
         reports = [json.load(open(p)) for p in (args.corpus, args.shapes)]
         wide = json.load(open(args.wide))["fusions"] if args.wide else []
     except (OSError, ValueError, KeyError) as e:
-        sys.exit(f"issue5_check: cannot read a report: {e}")
+        sys.exit(f"acceptance_check: cannot read a report: {e}")
     items = check(index(reports), wide, corpus_names(args.corpus_dir), corpus_rows=index(reports[:1]))
     verdict = {True: "PASS", False: "FAIL", None: "n/a "}
     for item, method, ok, detail in items:

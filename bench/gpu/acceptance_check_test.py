@@ -1,15 +1,15 @@
-"""Tests of bench/gpu/issue5_check.py on small synthetic reports (no GPU):
+"""Tests of bench/gpu/acceptance_check.py on small synthetic reports (no GPU):
 the row keys of plain and merged reports, each threshold on either side,
 items without a figure, and which definitions are the corpus.
 
-    python3 bench/gpu/issue5_check_test.py
+    python3 bench/gpu/acceptance_check_test.py
 """
 import importlib.util
 import os
 import unittest
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_spec = importlib.util.spec_from_file_location("issue5_check", os.path.join(_HERE, "issue5_check.py"))
+_spec = importlib.util.spec_from_file_location("acceptance_check", os.path.join(_HERE, "acceptance_check.py"))
 ic = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(ic)
 
