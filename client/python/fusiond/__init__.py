@@ -1,24 +1,30 @@
-"""fusiond: the Python client of the fusion compilation daemon.
+"""fusiond: the Python client of the fusion compilation service.
 
-    from fusiond import FusionClient, GraphBuilder
-    client = FusionClient("127.0.0.1:50051")
-    result = client.compile(graph, shapes=[[2048, 8192]])
-    result.cache            # "hit" or "miss"
-    result.kernels          # [fusiond.cache_pb2.Kernel] with cubins and manifests
+Three ways in from PyTorch (README.md, "From PyTorch"):
 
-The generated protobuf modules (fusion_pb2, cache_pb2, service_pb2,
-service_pb2_grpc) are produced by the build into <build>/python/fusiond,
-next to copies of these files; put <build>/python on PYTHONPATH.
-Launching kernels on torch tensors is fusiond.runtime. The client names are
-imported on first use, so `import fusiond.runtime` works where grpcio or the
-generated protobuf modules are missing (e.g. a GPU host with only torch).
+    from fusiond import FusionDefinition, DataType   # nvFuser's frontend, drop-in
+    torch.compile(model, backend="fusiond")            # fusiond.torch_backend
+    fusionc compile FILE --out DIR                     # then fusiond.runtime.load(DIR)
+
+With no configuration, definitions compile with this node's `fusionc` and its
+persistent kernel cache; with FUSIOND_SERVER=HOST:PORT, through that daemon
+(fusiond.compiler). The gRPC client (FusionClient, GraphBuilder, ...) needs
+grpcio and the generated protobuf modules and is imported on first use, so
+`import fusiond` and fusiond.runtime work where they are missing.
 """
 
-__all__ = ["CompileResult", "FusionClient", "FusionError", "GraphBuilder", "make_request"]
+from ._version import __version__
+from .compiler import CompileError
+from .definition import (SUPPORTED_OPS, DataType, FusionDefinition, Scalar, Tensor,
+                         UnsupportedOpError, Vector)
+
+_CLIENT_NAMES = ["CompileResult", "FusionClient", "FusionError", "GraphBuilder", "make_request"]
+__all__ = ["__version__", "CompileError", "DataType", "FusionDefinition", "Scalar", "Tensor",
+           "UnsupportedOpError", "Vector", "SUPPORTED_OPS"] + _CLIENT_NAMES
 
 
 def __getattr__(name):
-    if name in __all__:
+    if name in _CLIENT_NAMES:
         from . import client
 
         return getattr(client, name)

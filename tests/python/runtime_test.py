@@ -1,6 +1,6 @@
 """Tests of fusiond/runtime.py and fusiond/manifest.py. Run as a script (ctest does):
 
-    python3 client/python/fusiond/runtime_test.py
+    python3 tests/python/runtime_test.py
 
 The expression, manifest and plan tests need nothing; the GPU tests need
 torch with CUDA and the nvcc-built test kernels (FUSIOND_RUNTIME_TESTDATA,
@@ -15,10 +15,11 @@ import sys
 import unittest
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_SOURCE = os.path.abspath(os.path.join(_HERE, "..", "..", ".."))
+_SOURCE = os.path.abspath(os.path.join(_HERE, "..", ".."))
 
 
-sys.path.insert(0, os.path.dirname(_HERE))
+if os.environ.get("FUSIOND_TEST_INSTALLED") != "1":
+    sys.path.insert(0, os.path.join(_SOURCE, "client", "python"))
 from fusiond import runtime as rt  # noqa: E402
 
 DOC_EXAMPLE = {

@@ -1,6 +1,6 @@
 """Tests of fusiond/frontend_torch.py (the torch implementation of fd.ops).
 
-    python3 client/python/fusiond/frontend_torch_test.py
+    python3 tests/python/frontend_torch_test.py
 
 Needs torch (any version with torch.var_mean(correction=)); runs on the CPU.
 Skipped, saying why, without torch. The corpus comes from FUSIOND_CORPUS_DIR
@@ -15,10 +15,10 @@ import tempfile
 import unittest
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_SOURCE = os.path.abspath(os.path.join(_HERE, "..", "..", ".."))
+_SOURCE = os.path.abspath(os.path.join(_HERE, "..", ".."))
 _CORPUS = os.environ.get("FUSIOND_CORPUS_DIR", os.path.join(_SOURCE, "tests", "corpus", "fusions"))
 
-spec = importlib.util.spec_from_file_location("fusiond_frontend_torch", os.path.join(_HERE, "frontend_torch.py"))
+spec = importlib.util.spec_from_file_location("fusiond_frontend_torch", os.path.join(_SOURCE, "client", "python", "fusiond", "frontend_torch.py"))
 ft = importlib.util.module_from_spec(spec)
 sys.modules["fusiond_frontend_torch"] = ft
 spec.loader.exec_module(ft)

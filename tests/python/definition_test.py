@@ -1,0 +1,184 @@
+"""Tests of fusiond.FusionDefinition (the nvFuser-frontend drop-in) that need
+no GPU: every corpus definition recorded through it compiles to the same
+canonical graph as the original script; errors name the op or carry the
+compiler's message. Run as a script (ctest does):
+
+    python3 tests/python/definition_test.py
+
+Needs fusionc (FUSIOND_FUSIONC, else PATH, else a build*/ of this checkout)
+for the compiling tests, which are skipped without it; the corpus folder is
+FUSIOND_CORPUS_DIR (default tests/corpus/fusions).
+"""
+
+import ast
+import glob
+import json
+import os
+import re
+import sys
+import tempfile
+import types
+import unittest
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_SOURCE = os.path.abspath(os.path.join(_HERE, "..", ".."))
+if os.environ.get("FUSIOND_TEST_INSTALLED") != "1":
+    sys.path.insert(0, os.path.join(_SOURCE, "client", "python"))
+
+import fusiond  # noqa: E402
+from fusiond import DataType, FusionDefinition, compiler  # noqa: E402
+
+CORPUS = os.environ.get("FUSIOND_CORPUS_DIR", os.path.join(_SOURCE, "tests", "corpus", "fusions"))
+
+
+def definition_only(path):
+    """The script without its torch parts (`import torch`, `inputs = [...]`,
+    `fd.execute(inputs)`): what runs here, where torch is missing."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    tree = ast.parse(text, filename=path)
+    keep = []
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Import) and [a.name for a in stmt.names] == ["torch"]:
+            continue
+        if isinstance(stmt, ast.Assign) and getattr(stmt.targets[0], "id", "") == "inputs":
+            continue
+        if (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
+                and getattr(stmt.value.func, "attr", "") == "execute"):
+            continue
+        keep.append(stmt)
+    return compile(ast.Module(body=keep, type_ignores=[]), path, "exec")
+
+
+def run_with_fusiond(code):
+    """Executes a script whose `from nvfuser import ...` gets fusiond; returns its fd."""
+    saved = sys.modules.get("nvfuser")
+    sys.modules["nvfuser"] = types.SimpleNamespace(FusionDefinition=FusionDefinition,
+                                                   DataType=DataType)
+    try:
+        ns = {"__name__": "__corpus__"}
+        exec(code, ns)  # noqa: S102
+    finally:
+        if saved is None:
+            del sys.modules["nvfuser"]
+        else:
+            sys.modules["nvfuser"] = saved
+    return ns["fd"]
+
+
+def have_fusionc():
+    try:
+        compiler.find_fusionc()
+        return True
+    except fusiond.manifest.FusionError:
+        return False
+
+
+def fusionc_json(path, shapes=None):
+    args = ["compile", path, "--json", "--no-codegen", "--no-cache"]
+    if shapes:
+        args += ["--shapes", shapes]
+    return json.loads(compiler.run_fusionc(args, path).stdout)
+
+
+class RecordingTest(unittest.TestCase):
+    def test_version(self):
+        self.assertRegex(fusiond.__version__, r"^\d+\.\d+\.\d+")
+
+    def test_text_of_a_definition(self):
+        with FusionDefinition() as fd:
+            t0 = fd.define_tensor(shape=[-1, 8], contiguity=[True, True], dtype=DataType.BFloat16)
+            s1 = fd.define_scalar(float("-inf"), dtype=DataType.Double)
+            t2 = fd.ops.cast(t0, dtype=DataType.Float)
+            t3 = fd.ops.maximum(t2, s1)
+            var, mean = fd.ops.var_mean(t3, dims=[1], correction=0, keepdim=False)
+            v = fd.define_vector([t0.size(0), 1], dtype=DataType.Int)
+            fd.add_output(fd.ops.broadcast_in_dim(mean, shape=v, broadcast_dims=[0]) + var * 2.0)
+        text = fd.definition_text()
+        self.assertIn("fd.define_tensor(shape=[-1, 8], contiguity=[True, True], "
+                      "dtype=DataType.BFloat16, is_cpu=False)", text)
+        self.assertIn('fd.define_scalar(float("-inf"), dtype=DataType.Double)', text)
+        self.assertRegex(text, r"T\d+, T\d+ = fd\.ops\.var_mean\(T\d+, dims=\[1\], correction=0")
+        self.assertIn("fd.define_vector([T1.size(0), 1], dtype=DataType.Int)", text)
+        self.assertRegex(text, r"fd\.ops\.mul\(T\d+, 2\.0\)")
+
+    def test_unsupported_op_is_named(self):
+        with FusionDefinition() as fd:
+            t0 = fd.define_tensor(shape=[4], dtype=DataType.Float)
+            with self.assertRaisesRegex(fusiond.UnsupportedOpError, r"fd\.ops\.matmul is not supported"):
+                fd.ops.matmul(t0, t0)
+            with self.assertRaisesRegex(NotImplementedError, r"fd\.ops\.rand_like"):
+                fd.ops.rand_like(t0)
+            fd.add_output(fd.ops.exp(t0))
+
+    def test_values_of_another_definition_are_refused(self):
+        with FusionDefinition() as other:
+            t = other.define_tensor(shape=[4])
+            other.add_output(t)
+        with FusionDefinition() as fd:
+            with self.assertRaisesRegex(fusiond.manifest.InvalidArgument, "another FusionDefinition"):
+                fd.ops.exp(t)
+
+    def test_complete_definition_is_closed(self):
+        with FusionDefinition() as fd:
+            fd.add_output(fd.define_tensor(shape=[4]))
+        with self.assertRaisesRegex(fusiond.manifest.InvalidArgument, "complete"):
+            fd.define_tensor(shape=[4])
+
+    def test_subclass_definition(self):
+        class Relu(FusionDefinition):
+            def definition(self):
+                t0 = self.define_tensor(shape=[-1], dtype=DataType.Float)
+                self.add_output(self.ops.relu(t0))
+
+        self.assertIn("fd.ops.relu(T1)", Relu().definition_text())
+
+    def test_supported_ops_match_the_compiler(self):
+        """fd.ops offers exactly the ops of compiler/ir/op.cc (plus set/segment_set)."""
+        with open(os.path.join(_SOURCE, "compiler", "ir", "op.cc"), encoding="utf-8") as f:
+            op_cc = f.read()
+        names = set(re.findall(r'\{OpKind::k\w+, "(\w+)", OpCategory', op_cc))
+        self.assertTrue(names)
+        self.assertEqual(names | {"set", "segment_set"}, set(fusiond.SUPPORTED_OPS))
+
+
+@unittest.skipUnless(have_fusionc(), "no fusionc (set FUSIOND_FUSIONC or build the fusionc target)")
+class CompilerTest(unittest.TestCase):
+    def test_corpus_through_fusiond_matches_the_scripts(self):
+        """Every corpus script, run unchanged but for its torch lines against
+        fusiond's FusionDefinition, gives the graph the script itself gives
+        (same canonical hash, same kernels' schedulers)."""
+        files = sorted(glob.glob(os.path.join(CORPUS, "*.py")))
+        self.assertGreaterEqual(len(files), 9, CORPUS)
+        for path in files:
+            with self.subTest(fusion=os.path.basename(path)):
+                fd = run_with_fusiond(definition_only(path))
+                parsed = compiler.run_fusionc(["parse", path, "--inputs"], path).stdout
+                shapes = re.search(r"# input shapes: (.*)", parsed).group(1)
+                shapes = ";".join(s.strip("[]").replace(", ", "x") for s in shapes.split("] ["))
+                want = fusionc_json(path, shapes)
+                with tempfile.TemporaryDirectory() as tmp:
+                    ours = os.path.join(tmp, "fusion.py")
+                    with open(ours, "w", encoding="utf-8") as f:
+                        f.write(fd.definition_text())
+                    got = fusionc_json(ours, shapes)
+                self.assertEqual(got["canonical_hash"], want["canonical_hash"])
+                self.assertEqual([s["scheduler"] for s in got["segments"]],
+                                 [s["scheduler"] for s in want["segments"]])
+
+    def test_compiler_message_reaches_the_caller(self):
+        with FusionDefinition() as fd:
+            t0 = fd.define_tensor(shape=[4, 8], dtype=DataType.Float)
+            t1 = fd.define_tensor(shape=[5], dtype=DataType.Float)
+            fd.add_output(fd.ops.add(t0, t1))
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "bad.py")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(fd.definition_text())
+            with self.assertRaises(compiler.CompileError) as ctx:
+                compiler.run_fusionc(["parse", path], "parsing")
+        self.assertRegex(str(ctx.exception), r"bad\.py:\d+:\d+: .*expected")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
