@@ -161,6 +161,7 @@ absl::StatusOr<std::shared_ptr<const std::string>> KernelCache::LookupPayload(
   }
   if (hot) {  // verified when it entered memory
     ++lookups_found_;
+    ++memory_hits_;
     if (persist_access) Touch(key);
     return hot;
   }
@@ -184,6 +185,7 @@ absl::StatusOr<std::shared_ptr<const std::string>> KernelCache::LookupPayload(
   }
   auto out = std::make_shared<const std::string>(payload->data(), payload->size());
   ++lookups_found_;
+  ++disk_hits_;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (index_.count(key)) HotPutLocked(key, out);
@@ -351,6 +353,8 @@ KernelCacheStats KernelCache::Stats() const {
   KernelCacheStats s;
   s.lookups_found = lookups_found_;
   s.lookups_missing = lookups_missing_;
+  s.memory_hits = memory_hits_;
+  s.disk_hits = disk_hits_;
   s.corrupt_records = corrupt_;
   s.inserts = inserts_;
   s.evictions = evictions_;

@@ -68,6 +68,8 @@ struct KernelCacheOptions {
 struct KernelCacheStats {
   uint64_t lookups_found = 0;     // Lookup() calls that returned a record
   uint64_t lookups_missing = 0;   // Lookup() calls that returned NotFound
+  uint64_t memory_hits = 0;       // lookups_found served by the memory tier
+  uint64_t disk_hits = 0;         // lookups_found read from RocksDB (and verified)
   uint64_t corrupt_records = 0;   // records that failed a check (deleted)
   uint64_t inserts = 0;           // records written
   uint64_t evictions = 0;         // records evicted for the cap
@@ -138,8 +140,8 @@ class KernelCache {
   uint64_t hot_bytes_ = 0;                        // guarded by mu_
   std::mutex evict_mu_;                           // one eviction at a time
 
-  std::atomic<uint64_t> lookups_found_{0}, lookups_missing_{0}, corrupt_{0},
-      inserts_{0}, evictions_{0};
+  std::atomic<uint64_t> lookups_found_{0}, lookups_missing_{0}, memory_hits_{0},
+      disk_hits_{0}, corrupt_{0}, inserts_{0}, evictions_{0};
 };
 
 }  // namespace fusiond

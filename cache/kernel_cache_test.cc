@@ -60,6 +60,24 @@ TEST_F(KernelCacheTest, MissThenHitAndSurvivesReopen) {
   EXPECT_GT(cache->Stats().bytes, 20000u);
 }
 
+// Hits by tier (fusiond_cache_tier_hits_total): after a reopen the first
+// read comes from RocksDB, the next from the memory tier.
+TEST_F(KernelCacheTest, CountsHitsByTier) {
+  {
+    auto cache = Open();
+    ASSERT_TRUE(cache->Insert("k1", Value("abc", 100)).ok());
+  }
+  auto cache = Open();
+  ASSERT_TRUE(cache->Lookup("k1").ok());
+  ASSERT_TRUE(cache->LookupPayload("k1").ok());
+  EXPECT_TRUE(absl::IsNotFound(cache->Lookup("k2").status()));
+  KernelCacheStats s = cache->Stats();
+  EXPECT_EQ(s.disk_hits, 1u);
+  EXPECT_EQ(s.memory_hits, 1u);
+  EXPECT_EQ(s.lookups_found, 2u);
+  EXPECT_EQ(s.lookups_missing, 1u);
+}
+
 TEST_F(KernelCacheTest, SecondOpenOfALiveCacheIsUnavailable) {
   auto cache = Open();
   KernelCacheOptions o;
