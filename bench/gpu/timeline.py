@@ -101,7 +101,7 @@ def main():
     # The opt-in covers static plus dynamic shared memory past 48 KiB: a
     # kernel with exactly 48 KiB of dynamic and a few bytes of static memory
     # needs it too (layernorm backward 16384x4096: CUDA_ERROR_INVALID_VALUE
-    # without, session 19).
+    # without).
     if smem > 0:
         fn.max_dynamic_shared_size_bytes = smem
 
