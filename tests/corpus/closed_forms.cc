@@ -59,14 +59,17 @@ Tensors RmsNormBackwardManual(const Tensors& in) {
   return {gx, gw};
 }
 
-Tensors RmsNormBackwardThunder(const Tensors& in) {
+namespace {
+
+// round_rstd false: the known-wrong form without the bf16 round trip.
+Tensors RmsNormBackwardThunderForm(const Tensors& in, bool round_rstd) {
   const HostTensor &w = in[0], &g = in[1], &x = in[2], &rstd = in[3];
   const int64_t m = Rows(x), n = Cols(x);
   HostTensor gw = Make(DataType::kBFloat16, {n});
   HostTensor gx = Make(DataType::kBFloat16, {m, n});
   for (int64_t i = 0; i < m; ++i) {
     const double r = rstd.data[i];
-    const double r_bf16 = Bf16(r);  // the float -> bf16 -> float round trip
+    const double r_bf16 = round_rstd ? Bf16(r) : r;  // the float -> bf16 -> float round trip
     double dot = 0;
     for (int64_t j = 0; j < n; ++j) dot += w.data[j] * g.data[i * n + j] * x.data[i * n + j];
     const double dot_bf16 = Bf16(dot);  // the bf16-rounded reduction
@@ -79,7 +82,8 @@ Tensors RmsNormBackwardThunder(const Tensors& in) {
   return {gw, gx};
 }
 
-Tensors LayerNormBackwardThunder(const Tensors& in) {
+// mean_term false: the known-wrong form without - mean_j(w g) in grad_x.
+Tensors LayerNormBackwardThunderForm(const Tensors& in, bool mean_term) {
   const HostTensor &x = in[0], &g = in[1], &w = in[2], &mean = in[3], &rstd = in[4];
   const int64_t m = Rows(x), n = Cols(x);
   HostTensor gx = Make(DataType::kBFloat16, {m, n});
@@ -95,7 +99,7 @@ Tensors LayerNormBackwardThunder(const Tensors& in) {
       mean_wg += w.data[j] * g.data[k];
       mean_wg_xhat += w.data[j] * g.data[k] * xhat[j];
     }
-    mean_wg /= n;
+    mean_wg = mean_term ? mean_wg / n : 0.0;
     mean_wg_xhat /= n;
     for (int64_t j = 0; j < n; ++j) {
       const int64_t k = i * n + j;
@@ -105,6 +109,19 @@ Tensors LayerNormBackwardThunder(const Tensors& in) {
     }
   }
   return {gx, gw, gb};
+}
+
+}  // namespace
+
+Tensors RmsNormBackwardThunder(const Tensors& in) { return RmsNormBackwardThunderForm(in, true); }
+Tensors RmsNormBackwardThunderWithoutRstdRounding(const Tensors& in) {
+  return RmsNormBackwardThunderForm(in, false);
+}
+Tensors LayerNormBackwardThunder(const Tensors& in) {
+  return LayerNormBackwardThunderForm(in, true);
+}
+Tensors LayerNormBackwardThunderWithoutMeanGradient(const Tensors& in) {
+  return LayerNormBackwardThunderForm(in, false);
 }
 
 Tensors BatchNormBackwardThunder(const Tensors& in) {
@@ -201,6 +218,50 @@ Tensors BiasGeluForward(const Tensors& in) {
     }
   }
   return {y};
+}
+
+namespace {
+
+// [M, N] and [N] shaped inputs at two reduced sizes, one odd.
+std::vector<Shapes> RowShapes(const std::vector<std::vector<char>>& kinds) {
+  std::vector<Shapes> sets;
+  for (auto [m, n] : {std::pair<int64_t, int64_t>{64, 512}, {7, 33}}) {
+    Shapes s;
+    for (const auto& k : kinds) {
+      std::vector<int64_t> shape;
+      for (char c : k) shape.push_back(c == 'M' ? m : c == 'N' ? n : 1);
+      s.push_back(shape);
+    }
+    sets.push_back(s);
+  }
+  return sets;
+}
+
+}  // namespace
+
+const std::vector<ClosedFormCase>& ClosedFormCases() {
+  static const auto* cases = new std::vector<ClosedFormCase>{
+      {"rmsnorm_bwd_thunder.py", RmsNormBackwardThunder, {}, {}},
+      {"rmsnorm_bwd_manual.py",
+       RmsNormBackwardManual,
+       RowShapes({{'M', 'N'}, {'M', '1'}, {'M', 'N'}, {'N'}}),
+       {}},
+      {"layernorm_bwd_thunder.py", LayerNormBackwardThunder, {}, {}},
+      {"batchnorm_bwd_thunder.py", BatchNormBackwardThunder, {}, {}},
+      {"layernorm_fwd.py", LayerNormForward, RowShapes({{'M', 'N'}, {'N'}, {'N'}}), {}},
+      {"rmsnorm_fwd.py", RmsNormForward, RowShapes({{'M', 'N'}, {'N'}}), {}},
+      {"softmax_fwd.py", SoftmaxForward, RowShapes({{'M', 'N'}}), {}},
+      {"softmax_bwd.py", SoftmaxBackward, RowShapes({{'M', 'N'}, {'M', 'N'}}), {0}},
+      {"bias_gelu_fwd.py", BiasGeluForward, RowShapes({{'M', 'N'}, {'N'}}), {}},
+  };
+  return *cases;
+}
+
+const ClosedFormCase* FindClosedForm(const std::string& stem) {
+  for (const ClosedFormCase& c : ClosedFormCases()) {
+    if (c.file == stem + ".py") return &c;
+  }
+  return nullptr;
 }
 
 }  // namespace corpus

@@ -9,6 +9,8 @@
 #ifndef FUSIOND_TESTS_CORPUS_CLOSED_FORMS_H_
 #define FUSIOND_TESTS_CORPUS_CLOSED_FORMS_H_
 
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "compiler/reference/reference.h"
@@ -17,6 +19,7 @@ namespace fusiond {
 namespace corpus {
 
 using Tensors = std::vector<HostTensor>;
+using Shapes = std::vector<std::vector<int64_t>>;
 
 // y = x * rstd * w, rstd = 1 / sqrt(mean_j(x^2) + 1e-5). Outputs y, rstd [M, 1].
 Tensors RmsNormForward(const Tensors& in);
@@ -38,12 +41,32 @@ Tensors BatchNormBackwardThunder(const Tensors& in);
 // 1/sqrt(var + 1e-5); y = (x - mean) rstd w + b. Outputs y, mean [M, 1],
 // rstd [M, 1].
 Tensors LayerNormForward(const Tensors& in);
+// Known-wrong forms, for tests that show a check fails them: grad_x
+// without its mean-gradient term (- mean_j(w g)), and rstd not rounded
+// through bf16 (r in place of bf16(r)).
+Tensors LayerNormBackwardThunderWithoutMeanGradient(const Tensors& in);
+Tensors RmsNormBackwardThunderWithoutRstdRounding(const Tensors& in);
 // y = exp(x) / sum_j exp(x) per row (evaluated stably).
 Tensors SoftmaxForward(const Tensors& in);
 // Inputs y (a softmax), dy. dx = y (dy - sum_j dy y).
 Tensors SoftmaxBackward(const Tensors& in);
 // z = x + bias; y = z/2 (1 + tanh(sqrt(2/pi) (z + 0.044715 z^3))).
 Tensors BiasGeluForward(const Tensors& in);
+
+// A corpus file with its closed form.
+struct ClosedFormCase {
+  std::string file;  // "softmax_bwd.py"
+  std::function<Tensors(const Tensors&)> closed_form;
+  // Reduced shape sets a symbolic definition runs at; empty: the file's own.
+  std::vector<Shapes> shape_sets;
+  // Inputs that must be real softmax rows (corpus::MakeCorpusInputs).
+  std::vector<int> softmax_inputs;
+};
+
+// Every corpus file's case (tests/corpus/fusions/*.py).
+const std::vector<ClosedFormCase>& ClosedFormCases();
+// The case of the file `stem`.py, or null.
+const ClosedFormCase* FindClosedForm(const std::string& stem);
 
 }  // namespace corpus
 }  // namespace fusiond
