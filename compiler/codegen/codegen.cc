@@ -401,18 +401,15 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   return k;
 }
 
-// Registers per thread: the row buffers hold
-// u32 words of the inputs' storage type (twice when the next row is
-// prefetched into a second buffer), the column buffers once more, plus
-// about 32 for indices, reductions and temporaries. An inner persistent
-// kernel of <= 256 threads asks ptxas for as many blocks per SM (up to
-// four) as its estimate fits; with (T, 1) ptxas takes as many registers as
-// it likes. H200, bf16: layernorm forward 2048x8192 138 -> 128 registers,
-// one -> two blocks per SM, 36.9 -> 33.9 us; at 16384x4096 140 -> 128
-// registers, three -> four blocks of 128 threads. Not for 512 threads
-// (softmax backward capped at 64 registers: 123.1 -> 125.9 us) nor for
-// cooperative kernels, whose grid the heuristics size for the blocks they
-// expect to be resident.
+// Registers per thread: the row buffers hold u32 words of the inputs'
+// storage type (twice when the next row is prefetched into a second buffer),
+// the column buffers once more, plus about 32 for indices, reductions and
+// temporaries. An inner persistent kernel of <= 256 threads asks ptxas for
+// as many blocks per SM (up to four) as its estimate fits; with (T, 1) ptxas
+// takes as many registers as it likes (layernorm forward 2048x8192: two
+// blocks a SM, 36.9 -> 33.9 us). Not for 512 threads (softmax backward
+// capped at 64 registers was slower) nor for cooperative kernels, whose grid
+// the heuristics size for the blocks they expect to be resident.
 int Generator::MinBlocksPerSm(bool coop) const {
   int min_blocks = 1;
   if (persistent_ && !coop && hp_.kind == SchedulerKind::kInnerPersistent) {

@@ -279,12 +279,8 @@ class Generator {
   bool dynamic_rows_ = false;
   // Vectorized output stores with the streaming (evict-first) hint: row
   // kernels (inner persistent or inner reduction) that stream one row input
-  // (the forwards). H200, side by side:
-  // softmax forward 4096x16384 77.9 -> 75.1 us, 16384x4096 76.4 -> 72.7,
-  // 512x65536 (multi-pass: the stores no longer evict the row the last pass
-  // re-reads) 68.4 -> 61.4, layernorm forward 2048x8192 25.3 -> 24.0,
-  // rmsnorm forward within 2%; with two streamed inputs about 1% slower
-  // (softmax and norm backward), 11% (rmsnorm backward 512x65536).
+  // (the forwards): softmax forward 16384x4096 76.4 -> 72.7 us on the H200;
+  // with two streamed inputs (the backwards) they were 1-11% slower.
   bool streaming_stores_ = false;
   const char* StoreFn() const { return streaming_stores_ ? "stcs" : "st"; }
   std::map<ValueId, int> input_index_;
