@@ -1,6 +1,7 @@
-// Pointwise: a grid-stride loop over the flattened [outer, inner] space,
-// `vectorize` contiguous elements per access, `unroll` accesses per thread
-// per iteration, at most two waves of co-resident blocks.
+// Pointwise: the flattened [outer, inner] space, `vectorize` contiguous
+// elements per access, `unroll` accesses per thread per iteration: one pass
+// over many waves of blocks for large spaces, else a grid-stride loop over at
+// most two waves of co-resident blocks.
 #include <algorithm>
 
 #include "compiler/scheduler/kernel_heuristics.h"
