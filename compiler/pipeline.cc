@@ -127,8 +127,7 @@ absl::StatusOr<CompileResult> CompileFusion(
       SegmentResult& seg = result.segments[i];
       SegmentCompileOptions so;
       so.kernel_name = absl::StrCat("fusion_", result.canonical_hash.substr(0, 12), "_k", i);
-      so.arch = options.arch;
-      so.sm_count = target->sm_count;
+      so.target = *target;
       so.nvrtc_cache = options.nvrtc_cache;
       so.specialize = !options.general_kernels;
       so.symbol_sizes = seg.symbol_sizes;

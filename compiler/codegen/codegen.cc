@@ -46,7 +46,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     row_blocks_ = std::max<int64_t>(1, hp_.grid_x * hp_.grid_y);
     persistent_ = !hp_.multi_pass;
   }
-  if (BX_ % 32 != 0 || (V_ & (V_ - 1)) != 0 || V_ > 16 || BX_ * BY_ > 1024) {
+  if (BX_ % 32 != 0 || (V_ & (V_ - 1)) != 0 || V_ > 16 || BX_ * BY_ > o_.target.max_threads_per_block) {
     return absl::InvalidArgumentError(absl::StrCat("codegen: bad launch parameters vectorize=", hp_.vectorize,
                                                 " block_x=", hp_.block_x, " block_y=", hp_.block_y));
   }
@@ -412,6 +412,8 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
 // the heuristics size for the blocks they expect to be resident.
 int Generator::MinBlocksPerSm(bool coop) const {
   int min_blocks = 1;
+  const int regs_per_sm = o_.target.registers_per_sm;
+  const int max_regs = o_.target.max_registers_per_thread;
   if (persistent_ && !coop && hp_.kind == SchedulerKind::kInnerPersistent) {
     const int estimate = 32 + PersistentColWords() + PersistentRowWords() * (PrefetchRows() ? 2 : 1);
     const int threads = BX_ * BY_;
@@ -426,12 +428,12 @@ int Generator::MinBlocksPerSm(bool coop) const {
     // rmsnorm forward, six were not faster).
     const int most = threads <= 128 ? (ColumnsInSmem() >= 2 ? 6 : 4) : 2;
     for (int n = std::min(most, o_.max_min_blocks); n >= 2 && min_blocks == 1; --n) {
-      if (threads <= 256 && estimate <= std::min(255, 65536 / (n * threads))) min_blocks = n;
+      if (threads <= 256 && estimate <= std::min(max_regs, regs_per_sm / (n * threads))) min_blocks = n;
     }
     // Rows re-read for the output pass (reread_rows) at 512 threads: two
     // blocks where the estimate allows (softmax backward 4096x16384, 63
     // registers: 96.9 us against 107.1 at one block, ptxas then taking 71).
-    if (reread_ && threads == 512 && o_.max_min_blocks >= 2 && estimate <= 65536 / (2 * threads)) {
+    if (reread_ && threads == 512 && o_.max_min_blocks >= 2 && estimate <= regs_per_sm / (2 * threads)) {
       min_blocks = 2;
     }
     // Exact kernels of 1024 threads: two blocks (32 registers; softmax
@@ -441,7 +443,7 @@ int Generator::MinBlocksPerSm(bool coop) const {
     if (exact_ && threads == 1024 && o_.max_min_blocks >= 2) min_blocks = 2;
     if (threads == 256 && min_blocks == 2 && !PrefetchRows()) {
       for (int n = std::min(4, o_.max_min_blocks); n > 2 && min_blocks == 2; --n) {
-        if (estimate + kRegisterMargin <= 65536 / (n * threads)) min_blocks = n;
+        if (estimate + kRegisterMargin <= regs_per_sm / (n * threads)) min_blocks = n;
       }
     }
   } else if (coop && split_ && (hp_.kind == SchedulerKind::kInnerOuterPersistent ||
@@ -453,7 +455,7 @@ int Generator::MinBlocksPerSm(bool coop) const {
     // the same 128 registers a thread as two of 256).
     const int64_t planned = std::max<int64_t>(1, hp_.grid_x) * std::max<int64_t>(1, hp_.grid_y);
     const int most = hp_.kind == SchedulerKind::kOuterPersistent && BX_ * BY_ <= 128 ? 4 : 2;
-    min_blocks = static_cast<int>(std::clamp<int64_t>((planned + o_.sm_count - 1) / o_.sm_count, 1,
+    min_blocks = static_cast<int>(std::clamp<int64_t>((planned + o_.target.sm_count - 1) / o_.target.sm_count, 1,
                                                       std::min(most, o_.max_min_blocks)));
   }
   return min_blocks;
@@ -486,24 +488,24 @@ absl::StatusOr<GeneratedKernel> GenerateKernel(const Graph& g, const HeuristicPa
 }
 
 std::vector<std::string> LaunchGrid(const GeneratedKernel& k, int registers, int static_smem_bytes,
-                                    int sm_count) {
+                                    const Target& target) {
   int64_t cap = k.grid_x_cap;
   if (k.cooperative || (k.one_wave && registers > 0)) {
     const int threads = k.block_x * k.block_y;
-    int per_sm = 2048 / threads;
+    int per_sm = target.max_threads_per_sm / threads;
     if (registers > 0) {
       const int regs_per_block = ((registers * 32 + 255) / 256 * 256) * (threads / 32);
-      per_sm = std::min(per_sm, 65536 / std::max(1, regs_per_block));
+      per_sm = std::min(per_sm, target.registers_per_sm / std::max(1, regs_per_block));
     } else {
       per_sm = 1;
     }
     // Shared memory per block: static + dynamic + the 1 KiB the driver reserves.
     const int64_t smem = static_smem_bytes + k.dynamic_smem_bytes;
-    if (smem > 0) per_sm = std::min<int64_t>(per_sm, (228 * 1024) / (smem + 1024));
-    per_sm = std::max(1, std::min(per_sm, 32));
+    if (smem > 0) per_sm = std::min<int64_t>(per_sm, target.smem_per_sm / (smem + 1024));
+    per_sm = std::max(1, std::min(per_sm, target.max_blocks_per_sm));
     int64_t y = 1;
     if (k.grid_y_expr.find_first_not_of("0123456789") == std::string::npos) y = std::stoll(k.grid_y_expr);
-    cap = std::min<int64_t>(cap, std::max<int64_t>(1, per_sm * sm_count / y));
+    cap = std::min<int64_t>(cap, std::max<int64_t>(1, per_sm * target.sm_count / y));
   }
   std::string gx = absl::StrCat("min(", cap, ", max(1, ceil_div(", k.rows_expr, ", ", k.block_y, ")))");
   // A grid that loops over the rows: as few blocks as give the same rounds,

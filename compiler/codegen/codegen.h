@@ -24,15 +24,17 @@
 #include "absl/status/statusor.h"
 #include "compiler/ir/graph.h"
 #include "compiler/scheduler/heuristics.h"
+#include "compiler/scheduler/target.h"
 
 namespace fusiond {
 
 struct CodegenOptions {
   // The kernel's (extern "C") name. Default: "fusion_kernel".
   std::string kernel_name = "fusion_kernel";
-  // Multiprocessors of the target, for the co-residency bound of
-  // cooperative grids. Default: 132 (H100 SXM / H200).
-  int sm_count = 132;
+  // The GPU compiled for: its SM count bounds cooperative grids, its
+  // registers, shared memory and threads per SM the blocks asked of ptxas
+  // and the blocks resident. Default: DefaultTarget() (sm_90).
+  Target target = DefaultTarget();
   // Most blocks per SM an inner persistent kernel asks ptxas for in
   // __launch_bounds__ (it asks for fewer when its register estimate does not
   // fit). CompileSegment lowers it (to 4 or 2) when ptxas spills. Default: 6.
@@ -109,7 +111,7 @@ absl::StatusOr<GeneratedKernel> GenerateKernel(const Graph& g,
 // bound applied from the compiled kernel's registers and static shared
 // memory (registers < 0: unknown, assume one block per SM).
 std::vector<std::string> LaunchGrid(const GeneratedKernel& k, int registers,
-                                    int static_smem_bytes, int sm_count);
+                                    int static_smem_bytes, const Target& target);
 // Lanes (float4 columns) per tile of the column reductions' final step,
 // one of 1, 2, 4, 8, 16: the one with the fewest dependent L2 round trips
 // per block, ceil(tiles / blocks) * ceil(partials / (groups * kEpilogueLoads)) with

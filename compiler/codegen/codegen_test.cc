@@ -12,9 +12,17 @@
 #include "compiler/codegen/manifest.h"
 #include "compiler/codegen/prelude.h"
 #include "compiler/ir/builder.h"
+#include "compiler/scheduler/target.h"
 
 namespace fusiond {
 namespace {
+
+// The default target with another SM count (launch grids scale with it).
+Target WithSms(int sm_count) {
+  Target t = DefaultTarget();
+  t.sm_count = sm_count;
+  return t;
+}
 
 // How many times `needle` occurs in `text`.
 size_t Occurrences(const std::string& text, const std::string& needle) {
@@ -209,7 +217,7 @@ TEST(Codegen, SymbolicKernelTakesSizesAsParameters) {
   EXPECT_EQ(k->params[1].kind, "output");
   EXPECT_EQ(k->params[2].symbol, "s0");
   EXPECT_EQ(k->params[3].symbol, "s1");
-  const std::string m = KernelManifestJson(*k, "softmax_k.cubin", 40, 128, 132);
+  const std::string m = KernelManifestJson(*k, "softmax_k.cubin", 40, 128, DefaultTarget());
   EXPECT_NE(m.find("\"grid\": [\"ceil_div(max(1, ceil_div(s0, 1)), ceil_div(max(1, ceil_div(s0, 1)), 100))\", \"1\", \"1\"]"), std::string::npos) << m;
   EXPECT_NE(m.find("{\"kind\": \"size\", \"symbol\": \"s1\"}"), std::string::npos);
 }
@@ -237,7 +245,7 @@ TEST(Codegen, PersistentKernelsAreSpecializedToTheirShapeClass) {
   EXPECT_EQ(k->source.find("constexpr i64 s0"), std::string::npos);
   EXPECT_EQ(k->params[0].align, 16);  // bf16 x 8
   EXPECT_EQ(k->params[1].align, 16);
-  const std::string m = KernelManifestJson(*k, "k.cubin", 40, 0, 132);
+  const std::string m = KernelManifestJson(*k, "k.cubin", 40, 0, DefaultTarget());
   EXPECT_NE(m.find("\"requires\": [{\"expr\": \"s1\", \"equals\": 16384}]"), std::string::npos) << m;
   EXPECT_NE(m.find("{\"kind\": \"size\", \"symbol\": \"s1\"}"), std::string::npos) << m;
   EXPECT_NE(m.find("{\"kind\": \"input\", \"index\": 0, \"align\": 16}"), std::string::npos) << m;
@@ -250,7 +258,7 @@ TEST(Codegen, PersistentKernelsAreSpecializedToTheirShapeClass) {
   EXPECT_NE(gk->source.find("if (vec_ok) {"), std::string::npos);
   EXPECT_TRUE(gk->requirements.empty());
   EXPECT_EQ(gk->params[0].align, 0);
-  const std::string gm = KernelManifestJson(*gk, "k.cubin", 40, 0, 132);
+  const std::string gm = KernelManifestJson(*gk, "k.cubin", 40, 0, DefaultTarget());
   EXPECT_EQ(gm.find("requires"), std::string::npos) << gm;
   EXPECT_EQ(gm.find("align"), std::string::npos) << gm;
 
@@ -366,7 +374,7 @@ TEST(Codegen, TwoPassKernelKeepsItsFirstChunksInSharedMemory) {
   EXPECT_NE(body.find("for (; active && fz_ki >= 2; --fz_ki)"), std::string::npos);
   EXPECT_NE(body.find("w_in0[3] = ((u32*)fz_smem)[((fz_ki * 4 + u) * 4 + 3) * 64 + ty * 64 + tx];"),
             std::string::npos);
-  EXPECT_NE(KernelManifestJson(*k, "k.cubin", 64, 0, 132).find("\"smem_bytes\": \"8192\""), std::string::npos);
+  EXPECT_NE(KernelManifestJson(*k, "k.cubin", 64, 0, DefaultTarget()).find("\"smem_bytes\": \"8192\""), std::string::npos);
 
   // More budget than the channel has iterations: all three kept.
   k = WithSmemBudget(g, hp, 10 * iteration);
@@ -498,6 +506,50 @@ HeuristicParams InnerOuterParams(int64_t grid_x) {
   return hp;
 }
 
+// The co-residency bound of a cooperative grid comes from the target: 64
+// threads at 255 registers (8,192 a warp pair) fit four blocks by registers
+// on every known target; 40,000 bytes of shared memory fit two on sm_86
+// (100 KiB a SM) and five on sm_90 (228 KiB).
+TEST(Codegen, LaunchGridReadsTheTargetsLimits) {
+  Graph g = ScaleAndColumnSum();
+  auto k = GenerateKernel(g, InnerOuterParams(1000), CodegenOptions{});
+  ASSERT_TRUE(k.ok()) << k.status();
+  ASSERT_TRUE(k->cooperative);
+  auto grid_cap = [&](const std::string& arch) {
+    auto target = LookupTarget(arch);
+    EXPECT_TRUE(target.ok()) << target.status();
+    return LaunchGrid(*k, 255, 40000, *target)[0];
+  };
+  const std::string rows = "ceil_div(max(1, ceil_div(64, 1)), ceil_div(max(1, ceil_div(64, 1)), ";
+  EXPECT_EQ(grid_cap("sm_86"), rows + "168))");  // 2 blocks x 84 SMs
+  EXPECT_EQ(grid_cap("sm_89"), rows + "284))");  // 2 x 142
+  EXPECT_EQ(grid_cap("sm_90"), rows + "528))");  // 4 x 132
+  EXPECT_EQ(grid_cap("sm_100"), rows + "592))");  // 4 x 148
+}
+
+// Blocks per SM asked of ptxas follow the target: its register file for
+// inner persistent kernels, its SM count for grids sized to be resident.
+TEST(Codegen, LaunchBoundsReadTheTarget) {
+  CodegenOptions quarter_registers;
+  quarter_registers.target.registers_per_sm = DefaultTarget().registers_per_sm / 4;
+  auto two = GenerateKernel(Softmax(), SoftmaxParams(256, 2, 100), CodegenOptions{});
+  auto one = GenerateKernel(Softmax(), SoftmaxParams(256, 2, 100), quarter_registers);
+  ASSERT_TRUE(two.ok() && one.ok());
+  EXPECT_EQ(two->min_blocks, 2);
+  EXPECT_EQ(one->min_blocks, 1);
+
+  HeuristicParams hp = OuterParams(64, 256 * 56 * 56, 8, 256);
+  hp.multi_pass = true;
+  hp.unroll = 4;
+  hp.grid_x = 16;
+  hp.grid_y = 16;  // 256 blocks: two a SM on 132 SMs, one on 264
+  CodegenOptions more_sms;
+  more_sms.target.sm_count = 264;
+  auto outer = GenerateKernel(ImageChannelCentering({256, 64, 56, 56}), hp, more_sms);
+  ASSERT_TRUE(outer.ok()) << outer.status();
+  EXPECT_EQ(outer->min_blocks, 1);
+}
+
 TEST(Codegen, ColumnReductionIsCooperativeWithWorkspace) {
   Graph g = ScaleAndColumnSum();
   HeuristicParams hp = InnerOuterParams(1000);
@@ -511,13 +563,13 @@ TEST(Codegen, ColumnReductionIsCooperativeWithWorkspace) {
   EXPECT_EQ(k->source.find(">::stcs(out0"), std::string::npos);
   // 64 threads at 48 registers: at most 21 blocks per SM by registers and
   // 32 by threads; the cap is the rows (64) here.
-  auto grid = LaunchGrid(*k, 48, 0, 132);
+  auto grid = LaunchGrid(*k, 48, 0, WithSms(132));
   EXPECT_EQ(grid[0], "ceil_div(max(1, ceil_div(64, 1)), ceil_div(max(1, ceil_div(64, 1)), 1000))");
-  grid = LaunchGrid(*k, 255, 0, 2);  // two SMs, few blocks each
+  grid = LaunchGrid(*k, 255, 0, WithSms(2));  // two SMs, few blocks each
   EXPECT_EQ(grid[0], "ceil_div(max(1, ceil_div(64, 1)), ceil_div(max(1, ceil_div(64, 1)), 8))");
   // Partial rows padded to a multiple of 4 floats (float4 reads).
   EXPECT_EQ(WorkspaceBytes(*k, "G"), "(G) * (0 + 4 * ceil_div(256, 4) * 4)");
-  const std::string m = KernelManifestJson(*k, "k.cubin", 48, 0, 132);
+  const std::string m = KernelManifestJson(*k, "k.cubin", 48, 0, DefaultTarget());
   EXPECT_NE(m.find("\"workspace\": {\"bytes\": \"4096\", \"zero\": true, \"keep\": true}"), std::string::npos) << m;
   EXPECT_NE(m.find("\"zero\": false}"), std::string::npos) << m;
   // 1000 partials of 64-thread blocks at the default (unknown) width: one
@@ -587,12 +639,12 @@ TEST(Codegen, ClusterSumsColumnPartialsThroughSharedMemory) {
   EXPECT_NE(k->source.find("const int P = fits ? (int)gridDim.x / 4 : (int)gridDim.x;"), std::string::npos);
   // Whole clusters: the balanced grid rounded up to a multiple of 4, at most
   // the largest multiple of 4 that is one wave.
-  EXPECT_EQ(LaunchGrid(*k, 48, 0, 132)[0],
+  EXPECT_EQ(LaunchGrid(*k, 48, 0, WithSms(132))[0],
             "min(16, ceil_div(ceil_div(max(1, ceil_div(64, 1)), ceil_div(max(1, ceil_div(64, 1)), 16)), 4) * 4)");
   hp.grid_x = 18;
   k = GenerateKernel(g, hp, CodegenOptions{});
   ASSERT_TRUE(k.ok()) << k.status();
-  EXPECT_EQ(LaunchGrid(*k, 48, 0, 132)[0],
+  EXPECT_EQ(LaunchGrid(*k, 48, 0, WithSms(132))[0],
             "min(16, ceil_div(ceil_div(max(1, ceil_div(64, 1)), ceil_div(max(1, ceil_div(64, 1)), 18)), 4) * 4)");
   // What clusters do not support is an error, not a silent fallback.
   for (auto bad : {std::function<void(HeuristicParams&)>([](HeuristicParams& p) { p.cluster_x = 3; }),
@@ -630,7 +682,7 @@ TEST(Codegen, StagedRowsUseCpAsyncRingSizedByTheBudget) {
   EXPECT_NE(k->source.find("fz_cp_async<16>("), std::string::npos);
   EXPECT_NE(k->source.find("fz_cp_wait<2>();"), std::string::npos);  // two rows in flight
   EXPECT_EQ(k->source.find("u32 pb_in0"), std::string::npos);  // no register row buffer
-  const std::string m = KernelManifestJson(*k, "k.cubin", 64, 0, 132);
+  const std::string m = KernelManifestJson(*k, "k.cubin", 64, 0, DefaultTarget());
   EXPECT_NE(m.find(absl::StrCat("\"smem_bytes\": \"", 3 * row_bytes, "\"")), std::string::npos) << m;
 
   // More than four rows of budget still makes a ring of four.
@@ -652,17 +704,17 @@ TEST(Codegen, LoopingGridIsCappedAtOneWave) {
   ASSERT_TRUE(k.ok()) << k.status();
   EXPECT_TRUE(k->one_wave);  // 264 blocks for 4096 rows
   // 128 threads at 128 registers: 4 blocks per SM fit, 264 < 4 x 132.
-  EXPECT_EQ(LaunchGrid(*k, 128, 0, 132)[0], "ceil_div(max(1, ceil_div(s0, 1)), ceil_div(max(1, ceil_div(s0, 1)), 264))");
+  EXPECT_EQ(LaunchGrid(*k, 128, 0, WithSms(132))[0], "ceil_div(max(1, ceil_div(s0, 1)), ceil_div(max(1, ceil_div(s0, 1)), 264))");
   // At 255 registers only 2 fit: one wave is 264 still; on 100 SMs, 200.
-  EXPECT_EQ(LaunchGrid(*k, 255, 0, 100)[0], "ceil_div(max(1, ceil_div(s0, 1)), ceil_div(max(1, ceil_div(s0, 1)), 200))");
+  EXPECT_EQ(LaunchGrid(*k, 255, 0, WithSms(100))[0], "ceil_div(max(1, ceil_div(s0, 1)), ceil_div(max(1, ceil_div(s0, 1)), 200))");
   // Registers unknown: the heuristics' grid.
-  EXPECT_EQ(LaunchGrid(*k, -1, 0, 100)[0], "ceil_div(max(1, ceil_div(s0, 1)), ceil_div(max(1, ceil_div(s0, 1)), 264))");
+  EXPECT_EQ(LaunchGrid(*k, -1, 0, WithSms(100))[0], "ceil_div(max(1, ceil_div(s0, 1)), ceil_div(max(1, ceil_div(s0, 1)), 264))");
   // A block per row does not loop: no cap.
   hp.grid_x = 4096;
   k = GenerateKernel(g, hp, CodegenOptions{});
   ASSERT_TRUE(k.ok()) << k.status();
   EXPECT_FALSE(k->one_wave);
-  EXPECT_EQ(LaunchGrid(*k, 255, 0, 100)[0], "min(4096, max(1, ceil_div(s0, 1)))");
+  EXPECT_EQ(LaunchGrid(*k, 255, 0, WithSms(100))[0], "min(4096, max(1, ceil_div(s0, 1)))");
 }
 
 TEST(Codegen, BadLaunchParametersAreInvalidArgument) {
@@ -721,7 +773,7 @@ TEST(Codegen, ExactRereadKernelsTakeABlockARowWithoutLoop) {
             std::string::npos);
   EXPECT_FALSE(k->one_wave);
   // The grid is every row group, for any row count.
-  EXPECT_EQ(LaunchGrid(*k, 32, 0, 132)[0], "min(2147483647, max(1, ceil_div(s0, 1)))");
+  EXPECT_EQ(LaunchGrid(*k, 32, 0, WithSms(132))[0], "min(2147483647, max(1, ceil_div(s0, 1)))");
 
   // Not exact: a row that is not the threads' chunks (a general kernel, a
   // wider row than compiled for), or four chunks a thread (4096x16384 ran

@@ -16,7 +16,7 @@ absl::StatusOr<KernelArtifact> CompileSegment(const Graph& g, const HeuristicPar
   const auto t0 = std::chrono::steady_clock::now();
   CodegenOptions co;
   co.kernel_name = options.kernel_name;
-  co.sm_count = options.sm_count;
+  co.target = options.target;
   co.specialize = options.specialize;
   co.symbol_sizes = options.symbol_sizes;
   auto k = GenerateKernel(g, params, co);
@@ -24,11 +24,11 @@ absl::StatusOr<KernelArtifact> CompileSegment(const Graph& g, const HeuristicPar
   KernelArtifact a;
   a.kernel_name = k->name;
   a.cuda_source = k->source;
-  a.arch = options.arch;
+  a.arch = options.target.arch;
   a.codegen_micros =
       std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
   NvrtcOptions no;
-  no.arch = options.arch;
+  no.arch = options.target.arch;
   auto compile = [&](const GeneratedKernel& gk) -> absl::StatusOr<NvrtcOutput> {
     if (options.nvrtc_cache == nullptr) return CompileWithNvrtc(gk.source, gk.name, no);
     bool reused = false;
@@ -56,13 +56,12 @@ absl::StatusOr<KernelArtifact> CompileSegment(const Graph& g, const HeuristicPar
   // A block's shared memory is what the kernel declares (ptxas' report) plus
   // the dynamic part it asks for at launch; over the target's per-block
   // maximum every launch would fail, so the compile does instead.
-  auto target = LookupTarget(options.arch);
-  if (bin.ok() && target.ok() &&
-      bin->static_smem_bytes + k->dynamic_smem_bytes > target->smem_per_block) {
+  const Target& target = options.target;
+  if (bin.ok() && bin->static_smem_bytes + k->dynamic_smem_bytes > target.smem_per_block) {
     return absl::InvalidArgumentError(absl::StrCat(
         "kernel ", k->name, " needs ", bin->static_smem_bytes, " bytes of static and ",
-        k->dynamic_smem_bytes, " of dynamic shared memory a block, over the ", target->smem_per_block,
-        " a block may use on ", options.arch, " (heuristics: ", params.ToString(), ")"));
+        k->dynamic_smem_bytes, " of dynamic shared memory a block, over the ", target.smem_per_block,
+        " a block may use on ", target.arch, " (heuristics: ", params.ToString(), ")"));
   }
   std::string file = k->name + ".cubin";
   if (bin.ok()) {
@@ -76,7 +75,7 @@ absl::StatusOr<KernelArtifact> CompileSegment(const Graph& g, const HeuristicPar
     a.nvrtc_micros = bin->micros;
     if (a.is_ptx) file = k->name + ".ptx";
   }
-  a.manifest_json = KernelManifestJson(*k, file, a.registers, a.static_smem_bytes, options.sm_count);
+  a.manifest_json = KernelManifestJson(*k, file, a.registers, a.static_smem_bytes, options.target);
   return a;
 }
 

@@ -10,13 +10,15 @@
 #include "compiler/ir/graph.h"
 #include "compiler/nvrtc/nvrtc_cache.h"
 #include "compiler/scheduler/heuristics.h"
+#include "compiler/scheduler/target.h"
 
 namespace fusiond {
 
 struct SegmentCompileOptions {
   std::string kernel_name = "fusion_kernel";  // Default: "fusion_kernel"
-  std::string arch = "sm_90";                 // Default: "sm_90"
-  int sm_count = 132;                         // Default: 132 (H200)
+  // The GPU compiled for: NVRTC's --gpu-architecture and the limits code
+  // generation sizes against. Default: DefaultTarget() (sm_90).
+  Target target = DefaultTarget();
   // NVRTC outputs of kernel texts compiled before; must outlive the call.
   // Default: none (every call compiles).
   NvrtcOutputCache* nvrtc_cache = nullptr;

@@ -85,8 +85,8 @@ std::string JsonQuote(const std::string& s) {
 }
 
 std::string KernelManifestJson(const GeneratedKernel& k, const std::string& binary_file,
-                               int registers, int static_smem_bytes, int sm_count) {
-  std::vector<std::string> grid = LaunchGrid(k, registers, static_smem_bytes, sm_count);
+                               int registers, int static_smem_bytes, const Target& target) {
+  std::vector<std::string> grid = LaunchGrid(k, registers, static_smem_bytes, target);
   std::vector<std::string> params;
   for (const ParamBinding& p : k.params) {
     if (p.kind == "size") {

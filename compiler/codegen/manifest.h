@@ -20,7 +20,7 @@ namespace fusiond {
 // FusionManifestJson lifts into the fusion's workspaces[] (its params name
 // workspace indices 0 and 1).
 std::string KernelManifestJson(const GeneratedKernel& k, const std::string& binary_file,
-                               int registers, int static_smem_bytes, int sm_count);
+                               int registers, int static_smem_bytes, const Target& target);
 
 // The fusion-level manifest: symbols and inputs/outputs of the optimized
 // graph, workspaces, and every segment's kernel entry in order. A segment's

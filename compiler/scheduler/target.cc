@@ -41,6 +41,11 @@ absl::StatusOr<Target> LookupTarget(const std::string& arch) {
                                                  "\"; known: ", absl::StrJoin(KnownArchs(), ", ")));
 }
 
+const Target& DefaultTarget() {
+  static const Target* target = new Target(*LookupTarget("sm_90"));
+  return *target;
+}
+
 bool HasClusters(const Target& t) {
   int major = 0;
   return absl::SimpleAtoi(absl::StripPrefix(t.arch, "sm_"), &major) && major >= 90;

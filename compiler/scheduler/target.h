@@ -31,6 +31,8 @@ struct Target {
 absl::StatusOr<Target> LookupTarget(const std::string& arch);
 // "sm_80", "sm_86", "sm_89", "sm_90", "sm_100".
 std::vector<std::string> KnownArchs();
+// The target options default to: sm_90 (H100/H200 SXM).
+const Target& DefaultTarget();
 // Thread-block clusters and distributed shared memory: sm_90 and later.
 bool HasClusters(const Target& t);
 
