@@ -253,6 +253,14 @@ absl::StatusOr<PyValue> DefinitionLowering::EvalCall(const Expr& call) {
                          absl::StrCat(kFdMethods, ", T.size(i) or T.shape()"));
   }
   if (callee.kind == Expr::Kind::kName) {
+    if (IsPythonFloatCall(call) && !names_.count("float")) {  // float("-inf") for masks
+      auto x = PythonFloatCall(call, errors_);
+      if (!x.ok()) return x.status();
+      PyValue v;
+      v.kind = K::kFloat;
+      v.f = *x;
+      return v;
+    }
     auto it = names_.find(callee.text);
     if (it != names_.end() && it->second.kind == K::kFunction) {
       return errors_.Error(call.loc, absl::StrCat("the result of ", callee.text, "(...) is used"),
@@ -383,6 +391,7 @@ absl::StatusOr<Extent> DefinitionLowering::ExtentArg(const PyValue& v, const Exp
   }
   if (v.kind == K::kValue) {
     if (std::optional<Extent> e = b_.ExtentOfScalar(v.id)) return *e;
+    if (!g_->value(v.id).is_tensor && g_->def(v.id) != nullptr) return ComputedExtent(v.id, at);
     return errors_.Error(at.loc, absl::StrCat(DescribeValue(*g_, v), " is not a size"),
                          "an integer, an integer constant or T.size(i)");
   }

@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "compiler/frontend/ast.h"
 #include "compiler/frontend/pyvalue.h"
+#include "compiler/frontend/frontend.h"
 #include "compiler/frontend/source.h"
 #include "compiler/ir/builder.h"
 
@@ -27,6 +28,9 @@ class DefinitionLowering {
   DefinitionLowering(Graph* graph, const ErrorReporter& errors, const GraphLimits& limits)
       : g_(graph), b_(graph, limits), errors_(errors) {}
 
+  // The inputs list's entries, when the script has one: the values of sizes
+  // computed by scalar arithmetic, which specialize the symbols they read.
+  void SetConcreteInputs(std::vector<InputSpec> inputs) { concrete_ = std::move(inputs); }
   // Runs one statement other than the inputs list.
   absl::Status Statement(const Stmt& st);
   // Names every value still unnamed (results of nested calls).
@@ -55,6 +59,10 @@ class DefinitionLowering {
   // allow_keep: -1 entries mean "keep this axis" (expand).
   absl::StatusOr<std::vector<Extent>> ShapeArg(const Expr& e, bool allow_keep);
   absl::StatusOr<Extent> ExtentArg(const PyValue& v, const Expr& at, bool allow_keep);
+  // The extent an integer scalar computed from sizes and constants (add, sub,
+  // mul, div) stands for: its value from the static sizes, else from the
+  // inputs list, binding each symbol it reads to that list's size.
+  absl::StatusOr<Extent> ComputedExtent(ValueId v, const Expr& at);
 
   void Bind(const std::string& name, const PyValue& v);
   std::string FreshName(const std::string& base);
@@ -68,6 +76,7 @@ class DefinitionLowering {
   std::unordered_set<std::string> used_names_;
   std::unordered_map<std::string, int> next_suffix_;
   std::map<std::pair<ValueId, int64_t>, ValueId> size_nodes_;  // (tensor, axis) -> size
+  std::vector<InputSpec> concrete_;  // the inputs list, when there is one
   int literal_count_ = 0;
   bool saw_definition_ = false;
   bool saw_def_ = false;

@@ -44,6 +44,9 @@ struct InputSpec {
   double offset = 0.0;
   double value = 0.0;        // "full": the fill value; "scalar": the number
   int64_t softmax_dim = -1;  // "softmax": the axis it normalizes
+  // `.as_strided(sizes, strides)`: the view's strides (elements); empty for
+  // a contiguous tensor. The fusion sees `shape`; runtimes copy such inputs.
+  std::vector<int64_t> strides;
 };
 
 struct ParsedFusion {

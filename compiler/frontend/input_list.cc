@@ -1,5 +1,6 @@
 // The `inputs = [...]` list: torch tensor factories and Python numbers, and
 // the check of the list against the definition's inputs.
+#include <algorithm>
 #include <cmath>
 #include <functional>
 
@@ -40,6 +41,8 @@ class InputReader {
   absl::StatusOr<double> Number(const Expr& e);
   absl::StatusOr<DataType> DType(const Expr& e);
   absl::StatusOr<InputSpec> Factory(const Expr& call, const std::string& name);
+  absl::StatusOr<InputSpec> RandInt(const Expr& call);
+  absl::StatusOr<InputSpec> AsStrided(const Expr& call);
   absl::StatusOr<std::vector<int64_t>> Shape(const Expr& call, const Expr* sizes, size_t first,
                                              size_t last);
 
@@ -50,6 +53,7 @@ class InputReader {
 absl::StatusOr<double> InputReader::Number(const Expr& e) {
   if (e.kind == Expr::Kind::kInt) return static_cast<double>(e.int_value);
   if (e.kind == Expr::Kind::kFloat) return e.float_value;
+  if (IsPythonFloatCall(e)) return PythonFloatCall(e, errors_);
   if (e.kind == Expr::Kind::kUnary && e.text == "-") {
     auto x = Number(*e.operands[0]);
     if (!x.ok()) return x;
@@ -183,6 +187,124 @@ absl::StatusOr<InputSpec> InputReader::Factory(const Expr& call, const std::stri
   return spec;
 }
 
+// torch.randint([low,] high, size, dtype=...): integers uniform in [low, high).
+absl::StatusOr<InputSpec> InputReader::RandInt(const Expr& call) {
+  constexpr const char* kForm = "torch.randint(low, high, (sizes), dtype=torch.<type>, device=...)";
+  const Expr* size = nullptr;
+  std::vector<const Expr*> bounds;
+  for (size_t k = 0; k < call.num_args(); ++k) {
+    const Expr& a = call.arg(k);
+    if (a.kind == Expr::Kind::kTuple || a.kind == Expr::Kind::kList) {
+      if (size != nullptr || k + 1 != call.num_args()) {
+        return errors_.Error(a.loc, "torch.randint takes the sizes last", kForm);
+      }
+      size = &a;
+    } else {
+      bounds.push_back(&a);
+    }
+  }
+  InputSpec spec;
+  spec.dtype = DataType::kInt64;
+  for (const Keyword& k : call.keywords) {
+    if (k.name == "dtype") {
+      auto t = DType(*k.value);
+      if (!t.ok()) return t.status();
+      spec.dtype = *t;
+    } else if (k.name == "size" && size == nullptr) {
+      size = k.value.get();
+    } else if (k.name != "device" && k.name != "requires_grad" && k.name != "layout" &&
+               k.name != "pin_memory") {
+      return errors_.Error(k.loc, absl::StrCat("unexpected keyword argument '", k.name,
+                                               "' for torch.randint"),
+                           kForm);
+    }
+  }
+  if (size == nullptr || bounds.empty() || bounds.size() > 2) {
+    return errors_.Error(call.loc, "torch.randint needs a high bound (optionally a low one) and sizes",
+                         kForm);
+  }
+  double low = 0, high = 0;
+  for (size_t k = 0; k < bounds.size(); ++k) {
+    auto v = Number(*bounds[k]);
+    if (!v.ok()) return v.status();
+    (bounds.size() == 2 && k == 0 ? low : high) = *v;
+  }
+  if (!(high > low)) {
+    return errors_.Error(call.loc, absl::StrCat("torch.randint range [", low, ", ", high, ") is empty"),
+                         "low < high");
+  }
+  auto shape = Shape(call, size, 0, 0);
+  if (!shape.ok()) return shape.status();
+  spec.shape = *shape;
+  spec.generator = "make_tensor";  // uniform in [low, high), then floored for integers
+  spec.offset = low;
+  spec.scale = high - low;
+  return spec;
+}
+
+// `<tensor>.as_strided(sizes, strides[, storage_offset])`: nvFuser's repro
+// printer writes a non-contiguous input as a view of a flat tensor. The
+// fusion sees the sizes (runtimes copy such inputs to contiguous first); the
+// strides are kept and checked to stay within the flat tensor.
+absl::StatusOr<InputSpec> InputReader::AsStrided(const Expr& call) {
+  constexpr const char* kForm = "<tensor>.as_strided((sizes), (strides))";
+  auto base = Tensor(*call.callee().operands[0]);
+  if (!base.ok()) return base;
+  if (base->generator == "scalar" || base->generator == "softmax" || !base->strides.empty()) {
+    return errors_.Error(call.loc, ".as_strided() of something other than a tensor factory", kForm);
+  }
+  const Expr* size = call.num_args() >= 1 ? &call.arg(0) : nullptr;
+  const Expr* stride = call.num_args() >= 2 ? &call.arg(1) : nullptr;
+  const Expr* offset = call.num_args() >= 3 ? &call.arg(2) : nullptr;
+  for (const Keyword& k : call.keywords) {
+    const Expr** slot = k.name == "size" ? &size : k.name == "stride" ? &stride
+                        : k.name == "storage_offset" ? &offset : nullptr;
+    if (slot == nullptr || *slot != nullptr) {
+      return errors_.Error(k.loc, absl::StrCat("unexpected keyword argument '", k.name,
+                                               "' for .as_strided"),
+                           kForm);
+    }
+    *slot = k.value.get();
+  }
+  if (size == nullptr || stride == nullptr || call.num_args() > 3) {
+    return errors_.Error(call.loc, ".as_strided needs sizes and strides", kForm);
+  }
+  auto sizes = Shape(call, size, 0, 0);
+  if (!sizes.ok()) return sizes.status();
+  auto strides = Shape(call, stride, 0, 0);
+  if (!strides.ok()) return strides.status();
+  if (sizes->size() != strides->size()) {
+    return errors_.Error(stride->loc, absl::StrCat(".as_strided has ", sizes->size(), " sizes but ",
+                                                   strides->size(), " strides"),
+                         "one stride per size");
+  }
+  int64_t first = 0;
+  if (offset != nullptr) {
+    auto o = Number(*offset);
+    if (!o.ok()) return o.status();
+    if (*o < 0 || *o != std::floor(*o) || *o > 9.0e15) {
+      return errors_.Error(offset->loc, "storage_offset is not an integer >= 0", "an integer >= 0");
+    }
+    first = static_cast<int64_t>(*o);
+  }
+  // The largest element index the view reads must lie within the flat tensor.
+  double storage = 1, last = static_cast<double>(first), elements = 1;
+  for (int64_t n : base->shape) storage *= static_cast<double>(n);
+  for (size_t a = 0; a < sizes->size(); ++a) {
+    elements *= static_cast<double>((*sizes)[a]);
+    last += static_cast<double>(std::max<int64_t>((*sizes)[a] - 1, 0)) * static_cast<double>((*strides)[a]);
+  }
+  if (elements > 0 && last >= storage) {
+    return errors_.Error(call.loc, absl::StrCat(".as_strided reads element ", last, " of a tensor of ",
+                                                storage, " elements"),
+                         "sizes and strides within the tensor it views");
+  }
+  InputSpec spec = *base;
+  spec.shape = *sizes;
+  spec.strides = *strides;
+  return spec;
+}
+
 absl::StatusOr<InputSpec> InputReader::Tensor(const Expr& e) {
   switch (e.kind) {
     case Expr::Kind::kInt:
@@ -241,6 +363,17 @@ absl::StatusOr<InputSpec> InputReader::Tensor(const Expr& e) {
     case Expr::Kind::kCall: {
       const Expr& callee = e.callee();
       const std::string dotted = DottedName(callee);
+      if (IsPythonFloatCall(e)) {  // float("nan"), as nvFuser's repro printer writes it
+        auto v = PythonFloatCall(e, errors_);
+        if (!v.ok()) return v.status();
+        InputSpec s;
+        s.generator = "scalar";
+        s.value = *v;
+        s.dtype = DataType::kDouble;
+        return s;
+      }
+      if (dotted == "torch.randint") return RandInt(e);
+      if (callee.kind == Expr::Kind::kAttribute && callee.text == "as_strided") return AsStrided(e);
       static const char* kNames[] = {"randn", "rand", "zeros", "ones", "full",
                                      "testing.make_tensor"};
       for (const char* n : kNames) {

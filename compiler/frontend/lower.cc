@@ -9,6 +9,21 @@ namespace frontend {
 absl::Status LowerModule(const Module& module, const ErrorReporter& errors,
                          const GraphLimits& limits, ParsedFusion* out) {
   DefinitionLowering lowering(&out->graph, errors, limits);
+  // Sizes computed by scalar arithmetic (fd.ops.mul(T0.size(0), T0.size(1)))
+  // take their values from the inputs list, read ahead of the definition;
+  // its errors are reported where they were, after the definition.
+  std::vector<InputSpec> concrete;
+  for (const Stmt& st : module.statements) {
+    if (st.kind == Stmt::Kind::kAssign && st.targets.size() == 1 &&
+        st.targets[0].name == "inputs" && st.value->kind == Expr::Kind::kList) {
+      auto ahead = ReadInputList(*st.value, errors);
+      if (ahead.ok()) {
+        for (LocatedInput& in : *ahead) concrete.push_back(std::move(in.spec));
+      }
+      break;
+    }
+  }
+  lowering.SetConcreteInputs(std::move(concrete));
   const Stmt* inputs_stmt = nullptr;
   for (const Stmt& st : module.statements) {
     // `inputs = [...]`: the concrete inputs, read after the definition.

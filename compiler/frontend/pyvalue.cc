@@ -1,6 +1,9 @@
 #include "compiler/frontend/pyvalue.h"
 
+#include <cctype>
 #include <cmath>
+#include <cstdlib>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -145,6 +148,54 @@ absl::StatusOr<PyValue> FoldBinary(const Expr& e, const PyValue& a, const PyValu
     return Float(op == "//" ? q : x - q * y);
   }
   return NotNumbers(e, g, a, &b, errors);
+}
+
+bool IsPythonFloatCall(const Expr& e) {
+  return e.kind == Expr::Kind::kCall && e.callee().kind == Expr::Kind::kName &&
+         e.callee().text == "float";
+}
+
+absl::StatusOr<double> PythonFloatCall(const Expr& call, const ErrorReporter& errors) {
+  constexpr const char* kExpected = "float(\"inf\"), float(\"-inf\"), float(\"nan\") or float(<number>)";
+  if (call.num_args() != 1 || !call.keywords.empty()) {
+    return errors.Error(call.loc, "float() takes exactly one argument", kExpected);
+  }
+  const Expr& x = call.arg(0);
+  if (x.kind == Expr::Kind::kInt || x.kind == Expr::Kind::kBool) return static_cast<double>(x.int_value);
+  if (x.kind == Expr::Kind::kFloat) return x.float_value;
+  if (x.kind == Expr::Kind::kUnary && (x.text == "-" || x.text == "+")) {
+    const Expr& y = *x.operands[0];
+    if (y.kind == Expr::Kind::kInt || y.kind == Expr::Kind::kFloat) {
+      const double v = y.kind == Expr::Kind::kInt ? static_cast<double>(y.int_value) : y.float_value;
+      return x.text == "-" ? -v : v;
+    }
+  }
+  if (x.kind != Expr::Kind::kString) {
+    return errors.Error(x.loc, "float() of something other than a number or a string", kExpected);
+  }
+  std::string t;
+  for (char c : x.text) {
+    if (c != ' ' && c != '\t' && c != '\n') t.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  }
+  double sign = 1;
+  std::string body = t;
+  if (!body.empty() && (body[0] == '-' || body[0] == '+')) {
+    sign = body[0] == '-' ? -1 : 1;
+    body = body.substr(1);
+  }
+  if (body == "inf" || body == "infinity") return sign * std::numeric_limits<double>::infinity();
+  if (body == "nan") return std::numeric_limits<double>::quiet_NaN();
+  // A decimal number: digits, one '.', an exponent (no hex, no "1_000").
+  const bool plain = !body.empty() && body.find_first_not_of("0123456789.e+-") == std::string::npos &&
+                     body.find_first_of("0123456789") != std::string::npos;
+  if (plain) {
+    char* end = nullptr;
+    const double v = std::strtod(t.c_str(), &end);
+    if (end == t.c_str() + t.size()) return v;
+  }
+  return errors.Error(x.loc, absl::StrCat("float() of the string \"", x.text.substr(0, 40),
+                                          "\", which is not a number"),
+                      kExpected);
 }
 
 absl::StatusOr<std::vector<const Expr*>> BindArguments(

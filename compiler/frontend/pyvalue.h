@@ -58,6 +58,13 @@ absl::StatusOr<PyValue> FoldUnary(const Expr& e, const PyValue& x, const Graph& 
 absl::StatusOr<PyValue> FoldBinary(const Expr& e, const PyValue& a, const PyValue& b,
                                    const Graph& g, const ErrorReporter& errors);
 
+// True for a call `float(...)`.
+bool IsPythonFloatCall(const Expr& e);
+// The value of `float(x)`: x a number, or a string Python's float() reads
+// ("inf", "-inf", "nan", "1e-05"; case and surrounding blanks ignored), as
+// front ends print infinities and NaN. InvalidArgument otherwise.
+absl::StatusOr<double> PythonFloatCall(const Expr& call, const ErrorReporter& errors);
+
 // Matches a call's arguments to parameters (positional first, then by
 // keyword). Returns one slot per parameter, nullptr where not given.
 // Errors: too many arguments, unknown or repeated keywords, and missing

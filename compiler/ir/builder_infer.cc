@@ -1,5 +1,6 @@
 // GraphBuilder::AddNode: operand checks and result type/shape inference.
 #include <algorithm>
+#include <iterator>
 #include <numeric>
 
 #include "absl/strings/str_cat.h"
@@ -116,8 +117,10 @@ GraphBuilder::InferShape(OpKind op, const std::vector<ValueId>& in, Attrs& attrs
     DataType t = PromoteOperands(*g_, data);
     if (IsPredicateOp(op)) {
       t = DataType::kBool;
-    } else if (op == OpKind::kDiv && !IsFloatingPoint(t)) {
+    } else if (op == OpKind::kDiv && !IsFloatingPoint(t) && (tensor || !IsIntegral(t))) {
       t = DefaultFloat(tensor);  // true division, as in PyTorch
+      // Integer scalars (sizes) divide as nvFuser's do: an integer, rounded
+      // toward zero (fd.ops.div(T0.size(1), 32) for group norm's shapes).
     } else if (t == DataType::kBool && cat == OpCategory::kBinary) {
       return Bad(op, "both operands are bool; cast them to a numeric type first");
     }
@@ -296,6 +299,29 @@ GraphBuilder::InferShape(OpKind op, const std::vector<ValueId>& in, Attrs& attrs
       std::vector<SymbolId> sin, sout;
       split(xs, &pin, &sin);
       split(shape, &pout, &sout);
+      if (sin != sout && pin != 0 && pout != 0) {
+        // One symbolic axis split into (or merged from) static factors: the
+        // symbol must equal the quotient of the static products, so it is
+        // bound to it ([s0, s1] -> [8, 16, s1] binds s0 to 128).
+        std::vector<SymbolId> only_in, only_out;
+        std::set_difference(sin.begin(), sin.end(), sout.begin(), sout.end(),
+                            std::back_inserter(only_in));
+        std::set_difference(sout.begin(), sout.end(), sin.begin(), sin.end(),
+                            std::back_inserter(only_out));
+        const bool in_side = only_in.size() == 1 && only_out.empty();
+        const bool out_side = only_out.size() == 1 && only_in.empty();
+        const int64_t num = in_side ? pout : pin, den = in_side ? pin : pout;
+        if ((in_side || out_side) && num % den == 0) {
+          g_->UnifyExtents(Extent::Symbolic(in_side ? only_in[0] : only_out[0]),
+                           Extent::Static(num / den));
+          for (Extent& e : xs) e = g_->Canonical(e);
+          for (Extent& e : shape) e = g_->Canonical(e);
+          sin.clear();
+          sout.clear();
+          split(xs, &pin, &sin);
+          split(shape, &pout, &sout);
+        }
+      }
       if (pin != pout || sin != sout) {
         return Bad(op, absl::StrCat("cannot reshape ", x.rank(), "-d operand to a shape with a different number of elements (or regroup symbolic axes)"));
       }

@@ -134,8 +134,11 @@ std::optional<double> FoldScalar(OpKind op, const std::vector<double>& args,
       v = Unary(op, in[0]);
       break;
     case OpCategory::kBinary:
-      // Integer division is true division (the result type is float).
-      if (op == OpKind::kFmod && IsIntegral(result) && in[1] == 0) return std::nullopt;
+      // Division of integer tensors is true division (the result type is
+      // float); of integer scalars it rounds toward zero (trunc below).
+      if ((op == OpKind::kFmod || op == OpKind::kDiv) && IsIntegral(result) && in[1] == 0) {
+        return std::nullopt;
+      }
       v = Binary(op, in[0], in[1]);
       break;
     case OpCategory::kTernary:

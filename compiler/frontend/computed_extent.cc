@@ -1,0 +1,145 @@
+// DefinitionLowering::ComputedExtent: sizes computed by scalar arithmetic
+// (fd.ops.mul(T0.size(0), T0.size(1)), fd.ops.div(T0.size(1), 32)) used as
+// shape entries. The IR's extents are static or one input axis, so such a
+// size takes its value from the static sizes or, failing that, from the
+// inputs list, and the symbols it reads are bound to that list's sizes: the
+// fusion is specialized to them, and other sizes are refused by BindShapes.
+#include <algorithm>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "compiler/frontend/definition.h"
+#include "compiler/ir/printer.h"
+
+namespace fusiond {
+namespace frontend {
+namespace {
+
+constexpr const char* kExpected =
+    "an integer, T.size(i), or fd.ops.add / sub / mul / div of those (with an inputs list "
+    "when they read symbolic sizes)";
+
+bool IsSizeArithmetic(OpKind op) {
+  return op == OpKind::kAdd || op == OpKind::kSub || op == OpKind::kMul || op == OpKind::kDiv;
+}
+
+}  // namespace
+
+absl::StatusOr<Extent> DefinitionLowering::ComputedExtent(ValueId v, const Expr& at) {
+  // The values v is computed from, gathered without recursion; a node's
+  // operands have smaller ids than its results, so ascending ids evaluate
+  // operands first.
+  std::set<ValueId> needed;
+  std::vector<ValueId> stack{v};
+  while (!stack.empty()) {
+    const ValueId x = stack.back();
+    stack.pop_back();
+    if (!needed.insert(x).second) continue;
+    const Value& val = g_->value(x);
+    if (val.is_tensor || !IsIntegral(val.dtype)) {
+      return errors_.Error(at.loc,
+                           absl::StrCat(ValueName(*g_, v), " is not a size: it reads ",
+                                        ValueName(*g_, x), " (", TypeString(*g_, x), ")"),
+                           kExpected);
+    }
+    if (val.constant) continue;
+    const Node* n = g_->def(x);
+    if (n == nullptr) {
+      return errors_.Error(
+          at.loc,
+          absl::StrCat(ValueName(*g_, v), " reads the scalar input ", ValueName(*g_, x),
+                       ", whose value is known only at run time"),
+          kExpected);
+    }
+    if (n->op == OpKind::kSize) continue;
+    if (!IsSizeArithmetic(n->op)) {
+      return errors_.Error(
+          at.loc, absl::StrCat(ValueName(*g_, v), " is computed with fd.ops.", OpName(n->op)),
+          kExpected);
+    }
+    for (ValueId in : n->inputs) stack.push_back(in);
+  }
+  // Concrete sizes of symbols: the inputs list's entry for the input axis.
+  auto concrete = [&](SymbolId root) -> std::optional<int64_t> {
+    for (size_t s = 0; s < g_->symbols.size(); ++s) {
+      if (g_->RootSymbol(static_cast<SymbolId>(s)) != root) continue;
+      const SizeSymbol& sym = g_->symbols[s];
+      auto it = std::find(g_->inputs.begin(), g_->inputs.end(), sym.input);
+      const size_t index = static_cast<size_t>(it - g_->inputs.begin());
+      if (it == g_->inputs.end() || index >= concrete_.size()) continue;
+      const InputSpec& spec = concrete_[index];
+      if (spec.generator == "scalar" || sym.axis >= static_cast<int>(spec.shape.size())) continue;
+      return spec.shape[sym.axis];
+    }
+    return std::nullopt;
+  };
+  std::map<ValueId, int64_t> value;
+  std::map<SymbolId, int64_t> specialized;
+  for (ValueId x : needed) {
+    const Value& val = g_->value(x);
+    if (val.constant) {
+      value[x] = static_cast<int64_t>(*val.constant);
+      continue;
+    }
+    const Node& n = *g_->def(x);
+    if (n.op == OpKind::kSize) {
+      const Extent e = g_->Canonical(g_->value(n.inputs[0]).shape[n.attrs.axis]);
+      if (e.is_static()) {
+        value[x] = e.size;
+        continue;
+      }
+      std::optional<int64_t> size = concrete(e.symbol);
+      if (!size) {
+        return errors_.Error(
+            at.loc,
+            absl::StrCat(ValueName(*g_, v), " is computed from the symbolic size ",
+                         g_->ExtentName(e), ", whose value is not known here"),
+            "an inputs list giving concrete sizes, or static sizes in define_tensor");
+      }
+      value[x] = *size;
+      specialized[e.symbol] = *size;
+      continue;
+    }
+    const int64_t a = value.at(n.inputs[0]), b = value.at(n.inputs[1]);
+    int64_t r = 0;
+    bool overflow = false;
+    switch (n.op) {
+      case OpKind::kAdd:
+        overflow = __builtin_add_overflow(a, b, &r);
+        break;
+      case OpKind::kSub:
+        overflow = __builtin_sub_overflow(a, b, &r);
+        break;
+      case OpKind::kMul:
+        overflow = __builtin_mul_overflow(a, b, &r);
+        break;
+      default:  // div: rounds toward zero, as the IR's integer scalar division
+        if (b == 0) {
+          return errors_.Error(at.loc, absl::StrCat(ValueName(*g_, v), " divides by zero"),
+                               kExpected);
+        }
+        overflow = a == INT64_MIN && b == -1;
+        if (!overflow) r = a / b;
+        break;
+    }
+    if (overflow) {
+      return errors_.Error(at.loc, absl::StrCat(ValueName(*g_, v), " overflows int64"), kExpected);
+    }
+    value[x] = r;
+  }
+  const int64_t size = value.at(v);
+  if (size < 0) {
+    return errors_.Error(at.loc, absl::StrCat(ValueName(*g_, v), " is ", size, ", a negative size"),
+                         "a size >= 0");
+  }
+  for (const auto& [symbol, n] : specialized) {
+    g_->UnifyExtents(Extent::Symbolic(symbol), Extent::Static(n));
+  }
+  return Extent::Static(size);
+}
+
+}  // namespace frontend
+}  // namespace fusiond
