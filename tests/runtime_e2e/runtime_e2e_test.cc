@@ -1,27 +1,37 @@
-// End to end on the GPU: corpus fusion -> artifacts (fusionc compile --out,
-// made here by scripts/device_bundle.sh) -> C++ runtime -> outputs, checked
-// against the CPU reference interpreter (float64 with each dtype's rounding)
-// with MaxRelativeError: bf16/fp16 <= 1e-2, fp32 <= 1e-4. Outputs are filled
-// with NaN before each launch. A symbolic definition's one artifact runs at
-// three shapes of the class it was compiled for (other row counts) and
-// refuses others (its manifest's requires); its --general artifact runs
-// those too; a misaligned input runs through both. Environment: FUSIOND_E2E_ARTIFACTS=DIR
+// End to end on the GPU: every corpus fusion -> artifacts (fusionc compile
+// --out, made here by scripts/device_bundle.sh) -> C++ runtime -> outputs,
+// each checked (corpus::CheckOutput: dtype, per-element error, bf16 1e-2,
+// fp32 1e-4) against two references: the CPU reference interpreter on the
+// parsed graph (float64 with each dtype's rounding) and the closed form
+// written from the math (tests/corpus/closed_forms.h), which shares no
+// parser, type inference or graph with the kernels. Outputs are filled
+// with NaN before each launch. Kernels compiled from known-wrong
+// definitions (FUSIOND_E2E_MUTANTS, bench/gpu/selftest/mutants.sh) must fail. A symbolic
+// definition's one artifact runs at three shapes of the class it was compiled for (other row
+// counts) and refuses others (its manifest's requires); its --general artifact runs those too; a
+// misaligned input runs through both. Environment: FUSIOND_E2E_ARTIFACTS=DIR
 // (DIR/<stem>/manifest.json), FUSIOND_E2E_GENERAL_ARTIFACTS (the same,
-// compiled with --general), FUSIOND_CORPUS_DIR (default: the build's
-// corpus). Skipped, saying why, without a GPU or artifacts.
+// compiled with --general), FUSIOND_E2E_MUTANTS (the same for the
+// known-wrong definitions), FUSIOND_CORPUS_DIR (default: the build's
+// corpus). Skipped, saying why, without a GPU or artifacts (device_run.sh
+// fails a skipped test).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <optional>
 
 #include "client/runtime/driver_api.h"
 #include "client/runtime/loaded_fusion.h"
 #include "compiler/frontend/frontend.h"
 #include "compiler/reference/reference.h"
+#include "tests/corpus/closed_forms.h"
 #include "tests/corpus/corpus_inputs.h"
+#include "tests/corpus/output_check.h"
 
 namespace fusiond {
 namespace {
@@ -144,7 +154,8 @@ std::vector<std::vector<int64_t>> MapShapes(const std::vector<std::vector<int64_
 // The shapes with every extent a kernel requires to equal a size
 // (`equals`: a specialized kernel's literal row extents) set to that size:
 // maps of the row counts alone, whatever else the map says.
-std::vector<std::vector<int64_t>> InClass(const runtime::Manifest& m, std::vector<std::vector<int64_t>> shapes) {
+std::vector<std::vector<int64_t>> InClass(const runtime::Manifest& m,
+                                          std::vector<std::vector<int64_t>> shapes) {
   std::map<std::string, int64_t> fixed;
   for (const runtime::ManifestKernel& k : m.kernels) {
     for (const runtime::KernelRequirement& r : k.requirements) {
@@ -153,11 +164,16 @@ std::vector<std::vector<int64_t>> InClass(const runtime::Manifest& m, std::vecto
   }
   for (size_t i = 0; i < shapes.size() && i < m.inputs.size(); ++i) {
     for (size_t a = 0; a < shapes[i].size() && a < m.inputs[i].shape.size(); ++a) {
-      if (auto it = fixed.find(m.inputs[i].shape[a].text()); it != fixed.end()) shapes[i][a] = it->second;
+      if (auto it = fixed.find(m.inputs[i].shape[a].text()); it != fixed.end())
+        shapes[i][a] = it->second;
     }
   }
   return shapes;
 }
+
+void RunArtifact(const std::string& stem, runtime::LoadedFusion& fusion, const ParsedFusion& parsed,
+                 const std::vector<std::vector<int64_t>>& shapes, uint64_t seed, bool offset,
+                 std::vector<corpus::OutputVerdict>* verdicts);
 
 class RuntimeE2eTest : public ::testing::TestWithParam<std::string> {
  protected:
@@ -178,72 +194,94 @@ class RuntimeE2eTest : public ::testing::TestWithParam<std::string> {
   }
 
   // Runs the artifact at `shapes`, checks every output against the reference.
-  // `offset` > 0 passes the first tensor input at that many bytes past its
-  // allocation (element-aligned, not vector-aligned): the runtime copies it
-  // to an aligned buffer for kernels whose manifest asks for alignment.
   void RunAndCheck(runtime::LoadedFusion& fusion, const ParsedFusion& parsed,
-                   const std::vector<std::vector<int64_t>>& shapes, uint64_t seed, bool offset = false) {
+                   const std::vector<std::vector<int64_t>>& shapes, uint64_t seed,
+                   bool offset = false) {
     SCOPED_TRACE(::testing::Message()
                  << GetParam() << " at first input shape " << runtime::ShapeToString(shapes[0])
                  << (offset ? " (first input misaligned)" : ""));
-    std::vector<HostTensor> inputs =
-        corpus::MakeCorpusInputs(parsed.graph, parsed.inputs, shapes, seed);
-    absl::StatusOr<std::vector<HostTensor>> want = Evaluate(parsed.graph, inputs);
-    ASSERT_TRUE(want.ok()) << want.status();
-    std::vector<runtime::RunArg> args;
-    std::vector<CUdeviceptr> owned;
-    bool shifted = false;
-    for (const HostTensor& t : inputs) {
-      absl::StatusOr<std::string> bytes = Encode(t);
-      ASSERT_TRUE(bytes.ok()) << bytes.status();
-      absl::StatusOr<ElementType> et = ToElement(t.dtype);
-      ASSERT_TRUE(et.ok());
-      const size_t shift = offset && !shifted && !t.shape.empty() ? runtime::ElementSize(*et) : 0;
-      shifted |= shift > 0;
-      CUdeviceptr p = 0;
-      ASSERT_EQ(Cu().cuMemAlloc(&p, std::max<size_t>(bytes->size() + shift, 1)), CUDA_SUCCESS);
-      owned.push_back(p);
-      ASSERT_EQ(Cu().cuMemcpyHtoD(p + shift, bytes->data(), bytes->size()), CUDA_SUCCESS);
-      args.push_back(runtime::RunArg::Tensor({p + shift, *et, t.shape, {}}));
-    }
-    absl::StatusOr<runtime::LaunchPlan> plan = runtime::PlanLaunch(
-        fusion.manifest(), std::vector<runtime::Shape>(shapes.begin(), shapes.end()));
-    ASSERT_TRUE(plan.ok()) << plan.status();
-    std::vector<runtime::TensorArg> outs;
-    for (size_t i = 0; i < plan->output_shapes.size(); ++i) {
-      ElementType et = fusion.manifest().outputs[i].dtype;
-      size_t bytes = runtime::NumElements(plan->output_shapes[i]) * runtime::ElementSize(et);
-      CUdeviceptr p = 0;
-      ASSERT_EQ(Cu().cuMemAlloc(&p, std::max<size_t>(bytes, 1)), CUDA_SUCCESS);
-      owned.push_back(p);
-      ASSERT_EQ(Cu().cuMemsetD8Async(p, 0xFF, bytes, nullptr),
-                CUDA_SUCCESS);  // NaN in every float type
-      outs.push_back({p, et, plan->output_shapes[i], {}});
-    }
-    absl::Status s = fusion.RunInto(args, outs, runtime::RunOptions{nullptr, true});
-    ASSERT_TRUE(s.ok()) << s;
-    ASSERT_EQ(want->size(), outs.size());
-    for (size_t i = 0; i < outs.size(); ++i) {
-      std::string bytes(runtime::NumElements(outs[i].shape) * runtime::ElementSize(outs[i].dtype),
-                        '\0');
-      ASSERT_EQ(Cu().cuMemcpyDtoH(bytes.data(), outs[i].data, bytes.size()), CUDA_SUCCESS);
-      HostTensor got{(*want)[i].dtype, outs[i].shape, Decode(bytes, outs[i].dtype)};
-      double err = MaxRelativeError(got, (*want)[i]);
-      double tol =
-          (outs[i].dtype == ElementType::kFloat32 || outs[i].dtype == ElementType::kFloat64) ? 1e-4
-                                                                                             : 1e-2;
-      EXPECT_LE(err, tol) << "output " << i << " " << runtime::ElementTypeName(outs[i].dtype) << " "
-                          << runtime::ShapeToString(outs[i].shape);
-      std::printf("  %s %s output %zu: max rel err %.2e\n", GetParam().c_str(),
-                  runtime::ShapeToString(shapes[0]).c_str(), i, err);
-    }
-    for (CUdeviceptr p : owned) Cu().cuMemFree(p);
+    std::vector<corpus::OutputVerdict> verdicts;
+    RunArtifact(GetParam(), fusion, parsed, shapes, seed, offset, &verdicts);
+    for (const corpus::OutputVerdict& v : verdicts) EXPECT_TRUE(v.pass) << v.why;
   }
 
   std::string dir_;
   CUdevice dev_ = 0;
   CUcontext ctx_ = nullptr;
 };
+
+// Runs the artifact at `shapes` on seeded inputs; one verdict per output and
+// reference (the interpreter's, then the closed form's) in *verdicts.
+// `offset` passes the first tensor input one element past its allocation
+// (element-aligned, not vector-aligned): the runtime copies it to an aligned
+// buffer for kernels whose manifest asks for alignment.
+void RunArtifact(const std::string& stem, runtime::LoadedFusion& fusion, const ParsedFusion& parsed,
+                 const std::vector<std::vector<int64_t>>& shapes, uint64_t seed, bool offset,
+                 std::vector<corpus::OutputVerdict>* verdicts) {
+  const corpus::ClosedFormCase* closed = corpus::FindClosedForm(stem);
+  ASSERT_NE(closed, nullptr) << stem << " has no closed form (tests/corpus/closed_forms.cc)";
+  std::vector<HostTensor> inputs =
+      corpus::MakeCorpusInputs(parsed.graph, parsed.inputs, shapes, seed, closed->softmax_inputs);
+  absl::StatusOr<std::vector<HostTensor>> want = Evaluate(parsed.graph, inputs);
+  ASSERT_TRUE(want.ok()) << want.status();
+  const corpus::Tensors math = closed->closed_form(inputs);
+  ASSERT_EQ(math.size(), want->size());
+  std::vector<runtime::RunArg> args;
+  std::vector<CUdeviceptr> owned;
+  bool shifted = false;
+  for (const HostTensor& t : inputs) {
+    absl::StatusOr<std::string> bytes = Encode(t);
+    ASSERT_TRUE(bytes.ok()) << bytes.status();
+    absl::StatusOr<ElementType> et = ToElement(t.dtype);
+    ASSERT_TRUE(et.ok());
+    const size_t shift = offset && !shifted && !t.shape.empty() ? runtime::ElementSize(*et) : 0;
+    shifted |= shift > 0;
+    CUdeviceptr p = 0;
+    ASSERT_EQ(Cu().cuMemAlloc(&p, std::max<size_t>(bytes->size() + shift, 1)), CUDA_SUCCESS);
+    owned.push_back(p);
+    ASSERT_EQ(Cu().cuMemcpyHtoD(p + shift, bytes->data(), bytes->size()), CUDA_SUCCESS);
+    args.push_back(runtime::RunArg::Tensor({p + shift, *et, t.shape, {}}));
+  }
+  absl::StatusOr<runtime::LaunchPlan> plan = runtime::PlanLaunch(
+      fusion.manifest(), std::vector<runtime::Shape>(shapes.begin(), shapes.end()));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  std::vector<runtime::TensorArg> outs;
+  for (size_t i = 0; i < plan->output_shapes.size(); ++i) {
+    ElementType et = fusion.manifest().outputs[i].dtype;
+    size_t bytes = runtime::NumElements(plan->output_shapes[i]) * runtime::ElementSize(et);
+    CUdeviceptr p = 0;
+    ASSERT_EQ(Cu().cuMemAlloc(&p, std::max<size_t>(bytes, 1)), CUDA_SUCCESS);
+    owned.push_back(p);
+    ASSERT_EQ(Cu().cuMemsetD8Async(p, 0xFF, bytes, nullptr),
+              CUDA_SUCCESS);  // NaN in every float type
+    outs.push_back({p, et, plan->output_shapes[i], {}});
+  }
+  absl::Status s = fusion.RunInto(args, outs, runtime::RunOptions{nullptr, true});
+  ASSERT_TRUE(s.ok()) << s;
+  ASSERT_EQ(want->size(), outs.size());
+  for (size_t i = 0; i < outs.size(); ++i) {
+    std::string bytes(runtime::NumElements(outs[i].shape) * runtime::ElementSize(outs[i].dtype),
+                      '\0');
+    ASSERT_EQ(Cu().cuMemcpyDtoH(bytes.data(), outs[i].data, bytes.size()), CUDA_SUCCESS);
+    std::optional<DataType> dtype = ParseDataType(runtime::ElementTypeName(outs[i].dtype));
+    ASSERT_TRUE(dtype.has_value()) << runtime::ElementTypeName(outs[i].dtype);
+    HostTensor got{*dtype, outs[i].shape, Decode(bytes, outs[i].dtype)};
+    for (const auto& [name, ref] :
+         {std::pair<const char*, const HostTensor*>{"reference", &(*want)[i]},
+          {"closed form", &math[i]}}) {
+      corpus::OutputVerdict v = corpus::CheckOutput(got, *ref);
+      if (!v.why.empty()) {
+        v.why = absl::StrCat(stem, " output ", i, " ", runtime::ShapeToString(outs[i].shape),
+                             " vs the ", name, ": ", v.why);
+      }
+      std::printf("  %s %s output %zu %s: max rel err %.2e vs the %s\n", stem.c_str(),
+                  runtime::ShapeToString(shapes[0]).c_str(), i, DataTypeName(got.dtype), v.error,
+                  name);
+      verdicts->push_back(std::move(v));
+    }
+  }
+  for (CUdeviceptr p : owned) Cu().cuMemFree(p);
+}
 
 // Extents of the corpus files -> other extents, for symbolic definitions.
 // In the class the kernels were compiled for (rows within the widths
@@ -279,7 +317,8 @@ TEST_P(RuntimeE2eTest, MatchesReference) {
   for (const auto& m : kInClass) {
     RunAndCheck(**fusion, *parsed, InClass(manifest, MapShapes(parsed->input_shapes, m)), seed++);
   }
-  RunAndCheck(**fusion, *parsed, InClass(manifest, MapShapes(parsed->input_shapes, kInClass[0])), seed++,
+  RunAndCheck(**fusion, *parsed, InClass(manifest, MapShapes(parsed->input_shapes, kInClass[0])),
+              seed++,
               /*offset=*/true);
   // Outside the class: refused before anything is launched, saying what to
   // do, or (kernels without requirements) run and correct.
@@ -291,7 +330,8 @@ TEST_P(RuntimeE2eTest, MatchesReference) {
       RunAndCheck(**fusion, *parsed, shapes, seed++);
     } else {
       EXPECT_EQ(plan.status().code(), absl::StatusCode::kFailedPrecondition) << plan.status();
-      EXPECT_NE(plan.status().message().find("compile the fusion for these shapes"), std::string::npos)
+      EXPECT_NE(plan.status().message().find("compile the fusion for these shapes"),
+                std::string::npos)
           << plan.status();
     }
   }
@@ -315,14 +355,63 @@ TEST_P(RuntimeE2eTest, GeneralKernelsRunEveryShape) {
     return;
   }
   uint64_t seed = 11;
-  for (const auto& m : kOutOfClass) RunAndCheck(**fusion, *parsed, MapShapes(parsed->input_shapes, m), seed++);
-  RunAndCheck(**fusion, *parsed, MapShapes(parsed->input_shapes, kInClass[1]), seed++, /*offset=*/true);
+  for (const auto& m : kOutOfClass)
+    RunAndCheck(**fusion, *parsed, MapShapes(parsed->input_shapes, m), seed++);
+  RunAndCheck(**fusion, *parsed, MapShapes(parsed->input_shapes, kInClass[1]), seed++,
+              /*offset=*/true);
 }
 
-INSTANTIATE_TEST_SUITE_P(Corpus, RuntimeE2eTest,
-                         ::testing::Values("softmax_fwd", "softmax_bwd", "rmsnorm_fwd",
-                                           "layernorm_fwd", "rmsnorm_bwd_manual", "bias_gelu_fwd",
-                                           "batchnorm_bwd_thunder"));
+std::vector<std::string> CorpusStems() {
+  std::vector<std::string> stems;
+  for (const corpus::ClosedFormCase& c : corpus::ClosedFormCases()) {
+    stems.push_back(c.file.substr(0, c.file.size() - 3));
+  }
+  return stems;
+}
+
+// Every corpus fusion (the closed-form table, which corpus_test.cc holds
+// equal to the corpus folder).
+INSTANTIATE_TEST_SUITE_P(Corpus, RuntimeE2eTest, ::testing::ValuesIn(CorpusStems()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return info.param;
+                         });
+
+// Kernels compiled from known-wrong definitions (a dropped term, a skipped
+// rounding: bench/gpu/selftest/mutants.sh), run on the real definition's
+// inputs: some output must fail the check.
+TEST(RuntimeE2eMutants, KnownWrongKernelsFailTheCheck) {
+  absl::Status gpu = runtime::CheckGpuAvailable();
+  if (!gpu.ok()) GTEST_SKIP() << "no usable GPU: " << gpu.message();
+  const char* dir = std::getenv("FUSIOND_E2E_MUTANTS");
+  if (dir == nullptr) GTEST_SKIP() << "FUSIOND_E2E_MUTANTS not set (scripts/device_bundle.sh)";
+  std::ifstream list(std::string(dir) + "/MUTANTS");
+  ASSERT_TRUE(list.good()) << "no " << dir << "/MUTANTS";
+  CUdevice dev = 0;
+  CUcontext ctx = nullptr;
+  ASSERT_EQ(Cu().cuDeviceGet(&dev, 0), CUDA_SUCCESS);
+  ASSERT_EQ(Cu().cuDevicePrimaryCtxRetain(&ctx, dev), CUDA_SUCCESS);
+  ASSERT_EQ(Cu().cuCtxSetCurrent(ctx), CUDA_SUCCESS);
+  int mutants = 0;
+  for (std::string file; std::getline(list, file);) {
+    if (file.empty()) continue;
+    const std::string stem = file.substr(0, file.find('.'));
+    absl::StatusOr<ParsedFusion> parsed = ParseReproFile(CorpusDir() + "/" + file);
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    absl::StatusOr<std::unique_ptr<runtime::LoadedFusion>> fusion =
+        runtime::LoadedFusion::Load(std::string(dir) + "/" + stem);
+    ASSERT_TRUE(fusion.ok()) << fusion.status();
+    std::vector<corpus::OutputVerdict> verdicts;
+    RunArtifact(stem, **fusion, *parsed, parsed->input_shapes, 1, false, &verdicts);
+    int failed = 0;
+    for (const corpus::OutputVerdict& v : verdicts) failed += !v.pass;
+    EXPECT_GT(failed, 0) << "the kernel of the known-wrong " << stem << " passed";
+    std::printf("  known-wrong %s: %d of %zu checks failed\n", stem.c_str(), failed,
+                verdicts.size());
+    ++mutants;
+  }
+  EXPECT_GT(mutants, 0);
+  Cu().cuDevicePrimaryCtxRelease(dev);
+}
 
 }  // namespace
 }  // namespace fusiond
