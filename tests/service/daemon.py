@@ -1,7 +1,6 @@
 """Test helpers: start the real fusiond and a real Prometheus on 127.0.0.1,
 with bounded waits, and always stop them."""
 
-import ctypes
 import json
 import os
 import shutil
@@ -21,17 +20,18 @@ PROMETHEUS_BIN = os.environ.get("PROMETHEUS_BIN", "/usr/bin/prometheus")
 REDIS_BIN = os.environ.get("REDIS_BIN", "/usr/bin/redis-server")
 
 
-def _die_with_parent():
-    """Runs in each server child before exec: the kernel SIGKILLs it when the
-    test process dies, however it dies, so no test leaves a server behind."""
-    PR_SET_PDEATHSIG = 1
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+# setpriv (util-linux) sets the parent-death signal and execs the server: the
+# kernel SIGKILLs it when the test process dies, however it dies, so no test
+# leaves a server behind. (A preexec_fn would make Popen fork() a process
+# that runs gRPC threads, whose fork handlers can deadlock.)
+_SETPRIV = shutil.which("setpriv")
 
 
 def start_server(args, log):
     """Popen for a server the tests own: output to `log`, no stdin, dies with us."""
-    return subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                            preexec_fn=_die_with_parent)
+    if _SETPRIV:
+        args = [_SETPRIV, "--pdeathsig", "KILL", "--", *args]
+    return subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
 
 
 def free_port():
