@@ -1,19 +1,35 @@
 #include "cache/cache_key.h"
 
+#include <mutex>
+#include <optional>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "compiler/codegen/version.h"
+#include "compiler/nvrtc/nvrtc_compiler.h"
+#include "compiler/version/compiler_version.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 
-#include "compiler/codegen/version.h"
-#include "compiler/nvrtc/nvrtc_compiler.h"
-
 namespace fusiond {
+namespace {
+
+std::mutex& TestVersionMutex() {
+  static auto* mu = new std::mutex;
+  return *mu;
+}
+
+std::optional<std::string>& TestVersion() {
+  static auto* v = new std::optional<std::string>;
+  return *v;
+}
+
+}  // namespace
 
 std::string CacheKey::Encode() const {
   return absl::StrCat("v", format_version, "|", canonical_hash, "|", bucket, "|", arch, "|",
-                      options, "|", nvrtc_version, "|", codegen_version);
+                      options, "|", nvrtc_version, "|", compiler_version);
 }
 
 std::string NvrtcVersionString() {
@@ -22,6 +38,26 @@ std::string NvrtcVersionString() {
 }
 
 std::string CodegenVersionString() { return absl::StrCat("codegen-", kCodegenVersion); }
+
+std::string CompilerVersionString() {
+  {
+    std::lock_guard<std::mutex> lock(TestVersionMutex());
+    if (TestVersion().has_value()) return *TestVersion();
+  }
+  static const std::string version =
+      absl::StrCat("src-", CompilerSourceHash(), ";nvrtc=", absl::StrJoin(NvrtcFlags(), ","));
+  return version;
+}
+
+ScopedCompilerVersionForTesting::ScopedCompilerVersionForTesting(std::string version) {
+  std::lock_guard<std::mutex> lock(TestVersionMutex());
+  TestVersion() = std::move(version);
+}
+
+ScopedCompilerVersionForTesting::~ScopedCompilerVersionForTesting() {
+  std::lock_guard<std::mutex> lock(TestVersionMutex());
+  TestVersion().reset();
+}
 
 std::string OptionsKeyPart(const CompileOptions& options) {
   return absl::StrCat("api=", options.allow_precision_increase ? 1 : 0,
@@ -58,9 +94,9 @@ CacheKey MakeCacheKey(const CompileResult& scheduled, const CompileOptions& opti
 std::string RequestKey(const fusiond::v1::FusionGraph& graph,
                        const std::vector<std::vector<int64_t>>& input_shapes,
                        const CompileOptions& options) {
-  std::string out = absl::StrCat("r", kCacheFormatVersion, "|", NvrtcVersionString(), "|",
-                                 CodegenVersionString(), "|", options.arch, "|",
-                                 OptionsKeyPart(options), "|");
+  std::string out =
+      absl::StrCat("r", kCacheFormatVersion, "|", NvrtcVersionString(), "|",
+                   CompilerVersionString(), "|", options.arch, "|", OptionsKeyPart(options), "|");
   for (const auto& shape : input_shapes) {
     out += "[";
     for (int64_t d : shape) absl::StrAppend(&out, d, ",");

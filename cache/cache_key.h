@@ -19,13 +19,17 @@
 //                    (allow_precision_increase). dump_pass does not.
 //   nvrtc_version    NvrtcVersion() (compiler/nvrtc): the NVRTC that compiled
 //                    the cubins ("none" without one).
-//   codegen_version  kCodegenVersion (compiler/codegen/version.h): the code
-//                    generator's output for given params; bumped by its owner.
+//   compiler_version CompilerVersionString(): a hash of every source that can
+//                    change a kernel or a manifest (passes, segmenter,
+//                    schedulers and heuristics, codegen, NVRTC wrapper; the
+//                    build computes it, compiler/version) and NVRTC's flags.
+//                    An upgrade that changes any of them misses every entry.
 //
 // Finding the canonical hash and the bucket needs the front half of the
 // pipeline (passes, segmentation, scheduling; no codegen). The cache
-// remembers the answer per exact request (RequestKey) so a repeated request
-// goes straight to its record.
+// remembers the answer per exact request (RequestKey, which holds the
+// compiler version too) so a repeated request goes straight to its record;
+// after an upgrade its RequestKey is another, so it resolves afresh.
 #ifndef FUSIOND_CACHE_CACHE_KEY_H_
 #define FUSIOND_CACHE_CACHE_KEY_H_
 
@@ -39,10 +43,25 @@
 namespace fusiond {
 
 // Bump when the key scheme or the stored record's meaning changes.
-constexpr uint32_t kCacheFormatVersion = 1;
+constexpr uint32_t kCacheFormatVersion = 2;
 
-// "codegen-<kCodegenVersion>".
+// "codegen-<kCodegenVersion>" (the code generator's hand-set version, for
+// reports; the key holds CompilerVersionString()).
 std::string CodegenVersionString();
+
+// "src-<16 hex of the compiler's source hash>;nvrtc=<NvrtcFlags, comma-joined>",
+// or the value a ScopedCompilerVersionForTesting sets.
+std::string CompilerVersionString();
+
+// While alive, CompilerVersionString() returns `version`: what a build of
+// other compiler sources would (the upgrade test). Not nestable; tests only.
+class ScopedCompilerVersionForTesting {
+ public:
+  explicit ScopedCompilerVersionForTesting(std::string version);
+  ~ScopedCompilerVersionForTesting();
+  ScopedCompilerVersionForTesting(const ScopedCompilerVersionForTesting&) = delete;
+  ScopedCompilerVersionForTesting& operator=(const ScopedCompilerVersionForTesting&) = delete;
+};
 
 struct CacheKey {
   uint32_t format_version = kCacheFormatVersion;
@@ -51,9 +70,9 @@ struct CacheKey {
   std::string arch;
   std::string options;
   std::string nvrtc_version;
-  std::string codegen_version = CodegenVersionString();
+  std::string compiler_version = CompilerVersionString();
 
-  // "v1|<canonical_hash>|<bucket>|<arch>|<options>|<nvrtc>|<codegen>":
+  // "v2|<canonical_hash>|<bucket>|<arch>|<options>|<nvrtc>|<compiler>":
   // printable, so `fusiond_cache_tool list` shows what is stored.
   std::string Encode() const;
 };
@@ -72,8 +91,8 @@ std::string BucketOf(const CompileResult& scheduled, bool with_sizes);
 // The key of a result from the front half of the pipeline (or a full one).
 CacheKey MakeCacheKey(const CompileResult& scheduled, const CompileOptions& options);
 
-// The exact request: versions + the deterministic serialization of the
-// graph, the shapes and the options. Maps to a CacheKey in the cache's
+// The exact request: versions (NVRTC's, the compiler's) + the deterministic
+// serialization of the graph, the shapes and the options. Maps to a CacheKey in the cache's
 // request index; never leaves this machine.
 std::string RequestKey(const fusiond::v1::FusionGraph& graph,
                        const std::vector<std::vector<int64_t>>& input_shapes,

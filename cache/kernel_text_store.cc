@@ -10,7 +10,9 @@ namespace fusiond {
 
 std::string KernelTextStore::IndexKey(const std::string& source, const std::string& kernel_name,
                                       const std::string& arch) {
-  const std::string input = absl::StrCat(NvrtcVersionString(), "\n", arch, "\n", kernel_name, "\n", source);
+  // The compiler version holds NVRTC's flags: a cubin compiled with others
+  // is not this input's.
+  const std::string input = absl::StrCat(CompilerVersionString(), "\n", NvrtcVersionString(), "\n", arch, "\n", kernel_name, "\n", source);
   // 128 bits from two seeds; Find() compares the text itself anyway.
   return absl::StrFormat("t1|%016x%016x", Fnv1a64(input), Fnv1a64(input, 0x84222325cbf29ce4ull));
 }

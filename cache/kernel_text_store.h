@@ -2,10 +2,10 @@
 // so no kernel text is compiled twice across daemon restarts either.
 //
 // Every stored record holds each kernel's CUDA source and cubin. After a
-// compile, Index() maps a digest of each kernel's compile input (NVRTC
-// version, arch, kernel name, source) to the record's cache key and the
-// segment, in the cache's `requests` column family under "t1|<digest>" (its
-// RequestKeys start "r1|"). Find() follows that entry, reads the record
+// compile, Index() maps a digest of each kernel's compile input (compiler
+// version with NVRTC's flags, NVRTC version, arch, kernel name, source) to
+// the record's cache key and the segment, in the cache's `requests` column
+// family under "t1|<digest>" (its RequestKeys start "r2|"). Find() follows that entry, reads the record
 // (checksummed as any lookup) and answers only when the stored source and
 // name equal the asked ones, so a stale or colliding entry is a miss, never a
 // wrong binary. An entry whose record was evicted is a miss too.

@@ -2,3 +2,5 @@
 add_library(fusion_pipeline ${CMAKE_CURRENT_LIST_DIR}/pipeline.cc)
 target_link_libraries(fusion_pipeline PUBLIC fusion_codegen_manifest fusion_passes fusion_segmenter fusion_scheduler
   fusion_ir absl::status absl::statusor absl::strings absl::str_format)
+# The compiler's version (a hash of its sources: compiler/version), for the cache key.
+target_link_libraries(fusion_pipeline PUBLIC fusion_compiler_version)

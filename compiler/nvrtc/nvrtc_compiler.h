@@ -39,6 +39,10 @@ absl::StatusOr<NvrtcOutput> CompileWithNvrtc(const std::string& source,
 // "13.0", or "none" without NVRTC. Part of the cache key.
 std::string NvrtcVersion();
 
+// The options every compile passes besides --gpu-architecture and
+// NvrtcOptions::extra (none without NVRTC). Part of the cache key.
+std::vector<std::string> NvrtcFlags();
+
 // Parses ptxas' "-v" report in a log into out's registers, spill bytes and
 // shared memory (for the function `kernel_name`; any function when empty).
 void ParsePtxasReport(const std::string& log, const std::string& kernel_name,
