@@ -66,10 +66,12 @@ class DataType:
 
 # The ops of fusiond's IR (compiler/ir/op.cc), by category: what fd.ops offers.
 _UNARY = ("abs", "neg", "exp", "exp2", "log", "log1p", "expm1", "sqrt", "rsqrt", "reciprocal",
-          "sin", "cos", "tanh", "sigmoid", "erf", "erfc", "relu", "logical_not", "floor", "ceil")
+          "sin", "cos", "tanh", "sigmoid", "erf", "erfc", "relu", "logical_not", "floor", "ceil",
+          "sign", "round", "trunc", "log2", "log10", "isnan", "isinf", "isfinite", "bitwise_not")
 _BINARY = ("add", "sub", "mul", "div", "pow", "fmod", "maximum", "minimum", "eq", "ne", "lt", "le",
-           "gt", "ge", "logical_and", "logical_or")
-_TERNARY = ("where",)
+           "gt", "ge", "logical_and", "logical_or", "atan2", "remainder", "bitwise_and",
+           "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift")
+_TERNARY = ("where", "clamp")
 _TENSOR_RESULT = ("broadcast_in_dim", "broadcast", "expand", "squeeze", "reshape", "permute",
                   "sum", "max", "min", "prod", "var")
 SUPPORTED_OPS = frozenset(_UNARY + _BINARY + _TERNARY + _TENSOR_RESULT +
