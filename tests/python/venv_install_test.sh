@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# `pip install ./client/python` into a fresh virtual environment, offline
+# (--no-index: grpcio and protobuf come from the system's site-packages),
+# then `import fusiond` from outside the checkout and the package's non-GPU
+# tests against the installed copy.
+# Usage: venv_install_test.sh PYTHON SOURCE_DIR WORK_DIR [FUSIONC]
+set -euo pipefail
+PYTHON=$1 SRC=$2 WORK=$3 FUSIONC=${4:-}
+rm -rf "$WORK" && mkdir -p "$WORK/src"
+# A copy, so the build's egg-info and build/ never land in the checkout.
+cp -r "$SRC/client" "$SRC/proto" "$WORK/src/"
+rm -rf "$WORK/src/client/python/build" "$WORK/src/client/python"/*.egg-info
+"$PYTHON" -m venv --system-site-packages "$WORK/venv"
+VPY="$WORK/venv/bin/python"
+"$VPY" -m pip install --quiet --no-build-isolation --no-index "$WORK/src/client/python"
+cd "$WORK"
+version=$("$VPY" -c "import fusiond; print(fusiond.__version__)")
+echo "installed fusiond $version"
+"$VPY" - <<'PY'
+import importlib.metadata as md
+import os
+import sys
+
+import fusiond
+where = os.path.dirname(fusiond.__file__)
+assert where.startswith(sys.prefix), f"fusiond imported from {where}, not the venv {sys.prefix}"
+assert md.version("fusiond") == fusiond.__version__, (md.version("fusiond"), fusiond.__version__)
+eps = md.entry_points()
+group = eps.select(group="torch_dynamo_backends") if hasattr(eps, "select") else eps.get("torch_dynamo_backends", [])
+names = {e.name: e.value for e in group}
+assert names.get("fusiond") == "fusiond.torch_backend:fusiond_backend", names
+for mod in ("fusiond.runtime", "fusiond.manifest", "fusiond.frontend_torch", "fusiond.torch_backend",
+            "fusiond.fusion_pb2", "fusiond.service_pb2_grpc", "fusiond.client"):
+    __import__(mod)
+reqs = md.requires("fusiond")
+assert any(r.startswith("grpcio") for r in reqs) and any(r.startswith("protobuf") for r in reqs), reqs
+print("entry point, modules and declared dependencies: ok")
+PY
+export FUSIOND_TEST_INSTALLED=1
+[ -n "$FUSIONC" ] && export FUSIOND_FUSIONC=$FUSIONC
+for t in definition_test runtime_test torch_backend_test readme_test; do
+  echo "== $t (installed package)"
+  "$VPY" "$SRC/tests/python/$t.py"
+done
