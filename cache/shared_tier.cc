@@ -1,29 +1,30 @@
 #include "cache/shared_tier.h"
 
 #include <hiredis/hiredis.h>
-#include <sys/time.h>
-
-#include <cstdlib>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "cache/record.h"
+#include "cache/secret_file.h"
+#include "cache/shared_tier_record.h"
 
 namespace fusiond {
-
 namespace {
 
-// Frees a hiredis reply on every path.
-struct ReplyDeleter {
-  void operator()(redisReply* r) const { freeReplyObject(r); }
-};
-using Reply = std::unique_ptr<redisReply, ReplyDeleter>;
+// The key of unsigned records: public, so it authenticates nothing; it only
+// keeps them apart from records signed with a real secret.
+constexpr char kInsecureKey[] = "fusiond insecure unsigned shared tier";
+constexpr size_t kMinSecretBytes = 16;
 
-timeval Timeout(int ms) {
-  timeval tv;
-  tv.tv_sec = ms / 1000;
-  tv.tv_usec = (ms % 1000) * 1000;
-  return tv;
+// Compare-and-extend and compare-and-delete: only the lease's owner may.
+constexpr char kRenewScript[] =
+    "if redis.call('get', KEYS[1]) == ARGV[1] then "
+    "return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end";
+constexpr char kReleaseScript[] =
+    "if redis.call('get', KEYS[1]) == ARGV[1] then "
+    "return redis.call('del', KEYS[1]) else return 0 end";
+
+absl::Status ErrorReply(const std::string& what, const redisReply* r) {
+  return absl::UnavailableError(absl::StrCat("redis ", what, ": ", std::string(r->str, r->len)));
 }
 
 }  // namespace
@@ -37,96 +38,75 @@ absl::StatusOr<SharedTierOptions> ParseRedisAddress(const std::string& address) 
         absl::StrCat("redis address '", address, "': expected HOST:PORT, e.g. 127.0.0.1:6379"));
   }
   SharedTierOptions o;
-  o.host = address.substr(0, colon);
-  o.port = port;
+  o.redis.host = address.substr(0, colon);
+  o.redis.port = port;
   return o;
 }
 
-std::unique_ptr<SharedTier> SharedTier::Create(SharedTierOptions options) {
+SharedTier::SharedTier(SharedTierOptions options)
+    : options_(std::move(options)), pool_(options_.redis) {
+  if (options_.secret.empty()) options_.secret = kInsecureKey;
+}
+
+absl::StatusOr<std::unique_ptr<SharedTier>> SharedTier::Create(SharedTierOptions options) {
+  if (options.secret.empty() && !options.insecure_unsigned) {
+    return absl::InvalidArgumentError(
+        "the shared tier needs the cluster secret that signs its records (--redis-secret-file "
+        "FILE, the same file on every daemon); without one anyone who can write to Redis could "
+        "plant kernels");
+  }
+  if (options.secret.empty() && !IsLoopbackHost(options.redis.host)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "unsigned shared-tier records (insecure) are only allowed with a Redis on loopback, not ",
+        options.redis.host));
+  }
+  if (!options.secret.empty() && options.secret.size() < kMinSecretBytes) {
+    return absl::InvalidArgumentError(absl::StrCat("the shared tier's secret has ",
+                                                   options.secret.size(), " bytes; use at least ",
+                                                   kMinSecretBytes, " (e.g. openssl rand -hex 32)"));
+  }
+  if (options.redis.size < 1) options.redis.size = 1;
   return std::unique_ptr<SharedTier>(new SharedTier(std::move(options)));
 }
 
 absl::StatusOr<std::unique_ptr<SharedTier>> SharedTier::Connect(SharedTierOptions options) {
-  std::unique_ptr<SharedTier> t = Create(std::move(options));
-  if (absl::Status s = t->Ping(); !s.ok()) return s;
+  absl::StatusOr<std::unique_ptr<SharedTier>> t = Create(std::move(options));
+  if (!t.ok()) return t.status();
+  if (absl::Status s = (*t)->Ping(); !s.ok()) return s;
   return t;
 }
 
 absl::Status SharedTier::Ping() {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (absl::Status s = EnsureConnectedLocked(); !s.ok()) return s;
-  Reply pong(static_cast<redisReply*>(redisCommand(ctx_, "PING")));
-  if (pong == nullptr || pong->type == REDIS_REPLY_ERROR) {
-    return FailedLocked(
-        absl::StrCat("redis at ", options_.host, ":", options_.port, " did not answer PING"), pong.get());
-  }
+  absl::StatusOr<RedisReply> r = pool_.Command({"PING"});
+  if (!r.ok()) return r.status();
+  if ((*r)->type == REDIS_REPLY_ERROR) return ErrorReply("PING", r->get());
   return absl::OkStatus();
-}
-
-SharedTier::~SharedTier() {
-  std::lock_guard<std::mutex> lock(mu_);
-  DropConnectionLocked();
-}
-
-absl::Status SharedTier::EnsureConnectedLocked() {
-  if (ctx_ != nullptr) return absl::OkStatus();
-  ctx_ = redisConnectWithTimeout(options_.host.c_str(), options_.port, Timeout(options_.timeout_ms));
-  if (ctx_ == nullptr || ctx_->err != 0) {
-    std::string why = ctx_ == nullptr ? "out of memory" : ctx_->errstr;
-    DropConnectionLocked();
-    return absl::UnavailableError(
-        absl::StrCat("connecting to redis at ", options_.host, ":", options_.port, ": ", why));
-  }
-  redisSetTimeout(ctx_, Timeout(options_.timeout_ms));
-  return absl::OkStatus();
-}
-
-absl::Status SharedTier::FailedLocked(const std::string& what, const redisReply* reply) {
-  absl::Status s =
-      absl::UnavailableError(absl::StrCat(what, ": ", reply == nullptr ? ctx_->errstr : reply->str));
-  // No reply: the connection is broken (timeout, reset); the next call reconnects.
-  if (reply == nullptr) DropConnectionLocked();
-  return s;
-}
-
-void SharedTier::DropConnectionLocked() {
-  if (ctx_ != nullptr) redisFree(ctx_);
-  ctx_ = nullptr;
 }
 
 absl::StatusOr<std::string> SharedTier::Get(const std::string& cache_key) {
   const std::string key = options_.key_prefix + cache_key;
-  std::string value;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (absl::Status s = EnsureConnectedLocked(); !s.ok()) {
-      ++errors_;
-      return s;
-    }
-    Reply r(static_cast<redisReply*>(redisCommand(ctx_, "GET %b", key.data(), key.size())));
-    if (r == nullptr || r->type == REDIS_REPLY_ERROR) {
-      ++errors_;
-      return FailedLocked("redis GET", r.get());
-    }
-    if (r->type == REDIS_REPLY_NIL) {
-      ++misses_;
-      return absl::NotFoundError("not in the shared tier");
-    }
-    if (r->type != REDIS_REPLY_STRING) {
-      ++errors_;
-      return absl::UnavailableError("redis GET: unexpected reply type");
-    }
-    value.assign(r->str, r->len);
+  absl::StatusOr<RedisReply> r = pool_.Command({"GET", key});
+  if (!r.ok() || (*r)->type == REDIS_REPLY_ERROR) {
+    ++errors_;
+    return r.ok() ? ErrorReply("GET", r->get()) : r.status();
   }
-  absl::StatusOr<std::string_view> payload = DecodeRecord(value);
+  if ((*r)->type == REDIS_REPLY_NIL) {
+    ++misses_;
+    return absl::NotFoundError("not in the shared tier");
+  }
+  if ((*r)->type != REDIS_REPLY_STRING) {
+    ++errors_;
+    return absl::UnavailableError("redis GET: unexpected reply type");
+  }
+  SharedRecordProblem problem;
+  absl::StatusOr<std::string_view> payload = DecodeSharedRecord(
+      options_.secret, key, std::string_view((*r)->str, (*r)->len), &problem);
   if (!payload.ok()) {
-    ++corrupt_;
-    std::lock_guard<std::mutex> lock(mu_);
-    if (EnsureConnectedLocked().ok()) {
-      Reply(static_cast<redisReply*>(redisCommand(ctx_, "DEL %b", key.data(), key.size())));
-    }
+    // Not deleted: a daemon with another secret (a misconfiguration) must
+    // not erase good records; the compile that follows overwrites it.
+    ++(problem == SharedRecordProblem::kMalformed ? corrupt_ : rejected_);
     return absl::NotFoundError(
-        absl::StrCat("shared-tier record is corrupt (deleted): ", payload.status().message()));
+        absl::StrCat("shared-tier value refused: ", payload.status().message()));
   }
   ++hits_;
   return std::string(*payload);
@@ -134,22 +114,50 @@ absl::StatusOr<std::string> SharedTier::Get(const std::string& cache_key) {
 
 absl::Status SharedTier::Put(const std::string& cache_key, const std::string& payload) {
   const std::string key = options_.key_prefix + cache_key;
-  const std::string record = EncodeRecord(payload);
-  std::lock_guard<std::mutex> lock(mu_);
-  if (absl::Status s = EnsureConnectedLocked(); !s.ok()) {
-    ++errors_;
-    return s;
+  std::vector<std::string> argv = {"SET", key, EncodeSharedRecord(options_.secret, key, payload)};
+  if (options_.ttl_seconds > 0) {
+    argv.push_back("EX");
+    argv.push_back(absl::StrCat(options_.ttl_seconds));
   }
-  Reply r(static_cast<redisReply*>(
-      options_.ttl_seconds > 0
-          ? redisCommand(ctx_, "SET %b %b EX %lld", key.data(), key.size(), record.data(),
-                         record.size(), static_cast<long long>(options_.ttl_seconds))
-          : redisCommand(ctx_, "SET %b %b", key.data(), key.size(), record.data(), record.size())));
-  if (r == nullptr || r->type == REDIS_REPLY_ERROR) {
+  absl::StatusOr<RedisReply> r = pool_.Command(argv);
+  if (!r.ok() || (*r)->type == REDIS_REPLY_ERROR) {
     ++errors_;
-    return FailedLocked("redis SET", r.get());
+    return r.ok() ? ErrorReply("SET", r->get()) : r.status();
   }
   ++puts_;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> SharedTier::AcquireLease(const std::string& cache_key,
+                                              const std::string& owner, int ttl_ms) {
+  absl::StatusOr<RedisReply> r = pool_.Command(
+      {"SET", options_.lease_prefix + cache_key, owner, "NX", "PX", absl::StrCat(ttl_ms)});
+  if (!r.ok() || (*r)->type == REDIS_REPLY_ERROR) {
+    ++errors_;
+    return r.ok() ? ErrorReply("SET NX", r->get()) : r.status();
+  }
+  return (*r)->type == REDIS_REPLY_STATUS;  // "OK"; nil when another owner holds it
+}
+
+absl::StatusOr<bool> SharedTier::RenewLease(const std::string& cache_key,
+                                            const std::string& owner, int ttl_ms) {
+  absl::StatusOr<RedisReply> r = pool_.Command({"EVAL", kRenewScript, "1",
+                                                options_.lease_prefix + cache_key, owner,
+                                                absl::StrCat(ttl_ms)});
+  if (!r.ok() || (*r)->type == REDIS_REPLY_ERROR) {
+    ++errors_;
+    return r.ok() ? ErrorReply("EVAL (renew lease)", r->get()) : r.status();
+  }
+  return (*r)->type == REDIS_REPLY_INTEGER && (*r)->integer == 1;
+}
+
+absl::Status SharedTier::ReleaseLease(const std::string& cache_key, const std::string& owner) {
+  absl::StatusOr<RedisReply> r =
+      pool_.Command({"EVAL", kReleaseScript, "1", options_.lease_prefix + cache_key, owner});
+  if (!r.ok() || (*r)->type == REDIS_REPLY_ERROR) {
+    ++errors_;
+    return r.ok() ? ErrorReply("EVAL (release lease)", r->get()) : r.status();
+  }
   return absl::OkStatus();
 }
 
@@ -159,7 +167,9 @@ SharedTierStats SharedTier::Stats() const {
   s.misses = misses_;
   s.puts = puts_;
   s.corrupt = corrupt_;
+  s.rejected = rejected_;
   s.errors = errors_;
+  s.pool = pool_.Stats();
   return s;
 }
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 #include <thread>
@@ -17,6 +18,7 @@
 
 #include "cache/cached_compiler.h"
 #include "cache/record.h"
+#include "cache/shared_tier_record.h"
 #include "compiler/ir/builder.h"
 #include "compiler/ir/ir_proto.h"
 #include "google/protobuf/util/message_differencer.h"
@@ -29,18 +31,24 @@ extern char** environ;
 namespace fusiond {
 namespace {
 
-// One redis-server process on 127.0.0.1:port, no persistence.
+constexpr char kSecret[] = "0123456789abcdef-test-cluster-secret";
+
+// One redis-server process on 127.0.0.1:port, no persistence; with a
+// password when `password` is set.
 class RedisServer {
  public:
-  explicit RedisServer(int port) : port_(port) {}
+  explicit RedisServer(int port, std::string password = "")
+      : port_(port), password_(std::move(password)) {}
   ~RedisServer() { Stop(); }
 
   // Starts it and waits (up to 10 s) until a SharedTier can connect.
-  void Start() {
+  void Start(const std::vector<std::string>& extra = {}) {
     const std::string port = std::to_string(port_);
     std::vector<std::string> args = {FUSIOND_REDIS_SERVER, "--port", port, "--bind", "127.0.0.1",
                                      "--save", "", "--appendonly", "no", "--daemonize", "no",
                                      "--loglevel", "warning"};
+    if (!password_.empty()) args.insert(args.end(), {"--requirepass", password_});
+    args.insert(args.end(), extra.begin(), extra.end());
     ASSERT_TRUE(server_.Start(args)) << "could not start " << FUSIOND_REDIS_SERVER;
     for (int i = 0; i < 200; ++i) {
       if (SharedTier::Connect(Options()).ok()) return;
@@ -49,22 +57,39 @@ class RedisServer {
     FAIL() << "redis-server on port " << port_ << " did not answer within 10 s";
   }
   void Stop() { server_.Stop(SIGTERM); }
+  // SIGSTOP / SIGCONT: a hung server (accepts connections, never answers).
+  void Pause() { kill(server_.pid(), SIGSTOP); }
+  void Resume() { kill(server_.pid(), SIGCONT); }
   SharedTierOptions Options() const {
     SharedTierOptions o;
-    o.port = port_;
+    o.redis.port = port_;
+    o.redis.password = password_;
+    o.secret = kSecret;
     o.key_prefix = "test:";
     return o;
   }
-  // A raw SET, bypassing the record framing.
-  void SetRaw(const std::string& key, const std::string& value) {
-    redisContext* c = redisConnect("127.0.0.1", port_);
-    ASSERT_TRUE(c != nullptr && c->err == 0);
-    freeReplyObject(redisCommand(c, "SET %b %b", key.data(), key.size(), value.data(), value.size()));
-    redisFree(c);
-  }
+  // Raw GET / SET, as anyone who can reach Redis could.
+  std::string GetRaw(const std::string& key) { return RawCommand("GET", key, nullptr); }
+  void SetRaw(const std::string& key, const std::string& value) { RawCommand("SET", key, &value); }
 
  private:
+  std::string RawCommand(const char* verb, const std::string& key, const std::string* value) {
+    redisContext* c = redisConnect("127.0.0.1", port_);
+    EXPECT_TRUE(c != nullptr && c->err == 0);
+    if (!password_.empty()) freeReplyObject(redisCommand(c, "AUTH %s", password_.c_str()));
+    redisReply* r = static_cast<redisReply*>(
+        value == nullptr ? redisCommand(c, "%s %b", verb, key.data(), key.size())
+                         : redisCommand(c, "%s %b %b", verb, key.data(), key.size(),
+                                        value->data(), value->size()));
+    std::string out = r != nullptr && r->type == REDIS_REPLY_STRING ? std::string(r->str, r->len)
+                                                                    : "";
+    freeReplyObject(r);
+    redisFree(c);
+    return out;
+  }
+
   int port_;
+  std::string password_;
   ChildProcess server_;
 };
 
@@ -92,18 +117,118 @@ TEST_F(SharedTierTest, PutThenGetAndMissing) {
   EXPECT_EQ(s.errors, 0u);
 }
 
-TEST_F(SharedTierTest, CorruptRecordIsDeletedNotServed) {
+TEST_F(SharedTierTest, PoisonedValuesAreRefusedAndCounted) {
   auto tier = SharedTier::Connect(redis_->Options());
   ASSERT_TRUE(tier.ok()) << tier.status();
-  std::string record = EncodeRecord("a compiled fusion");
-  record.back() ^= 1;  // payload no longer matches its CRC
-  redis_->SetRaw("test:bad", record);
-  EXPECT_TRUE(absl::IsNotFound((*tier)->Get("bad").status()));
-  EXPECT_EQ((*tier)->Stats().corrupt, 1u);
-  // Deleted: the next Get is a plain miss.
-  EXPECT_TRUE(absl::IsNotFound((*tier)->Get("bad").status()));
-  EXPECT_EQ((*tier)->Stats().corrupt, 1u);
-  EXPECT_EQ((*tier)->Stats().misses, 1u);
+  ASSERT_TRUE((*tier)->Put("x", "fusion X's kernels").ok());
+  ASSERT_TRUE((*tier)->Put("y", "fusion Y's kernels").ok());
+  const std::string genuine_y = redis_->GetRaw("test:y");
+
+  // An altered payload with its CRC recomputed (EncodeRecord), re-wrapped
+  // with the right key but without the secret.
+  redis_->SetRaw("test:x", EncodeSharedRecord("not the cluster secret", "test:x", "evil"));
+  EXPECT_TRUE(absl::IsNotFound((*tier)->Get("x").status()));
+  EXPECT_EQ((*tier)->Stats().rejected, 1u);
+  // The genuine record's bytes with the payload edited in place: the MAC fails.
+  std::string edited = genuine_y;
+  edited[edited.size() - kSharedRecordMacBytes - 1] ^= 1;
+  redis_->SetRaw("test:x", edited);
+  EXPECT_TRUE(absl::IsNotFound((*tier)->Get("x").status()));
+  EXPECT_EQ((*tier)->Stats().rejected, 2u);
+  // Fusion Y's genuine record under X's key: it names Y's key.
+  redis_->SetRaw("test:x", genuine_y);
+  EXPECT_TRUE(absl::IsNotFound((*tier)->Get("x").status()));
+  EXPECT_EQ((*tier)->Stats().rejected, 3u);
+  // Garbage and a bare (unsigned) kernel-cache record.
+  redis_->SetRaw("test:x", "garbage");
+  EXPECT_TRUE(absl::IsNotFound((*tier)->Get("x").status()));
+  redis_->SetRaw("test:x", EncodeRecord("fusion X's kernels"));
+  EXPECT_TRUE(absl::IsNotFound((*tier)->Get("x").status()));
+  EXPECT_EQ((*tier)->Stats().corrupt, 2u);
+  EXPECT_EQ((*tier)->Stats().hits, 0u);
+  // Y itself is still served.
+  auto y = (*tier)->Get("y");
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_EQ(*y, "fusion Y's kernels");
+  // A tier with another secret refuses every record of this one.
+  SharedTierOptions other = redis_->Options();
+  other.secret = "another cluster's secret, 32 bytes";
+  auto stranger = SharedTier::Connect(other);
+  ASSERT_TRUE(stranger.ok());
+  EXPECT_TRUE(absl::IsNotFound((*stranger)->Get("y").status()));
+  EXPECT_EQ((*stranger)->Stats().rejected, 1u);
+}
+
+TEST(SharedTierSecret, RequiredUnlessExplicitlyInsecureOnLoopback) {
+  SharedTierOptions o;
+  EXPECT_EQ(SharedTier::Create(o).status().code(), absl::StatusCode::kInvalidArgument);
+  o.secret = "short";
+  EXPECT_EQ(SharedTier::Create(o).status().code(), absl::StatusCode::kInvalidArgument);
+  o.secret.clear();
+  o.insecure_unsigned = true;
+  EXPECT_TRUE(SharedTier::Create(o).ok());
+  o.redis.host = "10.0.0.7";
+  EXPECT_EQ(SharedTier::Create(o).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(SharedTierAuth, PasswordRequiredByTheServer) {
+  RedisServer redis(FreePort(), "redis-test-password");
+  redis.Start();
+  SharedTierOptions o = redis.Options();
+  auto tier = SharedTier::Connect(o);
+  ASSERT_TRUE(tier.ok()) << tier.status();
+  ASSERT_TRUE((*tier)->Put("k", "v").ok());
+  o.redis.password = "wrong";
+  auto wrong = SharedTier::Connect(o);
+  EXPECT_EQ(wrong.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_NE(wrong.status().message().find("AUTH"), std::string::npos) << wrong.status();
+  o.redis.password.clear();
+  auto none = SharedTier::Create(o);
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ((*none)->Get("k").status().code(), absl::StatusCode::kUnavailable);
+}
+
+TEST(SharedTierAuth, AclUser) {
+  RedisServer redis(FreePort());
+  redis.Start({"--user", "fusiond", "on", ">acl-password", "~test:*", "~fusiond:*", "+@all"});
+  SharedTierOptions o = redis.Options();
+  o.redis.user = "fusiond";
+  o.redis.password = "acl-password";
+  auto tier = SharedTier::Connect(o);
+  ASSERT_TRUE(tier.ok()) << tier.status();
+  ASSERT_TRUE((*tier)->Put("k", "v").ok());
+  EXPECT_TRUE((*tier)->Get("k").ok());
+  o.redis.password = "wrong";
+  EXPECT_EQ(SharedTier::Connect(o).status().code(), absl::StatusCode::kUnavailable);
+}
+
+// A hung Redis (SIGSTOP) costs a few timeouts, then the breaker answers at
+// once; after SIGCONT the next probe closes it.
+TEST_F(SharedTierTest, HungServerTripsTheBreaker) {
+  SharedTierOptions o = redis_->Options();
+  o.redis.command_timeout_ms = 100;
+  o.redis.breaker_open_ms = 300;
+  auto tier = SharedTier::Connect(o);
+  ASSERT_TRUE(tier.ok()) << tier.status();
+  ASSERT_TRUE((*tier)->Put("k", "v").ok());
+  redis_->Pause();
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 200; ++i) {
+    EXPECT_EQ((*tier)->Get("k").status().code(), absl::StatusCode::kUnavailable);
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("200 lookups against a hung redis: %.3f s\n", seconds);
+  EXPECT_LT(seconds, 1.0);  // 3 timeouts of 100 ms, then no I/O
+  SharedTierStats s = (*tier)->Stats();
+  EXPECT_TRUE(s.pool.breaker_open);
+  EXPECT_EQ(s.pool.breaker_trips, 1u);
+  EXPECT_GE(s.pool.short_circuited, 190u);
+  redis_->Resume();
+  std::this_thread::sleep_for(std::chrono::milliseconds(350));
+  auto got = (*tier)->Get("k");
+  EXPECT_TRUE(got.ok()) << got.status();
+  EXPECT_FALSE((*tier)->Stats().pool.breaker_open);
 }
 
 TEST_F(SharedTierTest, DownServerIsUnavailableThenReconnects) {
@@ -123,21 +248,22 @@ TEST_F(SharedTierTest, DownServerIsUnavailableThenReconnects) {
 TEST(SharedTierAddress, ParsesHostPort) {
   auto o = ParseRedisAddress("10.0.0.7:6380");
   ASSERT_TRUE(o.ok()) << o.status();
-  EXPECT_EQ(o->host, "10.0.0.7");
-  EXPECT_EQ(o->port, 6380);
+  EXPECT_EQ(o->redis.host, "10.0.0.7");
+  EXPECT_EQ(o->redis.port, 6380);
   for (const char* bad : {"", "host", "host:", ":6379", "host:0", "host:70000", "host:x"}) {
     EXPECT_EQ(ParseRedisAddress(bad).status().code(), absl::StatusCode::kInvalidArgument) << bad;
   }
-  EXPECT_EQ(SharedTier::Connect(SharedTierOptions{"127.0.0.1", FreePort(), 100}).status().code(),
-            absl::StatusCode::kUnavailable);
+  SharedTierOptions closed = *ParseRedisAddress("127.0.0.1:" + std::to_string(FreePort()));
+  closed.secret = kSecret;
+  EXPECT_EQ(SharedTier::Connect(closed).status().code(), absl::StatusCode::kUnavailable);
 }
 
-// y = x * 3 + x over float[64, 256].
-FusionRequest SmallRequest() {
+// y = x * k + x over float[64, 256].
+FusionRequest SmallRequest(double k = 3.0) {
   Graph g;
   GraphBuilder b(&g);
   ValueId x = *b.DefineTensor("x", DataType::kFloat, {64, 256});
-  ValueId y = *b.Binary(OpKind::kMul, x, b.DefineConstant(3.0, DataType::kDouble));
+  ValueId y = *b.Binary(OpKind::kMul, x, b.DefineConstant(k, DataType::kDouble));
   EXPECT_TRUE(b.AddOutput(*b.Binary(OpKind::kAdd, y, x)).ok());
   FusionRequest r;
   r.graph = ToProto(g);
@@ -202,6 +328,62 @@ TEST_F(SharedTierTest, SecondMachineServesTheFirstMachinesCompile) {
   ASSERT_TRUE(fourth.ok()) << fourth.status();
   EXPECT_TRUE(fourth->compiled_here);
   EXPECT_GE((*tier_b)->Stats().errors, 1u);
+}
+
+// Every kernel's binary, in order.
+std::vector<std::string> Binaries(const fusiond::v1::CompiledFusion& f) {
+  std::vector<std::string> out;
+  for (const auto& segment : f.segments()) {
+    if (segment.has_kernel()) out.push_back(segment.kernel().binary());
+  }
+  return out;
+}
+
+// Poisoned values in Redis never reach a machine's local cache or a caller:
+// fusion Y's genuine record under X's key, and X's record with its kernel
+// edited (CRC recomputed) and signed with a wrong secret.
+TEST_F(SharedTierTest, PoisonedRecordsAreNeitherServedNorStoredLocally) {
+  auto tier_a = SharedTier::Connect(redis_->Options());
+  auto tier_b = SharedTier::Connect(redis_->Options());
+  ASSERT_TRUE(tier_a.ok() && tier_b.ok());
+  Machine a(tier_a->get());
+  auto x = a.compiler->Compile(SmallRequest(3.0));
+  auto y = a.compiler->Compile(SmallRequest(5.0));
+  ASSERT_TRUE(x.ok() && y.ok());
+  ASSERT_NE(x->cache_key, y->cache_key);
+  const std::string x_key = "test:" + x->cache_key;
+
+  fusiond::v1::CompiledFusion evil = x->compiled;
+  for (auto& segment : *evil.mutable_segments()) {
+    if (segment.has_kernel()) segment.mutable_kernel()->set_binary("\x7f" "ELF planted kernel");
+  }
+  const std::vector<std::string> poisons = {
+      redis_->GetRaw("test:" + y->cache_key),
+      EncodeSharedRecord("a guessed secret, not the real one", x_key, evil.SerializeAsString()),
+      std::string("garbage")};
+  for (size_t i = 0; i < poisons.size(); ++i) {
+    redis_->SetRaw(x_key, poisons[i]);
+    Machine b(tier_b->get());
+    auto got = b.compiler->Compile(SmallRequest(3.0));
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_FALSE(got->hit) << "poison " << i << " was served";
+    EXPECT_TRUE(got->compiled_here) << "poison " << i;
+    EXPECT_EQ(got->compiled.canonical_hash(), x->compiled.canonical_hash());
+    EXPECT_EQ(Binaries(got->compiled), Binaries(x->compiled)) << "poison " << i;
+    auto local = b.cache->Lookup(x->cache_key);
+    ASSERT_TRUE(local.ok());
+    EXPECT_EQ(Binaries(*local), Binaries(x->compiled)) << "poison " << i;
+    // The compile republished a genuine record over the poison.
+    auto republished = (*tier_a)->Get(x->cache_key);
+    ASSERT_TRUE(republished.ok()) << republished.status();
+    fusiond::v1::CompiledFusion fresh;
+    ASSERT_TRUE(fresh.ParseFromString(*republished));
+    EXPECT_EQ(Binaries(fresh), Binaries(x->compiled)) << "poison " << i;
+  }
+  SharedTierStats s = (*tier_b)->Stats();
+  EXPECT_EQ(s.rejected, 2u);
+  EXPECT_EQ(s.corrupt, 1u);
+  EXPECT_EQ(s.hits, 0u);
 }
 
 }  // namespace

@@ -48,7 +48,7 @@ absl::Status ReadConfigFile(const std::string& path, ServerConfig* config) {
 }  // namespace
 
 std::string ServerUsage() {
-  return R"(usage: fusiond [flags]
+  return std::string(R"(usage: fusiond [flags]
 The fusion compilation daemon: compiles fusions to CUDA kernels, caches them
 in RocksDB, serves them over gRPC (fusiond.v1.FusionCompiler).
 
@@ -71,10 +71,11 @@ in RocksDB, serves them over gRPC (fusiond.v1.FusionCompiler).
                             dashes) before the flags
   --help                    this text
 SIGTERM or SIGINT shuts down cleanly: in-flight RPCs finish, the cache closes.
-)";
+)") + AuthUsage();
 }
 
 absl::Status ApplySetting(const std::string& key, const std::string& value, ServerConfig* c) {
+  if (absl::Status auth; ApplyAuthSetting(key, value, &c->auth, &auth)) return auth;
   if (key == "listen") {
     c->listen = value;
   } else if (key == "metrics") {
@@ -145,6 +146,7 @@ absl::StatusOr<ServerConfig> ParseServerFlags(int argc, char** argv) {
       config.max_graph_nodes <= 0 || config.evict_interval_s <= 0) {
     return absl::InvalidArgumentError("numeric settings must be positive (see --help)");
   }
+  if (absl::Status st = ValidateAuthConfig(config.auth, config.listen); !st.ok()) return st;
   return config;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "server/auth_config.h"
 
 namespace fusiond {
 
@@ -35,6 +36,8 @@ struct ServerConfig {
   std::string log_level = "info";
   // Config file read before the flags ("" = none). Default: none.
   std::string config_file;
+  // TLS, tokens, health listener, shared-tier secret and Redis AUTH.
+  AuthConfig auth;
 };
 
 // The usage text printed by --help.

@@ -116,15 +116,17 @@ int Run(const ServerConfig& config) {
   }
 
   // The shared tier is best effort: an unreachable Redis is logged, and
-  // every lookup retries the connection.
+  // every lookup retries the connection. Without its secret it refuses.
   std::unique_ptr<SharedTier> shared;
   if (!config.redis.empty()) {
-    absl::StatusOr<SharedTierOptions> redis = ParseRedisAddress(config.redis);
-    if (!redis.ok()) {
-      Log(LogLevel::kError, "bad_redis_address", {{"error", redis.status().ToString()}});
+    absl::StatusOr<SharedTierOptions> redis = MakeSharedTierOptions(config.redis, config.auth);
+    absl::StatusOr<std::unique_ptr<SharedTier>> tier =
+        redis.ok() ? SharedTier::Create(*redis) : redis.status();
+    if (!tier.ok()) {
+      Log(LogLevel::kError, "bad_shared_tier", {{"error", tier.status().ToString()}});
       return 2;
     }
-    shared = SharedTier::Create(*redis);
+    shared = *std::move(tier);
     if (absl::Status s = shared->Ping(); !s.ok()) {
       Log(LogLevel::kWarning, "shared_tier_unavailable", {{"redis", config.redis}, {"error", s.ToString()}});
     }

@@ -89,11 +89,22 @@ class StatsCollectable : public prometheus::Collectable {
       add("fusiond_shared_tier_puts_total", "Compiled records published to the shared tier",
           T::Counter, s.puts);
       add("fusiond_shared_tier_corrupt_total",
-          "Shared-tier values that failed the record checks (deleted, not served)", T::Counter,
+          "Shared-tier values that were not records (garbage, bad CRC): never served", T::Counter,
           s.corrupt);
       add("fusiond_shared_tier_errors_total",
           "Shared-tier calls that could not reach or use Redis (treated as misses)", T::Counter,
           s.errors);
+      add("fusiond_shared_tier_rejected_total",
+          "Shared-tier values that failed authentication (HMAC or key): never served",
+          T::Counter, s.rejected);
+      add("fusiond_shared_tier_short_circuited_total",
+          "Shared-tier calls refused at once while the circuit breaker was open", T::Counter,
+          s.pool.short_circuited);
+      add("fusiond_shared_tier_breaker_trips_total",
+          "Times the shared tier's circuit breaker opened (Redis failing)", T::Counter,
+          s.pool.breaker_trips);
+      add("fusiond_shared_tier_breaker_open", "1 while the shared tier's circuit breaker is open",
+          T::Gauge, s.pool.breaker_open ? 1 : 0);
     }
     return out;
   }

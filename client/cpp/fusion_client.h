@@ -21,12 +21,34 @@ struct FusionClientOptions {
   double timeout_s = 120;
   // Largest message sent or received, bytes. Default: 64 MiB.
   int max_message_bytes = 64 << 20;
+  // TLS: PEM CA bundle that signed the daemon's certificate; "" = plaintext
+  // (unless tls). Default: none.
+  std::string tls_ca_file;
+  // Use TLS with the system's CA bundle when tls_ca_file is empty. Default: false.
+  bool tls = false;
+  // PEM client certificate and key, for a daemon that requires them. Default: none.
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  // Name the daemon's certificate must carry, when it differs from the
+  // target's host (e.g. connecting by IP). Default: the target's host.
+  std::string tls_server_name;
+  // Bearer token sent with every call ("authorization: Bearer TOKEN"). Default: none.
+  std::string token;
 };
+
+// Options from the environment, as fusionc reads them: $FUSIOND_TLS_CA,
+// $FUSIOND_TLS_CERT, $FUSIOND_TLS_KEY, $FUSIOND_TLS_SERVER_NAME and the
+// token from $FUSIOND_TOKEN_FILE (first line). InvalidArgument when a named
+// file cannot be read.
+absl::StatusOr<FusionClientOptions> ClientOptionsFromEnv(FusionClientOptions base = {});
+// The token of a token file: its first token line ('#' comments skipped).
+absl::StatusOr<std::string> ReadTokenFile(const std::string& path);
 
 class FusionClient {
  public:
   // `target` is "HOST:PORT". Connects lazily; the first call reports
-  // UNAVAILABLE when no daemon answers.
+  // UNAVAILABLE when no daemon answers (or the TLS handshake fails). A TLS
+  // file that cannot be read makes every call INVALID_ARGUMENT.
   explicit FusionClient(const std::string& target, FusionClientOptions options = {});
 
   // Compile / Lookup / Stats RPCs; a gRPC error comes back as the absl
@@ -40,6 +62,7 @@ class FusionClient {
  private:
   std::string target_;
   FusionClientOptions options_;
+  absl::Status setup_;  // a TLS file that could not be read
   std::unique_ptr<fusiond::v1::FusionCompiler::Stub> stub_;
 };
 
@@ -54,7 +77,8 @@ fusiond::v1::CompileRequest MakeCompileRequest(
 // fusion with "cache": "hit" | "miss" first.
 absl::StatusOr<std::string> RemoteCompileReportJson(
     const std::string& server, const Graph& graph,
-    const std::vector<std::vector<int64_t>>& input_shapes, const CompileOptions& options);
+    const std::vector<std::vector<int64_t>>& input_shapes, const CompileOptions& options,
+    const FusionClientOptions& client_options = {});
 
 }  // namespace fusiond
 

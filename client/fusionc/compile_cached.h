@@ -8,6 +8,8 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "client/cpp/fusion_client.h"
+#include "client/fusionc/flags.h"
 #include "compiler/frontend/frontend.h"
 #include "compiler/pipeline.h"
 #include "proto/cache.pb.h"
@@ -20,16 +22,36 @@ struct CachedCompile {
   bool hit = false;
 };
 
+// The shared tier behind the embedded cache: --redis HOST:PORT and the
+// cluster secret (--redis-secret-file, else $FUSIOND_REDIS_SECRET_FILE) or
+// --redis-insecure-unsigned; AUTH from --redis-user and
+// --redis-password-file (else $FUSIOND_REDIS_PASSWORD).
+struct RedisFlags {
+  std::string address;  // "" = no shared tier
+  std::string secret_file;
+  bool insecure_unsigned = false;
+  std::string user;
+  std::string password_file;
+};
+RedisFlags RedisFlagsFrom(const ParsedFlags& flags);
+// The client's TLS and token options: --tls-ca, --tls-cert, --tls-key,
+// --tls-server-name, --tls, --token-file, else the environment
+// (ClientOptionsFromEnv).
+absl::StatusOr<FusionClientOptions> ClientOptionsFromFlags(const ParsedFlags& flags);
+// The flags both read (for ParseFlags).
+std::vector<FlagSpec> SecurityFlagSpecs();
+
 // Compiles through the kernel cache in `cache_dir` ("" = DefaultCacheDir()),
-// with the Redis shared tier at `redis` (HOST:PORT; "" = none) behind it.
+// with the Redis shared tier `redis` behind it.
 absl::StatusOr<CachedCompile> CompileEmbedded(const ParsedFusion& fusion,
                                               const CompileOptions& options,
                                               const std::string& cache_dir,
-                                              const std::string& redis = "");
+                                              const RedisFlags& redis = {});
 // Compiles through the daemon at `server` (HOST:PORT).
 absl::StatusOr<CachedCompile> CompileRemote(const ParsedFusion& fusion,
                                             const CompileOptions& options,
-                                            const std::string& server);
+                                            const std::string& server,
+                                            const FusionClientOptions& client_options = {});
 
 // The --json report: the compile report with "cache": "hit" | "miss".
 std::string CachedReportJson(const CachedCompile& c);

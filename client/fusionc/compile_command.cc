@@ -76,12 +76,30 @@ constexpr char kCompileUsage[] =
     "  --emit-cuda                 print every kernel's generated CUDA C++\n"
     "  --out DIR                   write DIR/manifest.json and one cubin (or PTX)\n"
     "                              per kernel (docs/manifest.md), plus the .cu\n"
-    "  --server HOST:PORT          compile through a fusiond daemon\n"
+    "  --server HOST:PORT          compile through a fusiond daemon (security flags\n"
+    "                              below)\n"
     "  --cache-dir DIR             the embedded kernel cache's directory\n"
     "  --redis HOST:PORT           behind the embedded cache, the cluster's shared\n"
     "                              tier (a local miss asks it before compiling; a\n"
     "                              compile is published to it)\n"
     "  --no-cache                  compile in-process, without any cache\n"
+    "\n"
+    "security (docs/service.md, \"Security\"):\n"
+    "  --tls-ca FILE               the daemon serves TLS: PEM CA that signed its\n"
+    "                              certificate (env FUSIOND_TLS_CA); --tls uses the\n"
+    "                              system's CAs\n"
+    "  --tls-cert FILE --tls-key FILE  client certificate, when the daemon requires\n"
+    "                              one (env FUSIOND_TLS_CERT, FUSIOND_TLS_KEY)\n"
+    "  --tls-server-name NAME      the name the daemon's certificate carries, when\n"
+    "                              --server names it otherwise (env\n"
+    "                              FUSIOND_TLS_SERVER_NAME)\n"
+    "  --token-file FILE           bearer token for the daemon (env\n"
+    "                              FUSIOND_TOKEN_FILE)\n"
+    "  --redis-secret-file FILE    the cluster secret that signs shared-tier records\n"
+    "                              (env FUSIOND_REDIS_SECRET_FILE; required with --redis)\n"
+    "  --redis-insecure-unsigned   no secret: a loopback Redis only (tests)\n"
+    "  --redis-user NAME, --redis-password-file FILE  Redis AUTH (else env\n"
+    "                              FUSIOND_REDIS_PASSWORD)\n"
     "  --help                      this text\n"
     "\n"
     "Without --explain or --json: one line per segment and the canonical hash.\n"
@@ -132,10 +150,15 @@ std::string Explain(const CompileResult& r, const std::string& arch) {
 // The embedded cache or the daemon (compile_cached.h).
 int RunCachedCompile(const ParsedFlags& flags, const ParsedFusion& parsed,
                      const CompileOptions& options) {
-  auto compiled = flags.Has("server")
-                      ? CompileRemote(parsed, options, *flags.Get("server"))
-                      : CompileEmbedded(parsed, options, flags.Get("cache-dir").value_or(""),
-                                        flags.Get("redis").value_or(""));
+  absl::StatusOr<CachedCompile> compiled = absl::UnknownError("");
+  if (flags.Has("server")) {
+    absl::StatusOr<FusionClientOptions> client_options = ClientOptionsFromFlags(flags);
+    if (!client_options.ok()) return ReportError("compile", client_options.status());
+    compiled = CompileRemote(parsed, options, *flags.Get("server"), *client_options);
+  } else {
+    compiled = CompileEmbedded(parsed, options, flags.Get("cache-dir").value_or(""),
+                               RedisFlagsFrom(flags));
+  }
   if (!compiled.ok()) return ReportError("compile", compiled.status());
   if (auto dir = flags.Get("out"); dir.has_value()) {
     if (absl::Status s = WriteCachedArtifacts(*compiled, *dir); !s.ok()) {
@@ -149,7 +172,7 @@ int RunCachedCompile(const ParsedFlags& flags, const ParsedFusion& parsed,
 #endif
 
 int RunCompileCommand(const std::vector<std::string>& args) {
-  auto flags = ParseFlags(args, {{"arch", true},
+  std::vector<FlagSpec> specs = {{"arch", true},
                                  {"shapes", true},
                                  {"json", false},
                                  {"explain", false},
@@ -162,7 +185,11 @@ int RunCompileCommand(const std::vector<std::string>& args) {
                                  {"server", true},
                                  {"cache-dir", true},
                                  {"redis", true},
-                                 {"no-cache", false}});
+                                 {"no-cache", false}};
+#ifdef FUSIONC_WITH_CACHE
+  for (const FlagSpec& spec : SecurityFlagSpecs()) specs.push_back(spec);
+#endif
+  auto flags = ParseFlags(args, specs);
   if (!flags.ok()) return ReportError("compile", flags.status());
   if (flags->help) {
     std::fputs(kCompileUsage, stdout);

@@ -74,6 +74,11 @@ for _ in $(seq 1 100); do
   python3 -c "import socket; socket.create_connection(('127.0.0.1', $rport), 1)" 2>/dev/null && break
   sleep 0.1
 done
+# Records are signed with the cluster secret (fusionc reads $FUSIOND_REDIS_SECRET_FILE).
+(umask 077; od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$work/secret")
+FUSIOND_REDIS_SECRET_FILE= "$FUSIONC" compile "$f" --cache-dir "$work/rs" --redis 127.0.0.1:$rport >/dev/null 2>&1
+check "--redis without the cluster secret is refused with exit 2" test $? -eq 2
+export FUSIOND_REDIS_SECRET_FILE="$work/secret"
 a=$("$FUSIONC" compile "$f" --cache-dir "$work/ra" --redis 127.0.0.1:$rport --json)
 check "first cache behind redis: a miss" test "$(field 'r["cache"]' <<<"$a")" = miss
 b=$("$FUSIONC" compile "$f" --cache-dir "$work/rb" --redis 127.0.0.1:$rport --json)

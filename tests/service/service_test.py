@@ -301,8 +301,12 @@ class SharedTierTest(unittest.TestCase):
         self.addCleanup(tmp.cleanup)
         redis = d.Redis(tmp.path).start()
         self.addCleanup(redis.stop)
-        a = d.Daemon(os.path.join(tmp.path, "a"), ["--redis", redis.address])
-        b = d.Daemon(os.path.join(tmp.path, "b"), ["--redis", redis.address])
+        secret = os.path.join(tmp.path, "cluster-secret")
+        with open(os.open(secret, os.O_WRONLY | os.O_CREAT, 0o600), "w") as f:
+            f.write(os.urandom(32).hex())
+        tier = ["--redis", redis.address, "--redis-secret-file", secret]
+        a = d.Daemon(os.path.join(tmp.path, "a"), tier)
+        b = d.Daemon(os.path.join(tmp.path, "b"), tier)
         for daemon in (a, b):
             self.addCleanup(daemon.stop)
             daemon.start()
