@@ -96,6 +96,21 @@ absl::StatusOr<std::string> EmitPointwise(const Graph& g, const Node& n,
     case OpKind::kLogicalNot: e = absl::StrCat("(!", Conv(in_t(0), DataType::kBool, ops[0]), ")"); break;
     case OpKind::kFloor: e = fl ? absl::StrCat(Fn("floor", rt), "(", arg(0), ")") : arg(0); break;
     case OpKind::kCeil: e = fl ? absl::StrCat(Fn("ceil", rt), "(", arg(0), ")") : arg(0); break;
+    case OpKind::kSign:  // (0 < x) - (x < 0): 0 for zeros and NaN
+      e = absl::StrCat("((", ComputeTypeName(rt), ")((", Literal(0, rt), " < ", arg(0), ") - (", arg(0), " < ",
+                       Literal(0, rt), ")))");
+      break;
+    case OpKind::kRound: e = fl ? absl::StrCat(Fn("rint", rt), "(", arg(0), ")") : arg(0); break;
+    case OpKind::kTrunc: e = fl ? absl::StrCat(Fn("trunc", rt), "(", arg(0), ")") : arg(0); break;
+    case OpKind::kLog2: e = absl::StrCat(Fn("log2", rt), "(", arg(0), ")"); break;
+    case OpKind::kLog10: e = absl::StrCat(Fn("log10", rt), "(", arg(0), ")"); break;
+    case OpKind::kIsNan: case OpKind::kIsInf: case OpKind::kIsFinite: {
+      const char* fn = n.op == OpKind::kIsNan ? "isnan" : n.op == OpKind::kIsInf ? "isinf" : "isfinite";
+      e = IsFloatingPoint(in_t(0)) ? absl::StrCat("((bool)", fn, "(", ops[0], "))")
+                                   : (n.op == OpKind::kIsFinite ? "true" : "false");
+      break;
+    }
+    case OpKind::kBitwiseNot: e = absl::StrCat(rt == DataType::kBool ? "(!" : "(~", arg(0), ")"); break;
     case OpKind::kAdd: e = absl::StrCat("(", arg(0), " + ", arg(1), ")"); break;
     case OpKind::kSub: e = absl::StrCat("(", arg(0), " - ", arg(1), ")"); break;
     case OpKind::kMul: e = absl::StrCat("(", arg(0), " * ", arg(1), ")"); break;
@@ -121,6 +136,33 @@ absl::StatusOr<std::string> EmitPointwise(const Graph& g, const Node& n,
       e = fl ? absl::StrCat(Fn("fmod", rt), "(", arg(0), ", ", arg(1), ")")
              : absl::StrCat("(", arg(0), " % ", arg(1), ")");
       break;
+    case OpKind::kAtan2: e = absl::StrCat(Fn("atan2", rt), "(", arg(0), ", ", arg(1), ")"); break;
+    case OpKind::kRemainder: {  // the divisor's sign; an integer remainder by 0 is 0
+      const std::string t = ComputeTypeName(rt);
+      const std::string r = fl ? absl::StrCat(Fn("fmod", rt), "(a, b)") : "(b == 0 ? (T)0 : a % b)";
+      e = absl::StrCat("([](", t, " a, ", t, " b) { typedef ", t, " T; const T r = ", r,
+                       "; return (r != 0 && ((r < 0) != (b < 0))) ? (T)(r + b) : r; }(", arg(0), ", ", arg(1),
+                       "))");
+      break;
+    }
+    case OpKind::kBitwiseAnd: case OpKind::kBitwiseOr: case OpKind::kBitwiseXor: {
+      const bool b = rt == DataType::kBool;
+      const char* op = n.op == OpKind::kBitwiseAnd ? (b ? " && " : " & ")
+                       : n.op == OpKind::kBitwiseOr ? (b ? " || " : " | ")
+                                                    : (b ? " != " : " ^ ");
+      e = absl::StrCat("(", arg(0), op, arg(1), ")");
+      break;
+    }
+    case OpKind::kBitwiseLeftShift: case OpKind::kBitwiseRightShift: {
+      // In 64 bits; counts outside [0, 64) give 0 (left) or the sign (right),
+      // and the result wraps to the result's width, as the CPU reference.
+      const std::string body = n.op == OpKind::kBitwiseLeftShift
+                                   ? "(b >= 0 && b < 64) ? (i64)((unsigned long long)a << b) : (i64)0"
+                                   : "(b >= 0 && b < 64) ? (a >> b) : (a < 0 ? (i64)-1 : (i64)0)";
+      e = absl::StrCat("((", ComputeTypeName(rt), ")([](i64 a, i64 b) { return ", body, "; }(", arg(0), ", ",
+                       arg(1), ")))");
+      break;
+    }
     case OpKind::kMaximum: e = absl::StrCat("fz_max(", arg(0), ", ", arg(1), ")"); break;
     case OpKind::kMinimum: e = absl::StrCat("fz_min(", arg(0), ", ", arg(1), ")"); break;
     case OpKind::kEq: case OpKind::kNe: case OpKind::kLt:
@@ -143,6 +185,9 @@ absl::StatusOr<std::string> EmitPointwise(const Graph& g, const Node& n,
     case OpKind::kWhere:
       e = absl::StrCat("(", Conv(in_t(0), DataType::kBool, ops[0]), " ? ",
                        Conv(in_t(1), rt, ops[1]), " : ", Conv(in_t(2), rt, ops[2]), ")");
+      break;
+    case OpKind::kClamp:  // min(max(x, lo), hi), NaN from any side
+      e = absl::StrCat("fz_min(fz_max(", arg(0), ", ", arg(1), "), ", arg(2), ")");
       break;
     default:
       return absl::UnimplementedError(

@@ -220,7 +220,11 @@ absl::StatusOr<PyValue> DefinitionLowering::OpCall(const Expr& call, const Expr&
   switch (cat) {
     case OpCategory::kUnary: params = {"x"}; break;
     case OpCategory::kBinary: params = {"lhs", "rhs"}; required = 2; break;
-    case OpCategory::kTernary: params = {"pred", "lhs", "rhs"}; required = 3; break;
+    case OpCategory::kTernary:
+      params = *op == OpKind::kClamp ? std::vector<std::string>{"x", "min", "max"}
+                                     : std::vector<std::string>{"pred", "lhs", "rhs"};
+      required = 3;
+      break;
     case OpCategory::kCast: params = {"x", "dtype"}; required = 2; break;
     case OpCategory::kSize: params = {"x", "dim"}; required = 2; break;
     case OpCategory::kReduction:

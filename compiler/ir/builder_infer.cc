@@ -99,8 +99,10 @@ GraphBuilder::InferShape(OpKind op, const std::vector<ValueId>& in, Attrs& attrs
 
   if (cat == OpCategory::kUnary) {
     DataType t = x.dtype;
-    if (op == OpKind::kLogicalNot) {
+    if (IsPredicateOp(op)) {
       t = DataType::kBool;
+    } else if (op == OpKind::kBitwiseNot) {
+      if (IsFloatingPoint(t)) return Bad(op, "operand is floating point; bitwise ops take integers or bools");
     } else if (IsFloatOnlyUnary(op) && !IsFloatingPoint(t)) {
       t = DefaultFloat(x.is_tensor);
     } else if (t == DataType::kBool && op != OpKind::kAbs) {
@@ -113,16 +115,27 @@ GraphBuilder::InferShape(OpKind op, const std::vector<ValueId>& in, Attrs& attrs
     auto shape = BroadcastShapes(op, in);
     if (!shape.ok()) return shape.status();
     std::vector<ValueId> data = in;
-    if (cat == OpCategory::kTernary) data.erase(data.begin());  // where's condition
+    if (op == OpKind::kWhere) data.erase(data.begin());  // where's condition
     DataType t = PromoteOperands(*g_, data);
-    if (IsPredicateOp(op)) {
+    if (IsBitwiseOp(op)) {
+      const bool shift = op == OpKind::kBitwiseLeftShift || op == OpKind::kBitwiseRightShift;
+      for (ValueId v : in) {
+        const DataType vt = g_->value(v).dtype;
+        if (IsFloatingPoint(vt) || (shift && !IsIntegral(vt))) {
+          return Bad(op, absl::StrCat("an operand is ", DataTypeName(vt), "; ",
+                                      shift ? "shifts take integers" : "bitwise ops take integers or bools"));
+        }
+      }
+    } else if (IsPredicateOp(op)) {
       t = DataType::kBool;
+    } else if (op == OpKind::kAtan2 && !IsFloatingPoint(t)) {
+      t = DefaultFloat(tensor);
     } else if (op == OpKind::kDiv && !IsFloatingPoint(t) && (tensor || !IsIntegral(t))) {
       t = DefaultFloat(tensor);  // true division, as in PyTorch
       // Integer scalars (sizes) divide as nvFuser's do: an integer, rounded
       // toward zero (fd.ops.div(T0.size(1), 32) for group norm's shapes).
-    } else if (t == DataType::kBool && cat == OpCategory::kBinary) {
-      return Bad(op, "both operands are bool; cast them to a numeric type first");
+    } else if (t == DataType::kBool && op != OpKind::kWhere) {
+      return Bad(op, "the operands are bool; cast them to a numeric type first");
     }
     dtypes = {t};
     return Result{{tensor, *shape}};

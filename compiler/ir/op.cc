@@ -34,6 +34,15 @@ constexpr OpInfo kOps[] = {
     {OpKind::kLogicalNot, "logical_not", OpCategory::kUnary},
     {OpKind::kFloor, "floor", OpCategory::kUnary},
     {OpKind::kCeil, "ceil", OpCategory::kUnary},
+    {OpKind::kSign, "sign", OpCategory::kUnary},
+    {OpKind::kRound, "round", OpCategory::kUnary},
+    {OpKind::kTrunc, "trunc", OpCategory::kUnary},
+    {OpKind::kLog2, "log2", OpCategory::kUnary},
+    {OpKind::kLog10, "log10", OpCategory::kUnary},
+    {OpKind::kIsNan, "isnan", OpCategory::kUnary},
+    {OpKind::kIsInf, "isinf", OpCategory::kUnary},
+    {OpKind::kIsFinite, "isfinite", OpCategory::kUnary},
+    {OpKind::kBitwiseNot, "bitwise_not", OpCategory::kUnary},
     {OpKind::kAdd, "add", OpCategory::kBinary},
     {OpKind::kSub, "sub", OpCategory::kBinary},
     {OpKind::kMul, "mul", OpCategory::kBinary},
@@ -50,7 +59,15 @@ constexpr OpInfo kOps[] = {
     {OpKind::kGe, "ge", OpCategory::kBinary},
     {OpKind::kLogicalAnd, "logical_and", OpCategory::kBinary},
     {OpKind::kLogicalOr, "logical_or", OpCategory::kBinary},
+    {OpKind::kAtan2, "atan2", OpCategory::kBinary},
+    {OpKind::kRemainder, "remainder", OpCategory::kBinary},
+    {OpKind::kBitwiseAnd, "bitwise_and", OpCategory::kBinary},
+    {OpKind::kBitwiseOr, "bitwise_or", OpCategory::kBinary},
+    {OpKind::kBitwiseXor, "bitwise_xor", OpCategory::kBinary},
+    {OpKind::kBitwiseLeftShift, "bitwise_left_shift", OpCategory::kBinary},
+    {OpKind::kBitwiseRightShift, "bitwise_right_shift", OpCategory::kBinary},
     {OpKind::kWhere, "where", OpCategory::kTernary},
+    {OpKind::kClamp, "clamp", OpCategory::kTernary},
     {OpKind::kCast, "cast", OpCategory::kCast},
     {OpKind::kBroadcastInDim, "broadcast_in_dim", OpCategory::kShape},
     {OpKind::kBroadcast, "broadcast", OpCategory::kShape},
@@ -97,7 +114,19 @@ bool IsPredicateOp(OpKind op) {
   switch (op) {
     case OpKind::kEq: case OpKind::kNe: case OpKind::kLt: case OpKind::kLe:
     case OpKind::kGt: case OpKind::kGe: case OpKind::kLogicalAnd:
-    case OpKind::kLogicalOr: case OpKind::kLogicalNot:
+    case OpKind::kLogicalOr: case OpKind::kLogicalNot: case OpKind::kIsNan:
+    case OpKind::kIsInf: case OpKind::kIsFinite:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsBitwiseOp(OpKind op) {
+  switch (op) {
+    case OpKind::kBitwiseNot: case OpKind::kBitwiseAnd: case OpKind::kBitwiseOr:
+    case OpKind::kBitwiseXor: case OpKind::kBitwiseLeftShift:
+    case OpKind::kBitwiseRightShift:
       return true;
     default:
       return false;
@@ -110,7 +139,8 @@ bool IsFloatOnlyUnary(OpKind op) {
     case OpKind::kLog1p: case OpKind::kExpm1: case OpKind::kSqrt:
     case OpKind::kRsqrt: case OpKind::kReciprocal: case OpKind::kSin:
     case OpKind::kCos: case OpKind::kTanh: case OpKind::kSigmoid:
-    case OpKind::kErf: case OpKind::kErfc:
+    case OpKind::kErf: case OpKind::kErfc: case OpKind::kLog2:
+    case OpKind::kLog10:
       return true;
     default:
       return false;

@@ -14,11 +14,15 @@ enum class OpKind : int {
   kAbs = 1, kNeg, kExp, kExp2, kLog, kLog1p, kExpm1, kSqrt, kRsqrt,
   kReciprocal, kSin, kCos, kTanh, kSigmoid, kErf, kErfc, kRelu,
   kLogicalNot, kFloor, kCeil,
+  kSign, kRound, kTrunc, kLog2, kLog10, kIsNan, kIsInf, kIsFinite, kBitwiseNot,
   // Binary pointwise.
   kAdd = 30, kSub, kMul, kDiv, kPow, kFmod, kMaximum, kMinimum,
   kEq, kNe, kLt, kLe, kGt, kGe, kLogicalAnd, kLogicalOr,
+  kAtan2, kRemainder, kBitwiseAnd, kBitwiseOr, kBitwiseXor, kBitwiseLeftShift,
+  kBitwiseRightShift,
   // Ternary pointwise.
   kWhere = 60,
+  kClamp,  // (x, min, max)
   // Type conversion.
   kCast = 70,
   // Shape (metadata) ops.
@@ -46,7 +50,11 @@ OpCategory CategoryOf(OpKind op);
 // The front-end name, as in `fd.ops.<name>`: "add", "broadcast_in_dim", ...
 const char* OpName(OpKind op);
 std::optional<OpKind> ParseOpName(std::string_view name);
-// True for ops whose result is bool (comparisons and logical ops).
+// True for integer-only bitwise ops (and, or, xor, not, shifts); and, or,
+// xor and not also take bools.
+bool IsBitwiseOp(OpKind op);
+// True for ops whose result is bool (comparisons, logical ops, isnan, isinf,
+// isfinite).
 bool IsPredicateOp(OpKind op);
 // True for unary ops that always produce floating point (exp, tanh, ...):
 // an integer operand is promoted to float32 first.

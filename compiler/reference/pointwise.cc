@@ -54,6 +54,26 @@ absl::Status MapN(const std::array<const View*, N>& in, const Shape& out, double
 
 double Sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 
+// Integer values are held exactly in doubles; bitwise ops work on their
+// 64-bit two's complement form (RoundTo then wraps to the result's width).
+int64_t Bits(double v) { return std::isfinite(v) ? static_cast<int64_t>(v) : 0; }
+
+// remainder: the sign of the divisor, as Python's % and torch.remainder.
+double Remainder(double a, double b) {
+  const double r = std::fmod(a, b);
+  return r != 0 && ((r < 0) != (b < 0)) ? r + b : r;
+}
+
+// Shifts by a count outside [0, 64) give 0 (left) or the sign (right).
+double ShiftLeft(double a, double b) {
+  if (!(b >= 0 && b < 64)) return 0;
+  return static_cast<double>(static_cast<int64_t>(static_cast<uint64_t>(Bits(a)) << static_cast<int>(b)));
+}
+double ShiftRight(double a, double b) {
+  if (!(b >= 0 && b < 64)) return Bits(a) < 0 ? -1.0 : 0.0;
+  return static_cast<double>(Bits(a) >> static_cast<int>(b));
+}
+
 // max/min that return NaN when either side is NaN.
 double MaxNaN(double a, double b) {
   if (std::isnan(a) || std::isnan(b)) return kNaN;
@@ -64,7 +84,7 @@ double MinNaN(double a, double b) {
   return a < b ? a : b;
 }
 
-absl::Status Unary(OpKind op, const View& x, const Shape& out, double* dst) {
+absl::Status Unary(OpKind op, const View& x, const Shape& out, double* dst, bool bool_out) {
   std::array<const View*, 1> in{&x};
   auto map = [&](auto f) { return MapN<1>(in, out, dst, f); };
   switch (op) {
@@ -108,6 +128,25 @@ absl::Status Unary(OpKind op, const View& x, const Shape& out, double* dst) {
       return map([](double v) { return std::floor(v); });
     case OpKind::kCeil:
       return map([](double v) { return std::ceil(v); });
+    case OpKind::kSign:  // (0 < v) - (v < 0): 0 for zeros and NaN
+      return map([](double v) { return static_cast<double>((0 < v) - (v < 0)); });
+    case OpKind::kRound:  // half to even
+      return map([](double v) { return std::nearbyint(v); });
+    case OpKind::kTrunc:
+      return map([](double v) { return std::trunc(v); });
+    case OpKind::kLog2:
+      return map([](double v) { return std::log2(v); });
+    case OpKind::kLog10:
+      return map([](double v) { return std::log10(v); });
+    case OpKind::kIsNan:
+      return map([](double v) { return std::isnan(v) ? 1.0 : 0.0; });
+    case OpKind::kIsInf:
+      return map([](double v) { return std::isinf(v) ? 1.0 : 0.0; });
+    case OpKind::kIsFinite:
+      return map([](double v) { return std::isfinite(v) ? 1.0 : 0.0; });
+    case OpKind::kBitwiseNot:  // bools hold 0 or 1: ~ is logical not there
+      return bool_out ? map([](double v) { return v == 0 ? 1.0 : 0.0; })
+                      : map([](double v) { return static_cast<double>(~Bits(v)); });
     default:
       break;
   }
@@ -151,6 +190,20 @@ absl::Status Binary(OpKind op, const View& x, const View& y, const Shape& out, d
       return map([&](double p, double q) { return b(p != 0 && q != 0); });
     case OpKind::kLogicalOr:
       return map([&](double p, double q) { return b(p != 0 || q != 0); });
+    case OpKind::kAtan2:
+      return map([](double p, double q) { return std::atan2(p, q); });
+    case OpKind::kRemainder:
+      return map(Remainder);
+    case OpKind::kBitwiseAnd:
+      return map([](double p, double q) { return static_cast<double>(Bits(p) & Bits(q)); });
+    case OpKind::kBitwiseOr:
+      return map([](double p, double q) { return static_cast<double>(Bits(p) | Bits(q)); });
+    case OpKind::kBitwiseXor:
+      return map([](double p, double q) { return static_cast<double>(Bits(p) ^ Bits(q)); });
+    case OpKind::kBitwiseLeftShift:
+      return map(ShiftLeft);
+    case OpKind::kBitwiseRightShift:
+      return map(ShiftRight);
     default:
       break;
   }
@@ -166,12 +219,17 @@ absl::StatusOr<View> EvalPointwise(const Node& n, const std::vector<const View*>
   absl::Status s;
   switch (CategoryOf(n.op)) {
     case OpCategory::kUnary:
-      s = Unary(n.op, *in[0], out_shape, dst);
+      s = Unary(n.op, *in[0], out_shape, dst, out_dtype == DataType::kBool);
       break;
     case OpCategory::kBinary:
       s = Binary(n.op, *in[0], *in[1], out_shape, dst);
       break;
     case OpCategory::kTernary:
+      if (n.op == OpKind::kClamp) {  // min(max(x, lo), hi), NaN from any side
+        s = MapN<3>({in[0], in[1], in[2]}, out_shape, dst,
+                    [](double x, double lo, double hi) { return MinNaN(MaxNaN(x, lo), hi); });
+        break;
+      }
       s = MapN<3>({in[0], in[1], in[2]}, out_shape, dst,
                   [](double c, double a, double b) { return c != 0 ? a : b; });
       break;
