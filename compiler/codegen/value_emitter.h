@@ -6,8 +6,10 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "compiler/codegen/expr_emitter.h"
@@ -28,7 +30,8 @@ struct Scope {
 
   // A scope appending to `out` at `indent`, memoizing in `memo`; its load
   // is set by the caller.
-  static Scope Of(Kind kind, std::string* out, std::string indent, std::map<ValueId, std::string>* memo) {
+  static Scope Of(Kind kind, std::string* out, std::string indent,
+                  std::map<ValueId, std::string>* memo) {
     Scope s;
     s.kind = kind;
     s.out = out;
@@ -40,16 +43,36 @@ struct Scope {
 
 class ValueEmitter {
  public:
-  ValueEmitter(const KernelPlan& plan, ExprOptions options,
-               std::map<ValueId, int> input_index)
+  ValueEmitter(const KernelPlan& plan, ExprOptions options, std::map<ValueId, int> input_index)
       : p_(plan), g_(*plan.graph), opt_(options), input_index_(std::move(input_index)) {}
 
   // The name (or inline expression) of v's value in scope s, emitting the
-  // statements it needs.
+  // statements it needs. Iterative (an explicit stack of pending nodes), so
+  // a graph of any depth is emitted without deep recursion.
   absl::StatusOr<std::string> Get(ValueId v, Scope& s);
 
+  // An inline scalar expression longer than this becomes a variable of its
+  // scope, so scalar DAGs (s2 = s1 + s1, ...) cannot grow the code
+  // exponentially. Far above any expression of the corpus.
+  static constexpr size_t kMaxInlineScalarChars = 1024;
+
  private:
-  absl::StatusOr<std::string> Scalar(ValueId v, Scope& s);
+  // A node whose result waits for its operands (Get's stack).
+  struct Pending {
+    enum Step { kForward, kScalarTrivial, kScalarPointwise, kShapeOp, kReduction, kPointwise };
+    Step step = kForward;
+    ValueId v = kNone;
+    Scope* s = nullptr;
+    const Node* n = nullptr;
+    std::vector<ValueId> operands;  // evaluated in order, in scope s
+    std::vector<std::string> ops;   // their results so far
+  };
+  // Starts v in *s: its result when no operand is needed, else nullopt with
+  // *p filled in.
+  absl::StatusOr<std::optional<std::string>> Begin(ValueId v, Scope* s, Pending* p);
+  absl::StatusOr<std::optional<std::string>> BeginScalar(ValueId v, Scope* s, Pending* p);
+  // The result of p once all its operands are in p.ops.
+  absl::StatusOr<std::string> Finish(Pending& p);
   // A reduction over axes its operand does not vary along, as an expression.
   absl::StatusOr<std::string> Trivial(const Node& n, ValueId out, const std::string& x);
   std::string Declare(ValueId v, Scope& s, const std::string& expr);

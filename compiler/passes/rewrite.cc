@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
+#include <utility>
 
 #include "compiler/ir/builder.h"
 
@@ -71,18 +71,29 @@ bool Compact(Graph& g) {
 
   // Topological order: each live node after the definitions of its operands,
   // otherwise in the existing order.
+  // Depth-first with an explicit stack (graphs may be 100,000 nodes deep):
+  // a node is placed once every operand's definition is.
   std::vector<NodeId> order;
   std::vector<char> placed(nn, 0);
-  std::function<void(NodeId)> place = [&](NodeId n) {
-    if (placed[n]) return;
-    placed[n] = 1;
-    for (ValueId in : g.nodes[n].inputs) {
-      if (g.values[in].def != kNone) place(g.values[in].def);
+  std::vector<std::pair<NodeId, size_t>> stack;  // node, next operand to visit
+  for (int root = 0; root < nn; ++root) {
+    if (!live_node[root] || placed[root]) continue;
+    placed[root] = 1;
+    stack.emplace_back(root, 0);
+    while (!stack.empty()) {
+      auto& [n, next] = stack.back();
+      const std::vector<ValueId>& ins = g.nodes[n].inputs;
+      if (next < ins.size()) {
+        const NodeId d = g.values[ins[next++]].def;
+        if (d != kNone && !placed[d]) {
+          placed[d] = 1;
+          stack.emplace_back(d, 0);
+        }
+        continue;
+      }
+      order.push_back(n);
+      stack.pop_back();
     }
-    order.push_back(n);
-  };
-  for (int n = 0; n < nn; ++n) {
-    if (live_node[n]) place(n);
   }
 
   // New value ids: inputs and constants first (existing order), then node

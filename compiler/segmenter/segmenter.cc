@@ -1,7 +1,6 @@
 #include "compiler/segmenter/segmenter.h"
 
 #include <algorithm>
-#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -375,18 +374,37 @@ absl::StatusOr<std::vector<Segment>> Partitioner::Run() {
     groups_[best_b].clear();
   }
   // Segments in a topological order of the groups (by first node otherwise).
+  // Depth-first with an explicit stack (a chain of groups may be long): a
+  // group is placed once every group it reads from is.
   std::vector<int> order;
   std::set<int> done;
-  std::function<void(int)> place = [&](int grp) {
-    if (done.count(grp)) return;
-    done.insert(grp);
-    for (NodeId n : groups_[grp]) {
-      for (NodeId p : Producers(n)) place(group_of_[p]);
-    }
-    order.push_back(grp);
+  struct Visit {
+    int grp;
+    std::vector<int> producers;  // groups to place first, in order
+    size_t next = 0;
   };
+  auto visit = [&](int grp) {
+    Visit v{grp, {}, 0};
+    for (NodeId n : groups_[grp]) {
+      for (NodeId p : Producers(n)) v.producers.push_back(group_of_[p]);
+    }
+    return v;
+  };
+  std::vector<Visit> stack;
   for (const Node& n : g_.nodes) {
-    if (group_of_[n.id] >= 0) place(group_of_[n.id]);
+    const int root = group_of_[n.id];
+    if (root < 0 || !done.insert(root).second) continue;
+    stack.push_back(visit(root));
+    while (!stack.empty()) {
+      Visit& top = stack.back();
+      if (top.next < top.producers.size()) {
+        const int p = top.producers[top.next++];
+        if (done.insert(p).second) stack.push_back(visit(p));
+        continue;
+      }
+      order.push_back(top.grp);
+      stack.pop_back();
+    }
   }
   std::vector<Segment> segments;
   std::map<int, int> index_of;
