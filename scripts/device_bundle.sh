@@ -22,7 +22,7 @@ BUILD=${1:-build-rt}
 CORPUS=${FUSIOND_CORPUS_DIR:-tests/corpus/fusions}
 OUT=.devcarry
 # .devcarry/ is shared with other engineers' bundles: replace only our parts.
-for sub in fusions artifacts general wide selftest bin lib runtime_testdata; do rm -rf "${OUT:?}/$sub"; done
+for sub in fusions artifacts general wide selftest bin lib runtime_testdata pb2; do rm -rf "${OUT:?}/$sub"; done
 mkdir -p "$OUT/fusions" "$OUT/artifacts" "$OUT/general" "$OUT/wide" "$OUT/selftest" "$OUT/bin" "$OUT/lib"
 
 [ -f "$BUILD/build.ninja" ] || cmake -S . -B "$BUILD" -G Ninja -DFUSIOND_BUILD_SERVICE=OFF >/dev/null
@@ -74,18 +74,23 @@ done
 # The C++ runtime's GPU tests and the shared libraries they need.
 bins=("$BUILD/client/runtime/runtime_gpu_test")
 [ -x "$BUILD/tests/runtime_e2e/runtime_e2e_test" ] && bins+=("$BUILD/tests/runtime_e2e/runtime_e2e_test")
+# fusionc, for fusiond.FusionDefinition and the torch.compile backend (bench/gpu/pytorch_acceptance.sh)
+[ -x "$BUILD/client/fusionc/fusionc" ] && bins+=("$BUILD/client/fusionc/fusionc")
 for b in "${bins[@]}"; do
   cp "$b" "$OUT/bin/"
   strip "$OUT/bin/$(basename "$b")"
   ldd "$b" | awk '/=> \//{print $3}' | while read -r lib; do
     case "$(basename "$lib")" in
       libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|ld-linux*|libcuda.so*) ;;
+      libnvrtc*) ;;  # 100+ MB: the host's NVRTC 13 serves
       libstdc++.so*|libgcc_s.so*) ;;  # the device's newer ones serve
       *) cp -L "$lib" "$OUT/lib/" ;;
     esac
   done
 done
 cp -r "$BUILD/client/runtime/testdata" "$OUT/runtime_testdata"
+# The gRPC client's generated modules (protoc 3.21), for pytorch_acceptance.sh's protobuf check.
+[ -d "$BUILD/python/fusiond" ] && mkdir -p "$OUT/pb2/fusiond" && cp "$BUILD"/python/fusiond/*_pb2*.py "$OUT/pb2/fusiond/"
 
 echo "device_bundle: $(du -sh "$OUT" | cut -f1) in $OUT ($(find "$OUT/artifacts" -name manifest.json | wc -l) artifacts)" >&2
 echo 'carry: [".devcarry"]'
