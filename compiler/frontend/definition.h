@@ -46,6 +46,9 @@ class DefinitionLowering {
   absl::StatusOr<PyValue> EvalCall(const Expr& call);
   absl::StatusOr<PyValue> FdMethod(const Expr& call, const std::string& method);
   absl::StatusOr<PyValue> OpCall(const Expr& call, const Expr& op_name);
+  // fd.ops.full / zeros / ones (a broadcast of the fill value), and a clear
+  // error for the tensor factories not supported; nullopt for other names.
+  std::optional<absl::StatusOr<PyValue>> FactoryOp(const Expr& call, const Expr& op_name);
   absl::StatusOr<PyValue> TensorMethod(const Expr& call, const std::string& method);
   absl::StatusOr<PyValue> SizeOf(const Expr& at, ValueId tensor, const Expr* axis);
 

@@ -207,6 +207,7 @@ absl::StatusOr<PyValue> DefinitionLowering::FdMethod(const Expr& call, const std
 
 absl::StatusOr<PyValue> DefinitionLowering::OpCall(const Expr& call, const Expr& op_name) {
   NoteDefinition(call.loc);
+  if (auto factory = FactoryOp(call, op_name)) return *std::move(factory);
   std::optional<OpKind> op = ParseOpName(op_name.text);
   if (!op) {
     return errors_.Error(op_name.loc, absl::StrCat("unknown op fd.ops.", op_name.text),

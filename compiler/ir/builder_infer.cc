@@ -154,7 +154,11 @@ GraphBuilder::InferShape(OpKind op, const std::vector<ValueId>& in, Attrs& attrs
     dtypes = {DataType::kInt64};
     return Result{{false, {}}};
   }
-  if (!x.is_tensor) return Bad(op, "operand is a scalar, not a tensor");
+  // broadcast_in_dim of a scalar (no broadcast_dims) fills a tensor with it:
+  // what fd.ops.full / zeros / ones become.
+  if (!x.is_tensor && op != OpKind::kBroadcastInDim) {
+    return Bad(op, "operand is a scalar, not a tensor");
+  }
 
   if (cat == OpCategory::kReduction || cat == OpCategory::kVarMean) {
     if (attrs.dims.empty()) return Bad(op, "dims is empty; name the axes to reduce");
