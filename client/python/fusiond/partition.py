@@ -72,8 +72,9 @@ _REDUCTIONS = {"aten.sum.dim_IntList": "sum", "aten.sum": "sum", "aten.amax": "m
 _CASTS = ("prims.convert_element_type", "aten._to_copy", "aten.to.dtype")
 # Views fuse when they only add or drop extent-1 axes (or broadcast); other
 # reshapes and permutations stay aten views, free outside a kernel.
+# (clone stays aten: a fused identity would hand back its input, not a copy.)
 _VIEWS = ("aten.expand", "aten.unsqueeze", "aten.squeeze.dim", "aten.squeeze.dims", "aten.squeeze",
-          "aten.view", "aten._unsafe_view", "aten.reshape", "aten.clone", "aten.alias")
+          "aten.view", "aten._unsafe_view", "aten.reshape")
 _SIZE_ONE_VIEWS = ("aten.unsqueeze", "aten.squeeze.dim", "aten.squeeze.dims", "aten.squeeze",
                    "aten.view", "aten._unsafe_view", "aten.reshape")
 _OTHER = ("aten.where.self", "aten.rsub.Scalar", "aten.clamp_min", "aten.clamp_max",
@@ -365,6 +366,11 @@ def _binary_operands(lw, n, a, b):
     va, vb = _operand(lw, a), _operand(lw, b)
     xa, da = lw.computed(va)
     xb, db = lw.computed(vb)
+    # A Python int beside a floating tensor is a float (aten's promotion).
+    if isinstance(xa, int) and not isinstance(xa, bool) and db in _FLOATS:
+        xa = float(xa)
+    if isinstance(xb, int) and not isinstance(xb, bool) and da in _FLOATS:
+        xb = float(xb)
     shape = tuple(n.shape)
     return lw.expand_to(xa, shape), lw.expand_to(xb, shape), da or db
 
@@ -445,8 +451,6 @@ def _lower_view(lw, n, t):
     x, d = _operand(lw, n.args[0])
     src = lw.nodes[n.args[0].index]
     in_shape, out_shape = tuple(src.shape), tuple(n.shape)
-    if t in ("aten.clone", "aten.alias"):
-        return x, d
     if t == "aten.expand":
         return lw.expand_to(x, out_shape), d
     # unsqueeze, squeeze, view, reshape: extent-1 axes come or go.

@@ -301,8 +301,10 @@ def _fuse(gm, which: str) -> None:
         name = f"fusiond_{which}_{len(_GROUPS)}"
         try:
             lowered = lower(nodes, members)
-        except Unsupported as e:
-            log.info("fusiond: a group of %d ops in the %s graph stays aten: %s", len(members), which, e)
+        except Exception as e:  # noqa: BLE001 - Unsupported, or our bug: the group stays aten
+            level = logging.INFO if isinstance(e, Unsupported) else logging.WARNING
+            log.log(level, "fusiond: a group of %d ops in the %s graph stays aten: %s: %s",
+                    len(members), which, type(e).__name__, e)
             continue
         _replace(gm, fx_nodes, nodes, members, lowered, name, which, replaced)
         fused_ops += len(members)
