@@ -9,12 +9,18 @@
 #                                   over blocks) with --general, for device_run.sh's check at
 #                                   other shapes
 #   .devcarry/selftest/<stem>/      hand-written harness self-test artifacts
-#   .devcarry/bin, .devcarry/lib    runtime_gpu_test, runtime_e2e_test and the libraries they
-#                                   needs (all but libc/libm/libpthread/libdl/
-#                                   librt/ld-linux/libcuda), stripped
+#   .devcarry/mutants/<stem>/       kernels of known-wrong definitions
+#                                   (bench/gpu/selftest/mutants.sh), which every check must fail
+#   .devcarry/rnd/                  random graphs compiled here (fusiond_random_gpu_bundle
+#                                   1360 100): manifests, cubins and BUNDLE (seeds, outcomes)
+#   .devcarry/bin, .devcarry/lib    runtime_gpu_test, runtime_e2e_test, fusiond_random_gpu_check
+#                                   (and fusionc) with the libraries they need (all but libc/
+#                                   libm/libpthread/libdl/librt/ld-linux/libcuda/libnvrtc), stripped
 #   .devcarry/runtime_testdata/     the runtime tests' nvcc-built kernels
 # Other subfolders of .devcarry/ (other engineers' bundles) are left alone.
-# Then prints the carry list and the device command (bench/gpu/device_run.sh).
+# Then prints the carry list and the device command (bench/gpu/full_run.sh).
+# Exit status 1 when any part failed to build or compile (the bundle is
+# still written; the device run then fails that part's step).
 # Usage: scripts/device_bundle.sh [BUILD_DIR]   (default build-rt)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,13 +28,19 @@ BUILD=${1:-build-rt}
 CORPUS=${FUSIOND_CORPUS_DIR:-tests/corpus/fusions}
 OUT=.devcarry
 # .devcarry/ is shared with other engineers' bundles: replace only our parts.
-for sub in fusions artifacts general wide selftest bin lib runtime_testdata pb2; do rm -rf "${OUT:?}/$sub"; done
-mkdir -p "$OUT/fusions" "$OUT/artifacts" "$OUT/general" "$OUT/wide" "$OUT/selftest" "$OUT/bin" "$OUT/lib"
+for sub in fusions artifacts general wide selftest mutants rnd bin lib runtime_testdata pb2; do
+  rm -rf "${OUT:?}/$sub"
+done
+mkdir -p "$OUT/fusions" "$OUT/artifacts" "$OUT/general" "$OUT/wide" "$OUT/selftest" "$OUT/mutants" "$OUT/bin" "$OUT/lib"
+failed=0
 
 [ -f "$BUILD/build.ninja" ] || cmake -S . -B "$BUILD" -G Ninja -DFUSIOND_BUILD_SERVICE=OFF >/dev/null
 targets=(runtime_gpu_test runtime_testdata)
 grep -qE "^build client/fusionc/fusionc[: ]" "$BUILD/build.ninja" && targets+=(fusionc)
-grep -qE "^build tests/runtime_e2e/runtime_e2e_test[: ]" "$BUILD/build.ninja" && targets+=(runtime_e2e_test)
+for t in tests/runtime_e2e/runtime_e2e_test tests/runtime_e2e/fusiond_random_gpu_check \
+    tests/random/fusiond_random_gpu_bundle; do
+  grep -qE "^build $t[: ]" "$BUILD/build.ninja" && targets+=("$(basename "$t")")
+done
 ninja -C "$BUILD" -j2 "${targets[@]}" >/dev/null
 
 cp "$CORPUS"/*.py "$OUT/fusions/"
@@ -51,6 +63,7 @@ for f in "$OUT"/fusions/*.py; do
     if ! "$FUSIONC" compile --no-cache "$f" "${flag[@]}" --out "$OUT/$kind/$stem" >"$OUT/$kind/$stem.log" 2>&1; then
       echo "device_bundle: compiling $stem ($kind) failed (see $OUT/$kind/$stem.log)" >&2
       rm -rf "${OUT:?}/$kind/$stem"
+      failed=1
     fi
   done
 done
@@ -61,6 +74,33 @@ if ! "$FUSIONC" compile --no-cache --general "$OUT/fusions/rmsnorm_bwd_manual.py
     --shapes '512x65536;512x1;512x65536;65536' >"$OUT/wide/rmsnorm_bwd_manual.log" 2>&1; then
   echo "device_bundle: the wide-row artifact failed (see $OUT/wide/rmsnorm_bwd_manual.log)" >&2
   rm -rf "${OUT:?}/wide/rmsnorm_bwd_manual"
+  failed=1
+fi
+
+# Known-wrong definitions' kernels: device_run.sh's harness step and
+# runtime_e2e_test run them against the real definitions and must fail.
+M=$(mktemp -d)
+bash bench/gpu/selftest/mutants.sh "$OUT/fusions" "$M"
+cp "$M/MUTANTS" "$OUT/mutants/"
+while read -r f; do
+  if ! "$FUSIONC" compile --no-cache "$M/$f" --out "$OUT/mutants/${f%.py}" >"$OUT/mutants/${f%.py}.log" 2>&1; then
+    echo "device_bundle: compiling the mutant $f failed (see $OUT/mutants/${f%.py}.log)" >&2
+    failed=1
+  fi
+done <"$M/MUTANTS"
+rm -rf "$M"
+
+# Random graphs at realistic sizes (tests/random/gpu_cases.h), compiled
+# here; the device makes their inputs and references from the seeds.
+# Seeds 1360..1459 hold every scheduler, shared memory and clusters
+# (tests/random/gpu_cases_test.cc checks that).
+RANDOM_BUNDLE=$BUILD/tests/random/fusiond_random_gpu_bundle
+if [ -x "$RANDOM_BUNDLE" ]; then
+  "$RANDOM_BUNDLE" 1360 100 "$OUT/rnd" >"$OUT/rnd.log" 2>&1 || { echo "device_bundle: random graphs: see $OUT/rnd.log" >&2; failed=1; }
+  tail -9 "$OUT/rnd.log" >&2
+else
+  echo "device_bundle: no $RANDOM_BUNDLE" >&2
+  failed=1
 fi
 
 # Harness self-test artifacts (hand-written kernels; never reported as ours).
@@ -73,7 +113,9 @@ done
 
 # The C++ runtime's GPU tests and the shared libraries they need.
 bins=("$BUILD/client/runtime/runtime_gpu_test")
-[ -x "$BUILD/tests/runtime_e2e/runtime_e2e_test" ] && bins+=("$BUILD/tests/runtime_e2e/runtime_e2e_test")
+for b in tests/runtime_e2e/runtime_e2e_test tests/runtime_e2e/fusiond_random_gpu_check; do
+  if [ -x "$BUILD/$b" ]; then bins+=("$BUILD/$b"); else echo "device_bundle: no $BUILD/$b" >&2; failed=1; fi
+done
 # fusionc, for fusiond.FusionDefinition and the torch.compile backend (bench/gpu/pytorch_acceptance.sh)
 [ -x "$BUILD/client/fusionc/fusionc" ] && bins+=("$BUILD/client/fusionc/fusionc")
 for b in "${bins[@]}"; do
@@ -94,4 +136,5 @@ cp -r "$BUILD/client/runtime/testdata" "$OUT/runtime_testdata"
 
 echo "device_bundle: $(du -sh "$OUT" | cut -f1) in $OUT ($(find "$OUT/artifacts" -name manifest.json | wc -l) artifacts)" >&2
 echo 'carry: [".devcarry"]'
-echo 'command: bash bench/gpu/device_run.sh'
+echo 'command: OUT=$OUT bash bench/gpu/full_run.sh'
+exit $failed

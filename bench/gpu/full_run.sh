@@ -4,14 +4,15 @@
 # recorded, a summary line last, exit status 1 when any step failed:
 #   1. bench/gpu/device_run.sh: every test and check of the bundle (its own
 #      steps and summary in device_run.log; the corpus JSON and PNG);
-#   2. random graphs (bench/gpu/random_graphs.py on $D/rnd): every case
-#      against the CPU reference, per-scheduler counts, refusals accounted;
+#   2. random graphs (fusiond_random_gpu_check on $D/rnd, compiled here by
+#      scripts/device_bundle.sh): every case through the C++ runtime against
+#      the CPU reference, per-scheduler counts, every refusal with its reason;
 #   3. bench/gpu/variants.sh run, if variants were prepared: their table
 #      opens other-logs.txt, the merged report -> variants-all.{json,png};
 #   4. bench/gpu/acceptance_check.py on the reports, when the variants were
 #      issue 5's shapes.
 # Time: device_run.sh ~5 min (HARNESS_TIMEOUT 240 for the corpus), random
-# graphs RANDOM_TIMEOUT (default 150), variants VARIANTS_TIMEOUT (default
+# graphs RANDOM_TIMEOUT (default 200), variants VARIANTS_TIMEOUT (default
 # 270; run a long list in a call of its own: OUT=$V bash bench/gpu/variants.sh run).
 #
 #   here:  bash scripts/device_bundle.sh build-rt
@@ -37,13 +38,15 @@ device_run() {
 step "device_run.sh (every test and check; device_run.log)" device_run
 
 random_graphs() {
-  need $D/rnd/BUNDLE || return 1
-  timeout "${RANDOM_TIMEOUT:-150}" python3 bench/gpu/random_graphs.py $D/rnd >"$LOGS/random.log" 2>&1
+  need $D/rnd/BUNDLE $D/bin/fusiond_random_gpu_check || return 1
+  LD_LIBRARY_PATH=$D/lib timeout "${RANDOM_TIMEOUT:-200}" $D/bin/fusiond_random_gpu_check $D/rnd \
+    >"$LOGS/random.log" 2>&1
   local rc=$?
-  grep -E "^SUMMARY|^scheduler|^  " "$LOGS/random.log" | tail -30
+  grep -E "^SUMMARY|^scheduler|^passed with|^refused|^FAIL" "$LOGS/random.log" | tail -40
+  [ "$rc" = 124 ] && echo "random graphs: past RANDOM_TIMEOUT"
   return $rc
 }
-step "random graphs vs the CPU reference (bench/gpu/random_graphs.py)" random_graphs
+step "random graphs vs the CPU reference (fusiond_random_gpu_check)" random_graphs
 
 V=$(mktemp -d)
 if [ -d $D/variants ]; then

@@ -103,8 +103,22 @@ ValueId Generator::DefineInput(const Form& f, DataType t) {
 }
 
 void Generator::MakeInputs() {
-  rank_ = Uniform(1, std::max(1, opts_.max_rank));
-  for (int a = 0; a < rank_; ++a) extents_.push_back(Uniform(1, std::max(1, opts_.max_extent)));
+  rank_ =
+      Uniform(std::max(1, std::min(opts_.min_rank, opts_.max_rank)), std::max(1, opts_.max_rank));
+  // Extents from extent_choices when given, redrawn while the universe has
+  // more than max_elements (after 100 draws, the last axis shrinks to fit).
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    extents_.clear();
+    int64_t elements = 1;
+    for (int a = 0; a < rank_; ++a) {
+      extents_.push_back(opts_.extent_choices.empty() ? Uniform(1, std::max(1, opts_.max_extent))
+                                                      : Pick(opts_.extent_choices));
+      elements *= extents_.back();
+    }
+    if (opts_.max_elements <= 0 || elements <= opts_.max_elements) break;
+    if (attempt == 99)
+      extents_.back() = std::max<int64_t>(1, opts_.max_elements / (elements / extents_.back()));
+  }
   symbolic_ = Chance(opts_.symbolic_probability);
   const Form full(rank_, Axis::kFull);
   const int num_full = Uniform(1, 3);
@@ -420,7 +434,8 @@ RandomGraphCase Generator::Run() {
   first_node_value_ = static_cast<int>(pool_.size());
   const int ops = std::max(1, opts_.num_ops);
   for (int k = 0; k < ops && error_.ok(); ++k) {
-    switch (Uniform(0, 11)) {
+    // extra_reductions > 0: values past 11 draw reductions too.
+    switch (Uniform(0, 11 + std::max(0, opts_.extra_reductions))) {
       case 0:
       case 1:
         OpUnary();
@@ -448,11 +463,14 @@ RandomGraphCase Generator::Run() {
       case 10:
         OpBroadcast();
         break;
-      default:
+      case 11:
         if (opts_.allow_where)
           OpWhere();
         else
           OpBinary();
+        break;
+      default:
+        OpReduce();
         break;
     }
   }

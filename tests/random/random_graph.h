@@ -26,10 +26,21 @@
 namespace fusiond {
 
 struct RandomGraphOptions {
-  // Largest rank of the universe (ranks 1..max_rank are drawn). Default: 3.
+  // Largest rank of the universe (ranks min_rank..max_rank are drawn). Default: 3.
   int max_rank = 3;
+  // Smallest rank of the universe. Default: 1.
+  int min_rank = 1;
   // Largest axis extent (extents 1..max_extent are drawn). Default: 8.
   int max_extent = 8;
+  // Extents to draw axes from instead of 1..max_extent (a GPU check's
+  // realistic sizes: 1, odd, wide rows). Default: empty.
+  std::vector<int64_t> extent_choices;
+  // Largest number of elements of the universe (all axes at full extent);
+  // extents are redrawn while over it. 0: no bound. Default: 0.
+  int64_t max_elements = 0;
+  // Reductions weigh 2 of 12 op draws; this adds as many more reduction
+  // draws (norm-backward-like graphs: row and column reductions). Default: 0.
+  int extra_reductions = 0;
   // Number of ops to add (each may be a short pattern of several nodes).
   // Default: 12.
   int num_ops = 12;

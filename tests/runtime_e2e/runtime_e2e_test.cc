@@ -32,6 +32,7 @@
 #include "tests/corpus/closed_forms.h"
 #include "tests/corpus/corpus_inputs.h"
 #include "tests/corpus/output_check.h"
+#include "tests/runtime_e2e/gpu_run.h"
 
 namespace fusiond {
 namespace {
@@ -42,103 +43,6 @@ using runtime::ElementType;
 std::string CorpusDir() {
   const char* env = std::getenv("FUSIOND_CORPUS_DIR");
   return env ? env : FUSIOND_CORPUS_DIR;
-}
-
-absl::StatusOr<ElementType> ToElement(DataType t) {
-  return runtime::ParseElementType(DataTypeName(t));
-}
-
-// Host doubles (already rounded to dtype) -> the dtype's bytes.
-absl::StatusOr<std::string> Encode(const HostTensor& t) {
-  std::string bytes;
-  auto put = [&](const void* p, size_t n) { bytes.append(static_cast<const char*>(p), n); };
-  for (double d : t.data) {
-    switch (t.dtype) {
-      case DataType::kBFloat16: {
-        float f = static_cast<float>(d);
-        uint32_t bits;
-        std::memcpy(&bits, &f, 4);
-        uint16_t h = static_cast<uint16_t>(bits >> 16);  // exact: d is a bf16 value
-        put(&h, 2);
-        break;
-      }
-      case DataType::kFloat: {
-        float f = static_cast<float>(d);
-        put(&f, 4);
-        break;
-      }
-      case DataType::kDouble:
-        put(&d, 8);
-        break;
-      case DataType::kInt32: {
-        int32_t v = static_cast<int32_t>(d);
-        put(&v, 4);
-        break;
-      }
-      case DataType::kInt64: {
-        int64_t v = static_cast<int64_t>(d);
-        put(&v, 8);
-        break;
-      }
-      case DataType::kBool: {
-        uint8_t v = d != 0;
-        put(&v, 1);
-        break;
-      }
-      default:
-        return absl::UnimplementedError(absl::StrCat("dtype ", DataTypeName(t.dtype)));
-    }
-  }
-  return bytes;
-}
-
-std::vector<double> Decode(const std::string& bytes, ElementType t) {
-  std::vector<double> out;
-  size_t es = runtime::ElementSize(t);
-  for (size_t i = 0; i + es <= bytes.size(); i += es) {
-    const char* p = bytes.data() + i;
-    switch (t) {
-      case ElementType::kBFloat16: {
-        uint16_t h;
-        std::memcpy(&h, p, 2);
-        uint32_t bits = uint32_t{h} << 16;
-        float f;
-        std::memcpy(&f, &bits, 4);
-        out.push_back(f);
-        break;
-      }
-      case ElementType::kFloat32: {
-        float f;
-        std::memcpy(&f, p, 4);
-        out.push_back(f);
-        break;
-      }
-      case ElementType::kFloat64: {
-        double d;
-        std::memcpy(&d, p, 8);
-        out.push_back(d);
-        break;
-      }
-      case ElementType::kInt32: {
-        int32_t v;
-        std::memcpy(&v, p, 4);
-        out.push_back(v);
-        break;
-      }
-      case ElementType::kInt64: {
-        int64_t v;
-        std::memcpy(&v, p, 8);
-        out.push_back(double(v));
-        break;
-      }
-      case ElementType::kBool:
-        out.push_back(*p != 0);
-        break;
-      default:
-        out.push_back(NAN);
-    }
-  }
-  return out;
 }
 
 // Shapes for a symbolic definition: the file's, with extents substituted.
@@ -226,52 +130,17 @@ void RunArtifact(const std::string& stem, runtime::LoadedFusion& fusion, const P
   ASSERT_TRUE(want.ok()) << want.status();
   const corpus::Tensors math = closed->closed_form(inputs);
   ASSERT_EQ(math.size(), want->size());
-  std::vector<runtime::RunArg> args;
-  std::vector<CUdeviceptr> owned;
-  bool shifted = false;
-  for (const HostTensor& t : inputs) {
-    absl::StatusOr<std::string> bytes = Encode(t);
-    ASSERT_TRUE(bytes.ok()) << bytes.status();
-    absl::StatusOr<ElementType> et = ToElement(t.dtype);
-    ASSERT_TRUE(et.ok());
-    const size_t shift = offset && !shifted && !t.shape.empty() ? runtime::ElementSize(*et) : 0;
-    shifted |= shift > 0;
-    CUdeviceptr p = 0;
-    ASSERT_EQ(Cu().cuMemAlloc(&p, std::max<size_t>(bytes->size() + shift, 1)), CUDA_SUCCESS);
-    owned.push_back(p);
-    ASSERT_EQ(Cu().cuMemcpyHtoD(p + shift, bytes->data(), bytes->size()), CUDA_SUCCESS);
-    args.push_back(runtime::RunArg::Tensor({p + shift, *et, t.shape, {}}));
-  }
-  absl::StatusOr<runtime::LaunchPlan> plan = runtime::PlanLaunch(
-      fusion.manifest(), std::vector<runtime::Shape>(shapes.begin(), shapes.end()));
-  ASSERT_TRUE(plan.ok()) << plan.status();
-  std::vector<runtime::TensorArg> outs;
-  for (size_t i = 0; i < plan->output_shapes.size(); ++i) {
-    ElementType et = fusion.manifest().outputs[i].dtype;
-    size_t bytes = runtime::NumElements(plan->output_shapes[i]) * runtime::ElementSize(et);
-    CUdeviceptr p = 0;
-    ASSERT_EQ(Cu().cuMemAlloc(&p, std::max<size_t>(bytes, 1)), CUDA_SUCCESS);
-    owned.push_back(p);
-    ASSERT_EQ(Cu().cuMemsetD8Async(p, 0xFF, bytes, nullptr),
-              CUDA_SUCCESS);  // NaN in every float type
-    outs.push_back({p, et, plan->output_shapes[i], {}});
-  }
-  absl::Status s = fusion.RunInto(args, outs, runtime::RunOptions{nullptr, true});
-  ASSERT_TRUE(s.ok()) << s;
-  ASSERT_EQ(want->size(), outs.size());
-  for (size_t i = 0; i < outs.size(); ++i) {
-    std::string bytes(runtime::NumElements(outs[i].shape) * runtime::ElementSize(outs[i].dtype),
-                      '\0');
-    ASSERT_EQ(Cu().cuMemcpyDtoH(bytes.data(), outs[i].data, bytes.size()), CUDA_SUCCESS);
-    std::optional<DataType> dtype = ParseDataType(runtime::ElementTypeName(outs[i].dtype));
-    ASSERT_TRUE(dtype.has_value()) << runtime::ElementTypeName(outs[i].dtype);
-    HostTensor got{*dtype, outs[i].shape, Decode(bytes, outs[i].dtype)};
+  absl::StatusOr<std::vector<HostTensor>> outs = RunOnGpu(fusion, inputs, 0xFF, offset);
+  ASSERT_TRUE(outs.ok()) << outs.status();
+  ASSERT_EQ(want->size(), outs->size());
+  for (size_t i = 0; i < outs->size(); ++i) {
+    const HostTensor& got = (*outs)[i];
     for (const auto& [name, ref] :
          {std::pair<const char*, const HostTensor*>{"reference", &(*want)[i]},
           {"closed form", &math[i]}}) {
       corpus::OutputVerdict v = corpus::CheckOutput(got, *ref);
       if (!v.why.empty()) {
-        v.why = absl::StrCat(stem, " output ", i, " ", runtime::ShapeToString(outs[i].shape),
+        v.why = absl::StrCat(stem, " output ", i, " ", runtime::ShapeToString(got.shape),
                              " vs the ", name, ": ", v.why);
       }
       std::printf("  %s %s output %zu %s: max rel err %.2e vs the %s\n", stem.c_str(),
@@ -280,7 +149,6 @@ void RunArtifact(const std::string& stem, runtime::LoadedFusion& fusion, const P
       verdicts->push_back(std::move(v));
     }
   }
-  for (CUdeviceptr p : owned) Cu().cuMemFree(p);
 }
 
 // Extents of the corpus files -> other extents, for symbolic definitions.

@@ -1,0 +1,81 @@
+// The GPU check's random graphs (gpu_cases.h) on the CPU: realistic sizes,
+// valid graphs the reference evaluates, and, over the seeds the device bundle
+// uses (scripts/device_bundle.sh: kFirstSeed, kSeeds), every scheduler,
+// shared-memory staging and clusters among the scheduled segments.
+#include "tests/random/gpu_cases.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "compiler/ir/verifier.h"
+#include "compiler/pipeline.h"
+#include "compiler/reference/reference.h"
+
+namespace fusiond {
+namespace {
+
+constexpr int kFirstSeed = 1360;  // as scripts/device_bundle.sh
+constexpr int kSeeds = 100;
+
+int64_t Largest(const RandomGraphCase& c) {
+  int64_t largest = 0;
+  for (const auto& s : c.input_shapes) {
+    int64_t n = 1;
+    for (int64_t d : s) n *= d;
+    largest = std::max(largest, n);
+  }
+  return largest;
+}
+
+TEST(GpuCases, RealisticSizesAndValidGraphs) {
+  int large = 0;
+  for (int seed = kFirstSeed; seed < kFirstSeed + 16; ++seed) {
+    RandomGraphCase c = GpuRandomCase(seed);
+    ASSERT_TRUE(c.status.ok()) << "seed " << seed << ": " << c.status;
+    ASSERT_TRUE(VerifyGraph(c.graph).ok()) << "seed " << seed;
+    EXPECT_LE(Largest(c), int64_t{1} << 21) << "seed " << seed;
+    large += Largest(c) >= 100000;
+  }
+  EXPECT_GE(large, 6);  // most are far beyond the CPU tests' 512 elements
+  // The reference evaluates them (two, for time).
+  for (int seed : {kFirstSeed, kFirstSeed + 2}) {
+    RandomGraphCase c = GpuRandomCase(seed);
+    auto out = Evaluate(c.graph, RandomInputs(c.graph, c.input_shapes, seed));
+    EXPECT_TRUE(out.ok()) << "seed " << seed << ": " << out.status();
+  }
+}
+
+TEST(GpuCases, TheBundleSeedsExerciseEverySchedulerSharedMemoryAndClusters) {
+  std::map<std::string, int> kinds;
+  int smem = 0, cluster = 0, refused = 0;
+  CompileOptions o;
+  o.generate_code = false;  // scheduling is enough to see the kinds
+  for (int seed = kFirstSeed; seed < kFirstSeed + kSeeds; ++seed) {
+    RandomGraphCase c = GpuRandomCase(seed);
+    auto r = CompileFusion(c.graph, c.input_shapes, o);
+    if (!r.ok()) {
+      EXPECT_NE(r.status().code(), absl::StatusCode::kInternal)
+          << "seed " << seed << ": " << r.status();
+      ++refused;
+      continue;
+    }
+    for (const SegmentResult& s : r->segments) {
+      ++kinds[SchedulerName(s.kind)];
+      smem += s.params.smem_bytes > 0 || s.params.smem_buffer || s.params.smem_columns;
+      cluster += s.params.cluster_x > 1;
+    }
+  }
+  for (const std::string& name : AllSchedulerNames()) {
+    std::cout << name << ": " << kinds[name] << " segments\n";
+    EXPECT_GT(kinds[name], 0) << name;
+  }
+  std::cout << "shared memory: " << smem << ", clusters: " << cluster << ", refused: " << refused
+            << "\n";
+  EXPECT_GT(smem, 0);
+  EXPECT_GT(cluster, 0);
+}
+
+}  // namespace
+}  // namespace fusiond
