@@ -91,8 +91,8 @@ absl::StatusOr<redisContext*> RedisPool::Connect() {
     if (r == nullptr || r->type == REDIS_REPLY_ERROR) {
       std::string why = r == nullptr ? ctx->errstr : std::string(r->str, r->len);
       redisFree(ctx);
-      return absl::UnavailableError(absl::StrCat("redis AUTH at ", options_.host, ":",
-                                                 options_.port, " failed: ", why));
+      return absl::UnavailableError(
+          absl::StrCat("redis AUTH at ", options_.host, ":", options_.port, " failed: ", why));
     }
   }
   return ctx;

@@ -33,15 +33,16 @@ absl::StatusOr<std::string> ReadSecretFile(const std::string& path, const std::s
   while (!secret.empty() && absl::ascii_isspace(static_cast<unsigned char>(secret.back()))) {
     secret.pop_back();
   }
-  if (secret.empty()) return absl::InvalidArgumentError(absl::StrCat(what, ": ", path, " is empty"));
+  if (secret.empty())
+    return absl::InvalidArgumentError(absl::StrCat(what, ": ", path, " is empty"));
   return secret;
 }
 
 bool IsLoopbackHost(const std::string& host_or_address) {
   std::string host = host_or_address;
   if (absl::StartsWith(host, "[")) {
-    host = host.substr(1, host.find(']') == std::string::npos ? std::string::npos
-                                                               : host.find(']') - 1);
+    host = host.substr(
+        1, host.find(']') == std::string::npos ? std::string::npos : host.find(']') - 1);
   } else if (std::count(host.begin(), host.end(), ':') == 1) {
     host = host.substr(0, host.find(':'));
   }

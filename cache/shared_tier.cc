@@ -61,9 +61,9 @@ absl::StatusOr<std::unique_ptr<SharedTier>> SharedTier::Create(SharedTierOptions
         options.redis.host));
   }
   if (!options.secret.empty() && options.secret.size() < kMinSecretBytes) {
-    return absl::InvalidArgumentError(absl::StrCat("the shared tier's secret has ",
-                                                   options.secret.size(), " bytes; use at least ",
-                                                   kMinSecretBytes, " (e.g. openssl rand -hex 32)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the shared tier's secret has ", options.secret.size(),
+                     " bytes; use at least ", kMinSecretBytes, " (e.g. openssl rand -hex 32)"));
   }
   if (options.redis.size < 1) options.redis.size = 1;
   return std::unique_ptr<SharedTier>(new SharedTier(std::move(options)));
@@ -99,8 +99,8 @@ absl::StatusOr<std::string> SharedTier::Get(const std::string& cache_key) {
     return absl::UnavailableError("redis GET: unexpected reply type");
   }
   SharedRecordProblem problem;
-  absl::StatusOr<std::string_view> payload = DecodeSharedRecord(
-      options_.secret, key, std::string_view((*r)->str, (*r)->len), &problem);
+  absl::StatusOr<std::string_view> payload =
+      DecodeSharedRecord(options_.secret, key, std::string_view((*r)->str, (*r)->len), &problem);
   if (!payload.ok()) {
     // Not deleted: a daemon with another secret (a misconfiguration) must
     // not erase good records; the compile that follows overwrites it.
@@ -139,11 +139,10 @@ absl::StatusOr<bool> SharedTier::AcquireLease(const std::string& cache_key,
   return (*r)->type == REDIS_REPLY_STATUS;  // "OK"; nil when another owner holds it
 }
 
-absl::StatusOr<bool> SharedTier::RenewLease(const std::string& cache_key,
-                                            const std::string& owner, int ttl_ms) {
-  absl::StatusOr<RedisReply> r = pool_.Command({"EVAL", kRenewScript, "1",
-                                                options_.lease_prefix + cache_key, owner,
-                                                absl::StrCat(ttl_ms)});
+absl::StatusOr<bool> SharedTier::RenewLease(const std::string& cache_key, const std::string& owner,
+                                            int ttl_ms) {
+  absl::StatusOr<RedisReply> r = pool_.Command(
+      {"EVAL", kRenewScript, "1", options_.lease_prefix + cache_key, owner, absl::StrCat(ttl_ms)});
   if (!r.ok() || (*r)->type == REDIS_REPLY_ERROR) {
     ++errors_;
     return r.ok() ? ErrorReply("EVAL (renew lease)", r->get()) : r.status();

@@ -38,8 +38,8 @@ std::string HmacSha256(std::string_view secret, std::string_view data) {
   unsigned int mac_len = 0;
   // A zero-length key is valid HMAC input; OpenSSL wants a non-null pointer.
   static const unsigned char kEmpty = 0;
-  const void* key = secret.empty() ? static_cast<const void*>(&kEmpty)
-                                   : static_cast<const void*>(secret.data());
+  const void* key =
+      secret.empty() ? static_cast<const void*>(&kEmpty) : static_cast<const void*>(secret.data());
   HMAC(EVP_sha256(), key, static_cast<int>(secret.size()),
        reinterpret_cast<const unsigned char*>(data.data()), data.size(), mac, &mac_len);
   return std::string(reinterpret_cast<const char*>(mac), mac_len);
@@ -84,8 +84,7 @@ absl::StatusOr<std::string_view> DecodeSharedRecord(std::string_view secret,
     return Refuse(SharedRecordProblem::kWrongKey, problem,
                   "shared-tier value names another key (a record moved under this one)");
   }
-  absl::StatusOr<std::string_view> payload =
-      DecodeRecord(signed_part.substr(kFixedHead + key_len));
+  absl::StatusOr<std::string_view> payload = DecodeRecord(signed_part.substr(kFixedHead + key_len));
   if (!payload.ok()) {
     return Refuse(SharedRecordProblem::kMalformed, problem,
                   absl::StrCat("shared-tier record: ", payload.status().message()));

@@ -26,9 +26,9 @@ constexpr size_t kSharedRecordMacBytes = 32;
 // Why a remote value was refused.
 enum class SharedRecordProblem {
   kNone,
-  kMalformed,    // too short, bad magic or lengths, or the inner record's checks
-  kBadMac,       // not made with this cluster's secret (forged or altered)
-  kWrongKey,     // a genuine value stored under another key
+  kMalformed,  // too short, bad magic or lengths, or the inner record's checks
+  kBadMac,     // not made with this cluster's secret (forged or altered)
+  kWrongKey,   // a genuine value stored under another key
 };
 
 // The value for `redis_key` and `payload`, authenticated with `secret`.

@@ -44,9 +44,9 @@ class RedisServer {
   // Starts it and waits (up to 10 s) until a SharedTier can connect.
   void Start(const std::vector<std::string>& extra = {}) {
     const std::string port = std::to_string(port_);
-    std::vector<std::string> args = {FUSIOND_REDIS_SERVER, "--port", port, "--bind", "127.0.0.1",
-                                     "--save", "", "--appendonly", "no", "--daemonize", "no",
-                                     "--loglevel", "warning"};
+    std::vector<std::string> args = {
+        FUSIOND_REDIS_SERVER, "--port", port,          "--bind", "127.0.0.1",  "--save", "",
+        "--appendonly",       "no",     "--daemonize", "no",     "--loglevel", "warning"};
     if (!password_.empty()) args.insert(args.end(), {"--requirepass", password_});
     args.insert(args.end(), extra.begin(), extra.end());
     ASSERT_TRUE(server_.Start(args)) << "could not start " << FUSIOND_REDIS_SERVER;
@@ -79,10 +79,10 @@ class RedisServer {
     if (!password_.empty()) freeReplyObject(redisCommand(c, "AUTH %s", password_.c_str()));
     redisReply* r = static_cast<redisReply*>(
         value == nullptr ? redisCommand(c, "%s %b", verb, key.data(), key.size())
-                         : redisCommand(c, "%s %b %b", verb, key.data(), key.size(),
-                                        value->data(), value->size()));
-    std::string out = r != nullptr && r->type == REDIS_REPLY_STRING ? std::string(r->str, r->len)
-                                                                    : "";
+                         : redisCommand(c, "%s %b %b", verb, key.data(), key.size(), value->data(),
+                                        value->size()));
+    std::string out =
+        r != nullptr && r->type == REDIS_REPLY_STRING ? std::string(r->str, r->len) : "";
     freeReplyObject(r);
     redisFree(c);
     return out;
@@ -310,7 +310,8 @@ TEST_F(SharedTierTest, SecondMachineServesTheFirstMachinesCompile) {
   EXPECT_TRUE(second->hit);
   EXPECT_FALSE(second->compiled_here);
   EXPECT_EQ(second->cache_key, first->cache_key);
-  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(second->compiled, first->compiled));
+  EXPECT_TRUE(
+      google::protobuf::util::MessageDifferencer::Equals(second->compiled, first->compiled));
   EXPECT_EQ(b.compiler->Stats().compiles, 0u);
   EXPECT_EQ(b.compiler->Stats().shared_hits, 1u);
   EXPECT_EQ(b.cache->Stats().entries, 1u);  // kept locally too
@@ -355,7 +356,10 @@ TEST_F(SharedTierTest, PoisonedRecordsAreNeitherServedNorStoredLocally) {
 
   fusiond::v1::CompiledFusion evil = x->compiled;
   for (auto& segment : *evil.mutable_segments()) {
-    if (segment.has_kernel()) segment.mutable_kernel()->set_binary("\x7f" "ELF planted kernel");
+    if (segment.has_kernel())
+      segment.mutable_kernel()->set_binary(
+          "\x7f"
+          "ELF planted kernel");
   }
   const std::vector<std::string> poisons = {
       redis_->GetRaw("test:" + y->cache_key),

@@ -106,10 +106,11 @@ absl::Status ValidateAuthConfig(const AuthConfig& c, const std::string& listen) 
   const bool tls = !c.tls_cert.empty();
   const bool client_auth = !c.token_file.empty() || !c.tls_client_ca.empty();
   if (!IsLoopbackHost(listen) && !(tls && client_auth) && !c.allow_insecure_listen) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--listen ", listen, " is reachable from other machines: it needs TLS (--tls-cert, "
-        "--tls-key) and client authentication (--token-file or --tls-client-ca), or "
-        "--allow-insecure-listen true on a network you trust"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--listen ", listen,
+                     " is reachable from other machines: it needs TLS (--tls-cert, "
+                     "--tls-key) and client authentication (--token-file or --tls-client-ca), or "
+                     "--allow-insecure-listen true on a network you trust"));
   }
   return absl::OkStatus();
 }

@@ -101,21 +101,21 @@ FusionClient::FusionClient(const std::string& target, FusionClientOptions option
     setup_ = credentials.status();
     credentials = grpc::InsecureChannelCredentials();  // never used: calls fail with setup_
   }
-  stub_ = fusiond::v1::FusionCompiler::NewStub(
-      grpc::CreateCustomChannel(target, *credentials, args));
+  stub_ =
+      fusiond::v1::FusionCompiler::NewStub(grpc::CreateCustomChannel(target, *credentials, args));
 }
 
 // The token travels as call metadata, so it also works over plaintext on
 // loopback (gRPC's call credentials would insist on TLS).
-#define FUSIOND_CLIENT_CALL(method, request, response)                                      \
-  do {                                                                                      \
-    if (!setup_.ok()) return setup_;                                                        \
-    grpc::ClientContext context;                                                            \
-    context.set_deadline(std::chrono::system_clock::now() +                                 \
-                         std::chrono::microseconds(int64_t(options_.timeout_s * 1e6)));     \
+#define FUSIOND_CLIENT_CALL(method, request, response)                                             \
+  do {                                                                                             \
+    if (!setup_.ok()) return setup_;                                                               \
+    grpc::ClientContext context;                                                                   \
+    context.set_deadline(std::chrono::system_clock::now() +                                        \
+                         std::chrono::microseconds(int64_t(options_.timeout_s * 1e6)));            \
     if (!options_.token.empty()) context.AddMetadata("authorization", "Bearer " + options_.token); \
-    grpc::Status s = stub_->method(&context, request, &response);                           \
-    if (!s.ok()) return FromGrpc(s, target_);                                               \
+    grpc::Status s = stub_->method(&context, request, &response);                                  \
+    if (!s.ok()) return FromGrpc(s, target_);                                                      \
   } while (0)
 
 absl::StatusOr<fusiond::v1::CompileResponse> FusionClient::Compile(

@@ -25,6 +25,8 @@
 #include <vector>
 
 #include "client/fusionc/commands.h"
+#include "compiler/codegen/version.h"
+#include "fusiond/version.h"
 
 namespace fusiond {
 namespace fusionc {
@@ -39,7 +41,7 @@ void PrintMainHelp(FILE* out) {
   std::fprintf(out,
                "usage: fusionc [--server HOST:PORT] <command> [args...]\n"
                "       fusionc <command> --help   (every flag of a command)\n"
-               "       fusionc --help\n\n"
+               "       fusionc --help | --version\n\n"
                "fusionc reads fusion definitions in the repro-script form (fd.define_tensor,\n"
                "fd.ops.*, fd.add_output, then an `inputs = [...]` list).\n\n"
                "commands:\n");
@@ -80,8 +82,16 @@ int ExitCodeFor(const absl::Status& s) {
 
 int ReportError(const char* command, const absl::Status& s) {
   const int code = ExitCodeFor(s);
-  std::fprintf(stderr, "fusionc %s: %s%s\n", command,
-               code == kExitInternal ? "internal error: " : "", std::string(s.message()).c_str());
+  // The daemon or the network said no: its code is the news, not a bug here.
+  const bool remote = s.code() == absl::StatusCode::kUnauthenticated ||
+                      s.code() == absl::StatusCode::kPermissionDenied ||
+                      s.code() == absl::StatusCode::kUnavailable ||
+                      s.code() == absl::StatusCode::kDeadlineExceeded;
+  const std::string prefix = remote ? absl::StatusCodeToString(s.code()) + ": "
+                             : code == kExitInternal ? "internal error: "
+                                                     : "";
+  std::fprintf(stderr, "fusionc %s: %s%s\n", command, prefix.c_str(),
+               std::string(s.message()).c_str());
   return code;
 }
 
@@ -94,6 +104,10 @@ int main(int argc, char** argv) {
   if (args.empty()) {
     PrintMainHelp(stderr);
     return kExitBadInput;
+  }
+  if (args[0] == "--version") {
+    std::printf("fusionc %s (codegen-%d)\n", fusiond::kFusiondVersion, fusiond::kCodegenVersion);
+    return 0;
   }
   if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     if (args[0] == "help" && args.size() > 1) {

@@ -57,8 +57,10 @@ def wait_until(predicate, timeout, what, interval=0.1):
 class Daemon:
     """One fusiond process on free loopback ports."""
 
-    def __init__(self, cache_dir, extra_args=(), metrics=True):
+    def __init__(self, cache_dir, extra_args=(), metrics=True, client_kwargs=None):
         self.cache_dir = cache_dir
+        # FusionClient's TLS and token arguments (ca_file, token, ...).
+        self.client_kwargs = dict(client_kwargs or {})
         self.port = free_port()
         self.metrics_port = free_port() if metrics else None
         self.extra_args = list(extra_args)
@@ -86,7 +88,7 @@ class Daemon:
             with socket.create_connection(("127.0.0.1", self.port), timeout=1):
                 return True
         wait_until(listening, timeout, "fusiond to listen", interval=0.02)
-        self.client = fusiond.FusionClient(self.target, timeout=120)
+        self.client = fusiond.FusionClient(self.target, timeout=120, **self.client_kwargs)
         wait_until(lambda: self.client.health(timeout=2) == "SERVING", timeout, "fusiond to serve")
         return self
 

@@ -92,19 +92,84 @@ def make_request(graph, shapes=None, arch="sm_90", allow_precision_increase=Fals
     return request
 
 
-class FusionClient:
-    """A connection to one fusiond. Thread safe (one gRPC channel)."""
+class _BearerToken(grpc.UnaryUnaryClientInterceptor, grpc.UnaryStreamClientInterceptor):
+    """Adds "authorization: Bearer TOKEN" to every call (also over plaintext
+    on loopback, where gRPC's call credentials are not allowed)."""
 
-    def __init__(self, target, timeout=60.0, max_message_bytes=_MAX_MESSAGE_BYTES):
+    def __init__(self, token):
+        self._metadata = ("authorization", "Bearer " + token)
+
+    def _with_token(self, details):
+        metadata = list(details.metadata or []) + [self._metadata]
+        return details._replace(metadata=metadata) if hasattr(details, "_replace") else \
+            _CallDetails(details.method, details.timeout, metadata, details.credentials,
+                         getattr(details, "wait_for_ready", None),
+                         getattr(details, "compression", None))
+
+    def intercept_unary_unary(self, continuation, details, request):
+        return continuation(self._with_token(details), request)
+
+    def intercept_unary_stream(self, continuation, details, request):
+        return continuation(self._with_token(details), request)
+
+
+class _CallDetails(grpc.ClientCallDetails):
+    def __init__(self, method, timeout, metadata, credentials, wait_for_ready, compression):
+        self.method = method
+        self.timeout = timeout
+        self.metadata = metadata
+        self.credentials = credentials
+        self.wait_for_ready = wait_for_ready
+        self.compression = compression
+
+
+def read_token_file(path):
+    """The first token line of a token file ('#' comments skipped)."""
+    with open(path) as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            if line:
+                return line
+    raise ValueError(f"token file {path} holds no token")
+
+
+def make_channel(target, ca_file=None, cert_file=None, key_file=None, token=None,
+                 server_name=None, max_message_bytes=_MAX_MESSAGE_BYTES):
+    """A gRPC channel to fusiond: TLS when `ca_file` (PEM CA of the daemon's
+    certificate) or a client certificate (`cert_file`, `key_file`) is given,
+    else plaintext; `token` goes with every call as a bearer token;
+    `server_name` overrides the name the daemon's certificate must carry."""
+    options = [("grpc.max_receive_message_length", max_message_bytes),
+               ("grpc.max_send_message_length", max_message_bytes)]
+    if ca_file or cert_file:
+        def read(path):
+            with open(path, "rb") as f:
+                return f.read()
+        credentials = grpc.ssl_channel_credentials(
+            root_certificates=read(ca_file) if ca_file else None,
+            private_key=read(key_file) if key_file else None,
+            certificate_chain=read(cert_file) if cert_file else None)
+        if server_name:
+            options.append(("grpc.ssl_target_name_override", server_name))
+        channel = grpc.secure_channel(target, credentials, options=options)
+    else:
+        channel = grpc.insecure_channel(target, options=options)
+    return grpc.intercept_channel(channel, _BearerToken(token)) if token else channel
+
+
+class FusionClient:
+    """A connection to one fusiond. Thread safe (one gRPC channel).
+    TLS and bearer tokens: see make_channel (`token_file` reads the token)."""
+
+    def __init__(self, target, timeout=60.0, max_message_bytes=_MAX_MESSAGE_BYTES,
+                 ca_file=None, cert_file=None, key_file=None, token=None, token_file=None,
+                 server_name=None):
         self.target = target
         self.timeout = timeout
-        self._channel = grpc.insecure_channel(
-            target,
-            options=[
-                ("grpc.max_receive_message_length", max_message_bytes),
-                ("grpc.max_send_message_length", max_message_bytes),
-            ],
-        )
+        if token_file and not token:
+            token = read_token_file(token_file)
+        self._channel = make_channel(target, ca_file, cert_file, key_file, token, server_name,
+                                     max_message_bytes)
         self._stub = service_pb2_grpc.FusionCompilerStub(self._channel)
 
     def close(self):
