@@ -1,5 +1,6 @@
-// The code generator's version. It is part of the cache key: bump it whenever
-// the generated source for a given graph and HeuristicParams can change.
+// The code generator's hand-set version, shown in reports and metrics. The
+// cache key does not depend on it: it holds a hash of the compiler's sources
+// (compiler/version), which changes with any edit to the generator.
 #ifndef FUSIOND_COMPILER_CODEGEN_VERSION_H_
 #define FUSIOND_COMPILER_CODEGEN_VERSION_H_
 
