@@ -237,6 +237,24 @@ def run_ours(fusion, inputs, ref, want_dtypes=None):
     return outs, check_outputs(outs, ref, want_dtypes)
 
 
+def variant_notes(artifacts):
+    """What a variant's artifacts were built with (bench/gpu/variants.sh
+    prepare): the hand-set HeuristicParams fields (OVERRIDES; empty: the
+    pipeline's choice) and the parameters fusiond_cgdev reported (cgdev.log).
+    {} for artifacts that are no variant."""
+    notes = {}
+    path = os.path.join(artifacts, "OVERRIDES") if artifacts else ""
+    if path and os.path.isfile(path):
+        with open(path) as f:
+            notes["overrides"] = [w for w in f.read().split() if w]
+    log = os.path.join(artifacts, "cgdev.log") if artifacts else ""
+    if log and os.path.isfile(log):
+        with open(log) as f:
+            notes["params"] = [line.strip().removeprefix("params: ") for line in f
+                               if line.startswith(("kind=", "params: "))]
+    return notes
+
+
 def fmt_us(v):
     return f"{v:9.1f}" if isinstance(v, (int, float)) and v == v and v is not None else "      n/a"
 
@@ -257,6 +275,7 @@ def bench_fusion(path, args, copy_bw):
     row["floor_us"] = row["bytes"] / copy_bw * 1e6
     row["copy_same_us"] = same_size_copy_us(row["bytes"], args.warmup, args.rep)
     want = [dtype_name(o) for o in outs]  # torch's dtypes for the definition
+    row.update(variant_notes(args.artifacts))
     row["eager"] = {"check": check_outputs(outs, ref)}
     row["eager"]["us"] = bench(lambda: eager(*inputs), args.warmup, args.rep)
     if not args.no_compile:
@@ -575,6 +594,9 @@ def main(argv=None):
         with open(os.path.join(args.artifacts, "PRODUCER")) as f:
             producer = f.read().strip()
         print(f"artifacts: {args.artifacts} from {producer}")
+    notes = variant_notes(args.artifacts)
+    if "overrides" in notes:
+        print("hand-set parameters: " + (" ".join(notes["overrides"]) or "none (the pipeline's choice)"))
 
     def write_report():  # after every fusion, so a cut-short run leaves its rows
         report = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -594,6 +616,7 @@ def main(argv=None):
                                             "prealloc_us: preallocated outputs",
                              "bytes": "inputs read once + outputs written once"},
                   "artifacts": args.artifacts, "artifact_producer": producer,
+                  **variant_notes(args.artifacts),
                   "fusions": rows}
         with open(base + ".json", "w") as f:
             json.dump(_finite(report), f, indent=1)

@@ -82,6 +82,9 @@ PY
       fi
       mkdir -p "$D/variants/$name/$stem"
       echo "$stem $map $compile" >"$D/variants/$name/RUN"
+      # The hand-set HeuristicParams fields (none: the pipeline decides), which
+      # run.py records in the variant's report.
+      printf '%s\n' "${args[@]}" >"$D/variants/$name/OVERRIDES"
       "$CGDEV" "$src" "$D/variants/$name/$stem" "${args[@]}" \
         >"$D/variants/$name/cgdev.log" 2>&1
       rc=$?
