@@ -44,7 +44,7 @@ print("entry point, modules and declared dependencies: ok")
 PY
 export FUSIOND_TEST_INSTALLED=1
 [ -n "$FUSIONC" ] && export FUSIOND_FUSIONC=$FUSIONC
-for t in definition_test runtime_test torch_backend_test readme_test; do
+for t in definition_test runtime_test torch_backend_test readme_test wire_test; do
   echo "== $t (installed package)"
   "$VPY" "$SRC/tests/python/$t.py"
 done

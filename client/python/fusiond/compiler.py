@@ -8,9 +8,12 @@ the cubins that fusiond.runtime launches. With FUSIOND_SERVER=HOST:PORT the
 cluster's daemon compiles instead (fusiond.client; needs grpcio and the
 generated protobuf modules).
 
-Environment: FUSIOND_SERVER (daemon address), FUSIOND_FUSIONC (path of the
-fusionc binary; default: `fusionc` on PATH, else beside a fusiond checkout's
-build), FUSIOND_ARCH (sm_90 ...; default: the current GPU's, else sm_90).
+Environment: FUSIOND_SERVER (daemon address) with, for a daemon that asks
+for them, FUSIOND_CA_FILE, FUSIOND_CERT_FILE, FUSIOND_KEY_FILE,
+FUSIOND_TOKEN_FILE and FUSIOND_SERVER_NAME (fusiond.client.FusionClient's
+TLS and token arguments); FUSIOND_FUSIONC (path of the fusionc binary;
+default: `fusionc` on PATH, else a build of this checkout); FUSIOND_ARCH
+(sm_90 ...; default: the current GPU's, else sm_90).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import tempfile
 import threading
 from typing import Optional, Sequence
 
-from .manifest import FusionError, NotFound, Unavailable
+from .manifest import FusionError, InvalidArgument, NotFound, Unavailable
 
 __all__ = ["CompileError", "find_fusionc", "default_arch", "compile_definition"]
 
@@ -112,10 +115,12 @@ def run_fusionc(args: Sequence[str], what: str) -> subprocess.CompletedProcess:
 
 def compile_definition(text: str, shapes: Sequence[Optional[Sequence[int]]],
                        symbolic: bool, arch: Optional[str] = None, name: str = "fusion",
-                       general: bool = False):
+                       general: bool = False, wire_form=None):
     """Compiles repro-script `text` for `shapes` (one per input, None for a
     scalar) and returns a fusiond.runtime.LoadedFusion ready to launch.
-    Through FUSIOND_SERVER's daemon when set, else the local fusionc."""
+    Through FUSIOND_SERVER's daemon when set (the graph from `wire_form()`,
+    a FusionGraph built in Python, else from `fusionc parse`), else the
+    local fusionc."""
     from . import runtime
     arch = arch or default_arch()
     server = os.environ.get("FUSIOND_SERVER")
@@ -124,7 +129,7 @@ def compile_definition(text: str, shapes: Sequence[Optional[Sequence[int]]],
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
         if server:
-            return _compile_remote(server, path, shapes, symbolic, arch, general)
+            return _compile_remote(server, path, shapes, symbolic, arch, general, wire_form)
         out = os.path.join(tmp, "out")
         args = ["compile", path, "--arch", arch, "--out", out]
         if symbolic or any(s is None for s in shapes):
@@ -135,19 +140,27 @@ def compile_definition(text: str, shapes: Sequence[Optional[Sequence[int]]],
         return runtime.load(out)
 
 
-def _compile_remote(server, path, shapes, symbolic, arch, general):
-    """The daemon compiles: the definition's wire form (fusionc parse --out,
-    the same C++ front end) goes through fusiond.client, whose connection
-    options (TLS, token) apply."""
+def _compile_remote(server, path, shapes, symbolic, arch, general, wire_form):
+    """The daemon compiles the definition's wire form, sent by fusiond.client
+    (whose connection options, TLS and token, apply): built in Python, or
+    by fusionc's front end (`fusionc parse --out`) for what the Python form
+    lacks (extents computed from sizes)."""
     from . import client as rpc
-    graph_path = path + ".pb"
-    run_fusionc(["parse", path, "--out", graph_path], "reading the definition")
-    with open(graph_path, "rb") as f:
-        graph = f.read()
+    graph = None
+    if wire_form is not None:
+        try:
+            graph = wire_form()
+        except InvalidArgument:
+            graph = None
+    if graph is None:
+        graph_path = path + ".pb"
+        run_fusionc(["parse", path, "--out", graph_path], "reading the definition")
+        with open(graph_path, "rb") as f:
+            graph = f.read()
     with _lock:
         conn = _clients.get(server)
         if conn is None:
-            conn = _clients[server] = rpc.FusionClient(server)
+            conn = _clients[server] = rpc.FusionClient(server, **_connection_options())
     try:
         result = conn.compile(graph, shapes=[s or [] for s in shapes] if symbolic or
                               any(s is None for s in shapes) else None,
@@ -158,4 +171,12 @@ def _compile_remote(server, path, shapes, symbolic, arch, general):
 
 
 _clients: dict = {}
+_CONNECTION_ENV = {"ca_file": "FUSIOND_CA_FILE", "cert_file": "FUSIOND_CERT_FILE",
+                   "key_file": "FUSIOND_KEY_FILE", "token_file": "FUSIOND_TOKEN_FILE",
+                   "server_name": "FUSIOND_SERVER_NAME"}
+
+
+def _connection_options() -> dict:
+    """FusionClient's TLS / token arguments from the environment (only those set)."""
+    return {arg: os.environ[env] for arg, env in _CONNECTION_ENV.items() if os.environ.get(env)}
 

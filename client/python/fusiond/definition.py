@@ -102,22 +102,24 @@ def _literal(v) -> str:
 
 
 class Value:
-    """A value of a definition (nvFuser's Tensor or Scalar)."""
+    """A value of a definition (nvFuser's Tensor or Scalar). `_size`: (tensor,
+    axis) for T.size(axis)."""
 
-    __slots__ = ("_fd", "_expr")
+    __slots__ = ("_fd", "_expr", "_size")
 
-    def __init__(self, fd: "FusionDefinition", expr: str):
+    def __init__(self, fd: "FusionDefinition", expr: str, size=None):
         self._fd = fd
         self._expr = expr
+        self._size = size
 
     def __repr__(self):
         return f"{type(self).__name__}({self._expr})"
 
     def size(self, dim: int) -> "Scalar":
-        return Scalar(self._fd, f"{self._expr}.size({int(dim)})")
+        return Scalar(self._fd, f"{self._expr}.size({int(dim)})", (self, int(dim)))
 
     def shape(self) -> "Vector":
-        return Vector(self._fd, f"{self._expr}.shape()")
+        return Vector(self._fd, f"{self._expr}.shape()", self)
 
     # Operators, as nvFuser's Tensor and Scalar have them.
     def __add__(self, o): return self._fd.ops.add(self, o)
@@ -146,13 +148,14 @@ class Scalar(Value):
 
 
 class Vector:
-    """A shape: T.shape() or fd.define_vector([...])."""
+    """A shape: T.shape() (`_of`: T) or fd.define_vector([...]) (`_of`: the list)."""
 
-    __slots__ = ("_fd", "_expr")
+    __slots__ = ("_fd", "_expr", "_of")
 
-    def __init__(self, fd, expr):
+    def __init__(self, fd, expr, of=None):
         self._fd = fd
         self._expr = expr
+        self._of = of
 
     def __repr__(self):
         return f"Vector({self._expr})"
@@ -196,6 +199,8 @@ class FusionDefinition:
         self._symbolic = False
         self._count = 0
         self._text: Optional[str] = None
+        # The calls as data, for the wire form (fusiond.wire): (kind, result, details...).
+        self._records: List[tuple] = []
         self._compiled: Dict[tuple, object] = {}
         self.last_compile_key = None    # the signature compiled by the latest execute, if any
 
@@ -250,17 +255,23 @@ class FusionDefinition:
         name = self._emit("T", f"fd.define_tensor({', '.join(args)})")
         self._inputs.append("tensor")
         self._ranks.append(len(sizes))
-        return Tensor(self, name)
+        t = Tensor(self, name)
+        self._records.append(("tensor", t, sizes, contiguity, dtype, stride_order))
+        return t
 
     def define_scalar(self, value=None, dtype=None) -> Scalar:
         args = [_literal(value)]
         if dtype is not None:
             args.append(f"dtype={_literal(dtype)}")
         name = self._emit("S", f"fd.define_scalar({', '.join(args)})")
+        s = Scalar(self, name)
         if value is None:
             self._inputs.append("scalar")
             self._ranks.append(0)
-        return Scalar(self, name)
+            self._records.append(("scalar_input", s, dtype))
+        else:
+            self._records.append(("constant", s, value, dtype))
+        return s
 
     define_constant = define_scalar  # older nvFuser name
 
@@ -270,7 +281,7 @@ class FusionDefinition:
                                      "pass the sizes: define_vector([T0.size(0), 1])")
         self._check_operands(values)
         name = self._emit("V", f"fd.define_vector({_literal(list(values))}, dtype={_literal(dtype)})")
-        return Vector(self, name)
+        return Vector(self, name, list(values))
 
     def add_output(self, value, alias_input=None) -> None:
         self._check_open()
@@ -280,6 +291,7 @@ class FusionDefinition:
             raise InvalidArgument(f"add_output takes a tensor of this definition, got {value!r}")
         self._lines.append(f"fd.add_output({value._expr})")
         self._outputs.append(value._expr)
+        self._records.append(("output", value))
 
     def _record_op(self, name: str, args: Sequence, kwargs: dict):
         self._check_operands(args)
@@ -291,13 +303,15 @@ class FusionDefinition:
             self._check_open()
             var, mean = self._name("T"), self._name("T")
             self._lines.append(f"{var}, {mean} = {call}")
-            return Tensor(self, var), Tensor(self, mean)
-        if name == "size":
-            return Scalar(self, self._emit("S", call))
-        operands = list(args) + list(kwargs.values())
-        if name in _TENSOR_RESULT or any(isinstance(v, Tensor) for v in operands):
-            return Tensor(self, self._emit("T", call))
-        return Scalar(self, self._emit("S", call))
+            out = [Tensor(self, var), Tensor(self, mean)]
+        elif name == "size":
+            out = [Scalar(self, self._emit("S", call))]
+        elif name in _TENSOR_RESULT or any(isinstance(v, Tensor) for v in list(args) + list(kwargs.values())):
+            out = [Tensor(self, self._emit("T", call))]
+        else:
+            out = [Scalar(self, self._emit("S", call))]
+        self._records.append(("op", name, tuple(args), dict(kwargs), out))
+        return tuple(out) if name == "var_mean" else out[0]
 
     def _finalize(self) -> str:
         if self._text is None:
@@ -316,6 +330,10 @@ class FusionDefinition:
                 raise InvalidArgument("the FusionDefinition is empty: define it in `with "
                                       "FusionDefinition() as fd:` or override definition()")
             self._finalize()
+
+    def _wire_form(self):
+        from .wire import to_graph
+        return to_graph(self)
 
     def definition_text(self) -> str:
         """The definition in the repro language (what fusionc compiles)."""
@@ -355,7 +373,7 @@ class FusionDefinition:
                     raise InvalidArgument(f"input {i} is a scalar input; got a tensor of shape "
                                           f"{list(x.shape)}")
                 shapes.append(None)
-        fusion = _compiled_fusion(self._text, tuple(shapes), self._symbolic)
+        fusion = _compiled_fusion(self._text, tuple(shapes), self._symbolic, self._wire_form)
         self._compiled[key] = fusion
         self.last_compile_key = key
         return fusion
@@ -365,14 +383,14 @@ _cache_lock = threading.Lock()
 _cache: Dict[tuple, object] = {}
 
 
-def _compiled_fusion(text: str, shapes: tuple, symbolic: bool):
+def _compiled_fusion(text: str, shapes: tuple, symbolic: bool, wire_form=None):
     """One LoadedFusion per (definition text, shapes) in the process. A
     static definition compiles once for any inputs of its shapes."""
     key = (text, shapes if symbolic or None in shapes else None)
     with _cache_lock:
         fusion = _cache.get(key)
     if fusion is None:
-        fusion = compile_definition(text, list(shapes), symbolic)
+        fusion = compile_definition(text, list(shapes), symbolic, wire_form=wire_form)
         with _cache_lock:
             fusion = _cache.setdefault(key, fusion)
     return fusion

@@ -1,0 +1,254 @@
+"""A FusionDefinition in the wire form (fusion_pb2.FusionGraph), built in
+Python: what a node without fusionc sends to FUSIOND_SERVER's daemon.
+
+The daemon rebuilds the graph through the same checks as the C++ front end
+(its messages name the node and the reason). Extents are written as the C++
+front end writes them: a static size, or the axis of a graph input for a
+symbolic one; an extent computed from sizes (`T0.size(0) * 2` as a shape
+entry) has no such form here and is refused, naming fusionc instead.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Tuple
+
+from .definition import DataType, FusionDefinition, Tensor, Value, Vector, _DType
+from .manifest import InvalidArgument
+
+__all__ = ["to_graph"]
+
+_PROTO_DTYPES = {"Bool": "BOOL", "Int32": "INT32", "Int": "INT64", "Half": "FLOAT16",
+                 "BFloat16": "BFLOAT16", "Float": "FLOAT32", "Double": "FLOAT64"}
+_PARAMS = {  # the argument names the C++ front end binds, per op
+    "cast": ("x", "dtype"), "size": ("x", "dim"),
+    "sum": ("x", "dims", "keepdim", "dtype"), "max": ("x", "dims", "keepdim", "dtype"),
+    "min": ("x", "dims", "keepdim", "dtype"), "prod": ("x", "dims", "keepdim", "dtype"),
+    "var": ("x", "dims", "correction", "keepdim"), "var_mean": ("x", "dims", "correction", "keepdim"),
+    "broadcast_in_dim": ("x", "shape", "broadcast_dims"), "broadcast": ("x", "is_broadcast_dim"),
+    "expand": ("x", "shape"), "reshape": ("x", "new_shape"), "squeeze": ("x", "dims"),
+    "permute": ("x", "dims"),
+}
+_TERNARY = ("where", "clamp")
+_REDUCTIONS = ("sum", "max", "min", "prod", "var", "var_mean")
+
+
+def _dtype(pb, d) -> int:
+    name = d.name if isinstance(d, _DType) else str(d)
+    if name not in _PROTO_DTYPES:
+        raise InvalidArgument(f"DataType.{name} has no wire form")
+    return pb.DataType.Value(_PROTO_DTYPES[name])
+
+
+class _Builder:
+    def __init__(self, pb):
+        self.pb = pb
+        self.inputs, self.constants, self.nodes, self.outputs = [], [], [], []
+        self.handle: Dict[int, tuple] = {}      # id(Value) -> ("input"|"constant"|"node", i, k)
+        self.extents: Dict[int, list] = {}      # id(Tensor) -> [("s", n) | ("in", input, axis)]
+        self.ints: Dict[int, int] = {}          # id(Scalar) -> its integer constant's value
+        self.sizes: Dict[Tuple[int, int], tuple] = {}
+        self.keep: List[Value] = []             # ids stay unique while looked up
+
+    def note(self, v, handle, extents=None):
+        self.keep.append(v)
+        self.handle[id(v)] = handle
+        if extents is not None:
+            self.extents[id(v)] = extents
+
+    def constant(self, value, dtype=None) -> tuple:
+        if dtype is None:
+            dtype = DataType.Double if isinstance(value, float) else (
+                DataType.Bool if isinstance(value, bool) else DataType.Int)
+        self.constants.append(self.pb.Constant(dtype=_dtype(self.pb, dtype), value=float(value)))
+        return ("constant", len(self.constants) - 1, 0)
+
+    def operand(self, v) -> tuple:
+        if isinstance(v, Value):
+            if v._size is not None:
+                return self.size_node(*v._size)
+            if id(v) not in self.handle:
+                raise InvalidArgument(f"{v!r} is not defined in this definition")
+            return self.handle[id(v)]
+        if isinstance(v, (bool, int, float)):
+            return self.constant(v)
+        raise InvalidArgument(f"operand {v!r} is not a tensor, a scalar or a number")
+
+    def size_node(self, tensor, axis) -> tuple:
+        key = (id(tensor), axis)
+        if key not in self.sizes:
+            self.nodes.append((self.pb.Node(op=self.pb.OpKind.Value("SIZE"), axis=axis),
+                               [self.operand(tensor)], 1))
+            self.sizes[key] = ("node", len(self.nodes) - 1, 0)
+        return self.sizes[key]
+
+    def extent(self, item):
+        if isinstance(item, bool):
+            raise InvalidArgument(f"shape entry {item!r} is not a size")
+        if isinstance(item, int):
+            if item < 0:
+                raise InvalidArgument(f"shape entry {item} is negative (the wire form needs sizes)")
+            return ("s", item)
+        if isinstance(item, Value) and item._size is not None:
+            tensor, axis = item._size
+            return self.extents[id(tensor)][axis]
+        if isinstance(item, Value) and id(item) in self.ints:
+            return ("s", self.ints[id(item)])
+        raise InvalidArgument(f"shape entry {item!r} is computed from sizes: the Python wire form "
+                              "has no such extent; compile this definition with fusionc")
+
+    def shape(self, v) -> list:
+        if isinstance(v, Vector):
+            if isinstance(v._of, Tensor):
+                return list(self.extents[id(v._of)])
+            return [self.extent(x) for x in v._of]
+        if isinstance(v, (list, tuple)):
+            return [self.extent(x) for x in v]
+        raise InvalidArgument(f"shape {v!r} is not a list, T.shape() or define_vector(...)")
+
+    def proto_extents(self, extents) -> list:
+        out = []
+        for e in extents:
+            if e[0] == "s":
+                out.append(self.pb.Extent(static_size=e[1]))
+            else:
+                out.append(self.pb.Extent(input_axis=self.pb.InputAxis(input=e[1], axis=e[2])))
+        return out
+
+
+def _merge(shapes: List[list]) -> list:
+    """Elementwise result extents: a static size other than 1 wins, then a
+    symbolic one, then 1."""
+    out = []
+    for axis in zip(*shapes):
+        static = [e for e in axis if e[0] == "s" and e[1] != 1]
+        symbolic = [e for e in axis if e[0] == "in"]
+        out.append(static[0] if static else symbolic[0] if symbolic else ("s", 1))
+    return out
+
+
+def _bind(name, args, kwargs) -> dict:
+    from .definition import _BINARY, _UNARY
+    params = _PARAMS.get(name) or (("x",) if name in _UNARY else ("lhs", "rhs") if name in _BINARY
+                                   else ("pred", "lhs", "rhs"))
+    if len(args) > len(params):
+        raise InvalidArgument(f"fd.ops.{name} takes at most {len(params)} arguments")
+    bound = dict(zip(params, args))
+    for k, v in kwargs.items():
+        if k not in params:
+            raise InvalidArgument(f"fd.ops.{name} has no argument {k!r} (it takes {', '.join(params)})")
+        bound[k] = v
+    return bound
+
+
+def _op(b: _Builder, name, args, kwargs, outs) -> None:
+    pb = b.pb
+    a = _bind(name, args, kwargs)
+    if name == "size":
+        x = a["x"]
+        b.note(outs[0], b.size_node(x, int(a["dim"])))
+        return
+    node = pb.Node(op=pb.OpKind.Value(name.upper()))
+    if name in _PARAMS and name not in ("cast",):
+        operands = [a["x"]]
+    elif name == "cast":
+        operands = [a["x"]]
+        node.dtype = _dtype(pb, a["dtype"])
+    else:
+        operands = [a[p] for p in (("x",) if len(a) == 1 and "x" in a else
+                                   ("pred", "lhs", "rhs") if name in _TERNARY else ("lhs", "rhs"))]
+    handles = [b.operand(v) for v in operands]
+    tensors = [b.extents[id(v)] for v in operands if isinstance(v, Tensor) and v._size is None]
+    x_ext = b.extents.get(id(operands[0]))
+    if name in _REDUCTIONS:
+        rank = len(x_ext)
+        dims = sorted({int(d) % rank for d in a["dims"]})
+        node.dims.extend(dims)
+        keep = bool(a.get("keepdim", False))
+        node.keepdim = keep
+        if name in ("var", "var_mean"):
+            node.correction = int(a.get("correction", 1))
+        elif a.get("dtype") is not None and getattr(a["dtype"], "name", "") != "Null":
+            node.dtype = _dtype(pb, a["dtype"])
+        ext = [("s", 1) if k in dims else e for k, e in enumerate(x_ext) if keep or k not in dims]
+    elif name in ("broadcast_in_dim", "expand", "reshape"):
+        ext = b.shape(a["shape"] if "shape" in a else a["new_shape"])
+        node.shape.extend(b.proto_extents(ext))
+        if name == "broadcast_in_dim":
+            node.broadcast_dims.extend(int(d) for d in a["broadcast_dims"])
+    elif name == "broadcast":
+        flags = [bool(f) for f in a["is_broadcast_dim"]]
+        node.is_broadcast_dim.extend(flags)
+        it = iter(x_ext)
+        ext = [("s", 1) if f else next(it) for f in flags]
+    elif name == "squeeze":
+        rank = len(x_ext)
+        dims = sorted({int(d) % rank for d in a["dims"]})
+        node.dims.extend(dims)
+        ext = [e for k, e in enumerate(x_ext) if k not in dims]
+    elif name == "permute":
+        dims = [int(d) for d in a["dims"]]
+        node.dims.extend(dims)
+        ext = [x_ext[d] for d in dims]
+    else:
+        ext = _merge(tensors) if tensors else None
+    b.nodes.append((node, handles, len(outs)))
+    for k, v in enumerate(outs):
+        b.note(v, ("node", len(b.nodes) - 1, k), ext if isinstance(v, Tensor) else None)
+
+
+def to_graph(fd: FusionDefinition):
+    """fd as a fusion_pb2.FusionGraph (needs protobuf and the generated modules)."""
+    from . import fusion_pb2 as pb
+    fd._ensure_defined()
+    b = _Builder(pb)
+    for rec in fd._records:
+        kind = rec[0]
+        if kind == "tensor":
+            _, t, sizes, contiguity, dtype, stride_order = rec
+            index = len(b.inputs)
+            inp = pb.Input(name=t._expr, dtype=_dtype(pb, dtype), is_tensor=True, sizes=sizes)
+            if contiguity is not None:
+                flags = contiguity if isinstance(contiguity, (list, tuple)) else [contiguity] * len(sizes)
+                inp.contiguity.extend(-1 if c is None else int(bool(c)) for c in flags)
+            if stride_order is not None:
+                inp.stride_order.extend(int(s) for s in stride_order)
+            b.inputs.append(inp)
+            b.note(t, ("input", index, 0),
+                   [("in", index, k) if d < 0 else ("s", d) for k, d in enumerate(sizes)])
+        elif kind == "scalar_input":
+            _, s, dtype = rec
+            b.inputs.append(pb.Input(name=s._expr, dtype=_dtype(pb, dtype or DataType.Double)))
+            b.note(s, ("input", len(b.inputs) - 1, 0))
+        elif kind == "constant":
+            _, s, value, dtype = rec
+            if isinstance(value, int) and not isinstance(value, bool):
+                b.ints[id(s)] = value
+            b.note(s, b.constant(value, dtype))
+        elif kind == "op":
+            _op(b, *rec[1:])
+        elif kind == "output":
+            b.outputs.append(b.operand(rec[1]))
+    return _assemble(b)
+
+
+def _assemble(b: _Builder):
+    pb = b.pb
+    first = len(b.inputs) + len(b.constants)
+    base = []
+    for _, _, n in b.nodes:
+        base.append(first)
+        first += n
+
+    def ref(h):
+        kind, i, k = h
+        return i if kind == "input" else len(b.inputs) + i if kind == "constant" else base[i] + k
+
+    graph = pb.FusionGraph(version=1)
+    graph.inputs.extend(b.inputs)
+    graph.constants.extend(b.constants)
+    for node, operands, _ in b.nodes:
+        n = graph.nodes.add()
+        n.CopyFrom(node)
+        n.operands.extend(ref(h) for h in operands)
+    graph.outputs.extend(ref(h) for h in b.outputs)
+    return graph

@@ -1,0 +1,112 @@
+"""FUSIOND_SERVER: definitions compiled by a real daemon (127.0.0.1).
+
+    FUSIOND_BIN=<build>/server/fusiond python3 tests/python/wire_test.py
+
+Every corpus script recorded through fusiond.FusionDefinition and sent in
+the wire form built in Python (fusiond.wire) compiles to the canonical
+graph that fusionc's own front end gives the original script; through
+FUSIOND_SERVER, FusionDefinition's compile returns the daemon's kernels,
+and a definition the daemon refuses raises CompileError with its message.
+Needs grpcio, the generated protobuf modules (installed with the package,
+or FUSIOND_GENERATED_PYTHON=<build>/python) and fusiond (FUSIOND_BIN);
+skipped, saying which is missing, without them. No GPU.
+"""
+
+import glob
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+import unittest
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_SOURCE = os.path.abspath(os.path.join(_HERE, "..", ".."))
+if os.environ.get("FUSIOND_TEST_INSTALLED") != "1":
+    sys.path.insert(0, os.path.join(_SOURCE, "client", "python"))
+sys.path.insert(0, os.path.join(_SOURCE, "tests", "service"))
+sys.path.insert(0, _HERE)
+
+import fusiond  # noqa: E402
+from fusiond import compiler  # noqa: E402
+
+if os.environ.get("FUSIOND_GENERATED_PYTHON"):
+    fusiond.__path__.append(os.path.join(os.environ["FUSIOND_GENERATED_PYTHON"], "fusiond"))
+_MISSING = None
+try:
+    from fusiond import client, wire  # noqa: E402
+except ImportError as e:
+    _MISSING = f"no gRPC client modules ({e})"
+_BIN = os.environ.get("FUSIOND_BIN") or shutil.which("fusiond")
+if not _MISSING and not (_BIN and os.access(_BIN, os.X_OK)):
+    _MISSING = "no fusiond binary (FUSIOND_BIN)"
+if not _MISSING:
+    try:
+        compiler.find_fusionc()
+    except fusiond.manifest.FusionError as e:
+        _MISSING = str(e)
+CORPUS = os.environ.get("FUSIOND_CORPUS_DIR", os.path.join(_SOURCE, "tests", "corpus", "fusions"))
+
+
+@unittest.skipIf(_MISSING, _MISSING)
+class WireFormTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        os.environ["FUSIOND_BIN"] = _BIN
+        import daemon  # tests/service/daemon.py: the real daemon, always stopped
+        cls.tmp = tempfile.mkdtemp(prefix="fusiond-wire-")
+        cls.daemon = daemon.Daemon(os.path.join(cls.tmp, "cache"), metrics=False).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.daemon.stop()
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def hash_of(self, graph, shapes):
+        result = self.daemon.client.compile(graph, shapes=shapes)
+        return result.report()["canonical_hash"]
+
+    def test_corpus_wire_form_matches_fusionc(self):
+        from definition_test import definition_only, run_with_fusiond
+        for path in sorted(glob.glob(os.path.join(CORPUS, "*.py"))):
+            with self.subTest(fusion=os.path.basename(path)):
+                parsed = compiler.run_fusionc(["parse", path, "--inputs"], path).stdout
+                text = re.search(r"# input shapes: (.*)", parsed).group(1)
+                shapes = [[int(d) for d in s.strip("[]").split(", ")] for s in text.split("] [")]
+                fd = run_with_fusiond(definition_only(path))
+                ours = self.hash_of(wire.to_graph(fd), shapes)
+                pb = os.path.join(self.tmp, "graph.pb")
+                compiler.run_fusionc(["parse", path, "--out", pb], path)
+                with open(pb, "rb") as f:
+                    self.assertEqual(ours, self.hash_of(f.read(), shapes))
+
+    def test_definition_compiles_through_the_daemon(self):
+        with fusiond.FusionDefinition() as fd:
+            x = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=fusiond.DataType.BFloat16)
+            s = fd.define_scalar(dtype=fusiond.DataType.Double)
+            y = fd.ops.mul(fd.ops.cast(x, fusiond.DataType.Float), s)
+            fd.add_output(fd.ops.cast(fd.ops.sum(y, dims=[1], keepdim=True), fusiond.DataType.BFloat16))
+        old = os.environ.get("FUSIOND_SERVER")
+        os.environ["FUSIOND_SERVER"] = self.daemon.target
+        try:
+            before = self.daemon.client.stats()
+            fusion = compiler.compile_definition(fd.definition_text(), [(64, 512), None], True,
+                                                 wire_form=fd._wire_form)
+            self.assertEqual(len(fusion.manifest.inputs), 2)
+            self.assertGreater(self.daemon.client.stats()["misses"], before["misses"])
+            with fusiond.FusionDefinition() as bad:
+                t0 = bad.define_tensor(shape=[4, 8])
+                bad.add_output(bad.ops.add(t0, bad.define_tensor(shape=[5])))
+            with self.assertRaisesRegex(compiler.CompileError, "INVALID_ARGUMENT"):
+                compiler.compile_definition(bad.definition_text(), [(4, 8), (5,)], False,
+                                            wire_form=bad._wire_form)
+        finally:
+            if old is None:
+                del os.environ["FUSIOND_SERVER"]
+            else:
+                os.environ["FUSIOND_SERVER"] = old
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
