@@ -237,6 +237,26 @@ class FxAdapterTest(unittest.TestCase):
         ran = [r for r in torch_backend.report() if r["calls"] and not r["fallback"]]
         self.assertTrue(ran, torch_backend.report())
 
+    @unittest.skipUnless(torch is not None and torch.cuda.is_available(), "no CUDA device")
+    def test_dynamic_batch_sizes(self):
+        """dynamic=True: one graph with a symbolic batch size; each batch
+        size gets its fusion (lowered at its first call) and matches eager."""
+        from fusiond import torch_backend
+        torch_backend.reset_report()
+
+        def f(x, g):
+            return torch.softmax(x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * g, -1)
+
+        g = torch.randn(256, device="cuda")
+        compiled = torch.compile(f, backend="fusiond", dynamic=True)
+        for rows in (32, 48, 32, 100):
+            x = torch.randn(rows, 256, device="cuda")
+            torch.testing.assert_close(compiled(x, g), f(x, g), rtol=1e-4, atol=1e-5)
+        groups = torch_backend.report()
+        symbolic = [r for r in groups if r["symbolic"] and r["calls"] and not r["fallback"]]
+        self.assertTrue(symbolic, groups)
+        self.assertEqual(len(symbolic[0]["group"].by_signature), 3)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

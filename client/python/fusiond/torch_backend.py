@@ -101,14 +101,13 @@ def _target_name(node) -> str:
 
 def _tensor_meta(val):
     """(shape, dtype name) of a FakeTensor; dtype "<dtype>@<device>" off CUDA;
-    (None, None) for a non-tensor or a symbolic shape."""
+    (None, None) for a non-tensor. A symbolic extent (dynamic shapes) is -1:
+    such groups are lowered at each new input signature (FusedGroup)."""
     import torch
     if not isinstance(val, torch.Tensor):
         return None, None
-    try:
-        shape = tuple(int(s) for s in val.shape)
-    except (TypeError, ValueError):
-        return None, None
+    # Never int() a SymInt: that would specialize the graph on its value.
+    shape = tuple(s if isinstance(s, int) else -1 for s in val.shape)
     dtype = str(val.dtype).replace("torch.", "")
     if val.device.type != "cuda":
         dtype = f"{dtype}@{val.device.type}"
@@ -179,19 +178,37 @@ def _supported_fx(nodes, i) -> Optional[str]:
 
 class FusedGroup:
     """A group of aten ops run as one fusion; its aten ops (`fallback`, a
-    GraphModule) run instead when the fusion cannot."""
+    GraphModule) run instead when the fusion cannot. A group with symbolic
+    extents (`lazy`: the graph's nodes, the members, each input node's
+    argument position) is lowered again for each input signature, its
+    extents read from the fallback run on meta tensors."""
 
-    def __init__(self, name, graph, lowered, fallback, take, ops):
+    def __init__(self, name, graph, lowered, fallback, take, ops, lazy=None):
         self.name = name
         self.graph = graph
-        self.fd = lowered.fd
-        self.sources = lowered.sources
+        self.fd = lowered.fd if lowered else None
+        self.sources = lowered.sources if lowered else None
         self.take = take          # positions of the fusion's inputs among the call's arguments
         self.fallback = fallback
         self.ops = ops
+        self.lazy = lazy
+        self.by_signature: Dict[tuple, tuple] = {}
         self.calls = 0
         self.fallback_reason: Optional[str] = None
         self.first_inputs = None  # (shape, dtype) of each argument at the first call
+
+    def _lower_for(self, args):
+        """(fd, sources, take) for these arguments' shapes (symbolic groups)."""
+        key = tuple((tuple(a.shape), a.dtype) if hasattr(a, "shape") else type(a) for a in args)
+        found = self.by_signature.get(key)
+        if found is None:
+            nodes, members, position = self.lazy
+            concrete = _concrete_nodes(self.fallback, nodes, members, position, args)
+            lowered = lower(concrete, members)
+            found = (lowered.fd, lowered.sources, [position[i] for i in lowered.inputs])
+            self.by_signature[key] = found
+        self.fd, self.sources, self.take = found
+        return found
 
     def __call__(self, *args):
         if self.fallback_reason is None:
@@ -199,6 +216,8 @@ class FusedGroup:
                 self.first_inputs = [(tuple(a.shape), a.dtype) if hasattr(a, "shape") else a
                                      for a in args]
             try:
+                if self.lazy is not None:
+                    self._lower_for(args)
                 outs = self.fd.execute([args[k] for k in self.take])
             except Exception as e:  # noqa: BLE001 - any failure falls back, logged
                 self.fallback_reason = f"{type(e).__name__}: {e}"
@@ -213,7 +232,37 @@ class FusedGroup:
     def describe(self) -> dict:
         return {"name": self.name, "graph": self.graph, "ops": list(self.ops), "calls": self.calls,
                 "fallback": self.fallback_reason, "first_inputs": self.first_inputs,
-                "definition": self.fd.definition_text(), "group": self}
+                "symbolic": self.lazy is not None,
+                "definition": self.fd.definition_text() if self.fd else None, "group": self}
+
+
+def _concrete_nodes(fallback, nodes, members, position, args):
+    """A copy of `nodes` with the group's members and inputs at the shapes
+    these arguments give (the fallback GraphModule run on meta tensors)."""
+    import copy
+
+    import torch
+    meta = [torch.empty_strided(a.shape, a.stride(), dtype=a.dtype, device="meta")
+            if isinstance(a, torch.Tensor) else a for a in args]
+    seen = {}
+
+    class Shapes(torch.fx.Interpreter):
+        def run_node(self, n):
+            result = super().run_node(n)
+            seen[n.name] = result
+            return result
+
+    Shapes(fallback).run(*meta)
+    out = list(nodes)
+    for i in list(members) + list(position):
+        n = copy.copy(nodes[i])
+        val = args[position[i]] if i in position else seen[n.name]
+        if isinstance(val, (list, tuple)):
+            n.outputs = [(tuple(v.shape), str(v.dtype).replace("torch.", "")) for v in val]
+        else:
+            n.shape = tuple(val.shape)
+        out[i] = n
+    return out
 
 
 def _fallback_module(fx_nodes, members, inputs, outputs):
@@ -300,7 +349,7 @@ def _fuse(gm, which: str) -> None:
     for members in groups:
         name = f"fusiond_{which}_{len(_GROUPS)}"
         try:
-            lowered = lower(nodes, members)
+            lowered = None if _symbolic(nodes, members) else lower(nodes, members)
         except Exception as e:  # noqa: BLE001 - Unsupported, or our bug: the group stays aten
             level = logging.INFO if isinstance(e, Unsupported) else logging.WARNING
             log.log(level, "fusiond: a group of %d ops in the %s graph stays aten: %s: %s",
@@ -317,8 +366,22 @@ def _fuse(gm, which: str) -> None:
              len(_GROUPS) - known, dict(reasons.most_common(8)))
 
 
+def _symbolic(nodes, members) -> bool:
+    """Whether a member or an input of the group has a symbolic extent."""
+    from .partition import _inputs_of
+    involved = set(members)
+    for i in members:
+        involved.update(_inputs_of(nodes[i]))
+    for i in involved:
+        n = nodes[i]
+        shapes = [s for s, _ in n.outputs] if n.outputs else [n.shape or ()]
+        if any(d < 0 for s in shapes for d in s):
+            return True
+    return False
+
+
 def _replace(gm, fx_nodes, nodes, members, lowered, name, which, replaced) -> None:
-    from .partition import group_outputs
+    from .partition import _inputs_of, group_outputs
     member_fx = [fx_nodes[i] for i in members]
     inside = set(member_fx)
     inputs = []
@@ -326,10 +389,17 @@ def _replace(gm, fx_nodes, nodes, members, lowered, name, which, replaced) -> No
         for a in n.all_input_nodes:
             if a not in inside and a not in inputs:
                 inputs.append(a)
-    take = [inputs.index(replaced.get(fx_nodes[i], fx_nodes[i])) for i in lowered.inputs]
+    # Each input node of the group (original numbering) -> its argument position.
+    position = {}
+    for i in members:
+        for j in _inputs_of(nodes[i]):
+            if j not in members:
+                position[j] = inputs.index(replaced.get(fx_nodes[j], fx_nodes[j]))
+    take = [position[i] for i in lowered.inputs] if lowered else None
     outputs = [(fx_nodes[i], k) for i, k in group_outputs(nodes, members)]
     fallback = _fallback_module(fx_nodes, member_fx, inputs, outputs)
-    group = FusedGroup(name, which, lowered, fallback, take, [nodes[i].target for i in members])
+    lazy = None if lowered else (nodes, list(members), position)
+    group = FusedGroup(name, which, lowered, fallback, take, [nodes[i].target for i in members], lazy)
     setattr(gm, name, _GroupModule(group))
     graph = gm.graph
     with graph.inserting_after(member_fx[-1]):
