@@ -113,12 +113,30 @@ _UNARY = {
     "relu": ("torch.relu({x})", "max({x}, 0.0)"),
     "isnan": ("torch.isnan({x})", "math.isnan({x})"),
     "bitwise_not": ("torch.bitwise_not({x})", "(~{x})"),
+    "sign": ("torch.sign({x})", "float((0 < {x}) - ({x} < 0))"),
+    "round": ("torch.round({x})", "round({x})"),
+    "trunc": ("torch.trunc({x})", "math.trunc({x})"),
+    "floor": ("torch.floor({x})", "math.floor({x})"),
+    "ceil": ("torch.ceil({x})", "math.ceil({x})"),
+    "log2": ("torch.log2({x})", "math.log2({x})"),
+    "log10": ("torch.log10({x})", "math.log10({x})"),
+    "isinf": ("torch.isinf({x})", "math.isinf({x})"),
+    "isfinite": ("torch.isfinite({x})", "math.isfinite({x})"),
 }
 # Binary ops: name -> Python operator or torch function.
 _BINARY_OPERATORS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**",
                      "eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 _BINARY_FUNCTIONS = {"maximum": "torch.maximum", "minimum": "torch.minimum",
-                     "atan2": "torch.atan2", "fmod": "torch.fmod"}
+                     "atan2": "torch.atan2", "fmod": "torch.fmod", "remainder": "torch.remainder",
+                     "bitwise_and": "torch.bitwise_and", "bitwise_or": "torch.bitwise_or",
+                     "bitwise_xor": "torch.bitwise_xor",
+                     "bitwise_left_shift": "torch.bitwise_left_shift",
+                     "bitwise_right_shift": "torch.bitwise_right_shift"}
+# Scalar forms of the binary functions; div of two integer scalars (sizes)
+# is an integer rounded toward zero, as nvFuser's.
+_SCALAR_BINARY = {"maximum": "max", "minimum": "min", "atan2": "math.atan2", "fmod": "math.fmod",
+                  "remainder": "_remainder", "bitwise_and": "_band", "bitwise_or": "_bor",
+                  "bitwise_xor": "_bxor", "bitwise_left_shift": "_shl", "bitwise_right_shift": "_shr"}
 _REDUCTIONS = {"sum": "torch.sum", "max": "torch.amax", "min": "torch.amin", "prod": "torch.prod"}
 
 
@@ -185,6 +203,21 @@ class _Ops:
         for d in reversed(dims):
             code = f"{code}.squeeze({d})"
         return self._fd._tensor(code, x.ndim - len(dims), x.dtype)
+
+    def clamp(self, x, min, max):  # noqa: A002 - nvFuser's parameter names
+        return self._fd._tensor(f"torch.clamp({_lit(x)}, {_lit(min)}, {_lit(max)})", x.ndim, x.dtype)
+
+    def size(self, x, dim):
+        return x.size(dim)
+
+    def full(self, shape, fill_value, dtype=None):
+        return self._fd._full(shape, fill_value, dtype)
+
+    def zeros(self, shape, dtype="Float"):
+        return self._fd._full(shape, 0, dtype)
+
+    def ones(self, shape, dtype="Float"):
+        return self._fd._full(shape, 1, dtype)
 
     def set(self, x):
         return x
@@ -279,7 +312,9 @@ class FusionDefinition:
 
     def _binary(self, name, a, b):
         tensors = [v for v in (a, b) if _is_tensor(v)]
-        if name in _BINARY_OPERATORS:
+        if name == "div" and not tensors:
+            code = f"_div({_lit(a)}, {_lit(b)})"
+        elif name in _BINARY_OPERATORS:
             code = f"({_lit(a)} {_BINARY_OPERATORS[name]} {_lit(b)})"
         elif tensors:
             # torch.maximum and friends want tensors on both sides.
@@ -287,12 +322,18 @@ class FusionDefinition:
                 return v.expr if _is_tensor(v) else f"torch.as_tensor({_lit(v)}, device={tensors[0].expr}.device)"
             code = f"{_BINARY_FUNCTIONS[name]}({t(a)}, {t(b)})"
         else:
-            code = {"maximum": "max", "minimum": "min", "atan2": "math.atan2",
-                    "fmod": "math.fmod"}[name] + f"({_lit(a)}, {_lit(b)})"
+            code = _SCALAR_BINARY[name] + f"({_lit(a)}, {_lit(b)})"
         if not tensors:
             return self._scalar(code)
         ndim = max(v.ndim for v in tensors)
         return self._tensor(code, ndim, tensors[0].dtype)
+
+    def _full(self, shape, value, dtype):
+        ndim = len(shape) if isinstance(shape, (list, tuple)) else _rank_of(shape)
+        target = _DTYPES.get(dtype) if dtype is not None else None
+        like = next((p for p, k in zip(self._params, self._param_kinds) if k == "tensor"), None)
+        return self._tensor(f"_full({_lit(shape)}, {_lit(value)}, {target!r}, {like or 'None'})",
+                            ndim, target)
 
     def _reduce(self, name, x, dims, keepdim, dtype):
         dims = list(range(x.ndim)) if dims is None else list(dims)
@@ -328,6 +369,45 @@ def _bcast(x, shape, dims):
     for i, d in enumerate(dims):
         view[d] = x.shape[i]
     return x.reshape(view).expand(shape)
+
+
+def _full(shape, value, dtype, like):
+    device = like.device if isinstance(like, torch.Tensor) else "cuda"
+    t = torch.full([int(s) for s in shape], value, device=device,
+                   dtype=torch.float64 if dtype is None else getattr(torch, dtype))
+    return _cast(t, dtype) if dtype is not None else t
+
+
+def _div(a, b):
+    if isinstance(a, int) and isinstance(b, int) and not isinstance(a, bool):
+        return int(a / b) if abs(a) < 2 ** 53 and abs(b) < 2 ** 53 else (abs(a) // abs(b)) * (
+            1 if (a < 0) == (b < 0) else -1)
+    return a / b
+
+
+def _remainder(a, b):
+    r = math.fmod(a, b)
+    return r + b if r != 0 and (r < 0) != (b < 0) else r
+
+
+def _band(a, b):
+    return a & b
+
+
+def _bor(a, b):
+    return a | b
+
+
+def _bxor(a, b):
+    return a ^ b
+
+
+def _shl(a, b):
+    return a << b if 0 <= b < 64 else 0
+
+
+def _shr(a, b):
+    return a >> b if 0 <= b < 64 else (-1 if a < 0 else 0)
 
 
 def _bcast_dims(x, is_broadcast):
