@@ -45,7 +45,7 @@ for t in "${targets[@]}"; do
   rm -rf "$seeds" "$crashes" && mkdir -p "$seeds" "$live" "$crashes"
   case "$t" in
     repro_script)
-      cp "$corpus"/*.py examples/*.py bench/gpu/fusions/*.py tests/malformed/cases/*.py "$seeds/"
+      cp "$corpus"/*.py examples/*.py bench/gpu/fusions/*.py tests/malformed/cases/*.py tests/ops/fusions/*.py "$seeds/"
       # A dictionary of the language's words: op and call names, dtypes.
       { grep -ohE '"[a-z_0-9]+"' compiler/ir/op.cc compiler/frontend/definition_calls.cc
         grep -ohE 'DataType\.[A-Za-z0-9]+|fd\.(ops\.)?[a-z_0-9]+' "$corpus"/*.py examples/*.py |

@@ -11,8 +11,11 @@
 // fd.define_scalar(value | None, dtype), fd.define_vector([...], dtype=Int),
 // fd.ops.<op> for every op of compiler/ir/op.h (kwargs dims, keepdim, dtype
 // (DataType.Null = default), shape, broadcast_dims, correction,
-// is_broadcast_dim, new_shape), T.size(i), T.shape(), Python numbers as
-// scalar operands, integer arithmetic in sizes (1 << 20), rebinding a name
+// is_broadcast_dim, new_shape), fd.ops.full / zeros / ones, T.size(i),
+// T.shape(), Python numbers and float("inf" / "-inf" / "nan") as scalar
+// operands, integer arithmetic in sizes (1 << 20), sizes computed with
+// fd.ops.add / sub / mul / div as shape entries (valued from static sizes or
+// the inputs list, whose sizes they then specialize), rebinding a name
 // (the new value prints as T4_1), `a, b = fd.ops.var_mean(...)`,
 // fd.add_output(T), and `inputs = [...]` (see InputSpec). Limits: 16 MiB of
 // text, 64 levels of brackets, 256 levels of expression nesting, rank 8,
@@ -34,7 +37,8 @@ struct InputSpec {
   std::vector<int64_t> shape;
   DataType dtype = DataType::kFloat;
   // How the script makes it: "randn", "rand", "zeros", "ones", "full",
-  // "make_tensor", "softmax", or "scalar" for a Python number.
+  // "make_tensor" (also torch.randint), "softmax", or "scalar" for a Python
+  // number (float("nan") too).
   // "softmax": torch.softmax(torch.randn(...), dim) -- a softmax over axis
   // softmax_dim of a standard normal tensor.
   std::string generator = "randn";
