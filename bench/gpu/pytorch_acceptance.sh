@@ -12,7 +12,10 @@
 #      fusiond.FusionDefinition against float64, host time per call, and the
 #      transformer example against eager and Inductor.
 # Logs and pytorch_acceptance.json go to $OUT. Exits 1 if a step fails.
+# Usage: bash bench/gpu/pytorch_acceptance.sh [install|run|all]   (default all;
+# install = steps 1-3, run = steps 1 and 4, for two calls under a time limit)
 set -uo pipefail
+WHAT=${1:-all}
 export PYTHONUNBUFFERED=1
 OUT=${OUT:-bench/out}
 mkdir -p "$OUT"
@@ -37,8 +40,9 @@ if ! LD_LIBRARY_PATH=$D/lib:${LD_LIBRARY_PATH:-} "$FUSIOND_FUSIONC" compile test
 fi
 tail -1 "$OUT/pytorch_fusionc.log"
 
-step "pip install ./client/python into a fresh venv; the package's tests against it"
 export FUSIOND_RUNTIME_TESTDATA=$D/runtime_testdata
+if [ "$WHAT" != run ]; then
+step "pip install ./client/python into a fresh venv; the package's tests against it"
 if timeout 300 bash tests/python/venv_install_test.sh python3 "$PWD" "$(mktemp -d)/venv_install" "$FUSIOND_FUSIONC" \
     >"$OUT/pytorch_venv.log" 2>&1; then
   echo "ok: $(grep -m1 'installed fusiond' "$OUT/pytorch_venv.log")"
@@ -59,18 +63,27 @@ try:
     x = b.define_tensor([-1, 8], "bfloat16")
     b.add_output(b.op("exp", b.op("cast", x, dtype="float32")))
     req = fusiond.make_request(b.build(), shapes=[[4, 8]])
-    print(f"loads: protobuf {google.protobuf.__version__}, grpcio {grpc.__version__}; a request of {len(req.SerializeToString())} bytes")
+    from fusiond import wire
+    with fusiond.FusionDefinition() as fd:
+        t = fd.define_tensor(shape=[-1, 8], dtype=fusiond.DataType.BFloat16)
+        fd.add_output(fd.ops.exp(fd.ops.cast(t, fusiond.DataType.Float)))
+    graph = wire.to_graph(fd)
+    print(f"loads: protobuf {google.protobuf.__version__}, grpcio {grpc.__version__}; a request of "
+          f"{len(req.SerializeToString())} bytes, a wire-form graph of {len(graph.SerializeToString())}")
 except Exception as e:
     print(f"does NOT load under protobuf {google.protobuf.__version__}: {type(e).__name__}: {e}")
 PY
 else
   echo "no $D/pb2 (scripts/device_bundle.sh from a build with the service copies them)"
 fi
+fi
 
+if [ "$WHAT" != install ]; then
 step "corpus through FusionDefinition; transformer example"
 timeout 420 python3 bench/gpu/pytorch_acceptance.py --out "$OUT" >"$OUT/pytorch_acceptance.log" 2>&1
 rc=$?
 grep -vE "^(W|I)[0-9]{4} " "$OUT/pytorch_acceptance.log" | tail -60
 [ $rc = 0 ] || { fail=1; echo "pytorch_acceptance.py exited $rc"; }
+fi
 echo "== pytorch acceptance overall: $([ $fail = 0 ] && echo PASS || echo FAIL)"
 exit $fail

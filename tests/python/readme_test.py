@@ -68,8 +68,8 @@ class ReadmeTest(unittest.TestCase):
             self.skipTest(str(e))
         tmp = tempfile.mkdtemp(prefix="fusiond-readme-")
         self.addCleanup(shutil.rmtree, tmp, True)
-        env = dict(os.environ, PATH=os.path.dirname(os.path.abspath(fusionc)) + os.pathsep +
-                   os.environ.get("PATH", ""))
+        env = compiler._env_for(fusionc)  # a bundle's fusionc finds its libraries
+        env["PATH"] = os.path.dirname(os.path.abspath(fusionc)) + os.pathsep + env.get("PATH", "")
         skipped = []
         for k, (lang, code) in enumerate(blocks):
             code = code.replace("/tmp/", tmp + "/")

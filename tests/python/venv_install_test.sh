@@ -10,9 +10,15 @@ rm -rf "$WORK" && mkdir -p "$WORK/src"
 # A copy, so the build's egg-info and build/ never land in the checkout.
 cp -r "$SRC/client" "$SRC/proto" "$WORK/src/"
 rm -rf "$WORK/src/client/python/build" "$WORK/src/client/python"/*.egg-info
-"$PYTHON" -m venv --system-site-packages "$WORK/venv"
 VPY="$WORK/venv/bin/python"
-"$VPY" -m pip install --quiet --no-build-isolation --no-index "$WORK/src/client/python"
+if "$PYTHON" -m venv --system-site-packages "$WORK/venv"; then
+  PIP=("$VPY" -m pip)
+else  # an interpreter without ensurepip: a bare venv, filled by this pip (--python)
+  rm -rf "$WORK/venv"
+  "$PYTHON" -m venv --system-site-packages --without-pip "$WORK/venv"
+  PIP=("$PYTHON" -m pip --python "$VPY")
+fi
+"${PIP[@]}" install --quiet --no-build-isolation --no-index "$WORK/src/client/python"
 cd "$WORK"
 version=$("$VPY" -c "import fusiond; print(fusiond.__version__)")
 echo "installed fusiond $version"
