@@ -142,6 +142,17 @@ class PartitionTest(unittest.TestCase):
         self.assertIn("broadcast_dims=[0, 2]", text)
         self.assertIn("fd.ops.squeeze(", text)
 
+    def test_one_value_read_under_two_names_is_one_output(self):
+        R = Ref
+        nodes = [P([4, 4], "float32"),
+                 C("aten.exp.default", R(0), shape=[4, 4]),
+                 C("aten.view.default", R(1), [4, 4], shape=[4, 4]),
+                 C("aten.view.default", R(0), [4, 4], shape=[4, 4]),
+                 GraphNode("output", "output", ((R(1), R(2), R(3)),))]
+        lowered = lower(nodes, [1, 2, 3])
+        self.assertEqual(lowered.sources, [("fusion", 0), ("fusion", 0), ("input", 0)])
+        self.assertEqual(lowered.fd.definition_text().count("fd.add_output"), 1)
+
     def test_softmax_and_var_mean_are_one_group(self):
         nodes = softmax_and_layernorm()
         self.assertEqual(partition(nodes), [list(range(1, 14))])

@@ -292,6 +292,7 @@ class _Lowering:
     def lower(self, outputs: Sequence[Tuple[int, Optional[int]]]) -> Lowered:
         ops = []
         sources = []
+        added: Dict[int, int] = {}
         with self.fd:
             for i in sorted(self.members):
                 n = self.nodes[i]
@@ -311,7 +312,11 @@ class _Lowering:
                 if passed:
                     sources.append(("input", passed[0]))
                     continue
+                if id(x) in added:  # one value read outside under two names: one output
+                    sources.append(("fusion", added[id(x)]))
+                    continue
                 self.fd.add_output(x)
+                added[id(x)] = k
                 sources.append(("fusion", k))
                 k += 1
         if not k:
