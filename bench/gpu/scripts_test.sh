@@ -8,7 +8,7 @@ set -u
 cd "$(dirname "$0")/../.."
 PY=${1:-python3}
 fail=0
-for f in bench/gpu/*.sh bench/gpu/probes/*.sh compiler/codegen/device/*.sh; do
+for f in bench/gpu/*.sh bench/gpu/selftest/*.sh bench/gpu/probes/*.sh compiler/codegen/device/*.sh; do
   bash -n "$f" || { echo "FAIL: bash -n $f"; fail=1; }
 done
 for f in bench/gpu/*.py bench/gpu/probes/*.py; do
