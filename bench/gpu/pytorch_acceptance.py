@@ -26,14 +26,14 @@ _ROOT = os.path.abspath(os.path.join(_HERE, "..", ".."))
 sys.path.insert(0, _HERE)
 import checks  # noqa: E402  (bench/gpu/checks.py)
 
-import torch  # noqa: E402
-
 try:
     import fusiond  # the installed package, when there is one
 except ImportError:
     sys.path.insert(0, os.path.join(_ROOT, "client", "python"))
     import fusiond
 from fusiond import frontend_torch  # noqa: E402
+
+torch = None  # imported by main(), after --help (scripts_test.sh runs --help without torch)
 
 
 def host_us(fn, calls=200, rounds=5):
@@ -111,6 +111,8 @@ def main(argv=None):
     p.add_argument("--corpus", default=os.path.join(_ROOT, "tests", "corpus", "fusions"))
     p.add_argument("--steps", type=int, default=300)
     args = p.parse_args(argv)
+    global torch
+    import torch
     os.makedirs(args.out, exist_ok=True)
     failures = []
     result = {"device": torch.cuda.get_device_name(), "torch": torch.__version__,
