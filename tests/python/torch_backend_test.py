@@ -112,6 +112,40 @@ class PartitionTest(unittest.TestCase):
                  GraphNode("output", "output", ((R(3), R(4)),))]
         self.assertEqual(partition(nodes), [[1, 4], [3]])
 
+    def test_random_graphs_give_disjoint_acyclic_groups(self):
+        """On random DAGs: groups are disjoint, hold only supported nodes,
+        cover every supported node, and none can be left and re-entered
+        (checked by brute-force reachability)."""
+        import random
+        rng = random.Random(33)
+        for _ in range(300):
+            n = rng.randint(2, 24)
+            nodes = [P([4], "float32")]
+            for i in range(1, n):
+                ins = rng.sample(range(i), k=min(i, rng.randint(1, 2)))
+                target = "aten.mm.default" if rng.random() < 0.3 else "aten.add.Tensor"
+                args = [Ref(j) for j in ins] + [1.0] * (2 - len(ins))
+                nodes.append(C(target, *args, shape=[4]))
+            groups = partition(nodes)
+            reach = [set() for _ in nodes]  # descendants
+            for i in reversed(range(n)):
+                for j in range(i + 1, n):
+                    if any(isinstance(a, Ref) and a.index == i for a in nodes[j].args):
+                        reach[i] |= {j} | reach[j]
+            seen = set()
+            for g in groups:
+                members = set(g)
+                self.assertFalse(members & seen)
+                seen |= members
+                for m in g:
+                    self.assertIsNone(supported(nodes, m))
+                for x in set(range(n)) - members:
+                    into = any(x in reach[m] for m in members)
+                    back = any(m in reach[x] for m in members)
+                    self.assertFalse(into and back, (g, x))
+            supported_nodes = {i for i in range(n) if supported(nodes, i) is None}
+            self.assertEqual(seen, supported_nodes)
+
     def test_views_alone_are_not_fused(self):
         R = Ref
         nodes = [P([4, 4], "float32"), C("aten.mm.default", R(0), R(0), shape=[4, 4]),
