@@ -354,6 +354,13 @@ class FusionDefinition:
             fusion = self._compile(inputs, key)
         return fusion.run(inputs)
 
+    def compiled_for(self, inputs: Sequence):
+        """The fusiond.runtime.LoadedFusion that `execute(inputs)` launches
+        (compiled now if this signature is new); calling it skips execute's
+        signature lookup, for callers whose signature never changes."""
+        key = tuple([(x.dtype, x.shape) if hasattr(x, "data_ptr") else type(x) for x in inputs])
+        return self._compiled.get(key) or self._compile(inputs, key)
+
     def _compile(self, inputs: Sequence, key: tuple):
         self._ensure_defined()
         if len(inputs) != len(self._inputs):

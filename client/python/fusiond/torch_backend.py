@@ -192,6 +192,7 @@ class FusedGroup:
         self.fallback = fallback
         self.ops = ops
         self.lazy = lazy
+        self.fusion = None        # static groups: the LoadedFusion, after the first call
         self.by_signature: Dict[tuple, tuple] = {}
         self.calls = 0
         self.fallback_reason: Optional[str] = None
@@ -216,9 +217,14 @@ class FusedGroup:
                 self.first_inputs = [(tuple(a.shape), a.dtype) if hasattr(a, "shape") else a
                                      for a in args]
             try:
-                if self.lazy is not None:
+                inputs = [args[k] for k in self.take] if self.lazy is None else None
+                if inputs is None:
                     self._lower_for(args)
-                outs = self.fd.execute([args[k] for k in self.take])
+                    outs = self.fd.execute([args[k] for k in self.take])
+                else:  # static shapes (Dynamo guards them): the compiled fusion directly
+                    if self.fusion is None:
+                        self.fusion = self.fd.compiled_for(inputs)
+                    outs = self.fusion.run(inputs)
             except Exception as e:  # noqa: BLE001 - any failure falls back, logged
                 self.fallback_reason = f"{type(e).__name__}: {e}"
                 log.warning("fusiond: %s (%s graph, %d ops) runs as aten ops: %s", self.name,
