@@ -210,7 +210,7 @@ def compare(args):
           f"{ours_err:.2e}, inductor {ind_err:.2e} (bound {bound:.2e})")
     if ours_err > bound:
         failures.append(f"fusiond's losses differ from eager by {ours_err:.2e} > {bound:.2e}")
-    if not ours[-1] < 0.5 * ours[0]:
+    if not ours[-1] < 0.9 * ours[0]:  # regressing a random teacher: the loss must fall
         failures.append(f"fusiond's run did not train (loss {ours[0]:.4f} -> {ours[-1]:.4f})")
     same = ours == ours2
     result["bitwise_same_seed"] = same
