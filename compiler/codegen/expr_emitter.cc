@@ -9,7 +9,8 @@ namespace fusiond {
 namespace {
 
 bool IsF32Like(DataType t) {
-  return t == DataType::kFloat || t == DataType::kBFloat16 || t == DataType::kHalf;
+  return t == DataType::kFloat || t == DataType::kBFloat16 || t == DataType::kHalf ||
+         t == DataType::kFloat8E4M3 || t == DataType::kFloat8E5M2;
 }
 
 std::string Conv(DataType from, DataType to, const std::string& e) {
@@ -56,6 +57,8 @@ std::string Literal(double v, DataType t) {
 std::string RoundTo(DataType t, const std::string& expr) {
   if (t == DataType::kBFloat16) return absl::StrCat("Ty<5>::round(", expr, ")");
   if (t == DataType::kHalf) return absl::StrCat("Ty<4>::round(", expr, ")");
+  if (t == DataType::kFloat8E4M3) return absl::StrCat("Ty<8>::round(", expr, ")");
+  if (t == DataType::kFloat8E5M2) return absl::StrCat("Ty<9>::round(", expr, ")");
   return expr;
 }
 

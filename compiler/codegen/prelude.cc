@@ -378,7 +378,53 @@ template <> __device__ __forceinline__ void fz_ld_done<4>(u32* w, const void* p)
 
 }  // namespace
 
+// fp8 element types, appended only to kernels that read or write them (so
+// no other kernel's text changes). Conversions from float round to nearest,
+// ties to even, in one step: e4m3fn has no infinities (what rounds past 448
+// is NaN), e5m2 overflows to infinity; as PyTorch's conversions.
+const char kFp8Prelude[] = R"PRELUDE(
+__device__ __forceinline__ float fz_e4m3_to_f32(u32 b) {
+  const u32 s = (b & 0x80u) << 24, e = (b >> 3) & 15u, m = b & 7u;
+  if (e == 15u && m == 7u) return __uint_as_float(s | 0x7fc00000u);
+  if (e == 0u) return __uint_as_float(s | __float_as_uint((float)m * 0.001953125f));
+  return __uint_as_float(s | ((e + 120u) << 23) | (m << 20));
+}
+__device__ __forceinline__ u32 fz_f32_to_e4m3(float f) {
+  const u32 u = __float_as_uint(f), s = (u >> 24) & 0x80u, a = u & 0x7fffffffu;
+  if (a >= 0x43f00000u) return s | 0x7fu;  // >= 480, infinity or NaN: NaN
+  if (a < 0x3c800000u) return s | (u32)__float2int_rn(__uint_as_float(a) * 512.0f);  // subnormal
+  const u32 r = a + 0x7ffffu + ((a >> 20) & 1u);
+  return s | ((((r >> 23) - 120u) << 3) | ((r >> 20) & 7u));
+}
+__device__ __forceinline__ float fz_e5m2_to_f32(u32 b) { return fz_f16_to_f32((b & 0xffu) << 8); }
+__device__ __forceinline__ u32 fz_f32_to_e5m2(float f) {
+  const u32 u = __float_as_uint(f), s = (u >> 24) & 0x80u, a = u & 0x7fffffffu;
+  if (a > 0x7f800000u) return s | 0x7fu;   // NaN
+  if (a >= 0x47700000u) return s | 0x7cu;  // rounds past 57344: infinity
+  if (a < 0x38800000u) return s | (u32)__float2int_rn(__uint_as_float(a) * 65536.0f);  // subnormal
+  const u32 r = a + 0xfffffu + ((a >> 21) & 1u);
+  return s | ((((r >> 23) - 112u) << 2) | ((r >> 21) & 3u));
+}
+template <> struct Ty<8> {
+  typedef float C;
+  static __device__ __forceinline__ C get(const u32* w, int l) { return fz_e4m3_to_f32((w[l >> 2] >> ((l & 3) * 8)) & 0xffu); }
+  static __device__ __forceinline__ void put(u32* w, int l, C v) { w[l >> 2] |= fz_f32_to_e4m3(v) << ((l & 3) * 8); }
+  static __device__ __forceinline__ C round(C v) { return fz_e4m3_to_f32(fz_f32_to_e4m3(v)); }
+  static __device__ __forceinline__ C load(const void* p) { return fz_e4m3_to_f32(*(const unsigned char*)p); }
+  static __device__ __forceinline__ void store(void* p, C v) { *(unsigned char*)p = (unsigned char)fz_f32_to_e4m3(v); }
+};
+template <> struct Ty<9> {
+  typedef float C;
+  static __device__ __forceinline__ C get(const u32* w, int l) { return fz_e5m2_to_f32((w[l >> 2] >> ((l & 3) * 8)) & 0xffu); }
+  static __device__ __forceinline__ void put(u32* w, int l, C v) { w[l >> 2] |= fz_f32_to_e5m2(v) << ((l & 3) * 8); }
+  static __device__ __forceinline__ C round(C v) { return fz_e5m2_to_f32(fz_f32_to_e5m2(v)); }
+  static __device__ __forceinline__ C load(const void* p) { return fz_e5m2_to_f32(*(const unsigned char*)p); }
+  static __device__ __forceinline__ void store(void* p, C v) { *(unsigned char*)p = (unsigned char)fz_f32_to_e5m2(v); }
+};
+)PRELUDE";
+
 const char* DevicePrelude() { return kPrelude; }
+const char* Fp8Prelude() { return kFp8Prelude; }
 const char* ClusterPrelude() { return kClusterPrelude; }
 const char* DividerPrelude() { return kDividerPrelude; }
 const char* FloatColumnPrelude() { return kFloatColumnPrelude; }

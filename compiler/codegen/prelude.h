@@ -20,6 +20,8 @@ const char* DevicePrelude();
 const char* ClusterPrelude();
 // Division by run-time extents (FzDiv): in kernels whose offsets need it.
 const char* DividerPrelude();
+// The fp8 element types (Ty<8> e4m3fn, Ty<9> e5m2): in kernels using them.
+const char* Fp8Prelude();
 // fz_elem: a column operand's element from packed words or from floats, in
 // kernels that keep a staged column as float (Generator::FloatColumn).
 const char* FloatColumnPrelude();

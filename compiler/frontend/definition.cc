@@ -179,7 +179,8 @@ absl::StatusOr<PyValue> DefinitionLowering::Eval(const Expr& e) {
         std::optional<DataType> t = ParseDataType(e.text);
         if (!t) {
           return errors_.Error(e.loc, absl::StrCat("unknown dtype DataType.", e.text),
-                               "DataType.Bool, Int32, Int, Half, BFloat16, Float, Double or Null");
+                               "DataType.Bool, Int32, Int, Half, BFloat16, Float, Double, "
+                               "Float8_e4m3fn, Float8_e5m2 or Null");
         }
         v.dtype = t;
         return v;

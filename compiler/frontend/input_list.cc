@@ -28,6 +28,8 @@ std::optional<DataType> TorchDType(std::string_view name) {
   if (name == "int32" || name == "int") return DataType::kInt32;
   if (name == "int64" || name == "long") return DataType::kInt64;
   if (name == "bool") return DataType::kBool;
+  if (name == "float8_e4m3fn") return DataType::kFloat8E4M3;
+  if (name == "float8_e5m2") return DataType::kFloat8E5M2;
   return std::nullopt;
 }
 
@@ -68,7 +70,7 @@ absl::StatusOr<DataType> InputReader::DType(const Expr& e) {
     if (auto t = TorchDType(dotted.substr(6))) return *t;
   }
   return errors_.Error(e.loc, absl::StrCat("unknown torch dtype '", dotted.empty() ? "?" : dotted, "'"),
-                       "torch.float32, float16, bfloat16, float64, int32, int64 or bool");
+                       "torch.float32, float16, bfloat16, float64, int32, int64, bool, float8_e4m3fn or float8_e5m2");
 }
 
 absl::StatusOr<std::vector<int64_t>> InputReader::Shape(const Expr& call, const Expr* sizes,

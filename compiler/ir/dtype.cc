@@ -13,6 +13,8 @@ const char* DataTypeName(DataType t) {
     case DataType::kBFloat16: return "bfloat16";
     case DataType::kFloat: return "float32";
     case DataType::kDouble: return "float64";
+    case DataType::kFloat8E4M3: return "float8_e4m3fn";
+    case DataType::kFloat8E5M2: return "float8_e5m2";
   }
   return "invalid";
 }
@@ -25,6 +27,8 @@ std::optional<DataType> ParseDataType(std::string_view n) {
   if (n == "bfloat16" || n == "BFloat16") return DataType::kBFloat16;
   if (n == "float32" || n == "Float") return DataType::kFloat;
   if (n == "float64" || n == "Double") return DataType::kDouble;
+  if (n == "float8_e4m3fn" || n == "Float8_e4m3fn") return DataType::kFloat8E4M3;
+  if (n == "float8_e5m2" || n == "Float8_e5m2") return DataType::kFloat8E5M2;
   return std::nullopt;
 }
 
@@ -37,13 +41,16 @@ int DataTypeSize(DataType t) {
     case DataType::kBFloat16: return 2;
     case DataType::kFloat: return 4;
     case DataType::kDouble: return 8;
+    case DataType::kFloat8E4M3: return 1;
+    case DataType::kFloat8E5M2: return 1;
   }
   return 0;
 }
 
 bool IsFloatingPoint(DataType t) {
   return t == DataType::kHalf || t == DataType::kBFloat16 ||
-         t == DataType::kFloat || t == DataType::kDouble;
+         t == DataType::kFloat || t == DataType::kDouble ||
+         t == DataType::kFloat8E4M3 || t == DataType::kFloat8E5M2;
 }
 
 bool IsIntegral(DataType t) {
@@ -56,6 +63,8 @@ int MantissaBits(DataType t) {
     case DataType::kBFloat16: return 8;
     case DataType::kFloat: return 24;
     case DataType::kDouble: return 53;
+    case DataType::kFloat8E4M3: return 4;
+    case DataType::kFloat8E5M2: return 3;
     default: return 0;
   }
 }
@@ -64,6 +73,8 @@ namespace {
 // Exponent range rank: wider range holds every finite value of a narrower one.
 int ExponentRank(DataType t) {
   switch (t) {
+    case DataType::kFloat8E4M3: return 0;  // within fp16's range and precision
+    case DataType::kFloat8E5M2: return 1;  // fp16's exponent
     case DataType::kHalf: return 1;
     case DataType::kBFloat16: return 2;
     case DataType::kFloat: return 2;
@@ -102,7 +113,10 @@ DataType PromoteTypes(DataType a, DataType b) {
 }
 
 DataType ComputeType(DataType t) {
-  if (t == DataType::kHalf || t == DataType::kBFloat16) return DataType::kFloat;
+  if (t == DataType::kHalf || t == DataType::kBFloat16 || t == DataType::kFloat8E4M3 ||
+      t == DataType::kFloat8E5M2) {
+    return DataType::kFloat;
+  }
   return t;
 }
 

@@ -18,12 +18,17 @@ enum class DataType : int {
   kBFloat16 = 5,
   kFloat = 6,
   kDouble = 7,
+  // 8-bit floats of fp8 training: e4m3fn (no infinities; max 448, overflow
+  // is NaN) and e5m2 (IEEE-like; max 57344, overflow is infinity).
+  kFloat8E4M3 = 8,
+  kFloat8E5M2 = 9,
 };
 
-// "bool", "int32", "int64", "float16", "bfloat16", "float32", "float64".
+// "bool", "int32", "int64", "float16", "bfloat16", "float32", "float64",
+// "float8_e4m3fn", "float8_e5m2".
 const char* DataTypeName(DataType t);
 // Inverse of DataTypeName; also accepts nvFuser's names ("Float", "BFloat16",
-// "Half", "Double", "Int", "Int32", "Bool").
+// "Half", "Double", "Int", "Int32", "Bool", "Float8_e4m3fn", "Float8_e5m2").
 std::optional<DataType> ParseDataType(std::string_view name);
 // Bytes per element.
 int DataTypeSize(DataType t);
@@ -42,7 +47,7 @@ std::string ConstantValueProblem(double v, DataType t);
 // PyTorch-style promotion of two tensor operand types.
 DataType PromoteTypes(DataType a, DataType b);
 // The type in which the generated code computes a value of type t: float
-// for the 16-bit floats, t otherwise.
+// for the 16- and 8-bit floats, t otherwise.
 DataType ComputeType(DataType t);
 
 }  // namespace fusiond

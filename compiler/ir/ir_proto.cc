@@ -12,7 +12,7 @@ namespace pb = fusiond::v1;
 pb::DataType ToPb(DataType t) { return static_cast<pb::DataType>(static_cast<int>(t)); }
 
 absl::StatusOr<DataType> FromPb(int t, const std::string& where) {
-  if (t < static_cast<int>(DataType::kBool) || t > static_cast<int>(DataType::kDouble)) {
+  if (t < static_cast<int>(DataType::kBool) || t > static_cast<int>(DataType::kFloat8E5M2)) {
     return absl::InvalidArgumentError(absl::StrCat(where, ": unknown dtype ", t));
   }
   return static_cast<DataType>(t);

@@ -26,6 +26,11 @@ struct FloatFormat {
 
 constexpr FloatFormat kBFloat16{8, -126, 127};
 constexpr FloatFormat kHalf{11, -14, 15};
+// fp8: e5m2 is IEEE-like; e4m3fn is rounded as a format whose largest binade
+// reaches 480, and what rounds above 448 (its largest finite) is NaN, as in
+// PyTorch's conversion (e4m3fn has no infinities).
+constexpr FloatFormat kE5M2{3, -14, 15};
+constexpr FloatFormat kE4M3{4, -6, 8};
 
 constexpr double MaxFinite(const FloatFormat& f) {
   // (2 - 2^(1-p)) * 2^max_exp, built by repeated doubling (constexpr).
@@ -107,6 +112,12 @@ double RoundTo(DataType dtype, double v) {
       return static_cast<double>(static_cast<float>(v));
     case DataType::kDouble:
       return v;
+    case DataType::kFloat8E5M2:
+      return RoundToFormat<kE5M2>(v);
+    case DataType::kFloat8E4M3: {
+      const double r = RoundToFormat<kE4M3>(v);
+      return std::fabs(r) > 448 ? std::numeric_limits<double>::quiet_NaN() : r;
+    }
   }
   return v;
 }
