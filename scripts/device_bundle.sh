@@ -26,7 +26,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build-rt}
 CORPUS=${FUSIOND_CORPUS_DIR:-tests/corpus/fusions}
-OUT=.devcarry
+OUT=${FUSIOND_DEVCARRY:-.devcarry}  # another folder: for trying this script out
 # .devcarry/ is shared with other engineers' bundles: replace only our parts.
 for sub in fusions artifacts general wide selftest mutants rnd bin lib runtime_testdata pb2; do
   rm -rf "${OUT:?}/$sub"

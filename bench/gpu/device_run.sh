@@ -31,13 +31,13 @@ step "checkers' mutation tests (bench/gpu/checks_test.py)" \
   pytest_step "$OUT/checks_test.log" python3 bench/gpu/checks_test.py
 step "harness tests (bench/gpu/run_test.py)" \
   pytest_step "$OUT/run_test.log" env FUSIOND_CORPUS_DIR=$D/fusions python3 bench/gpu/run_test.py
-# The Python package's tests, wherever the package keeps them.
-pytest_file() { find client/python -name "$1" -not -path '*/build/*' | sort | head -1; }
+# The Python package's tests (tests/python, or beside the package).
+pytest_file() { find tests/python client/python -name "$1" -not -path '*/build/*' 2>/dev/null | sort | head -1; }
 python_test() {  # python_test LOG NAME [ENV...]
   local log=$1 name=$2 f
   shift 2
   f=$(pytest_file "$name")
-  [ -n "$f" ] || { echo "no $name under client/python"; return 1; }
+  [ -n "$f" ] || { echo "no $name under tests/python or client/python"; return 1; }
   pytest_step "$log" env "$@" python3 "$f"
 }
 step "torch front end tests (frontend_torch_test.py)" \
