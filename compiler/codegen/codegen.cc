@@ -30,9 +30,19 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   int64_t split = std::max<int64_t>(1, hp_.grid_y);
   row_blocks_ = std::max<int64_t>(1, hp_.grid_x);
   persistent_ = !pointwise_ && !hp_.multi_pass && !hp_.smem_buffer;
+  lanes_ = LanesKernel(hp_);
   if (pointwise_) {
     split = std::max<int64_t>(1, hp_.grid_x * hp_.grid_y);
     row_blocks_ = 1;
+  } else if (lanes_) {
+    // Outer kinds with rows_per_block > 1: block_x threads run along each
+    // of rows_per_block channels, whose lanes are adjacent in memory
+    // (generator_lanes.cc); grid_x blocks share a channel group, grid_y
+    // covers the groups.
+    BX_ = std::max(1, hp_.block_x);
+    BY_ = hp_.rows_per_block;
+    split = std::max<int64_t>(1, hp_.grid_x);
+    row_blocks_ = std::max<int64_t>(1, hp_.grid_y);
   } else if (hp_.kind == SchedulerKind::kOuterPersistent) {
     // Threads of a block all run along the channel's elements; grid_x
     // blocks share a channel, grid_y covers the channels.
@@ -46,7 +56,8 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     row_blocks_ = std::max<int64_t>(1, hp_.grid_x * hp_.grid_y);
     persistent_ = !hp_.multi_pass;
   }
-  if (BX_ % 32 != 0 || (V_ & (V_ - 1)) != 0 || V_ > 16 || BX_ * BY_ > o_.target.max_threads_per_block) {
+  if (lanes_) persistent_ = false;  // every pass reads its chunks from memory (L2)
+  if ((lanes_ ? BY_ : BX_) % 32 != 0 || (V_ & (V_ - 1)) != 0 || V_ > 16 || BX_ * BY_ > o_.target.max_threads_per_block) {
     return absl::InvalidArgumentError(absl::StrCat("codegen: bad launch parameters vectorize=", hp_.vectorize,
                                                 " block_x=", hp_.block_x, " block_y=", hp_.block_y));
   }
@@ -119,7 +130,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     return absl::InvalidArgumentError(
         "codegen: reread_rows needs rows held in registers (a persistent kind, no smem_buffer, rows that fit)");
   }
-  keep_ = hp_.multi_pass && p_.num_stages >= 1 && !persistent_ && !staged_ && cluster_ == 1 &&
+  keep_ = hp_.multi_pass && p_.num_stages >= 1 && !persistent_ && !staged_ && cluster_ == 1 && !lanes_ &&
           hp_.smem_bytes > 0;
   {
     int streamed = 0;
@@ -170,11 +181,6 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   if (!dividers.empty()) c += DividerPrelude();  // the FzDivs follow rlen, before vec_ok
   if (float_cols_) c += FloatColumnPrelude();
   if (reread_) c += RereadPrelude();
-  if (std::any_of(g_.values.begin(), g_.values.end(), [](const Value& v) {
-        return v.dtype == DataType::kFloat8E4M3 || v.dtype == DataType::kFloat8E5M2;
-      })) {
-    c += Fp8Prelude();  // Ty<8>, Ty<9>
-  }
   // A specialized kernel has no loops for rows that do not fit: the runtime
   // launches it only where the manifest's requirements hold. Elsewhere it
   // would write wrong values, never out of bounds (every access is still
@@ -194,7 +200,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   absl::StrAppend(&c, "\nextern \"C\" __global__ void __launch_bounds__(", BX_ * BY_, ", ", min_blocks, ") ",
                   cluster_ > 1 ? absl::StrCat("__cluster_dims__(", cluster_, ", 1, 1) ") : "", k.name, "(", sig,
                   ") {\n");
-  absl::StrAppend(&c, "  const int tx = threadIdx.x, ty = threadIdx.y;\n  (void)ty;\n");
+  absl::StrAppend(&c, lanes_ ? LanesThreadIds() : "  const int tx = threadIdx.x, ty = threadIdx.y;\n  (void)ty;\n");
   for (SymbolId s : literal_symbols_) {
     absl::StrAppend(&c, "  constexpr i64 ", p_.symbol_names.at(s), " = ", o_.symbol_sizes[s],
                     ";  // compiled for (requires)\n");
@@ -240,7 +246,9 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   absl::StrAppend(&c, "  const bool fits = ",
                   persistent_ ? absl::StrCat("vec_ok && rlen <= ", split * BX_ * PB_ * V_, "LL") : "false",
                   ";\n  (void)fits;\n");
-  if (!p_.row_slots.empty() && BX_ > 32) {
+  if (lanes_ && !p_.row_slots.empty() && BX_ > 1) {
+    absl::StrAppend(&c, LanesReductionScratch());
+  } else if (!p_.row_slots.empty() && BX_ > 32) {
     size_t per_stage = 1;
     for (int s = 0; s < p_.num_stages; ++s) {
       size_t n = 0;
@@ -416,6 +424,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
 // capped at 64 registers was slower) nor for cooperative kernels, whose grid
 // the heuristics size for the blocks they expect to be resident.
 int Generator::MinBlocksPerSm(bool coop) const {
+  if (lanes_) return LanesMinBlocks();
   int min_blocks = 1;
   const int regs_per_sm = o_.target.registers_per_sm;
   const int max_regs = o_.target.max_registers_per_thread;
@@ -482,11 +491,14 @@ absl::StatusOr<GeneratedKernel> GenerateKernel(const Graph& g, const HeuristicPa
   // us in steady state; 16384x4096 equal), so persistent kernels keep two
   // stages. Not where blocks share a row (the cross-block combine through
   // the workspace sums plain partials); the same split as Generator::Run's.
-  const bool outer = params.kind == SchedulerKind::kOuterPersistent;
+  // Lanes kernels (generator_lanes.cc) reduce their channels as rows, column
+  // sums included.
+  const bool lanes = codegen_internal::LanesKernel(params);
+  const bool outer = params.kind == SchedulerKind::kOuterPersistent || lanes;
   const bool row_split = outer ? params.grid_x > 1
                                : params.kind != SchedulerKind::kPointwise &&
                                      params.kind != SchedulerKind::kOuterReduction && params.grid_y > 1;
-  auto plan = PlanKernel(g, params.kind == SchedulerKind::kPointwise, params.multi_pass && !row_split);
+  auto plan = PlanKernel(g, params.kind == SchedulerKind::kPointwise, params.multi_pass && !row_split, lanes);
   if (!plan.ok()) return plan.status();
   codegen_internal::Generator gen(*plan, params, options);
   return gen.Run();

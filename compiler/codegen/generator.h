@@ -71,6 +71,13 @@ inline const char* KindName(SchedulerKind k) {
   return "unknown";
 }
 
+// Outer kinds whose channels are adjacent in memory: rows_per_block > 1
+// (generator_lanes.cc).
+inline bool LanesKernel(const HeuristicParams& hp) {
+  return (hp.kind == SchedulerKind::kOuterPersistent || hp.kind == SchedulerKind::kOuterReduction) &&
+         hp.rows_per_block > 1;
+}
+
 class Generator {
  public:
   Generator(const KernelPlan& plan, const HeuristicParams& hp, const CodegenOptions& o)
@@ -113,6 +120,15 @@ class Generator {
   std::string LoopOver(const std::string& body, const std::vector<const Access*>& ins,
                        const std::vector<int>& cols, bool final);
   std::string BlockReduce(const std::vector<int>& slots, const std::string& ind);
+  // generator_lanes.cc: outer persistent kernels whose channels are adjacent
+  // in memory (HeuristicParams::rows_per_block > 1): a warp's lanes take BY_
+  // consecutive rows (channels), its warps the row's chunks, so every load
+  // is coalesced and block reductions go through shared memory only.
+  bool lanes_ = false;
+  std::string LanesThreadIds() const;
+  std::string LanesReductionScratch() const;
+  std::string LanesBlockReduce(const std::vector<int>& slots, const std::string& ind) const;
+  int LanesMinBlocks() const;
   // The squared-deviation slot of the var whose first slot is `slot`.
   int SecondMoment(int slot) const {
     for (size_t i = 0; i < p_.row_slots.size(); ++i) {

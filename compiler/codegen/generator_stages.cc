@@ -147,6 +147,7 @@ std::string Generator::VectorLoop(const std::string& header, const std::string& 
 }
 
 std::string Generator::BlockReduce(const std::vector<int>& slots, const std::string& ind) {
+  if (lanes_) return LanesBlockReduce(slots, ind);
   std::string s;
   // A one-pass var's three numbers: count wn<F>, mean acc<F>, squared
   // deviations acc<S>; its count takes an extra shared-memory entry.

@@ -139,7 +139,7 @@ uint32_t KernelPlan::ReducedAxes(const Node& n) const {
   return d;
 }
 
-absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise, bool one_pass_var) {
+absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise, bool one_pass_var, bool reduced_rows) {
   KernelPlan p;
   p.graph = &g;
   const size_t nv = g.values.size();
@@ -273,7 +273,7 @@ absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise, bool one_p
         comes_back |= p.needed[o] && (p.vary[o] & eff) != 0;
       }
     }
-    p.r_mask = comes_back ? eff : all & ~eff;
+    p.r_mask = comes_back || reduced_rows ? eff : all & ~eff;
   }
   p.r_axes = AxesOf(p.r_mask, p.rank);
   p.i_axes = AxesOf(all & ~p.r_mask, p.rank);

@@ -85,7 +85,11 @@ struct KernelPlan {
 // generator does not handle (reshape, mixed reductions).
 // `one_pass_var`: var/var_mean in one stage (ReductionSlot::one_pass); the
 // generator supports it where no row is split over blocks.
-absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise, bool one_pass_var = false);
+// `reduced_rows`: a segment of outer reductions only takes the reduced axes
+// as the row domain even when no result comes back (column sums reduced as
+// rows by a lanes kernel, generator_lanes.cc).
+absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise, bool one_pass_var = false,
+                                      bool reduced_rows = false);
 
 }  // namespace fusiond
 

@@ -6,7 +6,8 @@
 // When even all co-resident blocks cannot, the kernel re-reads (multi_pass)
 // in rounds of the channels whose inputs the L2 holds, and keeps in shared
 // memory what it can of the first pass for the second.
-// With no contiguous reduced axis ([N, C] over 0) threads run along C.
+// With no contiguous reduced axis ([N, C] over 0) lanes run along C
+// (OuterLanesHeuristics).
 #include <algorithm>
 #include <numeric>
 
@@ -14,7 +15,62 @@
 
 namespace fusiond {
 
+// Outer reductions broadcast back with the kept axes innermost (softmax over
+// dim 0 of [M, N]): the channels are the N columns, adjacent in memory, each
+// M elements N apart. rows_per_block = 32 columns a block, one a lane, so a
+// warp reads 32 adjacent elements (coalesced), and block_x lane groups
+// (warps) split a column's rows: chunks of `vectorize` rows, `unroll`
+// chunks in flight. Every pass reads the columns again (multi_pass), so
+// the blocks in flight must have their columns' inputs in the L2: grid_x
+// blocks (a power of two) share a column group (grid_reduction, a group
+// barrier a reduction) until those inputs fit half the L2, and until the
+// column groups times grid_x fill three quarters of the resident blocks.
+// Column sums (`rereads` false) read their inputs once: no L2 rule.
+HeuristicParams OuterLanesHeuristics(const FusionAnalysis& a, const Target& t, SchedulerKind kind,
+                                     int64_t columns, int64_t rlen, bool rereads) {
+  constexpr int kLaneRows = 32;       // columns a block: a warp's lanes
+  constexpr int kLaneGroups = 16;     // block_x: 512 threads a block
+  constexpr int kLaneRegisters = 64;  // what code generation asks ptxas for
+  constexpr int64_t kMaxSplit = 64;
+  HeuristicParams p;
+  p.kind = kind;
+  p.outer_size = a.outer_size;
+  p.inner_size = a.inner_size;
+  p.vectorize = 8;
+  while (p.vectorize > 1 && rlen % p.vectorize != 0) p.vectorize /= 2;
+  p.unroll = 4;
+  const int64_t chunks = CeilDiv(rlen, p.vectorize);
+  p.block_x =
+      static_cast<int>(std::min<int64_t>(kLaneGroups, FloorPow2(std::max<int64_t>(1, chunks))));
+  p.block_y = 1;
+  p.rows_per_block = kLaneRows;
+  p.multi_pass = true;
+  const int threads = p.block_x * kLaneRows;
+  const int64_t slots =
+      int64_t{t.sm_count} * std::max(1, BlocksPerSm(t, threads, kLaneRegisters, 0));
+  const int64_t groups = CeilDiv(columns, kLaneRows);
+  int64_t element_bytes = 0;  // input bytes a (row, column) element
+  for (const TensorSummary& s : a.inputs) {
+    if (s.full) element_bytes += DataTypeSize(s.dtype);
+  }
+  const int64_t l2_budget = rereads && t.l2_bytes > 0 ? t.l2_bytes / 2 : int64_t{1} << 62;
+  const int64_t most = std::max<int64_t>(1, std::min({kMaxSplit, slots, chunks / p.block_x}));
+  int64_t split = 1;
+  while (split < most && (4 * groups * split < 3 * slots ||
+                          slots * kLaneRows * rlen * element_bytes / split > l2_budget)) {
+    split *= 2;
+  }
+  p.grid_x = split;
+  p.grid_y = split > 1 ? std::max<int64_t>(1, std::min(groups, slots / split)) : groups;
+  p.grid_reduction = split > 1;
+  return p;
+}
+
 HeuristicParams OuterPersistentHeuristics(const FusionAnalysis& a, const Target& t) {
+  if (a.reduced_contiguous <= 1) {
+    return OuterLanesHeuristics(a, t, SchedulerKind::kOuterPersistent, a.outer_size,
+                                a.reduced_strided, true);
+  }
   constexpr int kMaxBatch = 16;
   // Multi-pass kernels: threads a block and the registers a thread has at
   // two blocks a SM.
@@ -77,14 +133,16 @@ HeuristicParams OuterPersistentHeuristics(const FusionAnalysis& a, const Target&
       for (const TensorSummary& s : a.inputs) {
         if (s.full) channel_bytes += int64_t{DataTypeSize(s.dtype)} * a.inner_size;
       }
-      const int64_t fit = FloorPow2(std::max<int64_t>(1, t.l2_bytes / std::max<int64_t>(1, channel_bytes)));
+      const int64_t fit =
+          FloorPow2(std::max<int64_t>(1, t.l2_bytes / std::max<int64_t>(1, channel_bytes)));
       p.grid_y = std::min(p.grid_y, std::max(fit, CeilDiv(p.grid_y, kMaxRounds)));
     }
     p.grid_x = std::max<int64_t>(1, slots / p.grid_y);
     // The final pass re-reads the channel; what shared memory holds of each
     // thread's first chunks it takes from there instead (codegen: kept
     // chunks): as much as a resident block may use.
-    p.smem_bytes = std::max<int64_t>(0, std::min(t.smem_per_block, t.smem_per_sm / per_sm) - kStaticSmemReserve);
+    p.smem_bytes = std::max<int64_t>(
+        0, std::min(t.smem_per_block, t.smem_per_sm / per_sm) - kStaticSmemReserve);
   }
   return p;
 }

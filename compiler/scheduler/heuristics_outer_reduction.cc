@@ -9,6 +9,16 @@
 namespace fusiond {
 
 HeuristicParams OuterReductionHeuristics(const FusionAnalysis& a, const Target& t) {
+  // Only column results (a bias gradient): a lane a column reads the input
+  // once and sums whole columns, with no partial rows to write and read
+  // back (OuterLanesHeuristics). With full outputs the row form below reads
+  // once for both.
+  bool only_columns = true;
+  for (const TensorSummary& s : a.outputs) only_columns = only_columns && !s.full;
+  if (only_columns) {
+    return OuterLanesHeuristics(a, t, SchedulerKind::kOuterReduction, a.inner_size, a.outer_size,
+                                false);
+  }
   HeuristicParams p;
   p.kind = SchedulerKind::kOuterReduction;
   p.outer_size = a.outer_size;  // reduced rows

@@ -22,6 +22,11 @@ HeuristicParams InnerReductionHeuristics(const FusionAnalysis& a, const Target& 
 HeuristicParams InnerOuterPersistentHeuristics(const FusionAnalysis& a, const Target& t);
 HeuristicParams OuterPersistentHeuristics(const FusionAnalysis& a, const Target& t);
 HeuristicParams OuterReductionHeuristics(const FusionAnalysis& a, const Target& t);
+// Outer reductions over `rlen` rows of `columns` adjacent columns, a lane a
+// column (rows_per_block > 1; heuristics_outer_persistent.cc); `rereads`:
+// the passes after the first read the inputs again.
+HeuristicParams OuterLanesHeuristics(const FusionAnalysis& a, const Target& t, SchedulerKind kind,
+                                     int64_t columns, int64_t rlen, bool rereads);
 
 // --- shared helpers (heuristics_common.cc) ---
 

@@ -1,0 +1,105 @@
+// Outer reductions over adjacent columns (generator_lanes.cc) through the
+// whole pipeline to sm_90 cubins: the definitions of bench/gpu/fusions
+// (softmax forward and backward, sums and a batch norm over dim 0, odd
+// sizes) and a symbolic softmax over dim 0. Without a GPU: the kernels
+// take the lanes form, compile without spills at the registers they ask
+// for, and launch cooperatively exactly when blocks share a column group.
+// Their results are checked on the GPU (bench/gpu/outer_check.sh).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/frontend/frontend.h"
+#include "compiler/nvrtc/nvrtc_compiler.h"
+#include "compiler/pipeline.h"
+
+namespace fusiond {
+namespace {
+
+void ExpectLanesKernel(const CompileResult& r, const std::string& what) {
+  ASSERT_EQ(r.segments.size(), 1u) << what;
+  const SegmentResult& s = r.segments[0];
+  SCOPED_TRACE(absl::StrCat(what, ": ", s.params.ToString()));
+  EXPECT_EQ(s.params.rows_per_block, 32);
+  EXPECT_TRUE(s.params.kind == SchedulerKind::kOuterPersistent ||
+              s.params.kind == SchedulerKind::kOuterReduction);
+  ASSERT_TRUE(s.kernel.has_value());
+  const KernelArtifact& k = *s.kernel;
+  EXPECT_EQ(k.spill_bytes, 0);
+  EXPECT_GT(k.registers, 0);
+  EXPECT_LE(k.registers, 64);  // two blocks of 512 threads a SM
+  EXPECT_NE(k.cuda_source.find("const int tx = fz_lin / 32, ty = fz_lin % 32;"), std::string::npos);
+  // No warp shuffles across a warp's lanes: they are different columns.
+  const std::string body = k.cuda_source.substr(k.cuda_source.find("extern \"C\""));
+  EXPECT_EQ(body.find("fz_warp_reduce"), std::string::npos);
+  const bool coop = k.manifest_json.find("\"cooperative\": true") != std::string::npos;
+  EXPECT_EQ(coop, s.params.grid_x > 1);
+}
+
+class LanesCompile : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(LanesCompile, CompilesWithoutSpills) {
+  if (NvrtcVersion() == "none") GTEST_SKIP() << "no NVRTC in this build";
+  auto parsed = ParseReproFile(std::string(FUSIOND_BENCH_FUSIONS_DIR) + "/" + GetParam() + ".py");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  CompileOptions o;
+  o.arch = "sm_90";
+  auto r = CompileFusion(parsed->graph, parsed->input_shapes, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ExpectLanesKernel(*r, GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Outer, LanesCompile,
+    ::testing::Values("softmax_dim0_fwd_2048x8192", "softmax_dim0_bwd_2048x8192",
+                      "softmax_dim0_fwd_65536x1024", "softmax_dim0_bwd_8192x2048",
+                      "sum_dim0_2048x8192", "sum_dim0_65536x1024", "sum_dim0_333x16x77",
+                      "softmax_dim0_fwd_300x1000", "batchnorm1d_fwd_8192x512"));
+
+constexpr char kSymbolicSoftmax[] = R"(
+import torch
+from nvfuser import FusionDefinition, DataType
+
+
+def f(fd: FusionDefinition) -> None:
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
+    T1 = fd.ops.cast(T0, dtype=DataType.Float)
+    T2 = fd.ops.max(T1, dims=[0], keepdim=False, dtype=DataType.Null)
+    T3 = fd.ops.broadcast_in_dim(T2, shape=T0.shape(), broadcast_dims=[1])
+    T4 = fd.ops.sub(T1, T3)
+    T5 = fd.ops.exp(T4)
+    T6 = fd.ops.sum(T5, dims=[0], keepdim=False, dtype=DataType.Null)
+    T7 = fd.ops.broadcast_in_dim(T6, shape=T0.shape(), broadcast_dims=[1])
+    T8 = fd.ops.div(T5, T7)
+    T9 = fd.ops.cast(T8, dtype=DataType.BFloat16)
+    fd.add_output(T9)
+
+
+with FusionDefinition() as fd:
+    f(fd)
+
+inputs = [
+    torch.randn((4096, 4096), dtype=torch.bfloat16, device="cuda:0"),
+]
+fd.execute(inputs)
+)";
+
+TEST(LanesCompile, SymbolicSoftmaxOverDimZeroTakesItsSizesAtRunTime) {
+  if (NvrtcVersion() == "none") GTEST_SKIP() << "no NVRTC in this build";
+  auto parsed = ParseReproScript(kSymbolicSoftmax, "symbolic_softmax_dim0.py");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  CompileOptions o;
+  o.arch = "sm_90";
+  auto r = CompileFusion(parsed->graph, parsed->input_shapes, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ExpectLanesKernel(*r, "symbolic");
+  // Sizes are parameters (no literal row length): the vector path tests
+  // the run-time extent, the element loop takes the rest.
+  const std::string& src = r->segments[0].kernel->cuda_source;
+  EXPECT_NE(src.find("const bool vec_ok = (s0) % 8 == 0;"), std::string::npos)
+      << src.substr(src.find("extern"));
+}
+
+}  // namespace
+}  // namespace fusiond
