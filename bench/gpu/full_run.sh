@@ -19,6 +19,9 @@
 #          (optional) bash bench/gpu/variants.sh prepare bench/gpu/variants/<list>.txt build-rt
 #   there: OUT=$OUT bash bench/gpu/full_run.sh      (carry [".devcarry"])
 # FUSIOND_DEVCARRY names another bundle folder (default .devcarry).
+# FULL_RUN_PARTS (default "device random variants") runs some parts only,
+# e.g. the random graphs in a call of their own when both do not fit 600 s;
+# the summary names the parts left out.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:?set OUT to the folder that comes back}
@@ -27,6 +30,8 @@ D=${FUSIOND_DEVCARRY:-.devcarry}
 # shellcheck source=bench/gpu/steps.sh
 . bench/gpu/steps.sh
 LOGS=$(mktemp -d)
+PARTS=" ${FULL_RUN_PARTS:-device random variants} "
+part() { [[ "$PARTS" == *" $1 "* ]]; }
 
 device_run() {
   HARNESS_TIMEOUT=${HARNESS_TIMEOUT:-240} OUT=$OUT FUSIOND_DEVCARRY=$D bash bench/gpu/device_run.sh \
@@ -35,7 +40,7 @@ device_run() {
   grep -E "^-- .*FAILED|^SUMMARY" "$OUT/device_run.log"
   return $rc
 }
-step "device_run.sh (every test and check; device_run.log)" device_run
+part device && step "device_run.sh (every test and check; device_run.log)" device_run
 
 random_graphs() {
   need $D/rnd/BUNDLE $D/bin/fusiond_random_gpu_check || return 1
@@ -46,10 +51,10 @@ random_graphs() {
   [ "$rc" = 124 ] && echo "random graphs: past RANDOM_TIMEOUT"
   return $rc
 }
-step "random graphs vs the CPU reference (fusiond_random_gpu_check)" random_graphs
+part random && step "random graphs vs the CPU reference (fusiond_random_gpu_check)" random_graphs
 
 V=$(mktemp -d)
-if [ -d $D/variants ]; then
+if [ -d $D/variants ] && part variants; then
   variants() {
     # shellcheck disable=SC2086  # VARIANT_ARGS: more run.py flags, as words
     timeout "${VARIANTS_TIMEOUT:-270}" env OUT="$V" bash bench/gpu/variants.sh run --graph-below-us 200 \
@@ -73,6 +78,7 @@ fi
 
 summary=$(steps_summary full_run.sh)
 rc=$?
+for p in device random variants; do part $p || summary="$summary (left out by FULL_RUN_PARTS: $p)"; done
 # Logs folded into other-logs.txt (a ninth file would not come back).
 {
   echo "$summary"
