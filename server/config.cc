@@ -66,10 +66,14 @@ in RocksDB, serves them over gRPC (fusiond.v1.FusionCompiler).
   --redis HOST:PORT         the cluster-wide shared tier: local misses ask this
                             Redis before compiling, compiles are published to it
                             (default: none)
-  --log-level LEVEL         debug | info | warning | error (default info)
+  --log-level LEVEL         debug | info | warning | error (default info); debug
+                            adds a line per RPC and each compile's stages and heuristics
+  --slow-compile-ms N       log "slow_compile" (with the fusion's canonical hash) for
+                            compiles longer than this (default 2000, 0 = never)
   --config FILE             read "key = value" settings (flag names without
                             dashes) before the flags
   --help                    this text
+  --version                 the version (also of the code generator and NVRTC)
 SIGTERM or SIGINT shuts down cleanly: in-flight RPCs finish, the cache closes.
 )") + AuthUsage();
 }
@@ -96,6 +100,8 @@ absl::Status ApplySetting(const std::string& key, const std::string& value, Serv
     return ParseNumber(key, value, &c->evict_interval_s);
   } else if (key == "log-level" || key == "log_level") {
     c->log_level = value;
+  } else if (key == "slow-compile-ms" || key == "slow_compile_ms") {
+    return ParseNumber(key, value, &c->slow_compile_ms);
   } else if (key == "redis") {
     if (!value.empty()) {
       if (absl::Status s = ParseRedisAddress(value).status(); !s.ok()) {
@@ -143,7 +149,7 @@ absl::StatusOr<ServerConfig> ParseServerFlags(int argc, char** argv) {
     if (absl::Status st = ApplySetting(key, value, &config); !st.ok()) return st;
   }
   if (config.max_queue < 0 || config.compile_threads < 0 || config.max_message_bytes <= 0 ||
-      config.max_graph_nodes <= 0 || config.evict_interval_s <= 0) {
+      config.max_graph_nodes <= 0 || config.evict_interval_s <= 0 || config.slow_compile_ms < 0) {
     return absl::InvalidArgumentError("numeric settings must be positive (see --help)");
   }
   if (absl::Status st = ValidateAuthConfig(config.auth, config.listen); !st.ok()) return st;

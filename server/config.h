@@ -34,6 +34,9 @@ struct ServerConfig {
   std::string redis;
   // debug | info | warning | error. Default: info.
   std::string log_level = "info";
+  // A compile longer than this logs "slow_compile" with the fusion's
+  // canonical hash, milliseconds; 0 = never. Default: 2000.
+  int slow_compile_ms = 2000;
   // Config file read before the flags ("" = none). Default: none.
   std::string config_file;
   // TLS, tokens, health listener, shared-tier secret and Redis AUTH.

@@ -22,10 +22,14 @@
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "prometheus/exposer.h"
+#include "fusiond/version.h"
+#include "server/compile_log.h"
 #include "server/compiler_service.h"
 #include "server/config.h"
 #include "server/log.h"
 #include "server/metrics.h"
+#include "server/rpc_log.h"
+#include "server/sd_notify.h"
 
 namespace fusiond {
 namespace {
@@ -140,15 +144,11 @@ int Run(const ServerConfig& config) {
                                          : std::max(1u, std::thread::hardware_concurrency());
   compiler_options.max_queue = config.max_queue;
   compiler_options.graph_limits.max_nodes = config.max_graph_nodes;
-  compiler_options.on_compiled = [&metrics](const CachedCompileResult& r, const CompileResult&) {
+  const double slow_micros = config.slow_compile_ms * 1e3;
+  compiler_options.on_compiled = [&metrics, slow_micros](const CachedCompileResult& r,
+                                                         const CompileResult&) {
     if (metrics) metrics->ObserveCompile(r);
-    Log(LogLevel::kInfo, "compiled",
-        {{"key", r.cache_key}, {"segments", r.compiled.segments_size()},
-         {"micros", [&] {
-            double total = 0;
-            for (const auto& [stage, us] : r.stage_micros) total += us;
-            return total;
-          }()}});
+    LogCompiled(r, slow_micros);
   };
   auto compiler = std::make_unique<CachedCompiler>(cache->get(), compiler_options);
   metrics = std::make_unique<ServiceMetrics>(compiler.get());
@@ -189,11 +189,15 @@ int Run(const ServerConfig& config) {
   builder.SetMaxReceiveMessageSize(config.max_message_bytes);
   builder.SetMaxSendMessageSize(config.max_message_bytes);
   builder.RegisterService(&service);
+  builder.experimental().SetInterceptorCreators(RpcLogInterceptors());
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) {
     Log(LogLevel::kError, "listen_failed", {{"address", config.listen}});
     return 1;
   }
+  // Health answers for "" (the server) and for the service by name.
+  constexpr char kServiceName[] = "fusiond.v1.FusionCompiler";
+  server->GetHealthCheckService()->SetServingStatus(kServiceName, true);
   server->GetHealthCheckService()->SetServingStatus(true);
   KernelCacheStats stats = (*cache)->Stats();
   Log(LogLevel::kInfo, "serving",
@@ -202,11 +206,17 @@ int Run(const ServerConfig& config) {
        {"cache_bytes", stats.bytes}, {"cache_max_bytes", config.cache_max_bytes},
        {"compile_threads", compiler_options.compile_threads},
        {"shared_tier", config.redis.empty() ? "none" : config.redis},
-       {"nvrtc", NvrtcVersionString()}, {"codegen", CodegenVersionString()}});
+       {"nvrtc", NvrtcVersionString()}, {"codegen", CodegenVersionString()},
+       {"version", kFusiondVersion}});
+  // systemd (Type=notify): ready now; nothing is sent outside systemd.
+  if (absl::Status st = SdNotify("READY=1"); !st.ok()) {
+    Log(LogLevel::kWarning, "sd_notify_failed", {{"error", st.ToString()}});
+  }
 
   Evictor evictor(cache->get(), std::chrono::seconds(config.evict_interval_s));
   int signal_number = WaitForShutdownSignal();
   Log(LogLevel::kInfo, "shutting_down", {{"signal", signal_number}});
+  (void)SdNotify("STOPPING=1");
   server->GetHealthCheckService()->SetServingStatus(false);
   // In-flight RPCs get a few seconds; compiles still queued then finish
   // (their results are cached) before the cache closes.
@@ -226,6 +236,11 @@ int Run(const ServerConfig& config) {
 }  // namespace fusiond
 
 int main(int argc, char** argv) {
+  if (argc == 2 && std::string(argv[1]) == "--version") {
+    std::printf("fusiond %s (%s, NVRTC %s)\n", fusiond::kFusiondVersion,
+                fusiond::CodegenVersionString().c_str(), fusiond::NvrtcVersionString().c_str());
+    return 0;
+  }
   if (!fusiond::InstallShutdownHandlers()) {
     std::perror("fusiond: cannot install signal handlers");
     return 1;

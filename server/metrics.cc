@@ -2,8 +2,12 @@
 
 #include <vector>
 
+#include "cache/cache_key.h"
+#include "fusiond/version.h"
 #include "prometheus/collectable.h"
+#include "prometheus/gauge.h"
 #include "prometheus/metric_family.h"
+#include "server/process_metrics.h"
 
 namespace fusiond {
 namespace {
@@ -27,6 +31,60 @@ const char* ResultName(RpcResult r) {
   return "ok";
 }
 
+// The compile lease's counters (one compile per cluster, issue 35). The
+// names are fixed here and in docs/metrics.md; the lease code is to fill
+// them from CachedCompilerStats. Until it exists they are exported at zero,
+// so dashboards and alerts that name them find the series.
+struct LeaseCounters {
+  double acquired = 0, waits = 0, takeovers = 0, wait_seconds = 0;
+};
+LeaseCounters ReadLeaseCounters(const CachedCompilerStats&) { return {}; }
+
+prometheus::MetricFamily Family(const char* name, const char* help, prometheus::MetricType type) {
+  prometheus::MetricFamily f;
+  f.name = name;
+  f.help = help;
+  f.type = type;
+  return f;
+}
+
+// One sample with labels, counter or gauge as the family says.
+void AddSample(prometheus::MetricFamily* f, std::vector<prometheus::ClientMetric::Label> labels,
+               double value) {
+  prometheus::ClientMetric m;
+  m.label = std::move(labels);
+  if (f->type == prometheus::MetricType::Counter) {
+    m.counter.value = value;
+  } else {
+    m.gauge.value = value;
+  }
+  f->metric.push_back(std::move(m));
+}
+
+// process_* from /proc (nothing when it cannot be read).
+void AddProcessMetrics(std::vector<prometheus::MetricFamily>* out) {
+  absl::StatusOr<ProcessStats> p = ReadProcessStats();
+  if (!p.ok()) return;
+  using T = prometheus::MetricType;
+  const std::tuple<const char*, const char*, T, double> kRows[] = {
+      {"process_cpu_seconds_total", "User and system CPU time, seconds", T::Counter,
+       p->cpu_seconds},
+      {"process_start_time_seconds", "Start time of the process since the Unix epoch, seconds",
+       T::Gauge, p->start_time_seconds},
+      {"process_resident_memory_bytes", "Resident memory size, bytes", T::Gauge,
+       p->resident_bytes},
+      {"process_virtual_memory_bytes", "Virtual memory size, bytes", T::Gauge, p->virtual_bytes},
+      {"process_open_fds", "Open file descriptors", T::Gauge, p->open_fds},
+      {"process_max_fds", "Limit on open file descriptors (RLIMIT_NOFILE)", T::Gauge,
+       p->max_fds},
+      {"process_threads", "Threads of the process", T::Gauge, p->threads}};
+  for (const auto& [name, help, type, value] : kRows) {
+    prometheus::MetricFamily f = Family(name, help, type);
+    AddSample(&f, {}, value);
+    out->push_back(std::move(f));
+  }
+}
+
 // Counters and gauges read from the cache and the compiler at scrape time.
 class StatsCollectable : public prometheus::Collectable {
  public:
@@ -36,6 +94,8 @@ class StatsCollectable : public prometheus::Collectable {
     CachedCompilerStats c = compiler_->Stats();
     KernelCacheStats k = compiler_->cache()->Stats();
     std::vector<prometheus::MetricFamily> out;
+    AddLabelled(c, k, &out);
+    AddProcessMetrics(&out);
     auto add = [&](const char* name, const char* help, prometheus::MetricType type,
                    double value) {
       prometheus::MetricFamily f;
@@ -77,6 +137,8 @@ class StatsCollectable : public prometheus::Collectable {
         k.inserts);
     add("fusiond_cache_bytes", "Bytes of records in the kernel cache", T::Gauge, k.bytes);
     add("fusiond_cache_entries", "Records in the kernel cache", T::Gauge, k.entries);
+    add("fusiond_cache_max_bytes", "The kernel cache's size cap (--cache-max-bytes; 0 = none)",
+        T::Gauge, compiler_->cache()->options().max_bytes);
     add("fusiond_compiles_in_flight", "Compile tasks running now", T::Gauge, c.in_flight);
     add("fusiond_compile_queue_depth", "Compile tasks waiting for a thread", T::Gauge,
         c.queue_depth);
@@ -110,6 +172,49 @@ class StatsCollectable : public prometheus::Collectable {
   }
 
  private:
+  // The series with labels: hits by tier, compiles by outcome; and the lease.
+  void AddLabelled(const CachedCompilerStats& c, const KernelCacheStats& k,
+                   std::vector<prometheus::MetricFamily>* out) const {
+    using T = prometheus::MetricType;
+    prometheus::MetricFamily tiers = Family(
+        "fusiond_cache_tier_hits_total",
+        "Records served by each tier: memory, rocksdb (read and verified), redis (shared tier)",
+        T::Counter);
+    AddSample(&tiers, {{"tier", "memory"}}, k.memory_hits);
+    AddSample(&tiers, {{"tier", "rocksdb"}}, k.disk_hits);
+    AddSample(&tiers, {{"tier", "redis"}}, c.shared_hits);
+    out->push_back(std::move(tiers));
+    prometheus::MetricFamily outcomes =
+        Family("fusiond_compile_outcomes_total",
+               "Compiles by how they ended: ok, timeout, crashed (worker died), cancelled "
+               "(no caller waited), rejected (queue full, never started)",
+               T::Counter);
+    AddSample(&outcomes, {{"outcome", "ok"}}, c.compiles);
+    AddSample(&outcomes, {{"outcome", "timeout"}}, c.timeouts);
+    AddSample(&outcomes, {{"outcome", "crashed"}}, c.worker_crashes);
+    AddSample(&outcomes, {{"outcome", "cancelled"}}, c.cancelled);
+    AddSample(&outcomes, {{"outcome", "rejected"}}, c.rejected);
+    out->push_back(std::move(outcomes));
+    const LeaseCounters lease = ReadLeaseCounters(c);
+    const std::tuple<const char*, const char*, double> kLease[] = {
+        {"fusiond_lease_acquired_total",
+         "Compile leases this daemon took: it compiled a new fusion for the cluster",
+         lease.acquired},
+        {"fusiond_lease_waits_total",
+         "Misses that found another daemon's compile lease and waited for its record",
+         lease.waits},
+        {"fusiond_lease_takeovers_total",
+         "Lease waits that ended with this daemon compiling (lease expired or Redis failed)",
+         lease.takeovers},
+        {"fusiond_lease_wait_seconds_total", "Seconds spent waiting for other daemons' leases",
+         lease.wait_seconds}};
+    for (const auto& [name, help, value] : kLease) {
+      prometheus::MetricFamily f = Family(name, help, T::Counter);
+      AddSample(&f, {}, value);
+      out->push_back(std::move(f));
+    }
+  }
+
   CachedCompiler* compiler_;
 };
 
@@ -169,6 +274,14 @@ ServiceMetrics::ServiceMetrics(CachedCompiler* compiler)
                             "nvrtc", "cache_io"}) {
     stage_children_[stage] = &stage_latency_->Add({{"stage", stage}}, LatencyBuckets());
   }
+  prometheus::BuildGauge()
+      .Name("fusiond_build_info")
+      .Help("Always 1; the labels say the daemon's version, code generator and NVRTC")
+      .Register(*registry_)
+      .Add({{"version", kFusiondVersion},
+            {"codegen", CodegenVersionString()},
+            {"nvrtc", NvrtcVersionString()}})
+      .Set(1);
   stats_ = std::make_shared<StatsCollectable>(compiler);
 }
 
