@@ -10,9 +10,9 @@ PKGS=(
   libgrpc++-dev protobuf-compiler-grpc
   librocksdb-dev
   prometheus-cpp-dev
-  libhiredis-dev redis-server
+  libhiredis-dev redis-server libssl-dev openssl
   prometheus
-  python3-grpcio python3-protobuf python3-numpy python3-yaml
+  python3-grpcio python3-protobuf python3-numpy
   curl clang-format
 )
 missing=()
