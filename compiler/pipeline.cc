@@ -78,6 +78,8 @@ absl::StatusOr<CompileResult> CompileFusion(
     shapes = *std::move(s);
   }
   if (auto b = BindShapes(graph, shapes); !b.ok()) return b.status();
+  // Size and depth before any stage whose cost grows with them.
+  if (absl::Status s = CheckGraphLimits(graph, options.limits); !s.ok()) return s;
   verify.Stop();
 
   // Optimize. The passes keep the inputs and size symbols, so the shapes
@@ -98,8 +100,13 @@ absl::StatusOr<CompileResult> CompileFusion(
   StageTimer segment(&result.stage_micros, "segment");
   auto sizes = BindShapes(result.optimized, shapes);
   if (!sizes.ok()) return absl::InternalError(absl::StrCat("after the passes: ", sizes.status().message()));
-  auto segments = SegmentFusion(result.optimized, *sizes, *target);
+  auto segments =
+      SegmentFusion(result.optimized, *sizes, *target, options.limits.max_partition_nodes);
   if (!segments.ok()) return segments.status();
+  for (size_t i = 0; i < segments->size(); ++i) {  // before code generation and NVRTC
+    absl::Status s = CheckKernelLimits((*segments)[i].graph, static_cast<int>(i), options.limits);
+    if (!s.ok()) return s;
+  }
   segment.Stop();
 
   // Schedule: heuristic parameters per segment at the concrete sizes.

@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "compiler/artifact.h"
 #include "compiler/ir/graph.h"
+#include "compiler/ir/limits.h"
 #include "compiler/scheduler/heuristics.h"
 
 namespace fusiond {
@@ -37,6 +38,10 @@ struct CompileOptions {
   // one); must outlive the call. Not part of any cache key: it changes how
   // long a compile takes, never its result. Default: none.
   NvrtcOutputCache* nvrtc_cache = nullptr;
+  // What one compile may cost (graph nodes and depth, partition size, ops
+  // per kernel), checked before the stage each protects; beyond a limit
+  // the compile is refused with ResourceExhausted. Default: CompileLimits{}.
+  CompileLimits limits;
 };
 
 // One pass application.

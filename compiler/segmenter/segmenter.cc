@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/ir/builder.h"
+#include "compiler/ir/limits.h"
 #include "compiler/ir/printer.h"
 
 namespace fusiond {
@@ -22,8 +23,8 @@ bool IsCompute(const Graph& g, const Node& n) {
 
 class Partitioner {
  public:
-  Partitioner(const Graph& g, const SizeBinding& sizes, const Target& t)
-      : g_(g), sizes_(sizes), t_(t) {}
+  Partitioner(const Graph& g, const SizeBinding& sizes, const Target& t, int max_nodes)
+      : g_(g), sizes_(sizes), t_(t), max_nodes_(max_nodes) {}
 
   absl::StatusOr<std::vector<Segment>> Run();
 
@@ -58,6 +59,7 @@ class Partitioner {
   const Graph& g_;
   const SizeBinding& sizes_;
   const Target& t_;
+  const int max_nodes_;  // compute nodes the search may take (0: any)
   std::vector<char> forced_;
   std::vector<std::set<NodeId>> producers_;  // per node
   std::vector<std::set<int>> succ_;          // group edges, producer -> consumer
@@ -296,6 +298,15 @@ absl::StatusOr<std::vector<Segment>> Partitioner::Run() {
     const Node* d = g_.def(o);
     if (d && !IsCompute(g_, *d) && ChainOwner(o) == kNone) forced_[d->id] = 1;
   }
+  // The search below grows faster than quadratically with the compute nodes.
+  const int64_t compute =
+      std::count_if(g_.nodes.begin(), g_.nodes.end(), [&](const Node& n) { return Compute(n); });
+  if (max_nodes_ > 0 && compute > max_nodes_) {
+    return LimitError(
+        "the count of compute nodes to partition into kernels (no scheduler takes the whole "
+        "graph)",
+        compute, max_nodes_, "CompileLimits::max_partition_nodes");
+  }
   uses_.assign(g_.values.size(), {});
   for (const Node& n : g_.nodes) {
     for (ValueId in : n.inputs) uses_[in].push_back(n.id);
@@ -457,7 +468,7 @@ absl::StatusOr<std::vector<Segment>> Partitioner::Run() {
 }  // namespace
 
 absl::StatusOr<std::vector<Segment>> SegmentFusion(const Graph& g, const SizeBinding& sizes,
-                                                   const Target& target) {
+                                                   const Target& target, int max_partition_nodes) {
   // The whole graph first.
   ScheduleChoice whole = ChooseScheduler(AnalyzeFusion(g, sizes), target);
   if (whole.accepted) {
@@ -473,7 +484,7 @@ absl::StatusOr<std::vector<Segment>> SegmentFusion(const Graph& g, const SizeBin
     seg.scheduler_reason = whole.reason;
     return std::vector<Segment>{std::move(seg)};
   }
-  return Partitioner(g, sizes, target).Run();
+  return Partitioner(g, sizes, target, max_partition_nodes).Run();
 }
 
 }  // namespace fusiond

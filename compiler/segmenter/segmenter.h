@@ -41,9 +41,13 @@ struct Segment {
   std::string boundary_reason;   // why it is cut from its producers ("" if one segment)
 };
 
-// InvalidArgument when a single compute node is not schedulable at all.
+// InvalidArgument when a single compute node is not schedulable at all;
+// ResourceExhausted when no scheduler takes the whole graph and it has more
+// than max_partition_nodes compute nodes to partition (0: no limit;
+// CompileLimits::max_partition_nodes).
 absl::StatusOr<std::vector<Segment>> SegmentFusion(const Graph& g, const SizeBinding& sizes,
-                                                   const Target& target);
+                                                   const Target& target,
+                                                   int max_partition_nodes = 0);
 
 }  // namespace fusiond
 
