@@ -12,7 +12,7 @@ PKGS=(
   prometheus-cpp-dev
   libhiredis-dev redis-server libssl-dev openssl
   prometheus
-  python3-grpcio python3-protobuf python3-numpy
+  python3-grpcio python3-protobuf python3-numpy python3-yaml
   curl clang-format
 )
 missing=()
