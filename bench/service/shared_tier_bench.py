@@ -44,8 +44,11 @@ def main():
     daemons = [d.Daemon(os.path.join(tmp.path, n)) for n in ("a", "b")]
     try:
         redis.start()
+        secret = os.path.join(tmp.path, "cluster-secret")  # signs the records
+        with open(os.open(secret, os.O_WRONLY | os.O_CREAT, 0o600), "w") as f:
+            f.write(os.urandom(32).hex())
         for x in daemons:
-            x.extra_args = ["--redis", redis.address]
+            x.extra_args = ["--redis", redis.address, "--redis-secret-file", secret]
             x.start()
         a, b = daemons
         graphs = [d.scaled_graph(1.0 + i / 8.0) for i in range(args.fusions)]
