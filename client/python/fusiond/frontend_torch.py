@@ -32,8 +32,9 @@ _DTYPES = {
     "Float": "float32", "Double": "float64", "BFloat16": "bfloat16", "Half": "float16",
     "Int": "int64", "Int32": "int32", "Bool": "bool", "ComplexFloat": "complex64",
     "ComplexDouble": "complex128", "Null": None,
+    "Float8_e4m3fn": "float8_e4m3fn", "Float8_e5m2": "float8_e5m2",
 }
-_REDUCED_FLOATS = ("bfloat16", "float16")
+_REDUCED_FLOATS = ("bfloat16", "float16", "float8_e4m3fn", "float8_e5m2")
 
 
 class DataType:
@@ -99,6 +100,7 @@ _UNARY = {
     "neg": ("(-{x})", "(-{x})"),
     "abs": ("torch.abs({x})", "abs({x})"),
     "exp": ("torch.exp({x})", "math.exp({x})"),
+    "exp2": ("torch.exp2({x})", "(2.0 ** {x})"),
     "log": ("torch.log({x})", "math.log({x})"),
     "log1p": ("torch.log1p({x})", "math.log1p({x})"),
     "expm1": ("torch.expm1({x})", "math.expm1({x})"),
@@ -426,7 +428,7 @@ def _cast(x, dtype):
 # narrows to a 16-bit float.
 _CAST_FLOAT64 = '''
 def _cast(x, dtype):
-    if dtype in ("bfloat16", "float16"):
+    if dtype in ("bfloat16", "float16", "float8_e4m3fn", "float8_e5m2"):
         return x.to(getattr(torch, dtype)).to(torch.float64)
     if dtype in ("float32", "float64"):
         return x.to(torch.float64)

@@ -205,9 +205,11 @@ _DTYPE_NAMES = {
     "int64": "int64", "Int": "int64", "float16": "float16", "Half": "float16",
     "bfloat16": "bfloat16", "BFloat16": "bfloat16", "float32": "float32",
     "Float": "float32", "float64": "float64", "Double": "float64",
+    "float8_e4m3fn": "float8_e4m3fn", "Float8_e4m3fn": "float8_e4m3fn",
+    "float8_e5m2": "float8_e5m2", "Float8_e5m2": "float8_e5m2",
 }
 ELEMENT_SIZE = {"bool": 1, "int32": 4, "int64": 8, "float16": 2, "bfloat16": 2,
-                "float32": 4, "float64": 8}
+                "float32": 4, "float64": 8, "float8_e4m3fn": 1, "float8_e5m2": 1}
 
 
 @dataclass
