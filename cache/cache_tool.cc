@@ -1,12 +1,16 @@
 // fusiond_cache_tool: inspects and repairs a kernel cache directory while
-// no daemon holds it. Tests use `corrupt` to damage records on disk.
+// no daemon holds it. Tests use `corrupt` to damage records on disk and
+// `corrupt-requests` to damage request index entries. A damaged database is
+// reported, never moved aside (the daemon does that).
 //
 //   fusiond_cache_tool --cache-dir DIR list
 //   fusiond_cache_tool --cache-dir DIR stats
 //   fusiond_cache_tool --cache-dir DIR corrupt [KEY_SUBSTRING]
+//   fusiond_cache_tool --cache-dir DIR corrupt-requests
 //   fusiond_cache_tool --cache-dir DIR evict MAX_BYTES
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,7 +22,7 @@ namespace {
 int Usage() {
   std::fprintf(stderr,
                "usage: fusiond_cache_tool --cache-dir DIR (list | stats | corrupt [KEY_SUBSTRING]"
-               " | evict MAX_BYTES)\n");
+               " | corrupt-requests | evict MAX_BYTES)\n");
   return 2;
 }
 
@@ -37,12 +41,30 @@ int Corrupt(fusiond::KernelCache& cache, const std::string& needle) {
   return damaged;
 }
 
+// Flips one byte in the value of every request index entry. Returns how
+// many were damaged.
+int CorruptRequests(fusiond::KernelCache& cache) {
+  std::vector<std::pair<std::string, std::string>> entries;
+  std::unique_ptr<rocksdb::Iterator> it(cache.db()->NewIterator({}, cache.requests_family()));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    entries.emplace_back(it->key().ToString(), it->value().ToString());
+  }
+  int damaged = 0;
+  for (auto& [key, value] : entries) {
+    if (value.empty()) continue;
+    value[value.size() - 1] ^= 0x01;
+    if (cache.db()->Put({}, cache.requests_family(), key, value).ok()) ++damaged;
+  }
+  return damaged;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   fusiond::KernelCacheOptions options;
   options.max_bytes = 0;
+  options.quarantine_damaged = false;
   std::vector<std::string> rest;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--cache-dir" && i + 1 < args.size()) {
@@ -68,6 +90,10 @@ int main(int argc, char** argv) {
   } else if (cmd == "corrupt") {
     int n = Corrupt(**cache, rest.size() > 1 ? rest[1] : "");
     std::printf("corrupted %d record(s)\n", n);
+    return n > 0 ? 0 : 1;
+  } else if (cmd == "corrupt-requests") {
+    int n = CorruptRequests(**cache);
+    std::printf("corrupted %d request index entr%s\n", n, n == 1 ? "y" : "ies");
     return n > 0 ? 0 : 1;
   } else if (cmd == "evict" && rest.size() > 1) {
     fusiond::KernelCacheOptions capped = (*cache)->options();

@@ -23,6 +23,29 @@ class Timer {
   std::chrono::steady_clock::time_point start_;
 };
 
+// Names are for messages only; a large one would only grow the request
+// index and the memory maps (their keys hold the whole request).
+absl::Status CheckNames(const fusiond::v1::FusionGraph& graph) {
+  auto check = [](const std::string& name, const char* what, int index) -> absl::Status {
+    if (name.size() <= kMaxRequestNameBytes) return absl::OkStatus();
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " ", index, "'s name is ", name.size(),
+                     " bytes; names are at most ", kMaxRequestNameBytes, " bytes"));
+  };
+  for (int i = 0; i < graph.inputs_size(); ++i) {
+    if (absl::Status st = check(graph.inputs(i).name(), "input", i); !st.ok()) return st;
+  }
+  for (int i = 0; i < graph.constants_size(); ++i) {
+    if (absl::Status st = check(graph.constants(i).name(), "constant", i); !st.ok()) return st;
+  }
+  for (int i = 0; i < graph.nodes_size(); ++i) {
+    for (const std::string& name : graph.nodes(i).output_names()) {
+      if (absl::Status st = check(name, "node", i); !st.ok()) return st;
+    }
+  }
+  return absl::OkStatus();
+}
+
 CompileOptions CachedOptions(const CompileOptions& in, bool generate_code) {
   CompileOptions o = in;
   if (o.arch.empty()) o.arch = "sm_90";
@@ -42,10 +65,22 @@ CachedCompiler::CachedCompiler(KernelCache* cache, CachedCompilerOptions options
       options_(std::move(options)),
       text_store_(cache),
       nvrtc_cache_(uint64_t{64} << 20, &text_store_) {
+  if (!options_.worker_argv.empty()) {
+    CompileWorkerPoolOptions w;
+    w.argv = options_.worker_argv;
+    w.prestart = std::max(1, options_.compile_threads);
+    w.timeout_s = options_.compile_timeout_s;
+    workers_ = std::make_unique<CompileWorkerPool>(std::move(w), &text_store_);
+  }
   pool_ = std::make_unique<CompilePool>(options_.compile_threads, options_.max_queue);
 }
 
 CachedCompiler::~CachedCompiler() { pool_.reset(); }
+
+void CachedCompiler::Stop() {
+  stopping_ = true;
+  if (workers_) workers_->Stop();
+}
 
 absl::StatusOr<std::string> CachedCompiler::KnownKey(const std::string& request_key) {
   {
@@ -60,8 +95,24 @@ absl::StatusOr<std::string> CachedCompiler::KnownKey(const std::string& request_
 
 void CachedCompiler::Remember(const std::string& request_key, const std::string& key) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (memo_.size() >= options_.max_memo_entries) memo_.clear();
-  memo_[request_key] = key;
+  RememberIn(&memo_, &memo_bytes_, request_key, key);
+}
+
+void CachedCompiler::RememberIn(std::unordered_map<std::string, std::string>* memo,
+                                size_t* bytes, const std::string& request_key,
+                                const std::string& key) {
+  const size_t size = request_key.size() + key.size();
+  if (size > options_.max_memo_bytes) return;
+  if (memo->size() >= options_.max_memo_entries || *bytes + size > options_.max_memo_bytes) {
+    memo->clear();
+    *bytes = 0;
+  }
+  auto [it, added] = memo->try_emplace(request_key, key);
+  if (!added) {
+    *bytes -= it->first.size() + it->second.size();
+    it->second = key;
+  }
+  *bytes += size;
 }
 
 absl::StatusOr<Graph> CachedCompiler::Parse(const FusionRequest& request,
@@ -78,18 +129,34 @@ absl::StatusOr<Graph> CachedCompiler::Parse(const FusionRequest& request,
 }
 
 absl::StatusOr<std::string> CachedCompiler::ResolveKey(
-    const FusionRequest& request, const std::string& request_key, const Graph& graph,
-    std::map<std::string, double>* stage_micros) {
+    const FusionRequest& request, const std::string& request_key,
+    const std::function<bool()>& wanted, std::map<std::string, double>* stage_micros) {
   absl::StatusOr<std::string> known = KnownKey(request_key);
   if (known.ok() || !absl::IsNotFound(known.status())) return known;
-  Timer t;
-  absl::StatusOr<CompileResult> scheduled = CompileFusion(
-      graph, request.input_shapes, CachedOptions(request.options, /*generate_code=*/false));
-  (*stage_micros)["key"] += t.Micros();
-  ++key_resolutions_;
-  if (!scheduled.ok()) return scheduled.status();
-  std::string key =
-      MakeCacheKey(*scheduled, CachedOptions(request.options, true)).Encode();
+  std::string key;
+  if (workers_) {
+    WorkerJob job;
+    job.kind = WorkerJobKind::kKey;
+    job.graph = request.graph;
+    job.input_shapes = request.input_shapes;
+    job.options = CachedOptions(request.options, false);
+    job.limits = options_.graph_limits;
+    absl::StatusOr<WorkerResult> r = workers_->Run(job, wanted);
+    ++key_resolutions_;
+    if (!r.ok()) return r.status();
+    for (const auto& [stage, us] : r->stage_micros) (*stage_micros)[stage] += us;
+    key = std::move(r->cache_key);
+  } else {
+    absl::StatusOr<Graph> graph = Parse(request, stage_micros);
+    if (!graph.ok()) return graph.status();
+    Timer t;
+    absl::StatusOr<CompileResult> scheduled = CompileFusion(
+        *graph, request.input_shapes, CachedOptions(request.options, /*generate_code=*/false));
+    (*stage_micros)["key"] += t.Micros();
+    ++key_resolutions_;
+    if (!scheduled.ok()) return scheduled.status();
+    key = MakeCacheKey(*scheduled, CachedOptions(request.options, true)).Encode();
+  }
   Remember(request_key, key);
   if (absl::Status st = cache_->InsertRequest(request_key, key); !st.ok()) return st;
   return key;
@@ -120,6 +187,13 @@ absl::StatusOr<fusiond::v1::CompiledFusion> CachedCompiler::TimedLookup(
 
 void CachedCompiler::CompileAsync(FusionRequest request, CompileCallback done,
                                   std::function<bool()> still_wanted) {
+  if (stopping_) return done(absl::UnavailableError("fusiond is shutting down"));
+  if (request.graph.nodes_size() > options_.graph_limits.max_nodes) {
+    return done(absl::ResourceExhaustedError(
+        absl::StrCat("fusion has ", request.graph.nodes_size(), " nodes; the limit is ",
+                     options_.graph_limits.max_nodes)));
+  }
+  if (absl::Status st = CheckNames(request.graph); !st.ok()) return done(st);
   std::string request_key = RequestKey(request.graph, request.input_shapes,
                                        CachedOptions(request.options, true));
   // The hit path: a remembered key and its record; no parsing, no pipeline.
@@ -170,17 +244,21 @@ void CachedCompiler::CompileAsync(FusionRequest request, CompileCallback done,
   }
 }
 
-void CachedCompiler::RunFlight(const std::string& request_key, const FusionRequest& request) {
-  bool wanted = false;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (const Waiter& w : flights_[request_key]->waiters) {
-      if (!w.still_wanted || w.still_wanted()) wanted = true;
-    }
+bool CachedCompiler::FlightWanted(const std::string& request_key) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = flights_.find(request_key);
+  if (it == flights_.end()) return false;
+  for (const Waiter& w : it->second->waiters) {
+    if (!w.still_wanted || w.still_wanted()) return true;
   }
+  return false;
+}
+
+void CachedCompiler::RunFlight(const std::string& request_key, const FusionRequest& request) {
   absl::StatusOr<CachedCompileResult> result =
-      wanted ? CompileMiss(request_key, request)
-             : absl::CancelledError("every caller left before the compile started");
+      stopping_              ? absl::UnavailableError("fusiond is shutting down")
+      : FlightWanted(request_key) ? CompileMiss(request_key, request)
+                             : absl::CancelledError("every caller left before the compile started");
   std::vector<Waiter> waiters;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -203,9 +281,8 @@ void CachedCompiler::RunFlight(const std::string& request_key, const FusionReque
 absl::StatusOr<CachedCompileResult> CachedCompiler::CompileMiss(const std::string& request_key,
                                                                 const FusionRequest& request) {
   CachedCompileResult r;
-  absl::StatusOr<Graph> graph = Parse(request, &r.stage_micros);
-  if (!graph.ok()) return graph.status();
-  absl::StatusOr<std::string> key = ResolveKey(request, request_key, *graph, &r.stage_micros);
+  const std::function<bool()> wanted = [this, &request_key] { return FlightWanted(request_key); };
+  absl::StatusOr<std::string> key = ResolveKey(request, request_key, wanted, &r.stage_micros);
   if (!key.ok()) return key.status();
   r.cache_key = *key;
   // Another request (a different one with the same key) may have stored it.
@@ -240,20 +317,34 @@ absl::StatusOr<CachedCompileResult> CachedCompiler::CompileMiss(const std::strin
     key_flights_.erase(*key);
     done.set_value();
   };
-  CompileOptions options = CachedOptions(request.options, true);
-  options.nvrtc_cache = &nvrtc_cache_;
-  absl::StatusOr<CompileResult> compiled = CompileFusion(*graph, request.input_shapes, options);
+  // One compile per cluster (cache/compile_lease.h): while another daemon
+  // holds the key's lease, wait for its record instead of compiling. The
+  // hold lives until after the publish below.
+  std::unique_ptr<CompileLease::Hold> lease;
+  if (options_.lease != nullptr) {
+    lease = options_.lease->AcquireOrWait(*key);
+    if (lease->published()) {
+      found = TimedLookup(*key, &r.stage_micros);
+      if (found.ok()) {
+        release();
+        r.compiled = *std::move(found);
+        return r;  // a miss for this request, compiled by another daemon
+      }
+    }
+  }
+  const std::string arch = CachedOptions(request.options, true).arch;
+  absl::StatusOr<WorkerResult> compiled = FullCompile(request, wanted);
   if (!compiled.ok()) {
     release();
     return compiled.status();
   }
   ++compiles_;
   for (const auto& [stage, micros] : compiled->stage_micros) r.stage_micros[stage] += micros;
-  r.compiled = CompiledFusionFromResult(*compiled);
+  r.compiled = std::move(compiled->compiled);
   r.compiled_here = true;
   Timer t;
   absl::Status inserted = cache_->Insert(*key, r.compiled);
-  if (inserted.ok()) text_store_.Index(*key, r.compiled, options.arch);
+  if (inserted.ok()) text_store_.Index(*key, r.compiled, arch);
   r.stage_micros["cache_io"] += t.Micros();
   if (inserted.ok() && options_.shared != nullptr) {
     // Best effort: a failed publish only costs other daemons a compile.
@@ -262,9 +353,38 @@ absl::StatusOr<CachedCompileResult> CachedCompiler::CompileMiss(const std::strin
     r.stage_micros["shared_io"] += remote.Micros();
   }
   release();
-  if (!inserted.ok()) return inserted;
-  if (options_.on_compiled) options_.on_compiled(r, *compiled);
+  // A cache that cannot store it still serves the compile (storage_errors).
+  (void)inserted;
+  if (options_.on_compiled) options_.on_compiled(r);
   return r;
+}
+
+absl::StatusOr<WorkerResult> CachedCompiler::FullCompile(const FusionRequest& request,
+                                                         const std::function<bool()>& wanted) {
+  WorkerJob job;
+  job.kind = WorkerJobKind::kCompile;
+  job.options = CachedOptions(request.options, true);
+  job.limits = options_.graph_limits;
+  if (workers_) {
+    job.graph = request.graph;
+    job.input_shapes = request.input_shapes;
+    absl::StatusOr<WorkerResult> r = workers_->Run(job, wanted);
+    if (r.ok()) worker_reuses_ += r->nvrtc_reuses;
+    return r;
+  }
+  // In process: RunWorkerJob's work with this process' NVRTC cache.
+  std::map<std::string, double> parse_micros;
+  absl::StatusOr<Graph> graph = Parse(request, &parse_micros);
+  if (!graph.ok()) return graph.status();
+  CompileOptions options = job.options;
+  options.nvrtc_cache = &nvrtc_cache_;
+  absl::StatusOr<CompileResult> compiled = CompileFusion(*graph, request.input_shapes, options);
+  if (!compiled.ok()) return compiled.status();
+  WorkerResult out;
+  out.stage_micros = compiled->stage_micros;
+  for (const auto& [stage, us] : parse_micros) out.stage_micros[stage] += us;
+  out.compiled = CompiledFusionFromResult(*compiled);
+  return out;
 }
 
 absl::StatusOr<CachedCompileResult> CachedCompiler::Compile(FusionRequest request) {
@@ -275,23 +395,60 @@ absl::StatusOr<CachedCompileResult> CachedCompiler::Compile(FusionRequest reques
   return future.get();
 }
 
-absl::StatusOr<CachedCompileResult> CachedCompiler::Lookup(const FusionRequest& request) {
-  CachedCompileResult r;
-  std::string request_key = RequestKey(request.graph, request.input_shapes,
-                                       CachedOptions(request.options, true));
-  absl::StatusOr<std::string> key = KnownKey(request_key);
-  if (!key.ok() && absl::IsNotFound(key.status())) {
-    absl::StatusOr<Graph> graph = Parse(request, &r.stage_micros);
-    if (!graph.ok()) return graph.status();
-    key = ResolveKey(request, request_key, *graph, &r.stage_micros);
+void CachedCompiler::LookupAsync(FusionRequest request, CompileCallback done,
+                                 std::function<bool()> still_wanted) {
+  if (stopping_) return done(absl::UnavailableError("fusiond is shutting down"));
+  if (request.graph.nodes_size() > options_.graph_limits.max_nodes) {
+    return done(absl::ResourceExhaustedError(
+        absl::StrCat("fusion has ", request.graph.nodes_size(), " nodes; the limit is ",
+                     options_.graph_limits.max_nodes)));
   }
-  if (!key.ok()) return key.status();
-  auto found = TimedLookup(*key, &r.stage_micros);
-  if (!found.ok()) return found.status();
-  r.compiled = *std::move(found);
-  r.hit = true;
-  r.cache_key = *key;
-  return r;
+  if (absl::Status st = CheckNames(request.graph); !st.ok()) return done(st);
+  auto request_key = std::make_shared<std::string>(
+      RequestKey(request.graph, request.input_shapes, CachedOptions(request.options, true)));
+  auto finish = [this, request_key](absl::StatusOr<std::string> key, CachedCompileResult r,
+                                    const CompileCallback& done) {
+    if (!key.ok()) return done(key.status());
+    auto found = TimedLookup(*key, &r.stage_micros);
+    if (!found.ok()) return done(found.status());
+    r.compiled = *std::move(found);
+    r.hit = true;
+    r.cache_key = *key;
+    done(std::move(r));
+  };
+  absl::StatusOr<std::string> key = KnownKey(*request_key);
+  if (key.ok() || !absl::IsNotFound(key.status())) {
+    return finish(std::move(key), CachedCompileResult(), done);
+  }
+  // The front half to find the key: on the bounded pool, as compiles are.
+  auto shared_request = std::make_shared<FusionRequest>(std::move(request));
+  auto shared_done = std::make_shared<CompileCallback>(std::move(done));
+  auto wanted = std::make_shared<std::function<bool()>>(std::move(still_wanted));
+  bool queued = pool_->TrySubmit([this, request_key, shared_request, shared_done, wanted,
+                                  finish] {
+    if (stopping_) return (*shared_done)(absl::UnavailableError("fusiond is shutting down"));
+    if (*wanted && !(*wanted)()) {
+      return (*shared_done)(absl::CancelledError("the caller left before the lookup started"));
+    }
+    CachedCompileResult r;
+    absl::StatusOr<std::string> key =
+        ResolveKey(*shared_request, *request_key, *wanted, &r.stage_micros);
+    finish(std::move(key), std::move(r), *shared_done);
+  });
+  if (!queued) {
+    ++rejected_;
+    (*shared_done)(absl::ResourceExhaustedError(absl::StrCat(
+        "compile queue is full (", options_.max_queue, " waiting); retry later")));
+  }
+}
+
+absl::StatusOr<CachedCompileResult> CachedCompiler::Lookup(const FusionRequest& request) {
+  std::promise<absl::StatusOr<CachedCompileResult>> promise;
+  auto future = promise.get_future();
+  LookupAsync(request, [&promise](absl::StatusOr<CachedCompileResult> r) {
+    promise.set_value(std::move(r));
+  });
+  return future.get();
 }
 
 std::optional<CachedCompiler::PayloadHit> CachedCompiler::TryPayloadHit(
@@ -315,8 +472,7 @@ std::optional<CachedCompiler::PayloadHit> CachedCompiler::TryPayloadHit(
 void CachedCompiler::RememberRawRequest(const std::string& raw_request,
                                         const std::string& cache_key) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (raw_memo_.size() >= options_.max_memo_entries) raw_memo_.clear();
-  raw_memo_[raw_request] = cache_key;
+  RememberIn(&raw_memo_, &raw_memo_bytes_, raw_request, cache_key);
 }
 
 CachedCompilerStats CachedCompiler::Stats() const {
@@ -328,9 +484,16 @@ CachedCompilerStats CachedCompiler::Stats() const {
   s.joins = joins_;
   s.rejected = rejected_;
   s.key_resolutions = key_resolutions_;
-  s.nvrtc_reuses = nvrtc_cache_.Stats().hits;
+  s.nvrtc_reuses = nvrtc_cache_.Stats().hits + worker_reuses_;
+  if (workers_) {
+    CompileWorkerPoolStats w = workers_->Stats();
+    s.timeouts = w.timeouts;
+    s.worker_crashes = w.crashed;
+    s.cancelled = w.cancelled;
+  }
   s.in_flight = pool_->running();
   s.queue_depth = pool_->queue_depth();
+  if (options_.lease != nullptr) s.lease = options_.lease->Stats();
   return s;
 }
 

@@ -30,8 +30,10 @@
 
 #include "absl/status/statusor.h"
 #include "cache/compile_pool.h"
+#include "cache/compile_worker.h"
 #include "cache/kernel_cache.h"
 #include "cache/kernel_text_store.h"
+#include "cache/compile_lease.h"
 #include "cache/shared_tier.h"
 #include "compiler/ir/builder.h"
 #include "compiler/nvrtc/nvrtc_cache.h"
@@ -79,11 +81,25 @@ struct CachedCompilerOptions {
   GraphLimits graph_limits;
   // Requests whose cache key is remembered in memory. Default: 100,000.
   size_t max_memo_entries = 100000;
+  // Bytes of request keys remembered in memory (each of the two maps).
+  // Default: 64 MiB.
+  size_t max_memo_bytes = size_t{64} << 20;
+  // The pipeline in worker processes (CompileWorkerPool): the worker command,
+  // e.g. {"/proc/self/exe", "--compile-worker"}; empty runs it in this
+  // process (no time limit, no cancellation of a running compile).
+  // Default: in process.
+  std::vector<std::string> worker_argv;
+  // Wall-clock limit per compile (and per key resolution) in a worker,
+  // seconds; 0 = none. Default: 0.
+  double compile_timeout_s = 0;
   // The cluster-wide shared tier; must outlive the compiler. Default: none.
   SharedTier* shared = nullptr;
+  // Compile leases over the shared tier (one compile per cluster,
+  // cache/compile_lease.h); must outlive the compiler. Default: none.
+  CompileLease* lease = nullptr;
   // Called once per full compile (not for joiners), on the compile thread,
-  // with the compiled result and the full pipeline's CompileResult.
-  std::function<void(const CachedCompileResult&, const CompileResult&)> on_compiled;
+  // with the compiled result.
+  std::function<void(const CachedCompileResult&)> on_compiled;
 };
 
 struct CachedCompilerStats {
@@ -100,7 +116,14 @@ struct CachedCompilerStats {
   uint64_t nvrtc_reuses = 0;
   uint64_t in_flight = 0;   // compile tasks running now
   uint64_t queue_depth = 0; // compile tasks waiting now
+  uint64_t timeouts = 0;       // compiles stopped at the time limit
+  uint64_t worker_crashes = 0; // compile workers that died during a job
+  uint64_t cancelled = 0;      // compiles stopped: no caller waited any more
+  CompileLeaseStats lease;     // compile leases (zero without one)
 };
+
+// Longest name (input, constant, node output) a request may carry, bytes.
+constexpr size_t kMaxRequestNameBytes = 256;
 
 using CompileCallback = std::function<void(absl::StatusOr<CachedCompileResult>)>;
 
@@ -120,8 +143,14 @@ class CachedCompiler {
   // Blocking form of CompileAsync.
   absl::StatusOr<CachedCompileResult> Compile(FusionRequest request);
   // The cache only, never a compile (may run the front half to find the
-  // key). NotFound on a miss.
+  // key, on the compile pool: RESOURCE_EXHAUSTED when its queue is full).
+  // NotFound on a miss. Calls `done` once, inline or on a compile thread.
+  void LookupAsync(FusionRequest request, CompileCallback done,
+                   std::function<bool()> still_wanted = nullptr);
   absl::StatusOr<CachedCompileResult> Lookup(const FusionRequest& request);
+  // Shutdown: refuses new work (Unavailable), stops queued compiles and
+  // kills running workers. Safe to call more than once.
+  void Stop();
 
   // The daemon's hit path, for a request seen before as the exact bytes the
   // client sent (no parsing, no copying of the record): the cache key and
@@ -154,10 +183,19 @@ class CachedCompiler {
   void Remember(const std::string& request_key, const std::string& key);
   absl::StatusOr<Graph> Parse(const FusionRequest& request,
                               std::map<std::string, double>* stage_micros);
-  // Finds the cache key: remembered, or from the front half of the pipeline.
+  // Finds the cache key: remembered, or from the front half of the pipeline
+  // (in a worker when there are workers).
   absl::StatusOr<std::string> ResolveKey(const FusionRequest& request,
-                                         const std::string& request_key, const Graph& graph,
+                                         const std::string& request_key,
+                                         const std::function<bool()>& wanted,
                                          std::map<std::string, double>* stage_micros);
+  // The full pipeline, in a worker or in process.
+  absl::StatusOr<WorkerResult> FullCompile(const FusionRequest& request,
+                                           const std::function<bool()>& wanted);
+  // True while some waiter of the flight still wants its result.
+  bool FlightWanted(const std::string& request_key);
+  void RememberIn(std::unordered_map<std::string, std::string>* memo, size_t* bytes,
+                  const std::string& request_key, const std::string& key);
   // Cache lookup timed into stage_micros["cache_io"]; on a local miss, the
   // shared tier (timed into "shared_io").
   absl::StatusOr<fusiond::v1::CompiledFusion> TimedLookup(
@@ -179,9 +217,13 @@ class CachedCompiler {
   std::unordered_map<std::string, std::shared_future<void>> key_flights_; // by cache key
   std::unordered_map<std::string, std::string> memo_;  // request key -> cache key
   std::unordered_map<std::string, std::string> raw_memo_;  // raw request -> cache key
+  size_t memo_bytes_ = 0, raw_memo_bytes_ = 0;             // keys and values held
 
   std::atomic<uint64_t> hits_{0}, misses_{0}, compiles_{0}, joins_{0}, rejected_{0},
-      key_resolutions_{0}, shared_hits_{0};
+      key_resolutions_{0}, shared_hits_{0}, worker_reuses_{0};
+  std::atomic<bool> stopping_{false};
+  // The pipeline's processes; null when it runs in this process.
+  std::unique_ptr<CompileWorkerPool> workers_;
   // Last member: destroyed first, so queued compiles finish while the
   // members above still exist.
   std::unique_ptr<CompilePool> pool_;

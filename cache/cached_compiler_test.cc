@@ -230,7 +230,7 @@ TEST_F(CachedCompilerTest, FullQueueIsResourceExhausted) {
   CachedCompilerOptions options;
   options.compile_threads = 1;
   options.max_queue = 1;
-  options.on_compiled = [&](const CachedCompileResult&, const CompileResult&) {
+  options.on_compiled = [&](const CachedCompileResult&) {
     std::unique_lock<std::mutex> lock(mu);
     entered = true;
     cv.notify_all();

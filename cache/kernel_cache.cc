@@ -6,7 +6,10 @@
 #include <filesystem>
 #include <system_error>
 
+#include <unistd.h>
+
 #include "absl/strings/str_cat.h"
+#include "cache/crc32c.h"
 #include "cache/record.h"
 #include "rocksdb/db.h"
 #include "rocksdb/options.h"
@@ -18,6 +21,21 @@ namespace {
 
 constexpr char kAccessFamily[] = "access";
 constexpr char kRequestsFamily[] = "requests";
+constexpr char kQuarantineDir[] = "quarantine";
+// Request index values: magic, CRC-32C of the request key and the value.
+constexpr char kRequestMagic[] = "q1";
+
+uint32_t RequestCrc(const std::string& request_key, std::string_view cache_key) {
+  uint32_t crc = Crc32c(request_key.data(), request_key.size());
+  crc = Crc32c("\0", 1, crc);
+  return Crc32c(cache_key.data(), cache_key.size(), crc);
+}
+
+// The bytes a request index entry costs: its key twice (index and access),
+// the value, the access value.
+uint64_t RequestEntryBytes(const std::string& request_key, const std::string& value) {
+  return 2 * request_key.size() + value.size() + 16;
+}
 
 // Wall-clock microseconds, strictly increasing within the process so that
 // access order is total even when two accesses share a microsecond.
@@ -33,17 +51,21 @@ uint64_t NowMicros() {
 }
 
 // The access index value: last access time and record size, 8 bytes each.
-std::string EncodeAccess(uint64_t micros, uint64_t bytes) {
+// The access index value: last access time and size, 8 bytes each, then
+// 'q' for a request index entry (a record's has nothing more).
+std::string EncodeAccess(uint64_t micros, uint64_t bytes, bool request = false) {
   std::string out(16, '\0');
   for (int i = 0; i < 8; ++i) {
     out[i] = static_cast<char>((micros >> (8 * i)) & 0xFF);
     out[8 + i] = static_cast<char>((bytes >> (8 * i)) & 0xFF);
   }
+  if (request) out.push_back('q');
   return out;
 }
 
-bool DecodeAccess(const rocksdb::Slice& v, uint64_t* micros, uint64_t* bytes) {
-  if (v.size() != 16) return false;
+bool DecodeAccess(const rocksdb::Slice& v, uint64_t* micros, uint64_t* bytes, bool* request) {
+  if (v.size() != 16 && !(v.size() == 17 && v[16] == 'q')) return false;
+  *request = v.size() == 17;
   *micros = *bytes = 0;
   for (int i = 0; i < 8; ++i) {
     *micros |= uint64_t{static_cast<unsigned char>(v[i])} << (8 * i);
@@ -80,6 +102,39 @@ absl::StatusOr<std::unique_ptr<KernelCache>> KernelCache::Open(KernelCacheOption
     return absl::UnavailableError(
         absl::StrCat("cannot create cache directory ", options.dir, ": ", ec.message()));
   }
+  std::unique_ptr<KernelCache> cache(new KernelCache());
+  cache->options_ = std::move(options);
+  absl::Status st = cache->OpenDb();
+  if (st.ok()) return cache;
+  if (absl::IsUnavailable(st) || !cache->options_.quarantine_damaged) return st;
+  // The database is damaged: move it aside whole (kept for a look, never
+  // deleted) and start empty. A cache is a cache; refusing to serve is worse.
+  auto stamp = std::chrono::duration_cast<std::chrono::seconds>(
+                   std::chrono::system_clock::now().time_since_epoch())
+                   .count();
+  const std::string dir = cache->options_.dir;
+  const std::string aside =
+      absl::StrCat(dir, "/", kQuarantineDir, "/", stamp, "-", getpid());
+  std::filesystem::create_directories(aside, ec);
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.path().filename() == kQuarantineDir) continue;
+    std::error_code move_ec;
+    std::filesystem::rename(entry.path(), aside / entry.path().filename(), move_ec);
+    if (move_ec && !ec) ec = move_ec;
+  }
+  if (ec) {
+    return absl::UnavailableError(absl::StrCat(st.message(), "; moving it aside to ", aside,
+                                               " failed: ", ec.message()));
+  }
+  ++cache->quarantined_;
+  cache->quarantined_to_ = aside;
+  cache->Problem("cache_quarantined",
+                 absl::StrCat("moved to ", aside, " (", st.message(), "); starting empty"));
+  if (absl::Status again = cache->OpenDb(); !again.ok()) return again;
+  return cache;
+}
+
+absl::Status KernelCache::OpenDb() {
   rocksdb::Options db_options;
   db_options.create_if_missing = true;
   db_options.create_missing_column_families = true;
@@ -88,7 +143,7 @@ absl::StatusOr<std::unique_ptr<KernelCache>> KernelCache::Open(KernelCacheOption
 
   rocksdb::ColumnFamilyOptions records;
   records.enable_blob_files = true;
-  records.min_blob_size = options.min_blob_size;
+  records.min_blob_size = options_.min_blob_size;
   records.enable_blob_garbage_collection = true;
   rocksdb::BlockBasedTableOptions table;
   table.whole_key_filtering = true;
@@ -101,23 +156,44 @@ absl::StatusOr<std::unique_ptr<KernelCache>> KernelCache::Open(KernelCacheOption
       {kRequestsFamily, small}};
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* db = nullptr;
-  rocksdb::Status s = rocksdb::DB::Open(db_options, options.dir, families, &handles, &db);
+  rocksdb::Status s = rocksdb::DB::Open(db_options, options_.dir, families, &handles, &db);
   if (!s.ok()) {
     if (s.IsIOError() && s.ToString().find("lock") != std::string::npos) {
       return absl::UnavailableError(absl::StrCat(
-          "kernel cache ", options.dir,
+          "kernel cache ", options_.dir,
           " is in use by another process (a running fusiond? use --server): ", s.ToString()));
     }
-    return FromRocks(s, absl::StrCat("cannot open kernel cache ", options.dir));
+    return absl::DataLossError(
+        absl::StrCat("cannot open kernel cache ", options_.dir, ": ", s.ToString()));
   }
-  std::unique_ptr<KernelCache> cache(new KernelCache());
-  cache->options_ = std::move(options);
-  cache->db_.reset(db);
-  cache->records_ = handles[0];
-  cache->access_ = handles[1];
-  cache->requests_ = handles[2];
-  if (absl::Status st = cache->LoadIndex(); !st.ok()) return st;
-  return cache;
+  db_.reset(db);
+  records_ = handles[0];
+  access_ = handles[1];
+  requests_ = handles[2];
+  absl::Status st = absl::OkStatus();
+  if (options_.verify_at_open) {
+    // Table files only (records of 4 KiB or more live in blob files, each
+    // checked by its CRC when read): milliseconds for a full cache.
+    rocksdb::Status v = db_->VerifyChecksum();
+    if (!v.ok()) st = absl::DataLossError(absl::StrCat("checksum verification: ", v.ToString()));
+  }
+  if (st.ok()) st = LoadIndex();
+  if (!st.ok()) {
+    for (auto* h : {access_, requests_, records_}) db_->DestroyColumnFamilyHandle(h);
+    db_->Close().PermitUncheckedError();
+    db_.reset();
+    records_ = access_ = requests_ = nullptr;
+    std::lock_guard<std::mutex> lock(mu_);
+    index_.clear();
+    total_bytes_ = 0;
+    request_entries_ = 0;
+    return absl::DataLossError(absl::StrCat("kernel cache ", options_.dir, ": ", st.message()));
+  }
+  return absl::OkStatus();
+}
+
+void KernelCache::Problem(const std::string& event, const std::string& detail) const {
+  if (options_.on_problem) options_.on_problem(event, detail);
 }
 
 KernelCache::~KernelCache() {
@@ -133,9 +209,11 @@ absl::Status KernelCache::LoadIndex() {
   std::lock_guard<std::mutex> lock(mu_);
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     Entry e;
-    if (!DecodeAccess(it->value(), &e.last_access_micros, &e.bytes)) continue;
+    if (!DecodeAccess(it->value(), &e.last_access_micros, &e.bytes, &e.request)) continue;
     e.persisted_micros = e.last_access_micros;
-    index_[it->key().ToString()] = e;
+    std::string key = it->key().ToString();
+    if (e.request) ++request_entries_;
+    index_[std::move(key)] = e;
     total_bytes_ += e.bytes;
   }
   return FromRocks(it->status(), "cannot read the cache's access index");
@@ -171,15 +249,15 @@ absl::StatusOr<std::shared_ptr<const std::string>> KernelCache::LookupPayload(
     ++lookups_missing_;
     return absl::NotFoundError("not in the kernel cache");
   }
-  if (s.IsCorruption()) {
-    DropCorrupt(key);
-    return absl::NotFoundError(absl::StrCat("corrupt record dropped: ", s.ToString()));
+  if (!s.ok()) {
+    // Corrupt, or unreadable (a lost blob file): a miss, recompiled.
+    DropCorrupt(key, s.ToString());
+    return absl::NotFoundError(absl::StrCat("unreadable record dropped: ", s.ToString()));
   }
-  if (!s.ok()) return FromRocks(s, "kernel cache read");
   absl::StatusOr<std::string_view> payload =
       DecodeRecord(std::string_view(value.data(), value.size()));
   if (!payload.ok()) {
-    DropCorrupt(key);
+    DropCorrupt(key, payload.status().ToString());
     return absl::NotFoundError(
         absl::StrCat("corrupt record dropped: ", payload.status().ToString()));
   }
@@ -200,7 +278,7 @@ absl::StatusOr<fusiond::v1::CompiledFusion> KernelCache::Lookup(const std::strin
   fusiond::v1::CompiledFusion out;
   if (!out.ParseFromArray((*payload)->data(), static_cast<int>((*payload)->size()))) {
     --lookups_found_;
-    DropCorrupt(key);
+    DropCorrupt(key, "payload does not parse");
     return absl::NotFoundError("corrupt record dropped: payload does not parse");
   }
   return out;
@@ -227,6 +305,7 @@ void KernelCache::HotEraseLocked(const std::string& key) {
 
 void KernelCache::Touch(const std::string& key) {
   uint64_t now = NowMicros(), bytes = 0;
+  bool request = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = index_.find(key);
@@ -235,14 +314,16 @@ void KernelCache::Touch(const std::string& key) {
     if (now - it->second.persisted_micros < options_.access_persist_micros) return;
     it->second.persisted_micros = now;
     bytes = it->second.bytes;
+    request = it->second.request;
   }
   rocksdb::WriteOptions wo;
   wo.disableWAL = true;  // access times are advisory; losing some is fine
-  db_->Put(wo, access_, key, EncodeAccess(now, bytes)).PermitUncheckedError();
+  db_->Put(wo, access_, key, EncodeAccess(now, bytes, request)).PermitUncheckedError();
 }
 
-void KernelCache::DropCorrupt(const std::string& key) {
+void KernelCache::DropCorrupt(const std::string& key, const std::string& why) {
   ++corrupt_;
+  Problem("corrupt_record", absl::StrCat(key, ": ", why));
   ++lookups_missing_;
   rocksdb::WriteBatch batch;
   batch.Delete(records_, key).PermitUncheckedError();
@@ -266,7 +347,10 @@ absl::Status KernelCache::Insert(const std::string& key,
   batch.Put(records_, key, record).PermitUncheckedError();
   batch.Put(access_, key, EncodeAccess(now, bytes)).PermitUncheckedError();
   absl::Status st = FromRocks(db_->Write(rocksdb::WriteOptions(), &batch), "kernel cache write");
-  if (!st.ok()) return st;
+  if (!st.ok()) {
+    WriteFailed(st);
+    return st;
+  }
   ++inserts_;
   bool over = false;
   {
@@ -286,14 +370,82 @@ absl::StatusOr<std::string> KernelCache::LookupRequest(const std::string& reques
   std::string value;
   rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), requests_, request_key, &value);
   if (s.IsNotFound()) return absl::NotFoundError("request not seen before");
-  if (!s.ok()) return FromRocks(s, "kernel cache request index read");
-  return value;
+  if (!s.ok()) {
+    DropCorruptRequest(request_key, s.ToString());
+    return absl::NotFoundError("unreadable request index entry dropped");
+  }
+  const size_t head = sizeof(kRequestMagic) - 1 + 4;
+  std::string_view cache_key(value);
+  if (value.size() < head || value.compare(0, head - 4, kRequestMagic) != 0) {
+    DropCorruptRequest(request_key, "bad magic");
+    return absl::NotFoundError("corrupt request index entry dropped");
+  }
+  uint32_t crc = 0;
+  for (int i = 0; i < 4; ++i) crc |= uint32_t{static_cast<unsigned char>(value[head - 4 + i])} << (8 * i);
+  cache_key.remove_prefix(head);
+  if (crc != RequestCrc(request_key, cache_key)) {
+    DropCorruptRequest(request_key, "checksum mismatch");
+    return absl::NotFoundError("corrupt request index entry dropped");
+  }
+  Touch(request_key);
+  return std::string(cache_key);
+}
+
+void KernelCache::DropCorruptRequest(const std::string& request_key, const std::string& why) {
+  ++corrupt_requests_;
+  Problem("corrupt_request_entry", absl::StrCat(request_key.substr(0, 200), ": ", why));
+  rocksdb::WriteBatch batch;
+  batch.Delete(requests_, request_key).PermitUncheckedError();
+  batch.Delete(access_, request_key).PermitUncheckedError();
+  db_->Write(rocksdb::WriteOptions(), &batch).PermitUncheckedError();
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = index_.find(request_key);
+  if (it != index_.end()) {
+    total_bytes_ -= it->second.bytes;
+    --request_entries_;
+    index_.erase(it);
+  }
 }
 
 absl::Status KernelCache::InsertRequest(const std::string& request_key,
                                         const std::string& cache_key) {
-  return FromRocks(db_->Put(rocksdb::WriteOptions(), requests_, request_key, cache_key),
-                   "kernel cache request index write");
+  std::string value = kRequestMagic;
+  uint32_t crc = RequestCrc(request_key, cache_key);
+  for (int i = 0; i < 4; ++i) value.push_back(static_cast<char>((crc >> (8 * i)) & 0xFF));
+  value += cache_key;
+  uint64_t now = NowMicros(), bytes = RequestEntryBytes(request_key, value);
+  rocksdb::WriteBatch batch;
+  batch.Put(requests_, request_key, value).PermitUncheckedError();
+  batch.Put(access_, request_key, EncodeAccess(now, bytes, true)).PermitUncheckedError();
+  absl::Status st =
+      FromRocks(db_->Write(rocksdb::WriteOptions(), &batch), "kernel cache request index write");
+  if (!st.ok()) {
+    WriteFailed(st);
+    return st;
+  }
+  bool over = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto [it, added] = index_.try_emplace(request_key);
+    if (added) {
+      ++request_entries_;
+    } else {
+      total_bytes_ -= it->second.bytes;
+    }
+    it->second = Entry{now, now, bytes, true};
+    total_bytes_ += bytes;
+    over = options_.max_bytes > 0 && total_bytes_ > options_.max_bytes;
+  }
+  if (over && options_.evict_on_insert) return EvictToCap().status();
+  return absl::OkStatus();
+}
+
+void KernelCache::WriteFailed(const absl::Status& st) {
+  ++write_errors_;
+  Problem("cache_write_failed", st.ToString());
+  // A background error (a damaged file met by a compaction) stops writes;
+  // try to resume once per failure. Reads and compiles go on meanwhile.
+  db_->Resume().PermitUncheckedError();
 }
 
 absl::StatusOr<int> KernelCache::EvictToCap() {
@@ -319,7 +471,7 @@ absl::StatusOr<int> KernelCache::EvictToCap() {
     if (it == index_.end()) continue;
     total -= it->second.bytes;
     victims.push_back(key);
-    batch.Delete(records_, key).PermitUncheckedError();
+    batch.Delete(it->second.request ? requests_ : records_, key).PermitUncheckedError();
     batch.Delete(access_, key).PermitUncheckedError();
   }
   absl::Status st = FromRocks(db_->Write(rocksdb::WriteOptions(), &batch), "kernel cache evict");
@@ -330,8 +482,12 @@ absl::StatusOr<int> KernelCache::EvictToCap() {
     auto it = index_.find(key);
     if (it == index_.end()) continue;
     total_bytes_ -= it->second.bytes;
+    if (it->second.request) {
+      --request_entries_;
+    } else {
+      ++evicted;  // records; request index entries go with them, uncounted
+    }
     index_.erase(it);
-    ++evicted;
   }
   evictions_ += evicted;
   return evicted;
@@ -341,7 +497,9 @@ std::vector<std::string> KernelCache::Keys() const {
   std::vector<std::pair<uint64_t, std::string>> by_age;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    for (const auto& [key, e] : index_) by_age.emplace_back(e.last_access_micros, key);
+    for (const auto& [key, e] : index_) {
+      if (!e.request) by_age.emplace_back(e.last_access_micros, key);
+    }
   }
   std::sort(by_age.begin(), by_age.end());
   std::vector<std::string> keys;
@@ -359,8 +517,12 @@ KernelCacheStats KernelCache::Stats() const {
   s.inserts = inserts_;
   s.evictions = evictions_;
   std::lock_guard<std::mutex> lock(mu_);
-  s.entries = index_.size();
+  s.entries = index_.size() - request_entries_;
   s.bytes = total_bytes_;
+  s.request_entries = request_entries_;
+  s.quarantined = quarantined_;
+  s.corrupt_requests = corrupt_requests_;
+  s.write_errors = write_errors_;
   return s;
 }
 

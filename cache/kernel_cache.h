@@ -12,8 +12,15 @@
 //             pipeline work. Also "t1|<kernel text digest>" -> the record
 //             and segment holding that kernel (KernelTextStore).
 //
-// A record that fails its checksum (or that RocksDB reports corrupt) is
-// counted, deleted and reported as NotFound: it is recompiled, never served.
+// A record that fails its checksum (or that RocksDB reports corrupt, or
+// cannot read: a lost blob file) is counted, logged, deleted and reported as
+// NotFound: it is recompiled, never served. Request index values carry a
+// CRC-32C of their key and value; one that fails is dropped the same way.
+// A database that will not open or fails its checksums at open (flipped or
+// truncated files, a garbage CURRENT) is moved aside whole ("quarantined":
+// kept, never deleted) and a fresh one opened in its place.
+// Request index entries count toward the size cap and are evicted with the
+// records, least recently used first.
 // Recently used payloads, once verified, are also kept in memory (bounded
 // by memory_cache_bytes) so a hot hit reads no disk and checks no CRC.
 // The size cap counts the bytes of the records the cache holds (RocksDB 7.8's
@@ -25,6 +32,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <list>
 #include <map>
 #include <memory>
@@ -63,6 +71,16 @@ struct KernelCacheOptions {
   // Access times reach disk at most this often per record (they are exact
   // in memory). Default: 1 s.
   uint64_t access_persist_micros = 1000000;
+  // Read every table file's checksums at open (a damaged one quarantines
+  // the database). Default: true.
+  bool verify_at_open = true;
+  // Move a damaged database aside and open a fresh one; false: Open fails
+  // with DataLoss instead (the maintenance tool). Default: true.
+  bool quarantine_damaged = true;
+  // Told of storage trouble (event, detail): "cache_quarantined",
+  // "corrupt_record", "corrupt_request_entry", "cache_write_failed". May be
+  // called from any thread. Default: none.
+  std::function<void(const std::string& event, const std::string& detail)> on_problem;
 };
 
 struct KernelCacheStats {
@@ -74,7 +92,11 @@ struct KernelCacheStats {
   uint64_t inserts = 0;           // records written
   uint64_t evictions = 0;         // records evicted for the cap
   uint64_t entries = 0;           // records stored now
-  uint64_t bytes = 0;             // bytes of records stored now
+  uint64_t bytes = 0;             // bytes of records and request index entries stored now
+  uint64_t quarantined = 0;       // databases moved aside at open (this process)
+  uint64_t corrupt_requests = 0;  // request index entries that failed a check (dropped)
+  uint64_t write_errors = 0;      // writes that failed (the compile is still served)
+  uint64_t request_entries = 0;   // request index entries counted against the cap
 };
 
 class KernelCache {
@@ -99,29 +121,38 @@ class KernelCache {
   // Evicts least recently used records until the total is at most the cap.
   // Returns how many were evicted.
   absl::StatusOr<int> EvictToCap();
-  // Every stored key, oldest access first (for tools and tests).
+  // Every stored record key, oldest access first (for tools and tests).
   std::vector<std::string> Keys() const;
+  // Where the database was moved at open ("" when it opened as it was).
+  const std::string& quarantined_to() const { return quarantined_to_; }
 
   KernelCacheStats Stats() const;
   const KernelCacheOptions& options() const { return options_; }
   // The RocksDB handle, for the maintenance tool only.
   rocksdb::DB* db() { return db_.get(); }
   rocksdb::ColumnFamilyHandle* records_family() { return records_; }
+  rocksdb::ColumnFamilyHandle* requests_family() { return requests_; }
 
  private:
   struct Entry {
     uint64_t last_access_micros = 0;
     uint64_t persisted_micros = 0;  // access time last written to disk
     uint64_t bytes = 0;
+    bool request = false;  // a request index entry, not a record
   };
   struct HotEntry {
     std::shared_ptr<const std::string> payload;
     std::list<std::string>::iterator lru;
   };
   KernelCache() = default;
+  // Opens the database in options_.dir, checks it and loads the index.
+  absl::Status OpenDb();
   absl::Status LoadIndex();
+  void Problem(const std::string& event, const std::string& detail) const;
+  void DropCorruptRequest(const std::string& request_key, const std::string& why);
   void Touch(const std::string& key);
-  void DropCorrupt(const std::string& key);
+  void DropCorrupt(const std::string& key, const std::string& why);
+  void WriteFailed(const absl::Status& st);
   // The memory tier; callers hold mu_.
   void HotPutLocked(const std::string& key, std::shared_ptr<const std::string> payload);
   void HotEraseLocked(const std::string& key);
@@ -139,9 +170,12 @@ class KernelCache {
   std::list<std::string> hot_lru_;                // guarded by mu_; front = newest
   uint64_t hot_bytes_ = 0;                        // guarded by mu_
   std::mutex evict_mu_;                           // one eviction at a time
+  uint64_t request_entries_ = 0;                  // guarded by mu_
+  std::string quarantined_to_;
 
   std::atomic<uint64_t> lookups_found_{0}, lookups_missing_{0}, memory_hits_{0},
-      disk_hits_{0}, corrupt_{0}, inserts_{0}, evictions_{0};
+      disk_hits_{0}, corrupt_{0}, inserts_{0}, evictions_{0}, quarantined_{0},
+      corrupt_requests_{0}, write_errors_{0};
 };
 
 }  // namespace fusiond

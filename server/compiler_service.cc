@@ -84,33 +84,63 @@ grpc::Status GoneStatus(grpc::CallbackServerContext* context) {
   return grpc::Status(grpc::StatusCode::CANCELLED, "cancelled by the client");
 }
 
-// One Compile call. Lives until both gRPC is done with it (OnDone) and the
-// compile callback ran; whichever of Finish/OnCancel comes first wins.
-class CompileReactor : public grpc::ServerUnaryReactor {
- public:
-  CompileReactor(grpc::CallbackServerContext* context, grpc::ByteBuffer* response,
-                 ServiceMetrics* metrics, CachedCompiler* compiler, std::string raw_request,
-                 Clock::time_point start)
-      : context_(context), response_(response), metrics_(metrics), compiler_(compiler),
-        raw_request_(std::move(raw_request)), start_(start) {}
+const grpc::Status& DrainingStatus() {
+  static const grpc::Status kDraining(grpc::StatusCode::UNAVAILABLE,
+                                      "fusiond is shutting down; retry on another daemon");
+  return kDraining;
+}
 
-  void Start(CachedCompiler* compiler, const pb::CompileRequest& request) {
-    compiler->CompileAsync(
-        FromProtoRequest(request),
-        [this](absl::StatusOr<CachedCompileResult> r) {
-          if (!r.ok()) {
-            End(ToGrpcStatus(r.status()), RpcResult::kError, nullptr);
-          } else {
-            if (metrics_ && (r->hit || r->compiled_here)) metrics_->ObserveStages(r->stage_micros);
-            End(grpc::Status::OK, r->hit ? RpcResult::kHit : RpcResult::kMiss, &*r);
-          }
-          Unref();
-        },
-        [this] { return !finished_.load(); });
+std::string BufferBytes(const grpc::ByteBuffer* buffer) {
+  std::string raw;
+  if (grpc::Slice single; buffer->TrySingleSlice(&single).ok()) {
+    raw.assign(reinterpret_cast<const char*>(single.begin()), single.size());
+  } else if (std::vector<grpc::Slice> slices; buffer->Dump(&slices).ok()) {
+    for (const grpc::Slice& s : slices) raw.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  }
+  return raw;
+}
+
+grpc::ByteBuffer ToBuffer(const google::protobuf::MessageLite& message) {
+  grpc::Slice slice(message.SerializeAsString());
+  return grpc::ByteBuffer(&slice, 1);
+}
+
+// One Compile or Lookup call. Lives until both gRPC is done with it (OnDone)
+// and the cached compiler's callback ran; whichever of End/OnCancel comes
+// first wins.
+class UnaryReactor : public grpc::ServerUnaryReactor {
+ public:
+  UnaryReactor(CompilerService* service, grpc::CallbackServerContext* context,
+               grpc::ByteBuffer* response, ServiceMetrics* metrics, CachedCompiler* compiler,
+               std::string raw_request, Clock::time_point start, bool lookup)
+      : service_(service), context_(context), response_(response), metrics_(metrics),
+        compiler_(compiler), raw_request_(std::move(raw_request)), start_(start),
+        lookup_(lookup) {}
+
+  void Start(const pb::CompileRequest& request) {
+    auto done = [this](absl::StatusOr<CachedCompileResult> r) {
+      if (!r.ok()) {
+        bool miss = lookup_ && absl::IsNotFound(r.status());
+        End(ToGrpcStatus(r.status()), miss ? RpcResult::kMiss : RpcResult::kError, nullptr);
+      } else {
+        if (metrics_ && (r->hit || r->compiled_here)) metrics_->ObserveStages(r->stage_micros);
+        End(grpc::Status::OK, r->hit ? RpcResult::kHit : RpcResult::kMiss, &*r);
+      }
+      Unref();
+    };
+    auto wanted = [this] { return !finished_.load(); };
+    if (lookup_) {
+      compiler_->LookupAsync(FromProtoRequest(request), std::move(done), std::move(wanted));
+    } else {
+      compiler_->CompileAsync(FromProtoRequest(request), std::move(done), std::move(wanted));
+    }
   }
 
   void OnCancel() override { End(GoneStatus(context_), RpcResult::kError, nullptr); }
-  void OnDone() override { Unref(); }
+  void OnDone() override {
+    service_->CallEnded();
+    Unref();
+  }
 
  private:
   // Finishes the call once; the response is filled only by the winner, so
@@ -120,17 +150,16 @@ class CompileReactor : public grpc::ServerUnaryReactor {
       std::lock_guard<std::mutex> lock(mu_);
       if (finished_.load()) return;
       if (r) {
-        compiler_->RememberRawRequest(raw_request_, r->cache_key);
+        if (!lookup_) compiler_->RememberRawRequest(raw_request_, r->cache_key);
         pb::CompileResponse response;
         FillResponse(std::move(*r), start_, &response);
-        std::string bytes = response.SerializeAsString();
-        grpc::Slice slice(std::move(bytes));
-        *response_ = grpc::ByteBuffer(&slice, 1);
+        *response_ = ToBuffer(response);
       }
       finished_ = true;
     }
     if (metrics_) {
-      metrics_->ObserveRpc("Compile", result, SecondsSince(start_), CodeName(status.error_code()));
+      metrics_->ObserveRpc(lookup_ ? "Lookup" : "Compile", result, SecondsSince(start_),
+                           CodeName(status.error_code()));
     }
     Finish(status);
   }
@@ -138,12 +167,14 @@ class CompileReactor : public grpc::ServerUnaryReactor {
     if (refs_.fetch_sub(1) == 1) delete this;
   }
 
+  CompilerService* service_;
   grpc::CallbackServerContext* context_;
   grpc::ByteBuffer* response_;
   ServiceMetrics* metrics_;
   CachedCompiler* compiler_;
   std::string raw_request_;
   Clock::time_point start_;
+  const bool lookup_;
   std::mutex mu_;
   std::atomic<bool> finished_{false};
   std::atomic<int> refs_{2};  // OnDone + the compile callback
@@ -151,12 +182,13 @@ class CompileReactor : public grpc::ServerUnaryReactor {
 
 // One CompileStream call: at most `window` compiles at once, results
 // written in the order they finish.
-class StreamReactor : public grpc::ServerWriteReactor<pb::CompileStreamResponse> {
+class StreamReactor : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
  public:
-  StreamReactor(grpc::CallbackServerContext* context, const pb::CompileStreamRequest* request,
-                CachedCompiler* compiler, ServiceMetrics* metrics, int window)
-      : context_(context), request_(request), compiler_(compiler), metrics_(metrics),
-        window_(window < 1 ? 1 : window), total_(request->requests_size()),
+  StreamReactor(CompilerService* service, grpc::CallbackServerContext* context,
+                pb::CompileStreamRequest request, CachedCompiler* compiler,
+                ServiceMetrics* metrics, int window)
+      : service_(service), context_(context), request_(std::move(request)), compiler_(compiler),
+        metrics_(metrics), window_(window < 1 ? 1 : window), total_(request_.requests_size()),
         start_(Clock::now()) {}
 
   void Start() {
@@ -188,7 +220,10 @@ class StreamReactor : public grpc::ServerWriteReactor<pb::CompileStreamResponse>
     lock.unlock();
     if (idle) EndOnce(GoneStatus(context_));
   }
-  void OnDone() override { Unref(); }
+  void OnDone() override {
+    service_->CallEnded();
+    Unref();
+  }
 
  private:
   // Starts compiles up to the window. Re-entrant calls (a hit answered
@@ -198,13 +233,11 @@ class StreamReactor : public grpc::ServerWriteReactor<pb::CompileStreamResponse>
       int index;
       FusionRequest request;
       {
-        // request_ is read only under the lock while not cancelled: once
-        // cancelled the call may finish and gRPC free it.
         std::lock_guard<std::mutex> lock(mu_);
         if (launching_) return;
         if (cancelled_ || finished_ || outstanding_ >= window_ || next_ >= total_) return;
         index = next_++;
-        request = FromProtoRequest(request_->requests(index));
+        request = FromProtoRequest(request_.requests(index));
         ++outstanding_;
         launching_ = true;
         refs_.fetch_add(1);
@@ -238,7 +271,7 @@ class StreamReactor : public grpc::ServerWriteReactor<pb::CompileStreamResponse>
       std::unique_lock<std::mutex> lock(mu_);
       --outstanding_;
       ++completed_;
-      pending_.push_back(std::move(out));
+      pending_.push_back(ToBuffer(out));
       MaybeWriteOrFinishLocked(lock);
     }
     Launch();
@@ -270,8 +303,9 @@ class StreamReactor : public grpc::ServerWriteReactor<pb::CompileStreamResponse>
     if (refs_.fetch_sub(1) == 1) delete this;
   }
 
+  CompilerService* service_;
   grpc::CallbackServerContext* context_;
-  const pb::CompileStreamRequest* request_;
+  const pb::CompileStreamRequest request_;
   CachedCompiler* compiler_;
   ServiceMetrics* metrics_;
   const int window_;
@@ -279,11 +313,36 @@ class StreamReactor : public grpc::ServerWriteReactor<pb::CompileStreamResponse>
   Clock::time_point start_;
 
   std::mutex mu_;
-  std::deque<pb::CompileStreamResponse> pending_;  // front is being written
+  std::deque<grpc::ByteBuffer> pending_;  // front is being written
   bool writing_ = false, cancelled_ = false, launching_ = false;
   int next_ = 0, outstanding_ = 0, completed_ = 0;
   std::atomic<bool> finished_{false};
   std::atomic<int> refs_{2};  // OnDone + Start; +1 per compile in flight
+};
+
+// A call answered at once (no reactor of ours).
+grpc::ServerUnaryReactor* FinishNow(grpc::CallbackServerContext* context, ServiceMetrics* metrics,
+                                    const char* rpc, Clock::time_point start,
+                                    const grpc::Status& status) {
+  if (metrics) {
+    metrics->ObserveRpc(rpc, status.ok() ? RpcResult::kOk : RpcResult::kError,
+                        SecondsSince(start), CodeName(status.error_code()));
+  }
+  auto* reactor = context->DefaultReactor();
+  reactor->Finish(status);
+  return reactor;
+}
+
+grpc::Status NotA(const char* what) {
+  return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                      std::string("the request is not a fusiond.v1.") + what);
+}
+
+// A refusal of a whole stream (not one entry of it).
+class RefusedStream : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
+ public:
+  explicit RefusedStream(const grpc::Status& status) { Finish(status); }
+  void OnDone() override { delete this; }
 };
 
 }  // namespace
@@ -295,6 +354,8 @@ FusionRequest FromProtoRequest(const pb::CompileRequest& request) {
     r.input_shapes.emplace_back(shape.sizes().begin(), shape.sizes().end());
   }
   if (!request.options().arch().empty()) r.options.arch = request.options().arch();
+  // An arch is "sm_90"-sized; a huge one would only be quoted back.
+  if (r.options.arch.size() > 64) r.options.arch = r.options.arch.substr(0, 64) + "...";
   r.options.allow_precision_increase = request.options().allow_precision_increase();
   r.options.general_kernels = request.options().general_kernels();
   return r;
@@ -304,16 +365,14 @@ CompilerService::CompilerService(CachedCompiler* compiler, ServiceMetrics* metri
                                  Options options)
     : compiler_(compiler), metrics_(metrics), options_(options) {}
 
+void CompilerService::StartDraining() { draining_ = true; }
+
 grpc::ServerUnaryReactor* CompilerService::Compile(grpc::CallbackServerContext* context,
                                                    const grpc::ByteBuffer* request,
                                                    grpc::ByteBuffer* response) {
   Clock::time_point start = Clock::now();
-  std::string raw;
-  if (grpc::Slice single; request->TrySingleSlice(&single).ok()) {
-    raw.assign(reinterpret_cast<const char*>(single.begin()), single.size());
-  } else if (std::vector<grpc::Slice> slices; request->Dump(&slices).ok()) {
-    for (const grpc::Slice& s : slices) raw.append(reinterpret_cast<const char*>(s.begin()), s.size());
-  }
+  if (draining_) return FinishNow(context, metrics_, "Compile", start, DrainingStatus());
+  std::string raw = BufferBytes(request);
   if (std::optional<CachedCompiler::PayloadHit> hit = compiler_->TryPayloadHit(raw)) {
     *response = HitResponse(*hit, start);
     if (metrics_) {
@@ -326,72 +385,69 @@ grpc::ServerUnaryReactor* CompilerService::Compile(grpc::CallbackServerContext* 
   }
   pb::CompileRequest parsed;
   if (!parsed.ParseFromString(raw)) {
-    grpc::Status bad(grpc::StatusCode::INVALID_ARGUMENT,
-                     "the request is not a fusiond.v1.CompileRequest");
-    if (metrics_) {
-      metrics_->ObserveRpc("Compile", RpcResult::kError, SecondsSince(start),
-                           CodeName(bad.error_code()));
-    }
-    auto* reactor = context->DefaultReactor();
-    reactor->Finish(bad);
-    return reactor;
+    return FinishNow(context, metrics_, "Compile", start, NotA("CompileRequest"));
   }
-  auto* reactor =
-      new CompileReactor(context, response, metrics_, compiler_, std::move(raw), start);
-  reactor->Start(compiler_, parsed);
+  ++active_;
+  auto* reactor = new UnaryReactor(this, context, response, metrics_, compiler_, std::move(raw),
+                                   start, /*lookup=*/false);
+  reactor->Start(parsed);
   return reactor;
 }
 
-grpc::ServerWriteReactor<pb::CompileStreamResponse>* CompilerService::CompileStream(
-    grpc::CallbackServerContext* context, const pb::CompileStreamRequest* request) {
-  auto* reactor = new StreamReactor(context, request, compiler_, metrics_, options_.stream_window);
+grpc::ServerWriteReactor<grpc::ByteBuffer>* CompilerService::CompileStream(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request) {
+  if (draining_) return new RefusedStream(DrainingStatus());
+  pb::CompileStreamRequest parsed;
+  if (!parsed.ParseFromString(BufferBytes(request))) {
+    return new RefusedStream(NotA("CompileStreamRequest"));
+  }
+  ++active_;
+  auto* reactor = new StreamReactor(this, context, std::move(parsed), compiler_, metrics_,
+                                    options_.stream_window);
   reactor->Start();
   return reactor;
 }
 
 grpc::ServerUnaryReactor* CompilerService::Lookup(grpc::CallbackServerContext* context,
-                                                  const pb::CompileRequest* request,
-                                                  pb::CompileResponse* response) {
+                                                  const grpc::ByteBuffer* request,
+                                                  grpc::ByteBuffer* response) {
   Clock::time_point start = Clock::now();
-  auto* reactor = context->DefaultReactor();
-  absl::StatusOr<CachedCompileResult> r = compiler_->Lookup(FromProtoRequest(*request));
-  grpc::Status status = ToGrpcStatus(r.status());
-  if (r.ok()) {
-    if (metrics_) metrics_->ObserveStages(r->stage_micros);
-    FillResponse(*std::move(r), start, response);
+  if (draining_) return FinishNow(context, metrics_, "Lookup", start, DrainingStatus());
+  pb::CompileRequest parsed;
+  if (!parsed.ParseFromString(BufferBytes(request))) {
+    return FinishNow(context, metrics_, "Lookup", start, NotA("CompileRequest"));
   }
-  if (metrics_) {
-    RpcResult result = status.ok() ? RpcResult::kHit
-                       : status.error_code() == grpc::StatusCode::NOT_FOUND ? RpcResult::kMiss
-                                                                            : RpcResult::kError;
-    metrics_->ObserveRpc("Lookup", result, SecondsSince(start), CodeName(status.error_code()));
-  }
-  reactor->Finish(status);
+  ++active_;
+  auto* reactor = new UnaryReactor(this, context, response, metrics_, compiler_, std::string(),
+                                   start, /*lookup=*/true);
+  reactor->Start(parsed);
   return reactor;
 }
 
 grpc::ServerUnaryReactor* CompilerService::Stats(grpc::CallbackServerContext* context,
-                                                 const pb::StatsRequest* request,
-                                                 pb::StatsResponse* response) {
+                                                 const grpc::ByteBuffer* request,
+                                                 grpc::ByteBuffer* response) {
   Clock::time_point start = Clock::now();
+  if (pb::StatsRequest parsed; !parsed.ParseFromString(BufferBytes(request))) {
+    return FinishNow(context, metrics_, "Stats", start, NotA("StatsRequest"));
+  }
   CachedCompilerStats c = compiler_->Stats();
   KernelCacheStats k = compiler_->cache()->Stats();
-  response->set_hits(c.hits);
-  response->set_misses(c.misses);
-  response->set_compiles(c.compiles);
-  response->set_corrupt_records(k.corrupt_records);
-  response->set_evictions(k.evictions);
-  response->set_entries(k.entries);
-  response->set_bytes(k.bytes);
-  response->set_in_flight(c.in_flight);
-  response->set_queue_depth(c.queue_depth);
-  response->set_single_flight_joins(c.joins);
-  response->set_rejected(c.rejected);
-  response->set_nvrtc_reuses(c.nvrtc_reuses);
-  if (metrics_) metrics_->ObserveRpc("Stats", RpcResult::kOk, SecondsSince(start));
-  auto* reactor = context->DefaultReactor();
-  reactor->Finish(grpc::Status::OK);
-  return reactor;
+  pb::StatsResponse out;
+  out.set_hits(c.hits);
+  out.set_misses(c.misses);
+  out.set_compiles(c.compiles);
+  out.set_corrupt_records(k.corrupt_records);
+  out.set_evictions(k.evictions);
+  out.set_entries(k.entries);
+  out.set_bytes(k.bytes);
+  out.set_in_flight(c.in_flight);
+  out.set_queue_depth(c.queue_depth);
+  out.set_single_flight_joins(c.joins);
+  out.set_rejected(c.rejected);
+  out.set_nvrtc_reuses(c.nvrtc_reuses);
+  *response = ToBuffer(out);
+  return FinishNow(context, metrics_, "Stats", start, grpc::Status::OK);
 }
 
 }  // namespace fusiond

@@ -4,6 +4,8 @@
 #ifndef FUSIOND_SERVER_COMPILER_SERVICE_H_
 #define FUSIOND_SERVER_COMPILER_SERVICE_H_
 
+#include <atomic>
+
 #include "cache/cached_compiler.h"
 #include "proto/service.grpc.pb.h"
 #include "server/metrics.h"
@@ -13,12 +15,18 @@ namespace fusiond {
 // The library request of a proto request.
 FusionRequest FromProtoRequest(const fusiond::v1::CompileRequest& request);
 
-// Compile is a raw method (bytes in, bytes out): a request seen before is
-// answered from its exact bytes with the stored record spliced into the
-// reply unparsed; anything else is parsed and compiled as usual.
+// Every method is raw (bytes in, bytes out), so a request that does not
+// parse gets INVALID_ARGUMENT with a message (gRPC's own answer has none).
+// Compile: a request seen before is answered from its exact bytes with the
+// stored record spliced into the reply unparsed; anything else is parsed and
+// compiled as usual. Lookup's key resolution runs on the compile pool.
+// StartDraining() (SIGTERM) turns new work away with UNAVAILABLE.
 class CompilerService final
     : public fusiond::v1::FusionCompiler::WithRawCallbackMethod_Compile<
-          fusiond::v1::FusionCompiler::CallbackService> {
+          fusiond::v1::FusionCompiler::WithRawCallbackMethod_CompileStream<
+              fusiond::v1::FusionCompiler::WithRawCallbackMethod_Lookup<
+                  fusiond::v1::FusionCompiler::WithRawCallbackMethod_Stats<
+                      fusiond::v1::FusionCompiler::CallbackService>>>> {
  public:
   struct Options {
     // CompileStream: requests compiling at once per stream. Default: 8.
@@ -30,20 +38,28 @@ class CompilerService final
   grpc::ServerUnaryReactor* Compile(grpc::CallbackServerContext* context,
                                     const grpc::ByteBuffer* request,
                                     grpc::ByteBuffer* response) override;
-  grpc::ServerWriteReactor<fusiond::v1::CompileStreamResponse>* CompileStream(
-      grpc::CallbackServerContext* context,
-      const fusiond::v1::CompileStreamRequest* request) override;
+  grpc::ServerWriteReactor<grpc::ByteBuffer>* CompileStream(
+      grpc::CallbackServerContext* context, const grpc::ByteBuffer* request) override;
   grpc::ServerUnaryReactor* Lookup(grpc::CallbackServerContext* context,
-                                   const fusiond::v1::CompileRequest* request,
-                                   fusiond::v1::CompileResponse* response) override;
+                                   const grpc::ByteBuffer* request,
+                                   grpc::ByteBuffer* response) override;
   grpc::ServerUnaryReactor* Stats(grpc::CallbackServerContext* context,
-                                  const fusiond::v1::StatsRequest* request,
-                                  fusiond::v1::StatsResponse* response) override;
+                                  const grpc::ByteBuffer* request,
+                                  grpc::ByteBuffer* response) override;
+
+  // From now on Compile, CompileStream and Lookup answer UNAVAILABLE.
+  void StartDraining();
+  // Calls still being answered (compiles, lookups, streams; not hits).
+  int active_calls() const { return active_.load(); }
+  // For the reactors: one of them is done.
+  void CallEnded() { --active_; }
 
  private:
   CachedCompiler* compiler_;
   ServiceMetrics* metrics_;
   Options options_;
+  std::atomic<bool> draining_{false};
+  std::atomic<int> active_{0};
 };
 
 }  // namespace fusiond

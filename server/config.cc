@@ -63,6 +63,11 @@ in RocksDB, serves them over gRPC (fusiond.v1.FusionCompiler).
   --max-message-bytes N     largest gRPC message (default 64 MiB)
   --max-graph-nodes N       most nodes in one fusion (default 100000)
   --evict-interval-s N      seconds between eviction passes (default 30)
+  --compile-timeout-s N     wall-clock limit of one compile, in its worker process;
+                            past it RESOURCE_EXHAUSTED (default 60, 0 = none)
+  --compile-workers BOOL    compile in worker processes (default true)
+  --shutdown-grace-s N      SIGTERM: seconds in-flight work gets before it is
+                            cancelled (default 20)
   --redis HOST:PORT         the cluster-wide shared tier: local misses ask this
                             Redis before compiling, compiles are published to it
                             (default: none)
@@ -74,7 +79,8 @@ in RocksDB, serves them over gRPC (fusiond.v1.FusionCompiler).
                             dashes) before the flags
   --help                    this text
   --version                 the version (also of the code generator and NVRTC)
-SIGTERM or SIGINT shuts down cleanly: in-flight RPCs finish, the cache closes.
+SIGTERM or SIGINT shuts down cleanly: health says NOT_SERVING, new work gets
+UNAVAILABLE, in-flight work finishes or is cancelled within the grace, exit 0.
 )") + AuthUsage();
 }
 
@@ -98,6 +104,16 @@ absl::Status ApplySetting(const std::string& key, const std::string& value, Serv
     return ParseNumber(key, value, &c->max_graph_nodes);
   } else if (key == "evict-interval-s" || key == "evict_interval_s") {
     return ParseNumber(key, value, &c->evict_interval_s);
+  } else if (key == "compile-timeout-s" || key == "compile_timeout_s") {
+    return ParseNumber(key, value, &c->compile_timeout_s);
+  } else if (key == "shutdown-grace-s" || key == "shutdown_grace_s") {
+    return ParseNumber(key, value, &c->shutdown_grace_s);
+  } else if (key == "compile-workers" || key == "compile_workers") {
+    if (value != "true" && value != "false") {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", key, ": expected true or false, got '", value, "'"));
+    }
+    c->compile_workers = value == "true";
   } else if (key == "log-level" || key == "log_level") {
     c->log_level = value;
   } else if (key == "slow-compile-ms" || key == "slow_compile_ms") {
@@ -149,7 +165,8 @@ absl::StatusOr<ServerConfig> ParseServerFlags(int argc, char** argv) {
     if (absl::Status st = ApplySetting(key, value, &config); !st.ok()) return st;
   }
   if (config.max_queue < 0 || config.compile_threads < 0 || config.max_message_bytes <= 0 ||
-      config.max_graph_nodes <= 0 || config.evict_interval_s <= 0 || config.slow_compile_ms < 0) {
+      config.max_graph_nodes <= 0 || config.evict_interval_s <= 0 || config.slow_compile_ms < 0 ||
+      config.compile_timeout_s < 0 || config.shutdown_grace_s < 0) {
     return absl::InvalidArgumentError("numeric settings must be positive (see --help)");
   }
   if (absl::Status st = ValidateAuthConfig(config.auth, config.listen); !st.ok()) return st;

@@ -30,6 +30,15 @@ struct ServerConfig {
   int max_graph_nodes = 100000;
   // Seconds between background eviction passes. Default: 30.
   int evict_interval_s = 30;
+  // Wall-clock limit of one compile (in its worker process), seconds; 0 = none.
+  // Default: 60.
+  int compile_timeout_s = 60;
+  // SIGTERM: seconds in-flight work gets before it is cancelled. Default: 20
+  // (the systemd unit's TimeoutStopSec must be larger).
+  int shutdown_grace_s = 20;
+  // Run the pipeline in worker processes (a crash or hang costs one request).
+  // Default: true.
+  bool compile_workers = true;
   // Redis "HOST:PORT" of the cluster-wide shared tier; "" = none. Default: none.
   std::string redis;
   // debug | info | warning | error. Default: info.

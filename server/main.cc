@@ -15,6 +15,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "cache/cached_compiler.h"
+#include "cache/compile_worker.h"
 #include "cache/cache_key.h"
 #include "cache/kernel_cache.h"
 #include "compiler/codegen/compile_segment.h"
@@ -110,6 +111,9 @@ int Run(const ServerConfig& config) {
   KernelCacheOptions cache_options;
   cache_options.dir = config.cache_dir;
   cache_options.max_bytes = config.cache_max_bytes;
+  cache_options.on_problem = [](const std::string& event, const std::string& detail) {
+    Log(LogLevel::kWarning, event, {{"detail", detail}});
+  };
   absl::StatusOr<std::unique_ptr<KernelCache>> cache = KernelCache::Open(cache_options);
   if (!cache.ok()) {
     Log(LogLevel::kError, "cache_open_failed", {{"error", cache.status().ToString()}});
@@ -145,8 +149,12 @@ int Run(const ServerConfig& config) {
   compiler_options.max_queue = config.max_queue;
   compiler_options.graph_limits.max_nodes = config.max_graph_nodes;
   const double slow_micros = config.slow_compile_ms * 1e3;
-  compiler_options.on_compiled = [&metrics, slow_micros](const CachedCompileResult& r,
-                                                         const CompileResult&) {
+  if (config.compile_workers) {
+    // The pipeline in worker processes: a crash or a hang costs one request.
+    compiler_options.worker_argv = {"/proc/self/exe", "--compile-worker"};
+    compiler_options.compile_timeout_s = config.compile_timeout_s;
+  }
+  compiler_options.on_compiled = [&metrics, slow_micros](const CachedCompileResult& r) {
     if (metrics) metrics->ObserveCompile(r);
     LogCompiled(r, slow_micros);
   };
@@ -217,14 +225,34 @@ int Run(const ServerConfig& config) {
   int signal_number = WaitForShutdownSignal();
   Log(LogLevel::kInfo, "shutting_down", {{"signal", signal_number}});
   (void)SdNotify("STOPPING=1");
+  // Drain: health says NOT_SERVING and new work gets UNAVAILABLE; calls in
+  // flight get the grace, then their compiles are stopped (workers killed)
+  // and the server closes at once, whatever idle clients stay connected.
   server->GetHealthCheckService()->SetServingStatus(false);
-  // In-flight RPCs get a few seconds; compiles still queued then finish
-  // (their results are cached) before the cache closes.
-  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  service.StartDraining();
+  auto grace_end = std::chrono::steady_clock::now() + std::chrono::seconds(config.shutdown_grace_s);
+  while (service.active_calls() > 0 && std::chrono::steady_clock::now() < grace_end) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  Log(LogLevel::kInfo, "drained", {{"calls_cancelled", service.active_calls()}});
+  compiler->Stop();  // running compiles end now (UNAVAILABLE), queued ones are skipped
+  auto stop_end = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  while (service.active_calls() > 0 && std::chrono::steady_clock::now() < stop_end) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  // Nothing of ours is left in flight: close now (a deadline would be waited
+  // out in full while any client holds a connection, idle or not).
+  server->Shutdown(std::chrono::system_clock::now());
   evictor.Stop();
   // Order matters: no more scrapes (they read the compiler), then drain the
   // compiler (its callbacks record metrics), then the metrics, the cache.
-  exposer.reset();
+  // The exposer's web server takes ~2 s to stop: its collectables go now (no
+  // scrape reads the compiler after this line) and it stops on its own
+  // thread, which the process' exit does not wait for.
+  if (exposer) {
+    for (const auto& c : metrics->collectables()) exposer->RemoveCollectable(c);
+    std::thread([e = std::move(exposer)]() mutable { e.reset(); }).detach();
+  }
   compiler.reset();
   metrics.reset();
   cache->reset();
@@ -236,6 +264,8 @@ int Run(const ServerConfig& config) {
 }  // namespace fusiond
 
 int main(int argc, char** argv) {
+  // A compile worker (cache/compile_worker.h), started by the daemon itself.
+  if (argc == 2 && std::string(argv[1]) == "--compile-worker") return fusiond::RunCompileWorker(0);
   if (argc == 2 && std::string(argv[1]) == "--version") {
     std::printf("fusiond %s (%s, NVRTC %s)\n", fusiond::kFusiondVersion,
                 fusiond::CodegenVersionString().c_str(), fusiond::NvrtcVersionString().c_str());

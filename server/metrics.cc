@@ -135,13 +135,32 @@ class StatsCollectable : public prometheus::Collectable {
         T::Counter, k.evictions);
     add("fusiond_cache_inserts_total", "Records written to the kernel cache", T::Counter,
         k.inserts);
-    add("fusiond_cache_bytes", "Bytes of records in the kernel cache", T::Gauge, k.bytes);
+    add("fusiond_cache_bytes", "Bytes of records and request index entries in the kernel cache",
+        T::Gauge, k.bytes);
     add("fusiond_cache_entries", "Records in the kernel cache", T::Gauge, k.entries);
     add("fusiond_cache_max_bytes", "The kernel cache's size cap (--cache-max-bytes; 0 = none)",
         T::Gauge, compiler_->cache()->options().max_bytes);
     add("fusiond_compiles_in_flight", "Compile tasks running now", T::Gauge, c.in_flight);
     add("fusiond_compile_queue_depth", "Compile tasks waiting for a thread", T::Gauge,
         c.queue_depth);
+    add("fusiond_compile_timeouts_total",
+        "Compiles stopped at --compile-timeout-s (RESOURCE_EXHAUSTED)", T::Counter, c.timeouts);
+    add("fusiond_compile_worker_crashes_total",
+        "Compile worker processes that died during a job (that request failed)", T::Counter,
+        c.worker_crashes);
+    add("fusiond_compiles_cancelled_total",
+        "Running compiles stopped because no caller waited any more", T::Counter, c.cancelled);
+    add("fusiond_cache_quarantined_total",
+        "Cache databases moved aside at start-up because they would not open or verify",
+        T::Counter, k.quarantined);
+    add("fusiond_cache_corrupt_requests_total",
+        "Request index entries that failed their checksum or could not be read (dropped)",
+        T::Counter, k.corrupt_requests);
+    add("fusiond_cache_write_errors_total",
+        "Kernel cache writes that failed (the compile was served anyway)", T::Counter,
+        k.write_errors);
+    add("fusiond_cache_request_entries", "Request index entries counted against the size cap",
+        T::Gauge, k.request_entries);
     if (const SharedTier* shared = compiler_->shared(); shared != nullptr) {
       SharedTierStats s = shared->Stats();
       add("fusiond_shared_tier_hits_total",

@@ -26,5 +26,14 @@ TEST(StatusMapTest, CodesAndMessagesCarryOver) {
   }
 }
 
+TEST(StatusMapTest, LongMessagesAreCut) {
+  std::string arch(1 << 20, 'x');
+  grpc::Status s = ToGrpcStatus(absl::InvalidArgumentError("unknown arch '" + arch + "'"));
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_LE(s.error_message().size(), kMaxStatusMessageBytes);
+  EXPECT_NE(s.error_message().find("more bytes not shown"), std::string::npos);
+  EXPECT_EQ(s.error_message().rfind("unknown arch 'xxx", 0), 0u);
+}
+
 }  // namespace
 }  // namespace fusiond

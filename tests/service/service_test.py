@@ -10,8 +10,10 @@ FUSIOND_CACHE_TOOL, PROMETHEUS_BIN and PYTHONPATH=<build>/python):
 
 import concurrent.futures
 import os
+import signal
 import sys
 import threading
+import time
 import unittest
 
 import grpc
@@ -290,6 +292,115 @@ class EvictionTest(DaemonTestCase):
         self.daemon.restart()
         self.assertEqual(self.client.compile(graphs[7], SHAPES).cache, "hit")
         self.assertLessEqual(self.client.stats()["bytes"], 60000)
+
+
+def chain_graph(ops, constant=2.0):
+    """sin/cos alternating `ops` deep over float32[64, 256], times `constant`:
+    a few hundred ops keep NVRTC busy for many seconds."""
+    b = fusiond.GraphBuilder()
+    x = b.define_tensor([64, 256], "float32", name="T0")
+    for i in range(ops):
+        x = b.op("cos" if i % 2 else "sin", x)
+    b.add_output(b.op("mul", x, b.define_constant(constant, "float64")))
+    return b.build()
+
+
+class RobustnessTest(DaemonTestCase):
+    """Compile limits, cancellation, malformed RPCs and long strings."""
+    extra_args = ("--compile-timeout-s", "2", "--compile-threads", "2")
+
+    def test_slow_compile_is_cut_at_its_limit_while_hits_are_served(self):
+        hot = d.scaled_graph(4.5)
+        self.client.compile(hot, SHAPES)
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+            slow = pool.submit(self.client.compile, chain_graph(450))
+            d.wait_until(lambda: self.client.stats()["in_flight"] == 1, 10, "the slow compile")
+            start = time.monotonic()
+            self.assertEqual(self.client.compile(hot, SHAPES).cache, "hit")
+            self.assertLess(time.monotonic() - start, 0.5)
+            with self.assertRaises(fusiond.FusionError) as e:
+                slow.result(timeout=30)
+        self.assertEqual(e.exception.code, grpc.StatusCode.RESOURCE_EXHAUSTED)
+        self.assertIn("--compile-timeout-s", e.exception.details)
+        text = self.daemon.metrics_text()
+        self.assertEqual(d.metric(text, "fusiond_compile_timeouts_total"), 1)
+        self.assertEqual(self.client.compile(d.scaled_graph(4.75), SHAPES).cache, "miss")
+
+    def test_a_compile_nobody_waits_for_is_stopped(self):
+        with self.assertRaises(fusiond.FusionError) as e:
+            self.client.compile(chain_graph(450, 3.0), timeout=0.5)
+        self.assertEqual(e.exception.code, grpc.StatusCode.DEADLINE_EXCEEDED)
+        d.wait_until(lambda: d.metric(self.daemon.metrics_text(),
+                                      "fusiond_compiles_cancelled_total") == 1,
+                     5, "the worker to be stopped")
+        self.assertEqual(self.client.stats()["in_flight"], 0)
+
+    def test_garbage_to_every_rpc_is_invalid_argument_with_a_message(self):
+        channel = grpc.insecure_channel(self.daemon.target)
+        self.addCleanup(channel.close)
+        raw = dict(request_serializer=lambda b: b, response_deserializer=lambda b: b)
+        for method in ("Compile", "Lookup", "Stats"):
+            call = channel.unary_unary(f"/fusiond.v1.FusionCompiler/{method}", **raw)
+            with self.assertRaises(grpc.RpcError) as e:
+                call(b"\xff\xff\xff\xff", timeout=10)
+            self.assertEqual(e.exception.code(), grpc.StatusCode.INVALID_ARGUMENT, method)
+            self.assertIn("not a fusiond.v1.", e.exception.details())
+        stream = channel.unary_stream("/fusiond.v1.FusionCompiler/CompileStream", **raw)
+        with self.assertRaises(grpc.RpcError) as e:
+            list(stream(b"\xff\xff\xff\xff", timeout=10))
+        self.assertEqual(e.exception.code(), grpc.StatusCode.INVALID_ARGUMENT)
+        self.assertIn("CompileStreamRequest", e.exception.details())
+
+    def test_huge_strings_are_not_echoed(self):
+        with self.assertRaises(fusiond.FusionError) as e:
+            self.client.compile(d.scaled_graph(9.5), SHAPES, arch="x" * (1 << 20))
+        self.assertEqual(e.exception.code, grpc.StatusCode.INVALID_ARGUMENT, e.exception.details)
+        self.assertLess(len(e.exception.details), 1100)
+        g = d.scaled_graph(9.75)
+        g.inputs[0].name = "n" * (1 << 20)
+        with self.assertRaises(fusiond.FusionError) as e:
+            self.client.compile(g, SHAPES)
+        self.assertEqual(e.exception.code, grpc.StatusCode.INVALID_ARGUMENT)
+        self.assertIn("names are at most", e.exception.details)
+
+
+class DrainTest(DaemonTestCase):
+    """SIGTERM: NOT_SERVING, new work refused, a running compile cancelled
+    at the grace, idle clients ignored, exit 0."""
+    extra_args = ("--shutdown-grace-s", "2", "--compile-timeout-s", "0")
+
+    def test_sigterm_with_a_running_compile_and_idle_clients(self):
+        idle = [fusiond.FusionClient(self.daemon.target) for _ in range(3)]
+        for c in idle:
+            self.assertEqual(c.health(), "SERVING")
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+            slow = pool.submit(self.client.compile, chain_graph(450, 5.0))
+            d.wait_until(lambda: self.client.stats()["in_flight"] == 1, 10, "the slow compile")
+            start = time.monotonic()
+            self.daemon.proc.send_signal(signal.SIGTERM)
+            d.wait_until(lambda: idle[0].health(timeout=1) == "NOT_SERVING", 1.5,
+                         "health to say NOT_SERVING")
+            with self.assertRaises(fusiond.FusionError) as e:
+                idle[1].compile(d.scaled_graph(6.5), SHAPES, timeout=5)
+            self.assertEqual(e.exception.code, grpc.StatusCode.UNAVAILABLE)
+            code = self.daemon.proc.wait(timeout=10)
+            elapsed = time.monotonic() - start
+            with self.assertRaises(fusiond.FusionError) as e:
+                slow.result(timeout=10)
+        self.assertIn(e.exception.code, (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED))
+        self.assertEqual(code, 0)
+        self.assertLess(elapsed, 2 + 1.5, "exit within the grace")
+        for c in idle:
+            c.close()
+
+    def test_sigterm_when_idle_exits_at_once(self):
+        idle = fusiond.FusionClient(self.daemon.target)
+        self.assertEqual(idle.health(), "SERVING")
+        start = time.monotonic()
+        self.daemon.proc.send_signal(signal.SIGTERM)
+        self.assertEqual(self.daemon.proc.wait(timeout=10), 0)
+        self.assertLess(time.monotonic() - start, 1.5)
+        idle.close()
 
 
 class SharedTierTest(unittest.TestCase):
