@@ -23,12 +23,13 @@ write fails.
 Timing: triton.testing.do_bench median (it clears L2 between repetitions),
 after a warm-up. All three allocate their outputs in the timed call (ours
 through the runtime's allocation, as eager and torch.compile do); ours with
-preallocated outputs is reported beside it (prealloc_us). Bytes moved = every input read once + every output written
-once; achieved bandwidth is reported as a fraction of the device-to-device
-copy bandwidth measured in the same run (bytes read + written / time of a
-1 GiB copy_). A copy_ of the fusion's own byte count, timed the same way, is
-printed beside it: at 100 MB the launch, the tail and the dirty lines the L2
-flush leaves behind cost a copy too, so it is the ceiling at that size.
+preallocated outputs is reported beside it (prealloc_us). Bytes moved =
+every input read once + every output written once; achieved bandwidth is
+reported as a fraction of the device-to-device copy bandwidth measured in
+the same run (bytes read + written / time of a 1 GiB copy_). A copy_ of
+the fusion's own byte count, timed the same way, is printed beside it: at
+100 MB the launch, the tail and the dirty lines the L2 flush leaves behind
+cost a copy too, so it is the ceiling at that size.
 
 Steady state (--no-steady skips it): every implementation and the same-size
 copy also run as one CUDA graph of 48 launches over rotated input (and
@@ -295,7 +296,6 @@ def bench_fusion(path, args, copy_bw):
     if art and os.path.isfile(os.path.join(art, "manifest.json")):
         try:
             fusion = runtime.load(art)
-            checks = None
             for _ in range(2):  # two poisoned, checked launches
                 ours_out, verdicts = run_ours(fusion, inputs, ref, want)
             row["ours"] = {"check": verdicts, "kernels": [
