@@ -3,6 +3,7 @@
 #include <unordered_map>
 
 #include "absl/strings/str_cat.h"
+#include "compiler/ir/verifier.h"
 
 namespace fusiond {
 namespace {
@@ -167,6 +168,7 @@ absl::StatusOr<Graph> FromProto(const pb::FusionGraph& p, GraphLimits limits) {
     a.axis = pn.axis();
     auto outs = b.AddNode(op, operands, a);
     if (!outs.ok()) return fail(std::string(outs.status().message()));
+    if (std::string why = StrayAttributes(op, a); !why.empty()) return fail(why);
     for (size_t j = 0; j < outs->size(); ++j) {
       if (static_cast<int>(j) < pn.output_names_size()) g.value((*outs)[j]).name = pn.output_names(j);
       refs.push_back((*outs)[j]);

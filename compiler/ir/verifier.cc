@@ -1,5 +1,7 @@
 #include "compiler/ir/verifier.h"
 
+#include <utility>
+
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/builder.h"
 #include "compiler/ir/printer.h"
@@ -12,7 +14,67 @@ absl::Status NodeError(const Graph& g, const Node& n, const std::string& why) {
       absl::StrCat("node ", n.id, " (", OpName(n.op), "): ", why));
 }
 
+// Attributes by name, as the wire form and the front end call them.
+enum AttrBit : unsigned {
+  kDims = 1, kBroadcastDims = 2, kShape = 4, kIsBroadcastDim = 8,
+  kKeepdim = 16, kDtype = 32, kCorrection = 64, kAxis = 128, kAll = 255,
+};
+constexpr std::pair<AttrBit, const char*> kAttrNames[] = {
+    {kDims, "dims"},       {kBroadcastDims, "broadcast_dims"}, {kShape, "shape"},
+    {kIsBroadcastDim, "is_broadcast_dim"}, {kKeepdim, "keepdim"},  {kDtype, "dtype"},
+    {kCorrection, "correction"}, {kAxis, "axis"},
+};
+
+// The attributes op reads (GraphBuilder::AddNode); kAll for ops not listed.
+unsigned AttrsRead(OpKind op) {
+  switch (op) {
+    case OpKind::kCast: return kDtype;
+    case OpKind::kSize: return kAxis;
+    case OpKind::kSum: case OpKind::kMax: case OpKind::kMin: case OpKind::kProd:
+      return kDims | kKeepdim | kDtype;
+    case OpKind::kVar: case OpKind::kVarMean: return kDims | kKeepdim | kDtype | kCorrection;
+    case OpKind::kBroadcastInDim: return kShape | kBroadcastDims;
+    case OpKind::kBroadcast: return kIsBroadcastDim;
+    case OpKind::kExpand: case OpKind::kReshape: return kShape;
+    case OpKind::kSqueeze: case OpKind::kPermute: return kDims;
+    default: break;
+  }
+  switch (CategoryOf(op)) {
+    case OpCategory::kUnary: case OpCategory::kBinary: case OpCategory::kTernary: return 0;
+    default: return kAll;
+  }
+}
+
+unsigned AttrsSet(const Attrs& a) {
+  unsigned set = 0;
+  if (!a.dims.empty()) set |= kDims;
+  if (!a.broadcast_dims.empty()) set |= kBroadcastDims;
+  if (!a.shape.empty()) set |= kShape;
+  if (!a.is_broadcast_dim.empty()) set |= kIsBroadcastDim;
+  if (a.keepdim) set |= kKeepdim;
+  if (a.dtype) set |= kDtype;
+  if (a.correction != 0) set |= kCorrection;
+  if (a.axis != 0) set |= kAxis;
+  return set;
+}
+
+std::string AttrList(unsigned bits) {
+  std::string out;
+  for (const auto& [bit, name] : kAttrNames) {
+    if (bits & bit) absl::StrAppend(&out, out.empty() ? "" : ", ", name);
+  }
+  return out.empty() ? "none" : out;
+}
+
 }  // namespace
+
+std::string StrayAttributes(OpKind op, const Attrs& attrs) {
+  const unsigned reads = AttrsRead(op);
+  const unsigned stray = AttrsSet(attrs) & ~reads;
+  if (stray == 0) return "";
+  return absl::StrCat("sets ", AttrList(stray), ", which ", OpName(op), " does not read (it reads ",
+                      AttrList(reads), ")");
+}
 
 absl::Status VerifyGraph(const Graph& g) {
   const int nv = static_cast<int>(g.values.size());
@@ -67,6 +129,7 @@ absl::Status VerifyGraph(const Graph& g) {
         return NodeError(g, n, absl::StrCat("reads ", ValueName(g, in), " before it is defined"));
       }
     }
+    if (std::string why = StrayAttributes(n.op, n.attrs); !why.empty()) return NodeError(g, n, why);
     auto outs = builder.AddNode(n.op, n.inputs, n.attrs);
     if (!outs.ok()) return NodeError(g, n, std::string(outs.status().message()));
     if (outs->size() != n.outputs.size()) {

@@ -7,6 +7,8 @@
 #ifndef FUSIOND_COMPILER_IR_VERIFIER_H_
 #define FUSIOND_COMPILER_IR_VERIFIER_H_
 
+#include <string>
+
 #include "absl/status/status.h"
 #include "compiler/ir/graph.h"
 
@@ -14,6 +16,12 @@ namespace fusiond {
 
 // OK, or InvalidArgument naming the first offending node and the reason.
 absl::Status VerifyGraph(const Graph& g);
+
+// "" when `op` reads every attribute `attrs` sets (differs from its
+// default in), else which attributes are stray and what the op reads, e.g.
+// "sets dims, which add does not read (it reads none)". Ops this check
+// does not know yet pass.
+std::string StrayAttributes(OpKind op, const Attrs& attrs);
 
 }  // namespace fusiond
 
