@@ -53,6 +53,8 @@ LogField::LogField(std::string k, unsigned long long v)
 
 void SetLogLevel(LogLevel level) { g_level = static_cast<int>(level); }
 
+bool LogEnabled(LogLevel level) { return static_cast<int>(level) >= g_level; }
+
 bool ParseLogLevel(const std::string& name, LogLevel* level) {
   for (LogLevel l : {LogLevel::kDebug, LogLevel::kInfo, LogLevel::kWarning, LogLevel::kError}) {
     if (name == LevelName(l)) {

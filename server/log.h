@@ -13,6 +13,8 @@ enum class LogLevel { kDebug, kInfo, kWarning, kError };
 
 // Lines below this level are dropped. Default: kInfo.
 void SetLogLevel(LogLevel level);
+// Whether lines at `level` are written (callers skip building fields otherwise).
+bool LogEnabled(LogLevel level);
 bool ParseLogLevel(const std::string& name, LogLevel* level);
 
 // A field: name and value; numbers are written as numbers when `raw`.

@@ -44,6 +44,8 @@ class RpcLogInterceptor : public grpc::experimental::Interceptor {
     }
     const grpc::Status status = methods->GetSendStatus();
     const int code = static_cast<int>(status.error_code());
+    // The hit path pays for the request id only, unless debug lines are on.
+    if (status.ok() && !LogEnabled(LogLevel::kDebug)) return;
     LogLevel level = status.ok()                                          ? LogLevel::kDebug
                      : status.error_code() == grpc::StatusCode::NOT_FOUND ? LogLevel::kInfo
                                                                           : LogLevel::kWarning;
