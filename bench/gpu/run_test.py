@@ -70,6 +70,34 @@ class HarnessTest(unittest.TestCase):
         self.assertEqual(run.failures(rows, require_ours=False), ["b (other shapes)"])
         self.assertEqual(len(run.failures(rows, require_ours=True)), 2)
 
+    def test_float64_reference_matches_the_closed_forms(self):
+        """The float64 evaluation of every corpus definition (what run.py
+        checks ours against) against bench/gpu/closed_forms.py (numpy,
+        written from the math): the strict limits of the output's dtype; the
+        same forms on reversed inputs must fail."""
+        import numpy as np
+        import closed_forms  # beside run.py, on the path it set
+        run = self.harness
+        small = {2048: 48, 8192: 80, 4096: 24, 16384: 72}
+        files = sorted(glob.glob(os.path.join(_CORPUS, "*.py")))
+        self.assertEqual({os.path.basename(f)[:-3] for f in files}, set(closed_forms.FORMS))
+        for path in files:
+            stem = os.path.basename(path)[:-3]
+            script = run.frontend.load_script(path)
+            inputs = script.make_inputs("cpu", seed=3, size_map=small if script.program.symbolic else None)
+            ref = script.program.function("float64")(*inputs)
+            eager = script.program.function("native")(*inputs)
+            arrays = [run.to_numpy(x) for x in inputs]
+            forms = closed_forms.FORMS[stem](*arrays)
+            self.assertEqual(len(forms), len(ref), stem)
+            for k, (r, f) in enumerate(zip(ref, forms)):
+                v = run.checks.check_output(run.to_numpy(r), f, run.dtype_name(eager[k]))
+                self.assertTrue(v["pass"], f"{stem} output {k}: {v}")
+            reversed_in = [np.ascontiguousarray(a.reshape(-1)[::-1]).reshape(a.shape) for a in arrays]
+            other = closed_forms.FORMS[stem](*reversed_in)
+            self.assertFalse(all(run.checks.check_output(run.to_numpy(r), f, run.dtype_name(e))["pass"]
+                                 for r, f, e in zip(ref, other, eager)), stem)
+
     def test_rotated_sets_put_two_l2s_between_uses(self):
         run = self.harness
         x, w = torch.randn(4, 8), torch.randn(8)
