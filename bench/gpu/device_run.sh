@@ -30,7 +30,7 @@ step "GPU host" gpu_host
 step "checkers' mutation tests (bench/gpu/checks_test.py)" \
   pytest_step "$OUT/checks_test.log" python3 bench/gpu/checks_test.py
 step "harness tests (bench/gpu/run_test.py)" \
-  pytest_step "$OUT/run_test.log" env FUSIOND_CORPUS_DIR=$D/fusions python3 bench/gpu/run_test.py
+  pytest_step "$OUT/run_test.log" env FUSIOND_CORPUS_DIR=tests/corpus/fusions python3 bench/gpu/run_test.py
 # The Python package's tests (tests/python, or beside the package).
 pytest_file() { find tests/python client/python -name "$1" -not -path '*/build/*' 2>/dev/null | sort | head -1; }
 python_test() {  # python_test LOG NAME [ENV...]
@@ -41,7 +41,7 @@ python_test() {  # python_test LOG NAME [ENV...]
   pytest_step "$log" env "$@" python3 "$f"
 }
 step "torch front end tests (frontend_torch_test.py)" \
-  python_test "$OUT/frontend_torch_test.log" frontend_torch_test.py FUSIOND_CORPUS_DIR=$D/fusions
+  python_test "$OUT/frontend_torch_test.log" frontend_torch_test.py FUSIOND_CORPUS_DIR=tests/corpus/fusions
 step "C++ runtime GPU tests" \
   gtest "$OUT/runtime_gpu_test.log" env FUSIOND_RUNTIME_TESTDATA=$D/runtime_testdata LD_LIBRARY_PATH=$D/lib \
   $D/bin/runtime_gpu_test
