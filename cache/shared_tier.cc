@@ -128,6 +128,15 @@ absl::Status SharedTier::Put(const std::string& cache_key, const std::string& pa
   return absl::OkStatus();
 }
 
+absl::StatusOr<bool> SharedTier::Exists(const std::string& cache_key) {
+  absl::StatusOr<RedisReply> r = pool_.Command({"EXISTS", options_.key_prefix + cache_key});
+  if (!r.ok() || (*r)->type == REDIS_REPLY_ERROR) {
+    ++errors_;
+    return r.ok() ? ErrorReply("EXISTS", r->get()) : r.status();
+  }
+  return (*r)->type == REDIS_REPLY_INTEGER && (*r)->integer > 0;
+}
+
 absl::StatusOr<bool> SharedTier::AcquireLease(const std::string& cache_key,
                                               const std::string& owner, int ttl_ms) {
   absl::StatusOr<RedisReply> r = pool_.Command(

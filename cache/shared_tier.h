@@ -85,6 +85,9 @@ class SharedTier {
   absl::StatusOr<std::string> Get(const std::string& cache_key);
   // Publishes `payload` under `cache_key` (signed, naming its key).
   absl::Status Put(const std::string& cache_key, const std::string& payload);
+  // Whether a value (checked or not) is stored under `cache_key`: cheap
+  // polling for a record another daemon is about to publish.
+  absl::StatusOr<bool> Exists(const std::string& cache_key);
 
   // The compile lease of `cache_key`: true when `owner` took it (for
   // `ttl_ms`), false when another owner holds it. Unavailable on errors.

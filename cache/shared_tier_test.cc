@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cache/cached_compiler.h"
+#include "cache/compile_lease.h"
 #include "cache/record.h"
 #include "cache/shared_tier_record.h"
 #include "compiler/ir/builder.h"
@@ -388,6 +389,48 @@ TEST_F(SharedTierTest, PoisonedRecordsAreNeitherServedNorStoredLocally) {
   EXPECT_EQ(s.rejected, 2u);
   EXPECT_EQ(s.corrupt, 1u);
   EXPECT_EQ(s.hits, 0u);
+}
+
+// Compile leases: one holder; a waiter gets the record the holder publishes;
+// an expired lease is taken over; a dead Redis means compiling without one.
+TEST_F(SharedTierTest, CompileLeaseWaitTakeoverAndFailure) {
+  auto tier_a = SharedTier::Connect(redis_->Options());
+  auto tier_b = SharedTier::Connect(redis_->Options());
+  ASSERT_TRUE(tier_a.ok() && tier_b.ok());
+  CompileLeaseOptions o;
+  o.lease_ms = 300;
+  o.poll_ms = 10;
+  CompileLease a(tier_a->get(), o), b(tier_b->get(), o);
+
+  auto held = a.AcquireOrWait("k1");
+  EXPECT_FALSE(held->published());
+  std::thread publisher([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(700));  // past one lease period
+    ASSERT_TRUE((*tier_a)->Put("k1", "record").ok());
+    held.reset();  // releases after publishing, as CachedCompiler does
+  });
+  auto waited = b.AcquireOrWait("k1");
+  publisher.join();
+  EXPECT_TRUE(waited->published());  // renewed while "compiling": no takeover
+  EXPECT_EQ(b.Stats().waits, 1u);
+  EXPECT_EQ(b.Stats().takeovers, 0u);
+  EXPECT_GE(b.Stats().wait_seconds, 0.5);
+  EXPECT_EQ(a.Stats().acquired, 1u);
+
+  // A lease nobody renews (its holder died): taken over after it expires.
+  ASSERT_TRUE(*(*tier_a)->AcquireLease("k2", "dead daemon", 200));
+  auto took = b.AcquireOrWait("k2");
+  EXPECT_FALSE(took->published());
+  EXPECT_EQ(b.Stats().takeovers, 1u);
+  EXPECT_EQ(b.Stats().acquired, 1u);
+  took.reset();
+
+  // Redis gone: no lease, no wait; the caller compiles.
+  redis_->Stop();
+  const auto start = std::chrono::steady_clock::now();
+  auto alone = b.AcquireOrWait("k3");
+  EXPECT_FALSE(alone->published());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
 }
 
 }  // namespace

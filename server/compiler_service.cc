@@ -371,6 +371,9 @@ grpc::ServerUnaryReactor* CompilerService::Compile(grpc::CallbackServerContext* 
                                                    const grpc::ByteBuffer* request,
                                                    grpc::ByteBuffer* response) {
   Clock::time_point start = Clock::now();
+  if (grpc::Status denied = Authorize(context); !denied.ok()) {
+    return FinishNow(context, metrics_, "Compile", start, denied);
+  }
   if (draining_) return FinishNow(context, metrics_, "Compile", start, DrainingStatus());
   std::string raw = BufferBytes(request);
   if (std::optional<CachedCompiler::PayloadHit> hit = compiler_->TryPayloadHit(raw)) {
@@ -396,6 +399,7 @@ grpc::ServerUnaryReactor* CompilerService::Compile(grpc::CallbackServerContext* 
 
 grpc::ServerWriteReactor<grpc::ByteBuffer>* CompilerService::CompileStream(
     grpc::CallbackServerContext* context, const grpc::ByteBuffer* request) {
+  if (grpc::Status denied = Authorize(context); !denied.ok()) return new RefusedStream(denied);
   if (draining_) return new RefusedStream(DrainingStatus());
   pb::CompileStreamRequest parsed;
   if (!parsed.ParseFromString(BufferBytes(request))) {
@@ -412,6 +416,9 @@ grpc::ServerUnaryReactor* CompilerService::Lookup(grpc::CallbackServerContext* c
                                                   const grpc::ByteBuffer* request,
                                                   grpc::ByteBuffer* response) {
   Clock::time_point start = Clock::now();
+  if (grpc::Status denied = Authorize(context); !denied.ok()) {
+    return FinishNow(context, metrics_, "Lookup", start, denied);
+  }
   if (draining_) return FinishNow(context, metrics_, "Lookup", start, DrainingStatus());
   pb::CompileRequest parsed;
   if (!parsed.ParseFromString(BufferBytes(request))) {
@@ -428,6 +435,9 @@ grpc::ServerUnaryReactor* CompilerService::Stats(grpc::CallbackServerContext* co
                                                  const grpc::ByteBuffer* request,
                                                  grpc::ByteBuffer* response) {
   Clock::time_point start = Clock::now();
+  if (grpc::Status denied = Authorize(context); !denied.ok()) {
+    return FinishNow(context, metrics_, "Stats", start, denied);
+  }
   if (pb::StatsRequest parsed; !parsed.ParseFromString(BufferBytes(request))) {
     return FinishNow(context, metrics_, "Stats", start, NotA("StatsRequest"));
   }

@@ -8,6 +8,7 @@
 
 #include "cache/cached_compiler.h"
 #include "proto/service.grpc.pb.h"
+#include "server/auth.h"
 #include "server/metrics.h"
 
 namespace fusiond {
@@ -31,6 +32,9 @@ class CompilerService final
   struct Options {
     // CompileStream: requests compiling at once per stream. Default: 8.
     int stream_window = 8;
+    // Who may call the four RPCs (tokens, TLS; server/auth.h); must outlive
+    // the service. Default: null, everyone.
+    const CallAuthorizer* authorizer = nullptr;
   };
   // `compiler` and `metrics` (may be null) must outlive the service.
   CompilerService(CachedCompiler* compiler, ServiceMetrics* metrics, Options options);
@@ -55,6 +59,11 @@ class CompilerService final
   void CallEnded() { --active_; }
 
  private:
+  // UNAUTHENTICATED for a caller the authorizer refuses, else OK.
+  grpc::Status Authorize(const grpc::CallbackServerContext* context) const {
+    return options_.authorizer == nullptr ? grpc::Status::OK : options_.authorizer->Check(*context);
+  }
+
   CachedCompiler* compiler_;
   ServiceMetrics* metrics_;
   Options options_;

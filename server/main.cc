@@ -31,6 +31,7 @@
 #include "server/metrics.h"
 #include "server/rpc_log.h"
 #include "server/sd_notify.h"
+#include "server/tls.h"
 
 namespace fusiond {
 namespace {
@@ -143,17 +144,25 @@ int Run(const ServerConfig& config) {
   std::unique_ptr<ServiceMetrics> metrics;
   CachedCompilerOptions compiler_options;
   compiler_options.shared = shared.get();
+  // One compile per cluster: a lease in Redis per new fusion (--redis-lease-ms).
+  std::unique_ptr<CompileLease> lease;
+  if (shared && config.auth.redis_lease_ms > 0) {
+    CompileLeaseOptions lease_options;
+    lease_options.lease_ms = config.auth.redis_lease_ms;
+    lease = std::make_unique<CompileLease>(shared.get(), lease_options);
+    compiler_options.lease = lease.get();
+  }
   compiler_options.compile_threads = config.compile_threads > 0
                                          ? config.compile_threads
                                          : std::max(1u, std::thread::hardware_concurrency());
   compiler_options.max_queue = config.max_queue;
   compiler_options.graph_limits.max_nodes = config.max_graph_nodes;
-  const double slow_micros = config.slow_compile_ms * 1e3;
   if (config.compile_workers) {
     // The pipeline in worker processes: a crash or a hang costs one request.
     compiler_options.worker_argv = {"/proc/self/exe", "--compile-worker"};
     compiler_options.compile_timeout_s = config.compile_timeout_s;
   }
+  const double slow_micros = config.slow_compile_ms * 1e3;
   compiler_options.on_compiled = [&metrics, slow_micros](const CachedCompileResult& r) {
     if (metrics) metrics->ObserveCompile(r);
     LogCompiled(r, slow_micros);
@@ -188,12 +197,20 @@ int Run(const ServerConfig& config) {
     return 1;
   }
 
-  CompilerService service(compiler.get(), metrics.get(), CompilerService::Options());
+  // TLS and tokens (server/tls.h): a bad certificate or token file is fatal.
+  absl::StatusOr<ServingSecurity> security = MakeServingSecurity(config.auth);
+  if (!security.ok()) {
+    Log(LogLevel::kError, "bad_security_config", {{"error", security.status().ToString()}});
+    return 2;
+  }
+  CompilerService::Options service_options;
+  service_options.authorizer = security->authorizer.get();
+  CompilerService service(compiler.get(), metrics.get(), service_options);
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(config.listen, grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort(config.listen, security->credentials, &port);
   builder.SetMaxReceiveMessageSize(config.max_message_bytes);
   builder.SetMaxSendMessageSize(config.max_message_bytes);
   builder.RegisterService(&service);
@@ -207,6 +224,15 @@ int Run(const ServerConfig& config) {
   constexpr char kServiceName[] = "fusiond.v1.FusionCompiler";
   server->GetHealthCheckService()->SetServingStatus(kServiceName, true);
   server->GetHealthCheckService()->SetServingStatus(true);
+  std::unique_ptr<grpc::Server> health_server;
+  if (!config.auth.health_listen.empty()) {
+    health_server = StartHealthServer(config.auth.health_listen);
+    if (!health_server) {
+      Log(LogLevel::kError, "listen_failed", {{"address", config.auth.health_listen}});
+      return 1;
+    }
+    health_server->GetHealthCheckService()->SetServingStatus(kServiceName, true);
+  }
   KernelCacheStats stats = (*cache)->Stats();
   Log(LogLevel::kInfo, "serving",
       {{"listen", config.listen}, {"port", port}, {"metrics", config.metrics},
@@ -214,6 +240,9 @@ int Run(const ServerConfig& config) {
        {"cache_bytes", stats.bytes}, {"cache_max_bytes", config.cache_max_bytes},
        {"compile_threads", compiler_options.compile_threads},
        {"shared_tier", config.redis.empty() ? "none" : config.redis},
+       {"tls", !config.auth.tls_cert.empty()},
+       {"client_certificates", !config.auth.tls_client_ca.empty()},
+       {"tokens", security->authorizer->token_count()},
        {"nvrtc", NvrtcVersionString()}, {"codegen", CodegenVersionString()},
        {"version", kFusiondVersion}});
   // systemd (Type=notify): ready now; nothing is sent outside systemd.
@@ -229,6 +258,7 @@ int Run(const ServerConfig& config) {
   // flight get the grace, then their compiles are stopped (workers killed)
   // and the server closes at once, whatever idle clients stay connected.
   server->GetHealthCheckService()->SetServingStatus(false);
+  if (health_server) health_server->GetHealthCheckService()->SetServingStatus(false);
   service.StartDraining();
   auto grace_end = std::chrono::steady_clock::now() + std::chrono::seconds(config.shutdown_grace_s);
   while (service.active_calls() > 0 && std::chrono::steady_clock::now() < grace_end) {
@@ -243,6 +273,7 @@ int Run(const ServerConfig& config) {
   // Nothing of ours is left in flight: close now (a deadline would be waited
   // out in full while any client holds a connection, idle or not).
   server->Shutdown(std::chrono::system_clock::now());
+  if (health_server) health_server->Shutdown(std::chrono::system_clock::now());
   evictor.Stop();
   // Order matters: no more scrapes (they read the compiler), then drain the
   // compiler (its callbacks record metrics), then the metrics, the cache.

@@ -1,0 +1,114 @@
+#include "cache/compile_lease.h"
+
+#include <unistd.h>
+
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+
+namespace fusiond {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string DefaultOwner() {
+  char host[256] = {};
+  if (gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';
+  return absl::StrCat(host, ":", getpid(), ":", Clock::now().time_since_epoch().count() & 0xFFFFFF);
+}
+
+}  // namespace
+
+CompileLease::CompileLease(SharedTier* tier, CompileLeaseOptions options)
+    : tier_(tier), options_(std::move(options)) {
+  owner_ = options_.owner.empty() ? DefaultOwner() : options_.owner;
+}
+
+CompileLease::Hold::Hold(CompileLease* lease, std::string key, std::string value, bool held,
+                         bool published)
+    : lease_(lease),
+      key_(std::move(key)),
+      value_(std::move(value)),
+      held_(held),
+      published_(published) {
+  if (held_) renewer_ = std::thread([this] { Renew(); });
+}
+
+CompileLease::Hold::~Hold() {
+  if (!held_) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  renewer_.join();
+  // Best effort: an unreleased lease expires by itself.
+  (void)lease_->tier_->ReleaseLease(key_, value_);
+}
+
+void CompileLease::Hold::Renew() {
+  const auto period = std::chrono::milliseconds(std::max(1, lease_->options_.lease_ms / 3));
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!cv_.wait_for(lock, period, [this] { return stop_; })) {
+    lock.unlock();
+    // A failed renewal only lets another daemon take over: both compile.
+    (void)lease_->tier_->RenewLease(key_, value_, lease_->options_.lease_ms);
+    lock.lock();
+  }
+}
+
+std::unique_ptr<CompileLease::Hold> CompileLease::AcquireOrWait(const std::string& cache_key) {
+  const std::string value = absl::StrCat(owner_, "#", next_id_++);
+  auto make = [&](bool held, bool published) {
+    return std::unique_ptr<Hold>(new Hold(this, cache_key, value, held, published));
+  };
+  absl::StatusOr<bool> took = tier_->AcquireLease(cache_key, value, options_.lease_ms);
+  if (!took.ok()) return make(false, false);  // Redis failing: compile without a lease
+  if (*took) {
+    ++acquired_;
+    return make(true, false);
+  }
+  ++waits_;
+  const Clock::time_point start = Clock::now();
+  const Clock::time_point give_up = start + std::chrono::milliseconds(options_.max_wait_ms);
+  auto waited = [&] {
+    wait_micros_ +=
+        std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count();
+  };
+  for (;;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(options_.poll_ms));
+    absl::StatusOr<bool> exists = tier_->Exists(cache_key);
+    if (exists.ok() && *exists) {
+      waited();
+      return make(false, true);
+    }
+    // The lease gone without a record (its holder failed or died): take it.
+    took = exists.ok() ? tier_->AcquireLease(cache_key, value, options_.lease_ms) : exists.status();
+    if (!took.ok() || *took || Clock::now() >= give_up) {
+      waited();
+      ++takeovers_;
+      if (took.ok() && *took) {
+        // The holder may have published and released between the two calls.
+        if (absl::StatusOr<bool> now = tier_->Exists(cache_key); now.ok() && *now) {
+          --takeovers_;
+          (void)tier_->ReleaseLease(cache_key, value);
+          return make(false, true);
+        }
+        ++acquired_;
+        return make(true, false);
+      }
+      return make(false, false);
+    }
+  }
+}
+
+CompileLeaseStats CompileLease::Stats() const {
+  CompileLeaseStats s;
+  s.acquired = acquired_;
+  s.waits = waits_;
+  s.takeovers = takeovers_;
+  s.wait_seconds = wait_micros_ * 1e-6;
+  return s;
+}
+
+}  // namespace fusiond
