@@ -13,7 +13,7 @@ std::optional<absl::StatusOr<PyValue>> DefinitionLowering::FactoryOp(const Expr&
                                                                      const Expr& op_name) {
   const std::string& name = op_name.text;
   if (name == "iota" || name == "uniform" || name == "normal" || name == "rand_like" ||
-      name == "randn_like") {
+      name == "randn_like" || name == "slice" || name == "pad" || name == "cat") {
     return absl::StatusOr<PyValue>(errors_.Error(
         op_name.loc,
         absl::StrCat("fd.ops.", name,
