@@ -20,6 +20,13 @@
 #include "tests/corpus/output_check.h"
 
 namespace fusiond {
+namespace corpus {
+
+// Test names show the file, not the bytes.
+void PrintTo(const ClosedFormCase& c, std::ostream* os) { *os << c.file; }
+
+}  // namespace corpus
+
 namespace {
 
 using corpus::ClosedFormCase;

@@ -41,6 +41,9 @@ struct Mutation {
   size_t output;  // the output the mutation changes
 };
 
+// Test names show the file, not the bytes.
+void PrintTo(const Mutation& m, std::ostream* os) { *os << m.file; }
+
 class KnownWrongOutputs : public ::testing::TestWithParam<Mutation> {};
 
 TEST_P(KnownWrongOutputs, FailTheCheckThatRightOnesPass) {
