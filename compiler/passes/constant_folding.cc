@@ -1,5 +1,6 @@
 #include "compiler/passes/constant_folding.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "compiler/passes/rewrite.h"
@@ -142,6 +143,11 @@ std::optional<double> FoldScalar(OpKind op, const std::vector<double>& args,
       v = Binary(op, in[0], in[1]);
       break;
     case OpCategory::kTernary:
+      if (op == OpKind::kClamp) {  // min(max(x, lo), hi), NaN from any operand
+        if (std::isnan(in[0]) || std::isnan(in[1]) || std::isnan(in[2])) return Round(result, NAN);
+        v = std::min(std::max(in[0], in[1]), in[2]);
+        break;
+      }
       v = in[0] != 0 ? in[1] : in[2];
       break;
     case OpCategory::kCast:

@@ -15,6 +15,7 @@
 #include "compiler/frontend/frontend.h"
 #include "compiler/ir/printer.h"
 #include "compiler/nvrtc/nvrtc_compiler.h"
+#include "compiler/passes/constant_folding.h"
 #include "compiler/pipeline.h"
 #include "compiler/reference/reference.h"
 
@@ -153,6 +154,17 @@ TEST(PointwiseOps, IntegerBitwiseAndShifts) {
   Check({"fd.ops.bitwise_xor(T0, T1)", "Bool", 2, {0, 1, 1, 0}, {0, 0, 1, 1}, {0, 1, 0, 1}});
   Check({"fd.ops.bitwise_and(T0, T1)", "Bool", 2, {0, 1, 1, 0}, {0, 0, 1, 1}, {0, 0, 1, 0}});
   Check({"fd.ops.bitwise_not(T0)", "Bool", 1, {0, 1}, {}, {1, 0}});
+}
+
+// Constant folding of the new ops: clamp is not where, integer scalars
+// divide toward zero, and a division by zero is left to the kernel.
+TEST(PointwiseOps, ConstantFoldingOfClampAndIntegerDivision) {
+  const std::vector<DataType> d3(3, DataType::kDouble), i2(2, DataType::kInt64);
+  EXPECT_EQ(FoldScalar(OpKind::kClamp, {5, 0, 3}, d3, DataType::kDouble, {}), 3);
+  EXPECT_EQ(FoldScalar(OpKind::kClamp, {-5, 0, 3}, d3, DataType::kDouble, {}), 0);
+  EXPECT_TRUE(std::isnan(*FoldScalar(OpKind::kClamp, {1, kNaN, 3}, d3, DataType::kDouble, {})));
+  EXPECT_EQ(FoldScalar(OpKind::kDiv, {7, -2}, i2, DataType::kInt64, {}), -3);
+  EXPECT_EQ(FoldScalar(OpKind::kDiv, {7, 0}, i2, DataType::kInt64, {}), std::nullopt);
 }
 
 std::string ErrorOf(const Case& c) {
