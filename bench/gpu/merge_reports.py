@@ -50,8 +50,8 @@ def main(argv=None):
         json.dump(report, f, indent=1)
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     try:
-        import run  # noqa: E402  (the harness's plot)
-        run.plot(report["fusions"], args.out_base + ".png")
+        import report as chart  # noqa: E402  (the harness's plot)
+        chart.plot(report["fusions"], args.out_base + ".png")
     except ImportError as e:
         print(f"merge_reports: no chart ({e})", file=sys.stderr)
     print(f"merged {len(report['fusions'])} rows from {len(args.reports)} reports into {args.out_base}.json")
