@@ -7,12 +7,17 @@
 // Their results are checked on the GPU (bench/gpu/outer_check.sh).
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "compiler/codegen/codegen.h"
 #include "compiler/frontend/frontend.h"
+#include "compiler/ir/printer.h"
 #include "compiler/nvrtc/nvrtc_compiler.h"
 #include "compiler/pipeline.h"
+#include "tests/random/random_graph.h"
 
 namespace fusiond {
 namespace {
@@ -99,6 +104,55 @@ TEST(LanesCompile, SymbolicSoftmaxOverDimZeroTakesItsSizesAtRunTime) {
   const std::string& src = r->segments[0].kernel->cuda_source;
   EXPECT_NE(src.find("const bool vec_ok = (s0) % 8 == 0;"), std::string::npos)
       << src.substr(src.find("extern"));
+}
+
+// Random graphs whose segments the outer kinds schedule, regenerated as lanes
+// kernels (rows_per_block 32, with and without blocks sharing a column
+// group): every one compiles, or is refused with Unimplemented (a graph
+// shape the plan does not place), never Internal.
+// FUSIOND_RANDOM_CODEGEN_SEEDS sets the count (default 100).
+TEST(LanesCompile, RandomOuterSegmentsCompileAsLanesKernels) {
+  if (NvrtcVersion() == "none") GTEST_SKIP() << "no NVRTC in this build";
+  const char* env = std::getenv("FUSIOND_RANDOM_CODEGEN_SEEDS");
+  const int seeds = env ? std::atoi(env) : 100;
+  int compiled = 0;
+  for (int seed = 0; seed < seeds; ++seed) {
+    RandomGraphCase c = RandomGraphWithShapes(5000 + seed);
+    CompileOptions o;
+    o.generate_code = false;
+    auto r = CompileFusion(c.graph, c.input_shapes, o);
+    if (!r.ok()) continue;
+    for (const SegmentResult& s : r->segments) {
+      if (s.kind != SchedulerKind::kOuterPersistent && s.kind != SchedulerKind::kOuterReduction)
+        continue;
+      for (int64_t split : {1, 2}) {
+        HeuristicParams hp = s.params;
+        hp.rows_per_block = 32;
+        hp.block_x = 4;
+        hp.block_y = 1;
+        hp.vectorize = 2;
+        hp.unroll = 2;
+        hp.multi_pass = true;
+        hp.smem_bytes = 0;
+        hp.grid_x = split;
+        hp.grid_y = 8;
+        hp.grid_reduction = split > 1;
+        auto k = GenerateKernel(s.graph, hp, CodegenOptions{});
+        if (!k.ok()) {
+          EXPECT_EQ(k.status().code(), absl::StatusCode::kUnimplemented)
+              << "seed " << 5000 + seed << ": " << k.status();
+          continue;
+        }
+        EXPECT_NE(k->source.find("fz_lin / 32"), std::string::npos);
+        auto bin = CompileWithNvrtc(k->source, k->name, NvrtcOptions{});
+        EXPECT_TRUE(bin.ok()) << "seed " << 5000 + seed << ": " << bin.status() << "\n"
+                              << PrintGraph(s.graph);
+        ++compiled;
+      }
+    }
+  }
+  EXPECT_GT(compiled, 0) << "no random graph took an outer kind; widen the seeds";
+  std::printf("%d lanes kernels of random graphs compiled\n", compiled);
 }
 
 }  // namespace
