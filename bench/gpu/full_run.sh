@@ -21,7 +21,8 @@
 # FUSIOND_DEVCARRY names another bundle folder (default .devcarry).
 # FULL_RUN_PARTS (default "device random variants") runs some parts only,
 # e.g. the random graphs in a call of their own when both do not fit 600 s;
-# the summary names the parts left out.
+# the summary names the parts left out. "pytorch" (not by default: it takes
+# calls of its own) runs bench/gpu/pytorch_acceptance.sh, issue 33's check.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:?set OUT to the folder that comes back}
@@ -52,6 +53,14 @@ random_graphs() {
   return $rc
 }
 part random && step "random graphs vs the CPU reference (fusiond_random_gpu_check)" random_graphs
+
+pytorch_acceptance() {
+  OUT=$OUT bash bench/gpu/pytorch_acceptance.sh "${PYTORCH_ACCEPTANCE:-all}" >"$LOGS/pytorch.log" 2>&1
+  local rc=$?
+  grep -E "^== |FAIL|fail" "$LOGS/pytorch.log" | tail -20
+  return $rc
+}
+part pytorch && step "PyTorch acceptance (bench/gpu/pytorch_acceptance.sh)" pytorch_acceptance
 
 V=$(mktemp -d)
 if [ -d $D/variants ] && part variants; then
@@ -88,6 +97,7 @@ for p in device random variants; do part $p || summary="$summary (left out by FU
     [ -f "$f" ] && { echo "==== $(basename "$f")"; cat "$f"; }
   done
   echo "==== random graphs"; cat "$LOGS/random.log" 2>/dev/null
+  if [ -f "$LOGS/pytorch.log" ]; then echo "==== pytorch_acceptance.sh"; cat "$LOGS/pytorch.log"; fi
   echo "==== variants"; cat "$V"/variants/*.log 2>/dev/null
 } >"$OUT/other-logs.txt"
 find "$OUT" -maxdepth 1 -name '*.log' ! -name device_run.log -delete
