@@ -89,9 +89,24 @@ absl::Status VerifyGraph(const Graph& g) {
   }
   for (SymbolId s = 0; s < static_cast<SymbolId>(g.symbols.size()); ++s) {
     const SizeSymbol& sym = g.symbols[s];
-    if (sym.input < 0 || sym.input >= nv || sym.parent >= static_cast<SymbolId>(g.symbols.size())) {
+    if (sym.input < 0 || sym.input >= nv || sym.parent < kNone ||
+        sym.parent >= static_cast<SymbolId>(g.symbols.size())) {
       return absl::InvalidArgumentError(absl::StrCat("size symbol ", s, " is malformed"));
     }
+  }
+  // Union-find links must end at a root (a cycle would hang every lookup):
+  // each chain is walked once, 1 marking the chain being walked.
+  std::vector<char> state(g.symbols.size(), 0);
+  for (SymbolId s = 0; s < static_cast<SymbolId>(g.symbols.size()); ++s) {
+    SymbolId x = s;
+    while (x != kNone && state[x] == 0) {
+      state[x] = 1;
+      x = g.symbols[x].parent;
+    }
+    if (x != kNone && state[x] == 1) {
+      return absl::InvalidArgumentError(absl::StrCat("size symbol ", x, " is its own ancestor"));
+    }
+    for (x = s; x != kNone && state[x] == 1; x = g.symbols[x].parent) state[x] = 2;
   }
   std::vector<char> defined(nv, 0);
   for (ValueId in : g.inputs) {

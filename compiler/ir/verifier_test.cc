@@ -107,5 +107,20 @@ TEST(Verifier, FromProtoRejectsStrayAttributes) {
       << back.status();
 }
 
+TEST(Verifier, RejectsSizeSymbolCycles) {
+  Graph g;
+  GraphBuilder b(&g);
+  ValueId x = *b.DefineTensor("T0", DataType::kFloat, {-1, -1});
+  (void)b.AddOutput(*b.Unary(OpKind::kExp, x));
+  ASSERT_EQ(g.symbols.size(), 2u);
+  ASSERT_TRUE(VerifyGraph(g).ok());
+  g.symbols[0].parent = 1;
+  g.symbols[1].parent = 0;
+  absl::Status s = VerifyGraph(g);
+  EXPECT_NE(s.message().find("is its own ancestor"), std::string::npos) << s;
+  g.symbols[1].parent = -7;
+  EXPECT_NE(VerifyGraph(g).message().find("is malformed"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace fusiond
