@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 34, "no cliffs": outer reductions (softmax forward and backward and a
 # sum over dim 0 at 2048x8192, 8192x2048, 65536x1024 bf16; a batch norm over
-# dim 0 and odd sizes) and pointwise kernels with broadcasts (a broadcast add
+# dim 0, odd sizes, and a symbolic softmax backward whose one kernel the
+# harness also runs at three other shapes) and pointwise kernels with broadcasts (a broadcast add
 # along either axis, a plain multiply), ours against torch.compile.
 #
 #   here:   bash bench/gpu/outer_check.sh prepare [BUILD_DIR]
@@ -25,7 +26,7 @@ FUSIONS=(
   softmax_dim0_fwd_2048x8192 softmax_dim0_bwd_2048x8192 sum_dim0_2048x8192
   softmax_dim0_fwd_8192x2048 softmax_dim0_bwd_8192x2048 sum_dim0_8192x2048
   softmax_dim0_fwd_65536x1024 softmax_dim0_bwd_65536x1024 sum_dim0_65536x1024
-  softmax_dim0_fwd_300x1000 sum_dim0_333x16x77 batchnorm1d_fwd_8192x512
+  softmax_dim0_fwd_300x1000 sum_dim0_333x16x77 batchnorm1d_fwd_8192x512 softmax_dim0_bwd_symbolic
   bcast_add_rows_8192x8192 bcast_add_cols_8192x8192 mul_8192x8192
 )
 case "${1:-}" in
@@ -52,7 +53,8 @@ case "${1:-}" in
     mkdir -p "$OUT/outer"
     files=()
     for stem in "${FUSIONS[@]}"; do files+=("bench/gpu/fusions/$stem.py"); done
-    python3 bench/gpu/run.py --artifacts "$D" --fusions "${files[@]}" --require-ours --three-shapes \
+    python3 bench/gpu/run.py --artifacts "$D" --fusions "${files[@]}" --require-ours \
+      --three-shapes softmax_dim0_bwd_symbolic \
       --out "$OUT/outer" --tag outer 2>&1 | tee "$OUT/outer/run.log"
     rc=${PIPESTATUS[0]}
     python3 - "$OUT"/outer/gpu-*-outer.json <<'PY'
