@@ -247,7 +247,9 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
                   persistent_ ? absl::StrCat("vec_ok && rlen <= ", split * BX_ * PB_ * V_, "LL") : "false",
                   ";\n  (void)fits;\n");
   if (lanes_ && !p_.row_slots.empty() && BX_ > 1) {
-    absl::StrAppend(&c, LanesReductionScratch());
+    auto scratch = LanesReductionScratch();
+    if (!scratch.ok()) return scratch.status();
+    absl::StrAppend(&c, *scratch);
   } else if (!p_.row_slots.empty() && BX_ > 32) {
     size_t per_stage = 1;
     for (int s = 0; s < p_.num_stages; ++s) {

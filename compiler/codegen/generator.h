@@ -126,7 +126,7 @@ class Generator {
   // is coalesced and block reductions go through shared memory only.
   bool lanes_ = false;
   std::string LanesThreadIds() const;
-  std::string LanesReductionScratch() const;
+  absl::StatusOr<std::string> LanesReductionScratch() const;
   std::string LanesBlockReduce(const std::vector<int>& slots, const std::string& ind) const;
   int LanesMinBlocks() const;
   // The squared-deviation slot of the var whose first slot is `slot`.

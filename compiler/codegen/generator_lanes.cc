@@ -23,14 +23,26 @@ std::string Generator::LanesThreadIds() const {
 }
 
 // Partials [buffer][slot][tx][ty]: the lanes of a warp (consecutive ty)
-// write and read consecutive words, free of bank conflicts.
-std::string Generator::LanesReductionScratch() const {
+// write and read consecutive words, free of bank conflicts. Static shared
+// memory, so within kMaxLanesScratchBytes (double partials of many slots in
+// one stage could pass the 48 KB static limit: Unimplemented, not a kernel
+// NVRTC rejects).
+absl::StatusOr<std::string> Generator::LanesReductionScratch() const {
+  constexpr int64_t kMaxLanesScratchBytes = 40 * 1024;
   size_t per_stage = 1;
   for (int s = 0; s < p_.num_stages; ++s) {
     size_t n = 0;
     for (const auto& sl : p_.row_slots)
       n += (sl.stage == s) + (sl.stage == s && sl.one_pass && !sl.second_moment);
     per_stage = std::max(per_stage, n);
+  }
+  const int64_t bytes =
+      int64_t{2} * per_stage * BX_ * BY_ * (std::string(RedType()) == "float" ? 4 : 8);
+  if (bytes > kMaxLanesScratchBytes) {
+    return absl::UnimplementedError(
+        absl::StrCat("codegen: a lanes kernel's block reduction needs ", bytes,
+                     " bytes of shared memory (", per_stage, " partials of ", BX_ * BY_,
+                     " threads, twice); at most ", kMaxLanesScratchBytes));
   }
   return absl::StrCat("  __shared__ __align__(16) ", RedType(), " fz_red[2][", per_stage, "][", BX_,
                       "][", BY_, "];\n  unsigned fz_rb = 0;\n");

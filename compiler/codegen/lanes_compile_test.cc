@@ -106,6 +106,60 @@ TEST(LanesCompile, SymbolicSoftmaxOverDimZeroTakesItsSizesAtRunTime) {
       << src.substr(src.find("extern"));
 }
 
+// Six double partials in one stage at 512 threads pass the static shared
+// memory a lanes kernel's block reduction may take: the heuristics take
+// fewer lane groups, and code generation refuses the wide block with
+// Unimplemented and the sizes, never a kernel NVRTC rejects.
+constexpr char kSixDoubleColumns[] = R"(
+import torch
+from nvfuser import FusionDefinition, DataType
+
+
+def f(fd: FusionDefinition) -> None:
+    T0 = fd.define_tensor(shape=[4096, 1024], contiguity=[True, True], dtype=DataType.Double, is_cpu=False)
+    T1 = fd.ops.mul(T0, T0)
+    T2 = fd.ops.sum(T0, dims=[0], keepdim=True, dtype=DataType.Null)
+    T3 = fd.ops.max(T0, dims=[0], keepdim=True, dtype=DataType.Null)
+    T4 = fd.ops.min(T0, dims=[0], keepdim=True, dtype=DataType.Null)
+    T5 = fd.ops.sum(T1, dims=[0], keepdim=True, dtype=DataType.Null)
+    T6 = fd.ops.max(T1, dims=[0], keepdim=True, dtype=DataType.Null)
+    T7 = fd.ops.min(T1, dims=[0], keepdim=True, dtype=DataType.Null)
+    T8 = fd.ops.add(T2, T3)
+    T9 = fd.ops.add(T8, T4)
+    T10 = fd.ops.add(T9, T5)
+    T11 = fd.ops.add(T10, T6)
+    T12 = fd.ops.add(T11, T7)
+    T13 = fd.ops.broadcast_in_dim(T12, shape=[4096, 1024], broadcast_dims=[0, 1])
+    T14 = fd.ops.add(T0, T13)
+    fd.add_output(T14)
+
+
+with FusionDefinition() as fd:
+    f(fd)
+)";
+
+TEST(LanesCompile, BlockReductionsBeyondTheStaticSharedMemoryAreRefused) {
+  auto parsed = ParseReproScript(kSixDoubleColumns, "six_double_columns.py");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  CompileOptions o;
+  o.generate_code = false;
+  auto r = CompileFusion(parsed->graph, parsed->input_shapes, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->segments.size(), 1u);
+  const SegmentResult& s = r->segments[0];
+  ASSERT_EQ(s.params.rows_per_block, 32) << s.params.ToString();
+  // The heuristics count three partials a reduction: four lane groups.
+  EXPECT_EQ(s.params.block_x, 4);
+  EXPECT_TRUE(GenerateKernel(s.graph, s.params, CodegenOptions{}).ok());
+  HeuristicParams wide = s.params;
+  wide.block_x = 16;
+  auto k = GenerateKernel(s.graph, wide, CodegenOptions{});
+  ASSERT_FALSE(k.ok());
+  EXPECT_EQ(k.status().code(), absl::StatusCode::kUnimplemented) << k.status();
+  EXPECT_NE(k.status().message().find("49152 bytes of shared memory"), std::string::npos)
+      << k.status();
+}
+
 // Random graphs whose segments the outer kinds schedule, regenerated as lanes
 // kernels (rows_per_block 32, with and without blocks sharing a column
 // group): every one compiles, or is refused with Unimplemented (a graph

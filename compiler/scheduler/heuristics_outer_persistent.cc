@@ -42,6 +42,17 @@ HeuristicParams OuterLanesHeuristics(const FusionAnalysis& a, const Target& t, S
   const int64_t chunks = CeilDiv(rlen, p.vectorize);
   p.block_x =
       static_cast<int>(std::min<int64_t>(kLaneGroups, FloorPow2(std::max<int64_t>(1, chunks))));
+  // The block reduction keeps every thread's partials in static shared
+  // memory, at most 40 KB (code generation refuses more): up to three a
+  // reduction (a one-pass var), double for float64 or integer inputs.
+  constexpr int64_t kMaxScratchBytes = 40 * 1024;
+  int partial_bytes = 4;
+  for (const TensorSummary& s : a.inputs) {
+    if (s.dtype == DataType::kDouble || IsIntegral(s.dtype)) partial_bytes = 8;
+  }
+  const int64_t partials = 3 * std::max(1, a.num_reductions);
+  while (p.block_x > 1 && 2 * partials * p.block_x * kLaneRows * partial_bytes > kMaxScratchBytes)
+    p.block_x /= 2;
   p.block_y = 1;
   p.rows_per_block = kLaneRows;
   p.multi_pass = true;
