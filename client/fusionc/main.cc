@@ -100,6 +100,10 @@ int ReportError(const char* command, const absl::Status& s) {
 
 int main(int argc, char** argv) {
   using namespace fusiond::fusionc;
+  // Reports and help in one write each: a reader that stops early (grep -q)
+  // then never cuts a 4 KiB stdio chunk in two with SIGPIPE.
+  static char out_buffer[1 << 16];
+  std::setvbuf(stdout, out_buffer, _IOFBF, sizeof(out_buffer));
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
     PrintMainHelp(stderr);
