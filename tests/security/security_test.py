@@ -252,7 +252,7 @@ class PoisonedSharedTierTest(SharedTierCase):
 class RedisFailureTest(SharedTierCase):
     """Miss throughput with a healthy, a hung (SIGSTOP) and a dead Redis."""
 
-    MISSES = int(os.environ.get("FUSIOND_SECURITY_MISSES", "32"))
+    MISSES = int(os.environ.get("FUSIOND_SECURITY_MISSES", "64"))
 
     def misses_per_second(self, daemon, first_constant):
         graphs = [d.scaled_graph(first_constant + 0.125 * i) for i in range(self.MISSES)]
