@@ -6,7 +6,8 @@ non-zero when any check fails.
 
     reliability.py [--quick] [--sections a,b,...] [--out FILE]
 
-Sections: overhead (added latency of a compile in a worker process), graphs
+Sections: overhead (added latency of a compile in a worker process), lookups
+(a hit while 12 clients look up large new graphs), graphs
 (15,000- / 100,000- / 1,000,000-op chains, wide fan-in graphs), malformed
 (every tests/malformed/cases script through `fusionc compile --server`),
 limit (a pathological compile cut at --compile-timeout-s), load (clients
@@ -99,13 +100,20 @@ def chain_graph(ops, kind="neg", constant=2.0):
     return g
 
 
-def fan_in_graph(inputs):
-    """`inputs` tensors added into one: a wide fan-in."""
+def fan_in_graph(inputs, tree=False):
+    """`inputs` tensors added into one: a wide fan-in (a chain of adds, or a
+    balanced tree of them)."""
     b = fusiond.GraphBuilder()
     xs = [b.define_tensor([64, 256], "float32", name=f"T{i}") for i in range(inputs)]
-    acc = xs[0]
-    for x in xs[1:]:
-        acc = b.op("add", acc, x)
+    if tree:
+        while len(xs) > 1:
+            xs = [b.op("add", xs[i], xs[i + 1]) if i + 1 < len(xs) else xs[i]
+                  for i in range(0, len(xs), 2)]
+        acc = xs[0]
+    else:
+        acc = xs[0]
+        for x in xs[1:]:
+            acc = b.op("add", acc, x)
     b.add_output(acc)
     return b.build()
 
@@ -192,7 +200,8 @@ def section_graphs(quick):
     cases = [("chain_15000", lambda: chain_graph(15000), 1),
              ("chain_100000", lambda: chain_graph(100000), 1),
              ("fan_in_400", lambda: fan_in_graph(400), 400),
-             ("fan_in_5000", lambda: fan_in_graph(5000), 5000)]
+             ("fan_in_5000", lambda: fan_in_graph(5000), 5000),
+             ("fan_in_tree_5000", lambda: fan_in_graph(5000, tree=True), 5000)]
     if not quick:
         cases.insert(2, ("chain_1000000", lambda: chain_graph(1000000), 1))
     out = {}
@@ -506,7 +515,57 @@ def section_drain(quick):
             "health_during": health, "new_work": refused.name, "running_compile": slow_code.name}
 
 
-SECTIONS = {"overhead": section_overhead, "graphs": section_graphs,
+def section_lookups(quick):
+    """12 clients look up large new graphs (each runs the front half, on the
+    compile pool) while another times a hit: the hit never waits for them.
+    The requests are built before the clock starts (building them in Python
+    would starve the daemon of CPU on 2 cores)."""
+    per_client = 4 if quick else 12
+    s = Session("lookups", ["--compile-threads", "2"])
+    requests = [[fusiond.make_request(fan_in_graph(300 + 10 * k + i, tree=True),
+                                      SHAPES * (300 + 10 * k + i)).SerializeToString()
+                 for i in range(per_client)] for k in range(12)]
+    codes = {}
+    lock = threading.Lock()
+
+    def lookups(k):
+        channel = grpc.insecure_channel(s.daemon.target)
+        lookup = channel.unary_unary("/fusiond.v1.FusionCompiler/Lookup",
+                                     request_serializer=lambda b: b,
+                                     response_deserializer=lambda b: b)
+        try:
+            for raw in requests[k]:
+                try:
+                    lookup(raw, timeout=120)
+                    code = grpc.StatusCode.OK
+                except grpc.RpcError as e:
+                    code = e.code()
+                with lock:
+                    codes[code.name] = codes.get(code.name, 0) + 1
+        finally:
+            channel.close()
+
+    hits = []
+    start = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=12) as pool:
+        futures = [pool.submit(lookups, k) for k in range(12)]
+        while not all(f.done() for f in futures):
+            hits.append(s.hit_ms())
+            time.sleep(0.05)
+        for f in futures:
+            f.result()
+    seconds = time.monotonic() - start
+    worst = max(hits)
+    check(worst < 50, f"lookups: worst hit {worst} ms while 12 clients look up large graphs")
+    bad = {c: n for c, n in codes.items() if c not in ("NOT_FOUND", "RESOURCE_EXHAUSTED")}
+    check(not bad, f"lookups: unexpected codes {bad}")
+    check(s.close() == 0, "lookups: clean exit")
+    return {"concurrent_clients": 12, "lookups": sum(codes.values()), "lookup_codes": codes,
+            "lookup_seconds": round(seconds, 1), "hits": len(hits),
+            "hit_ms_p50": pct(hits, 50), "hit_ms_p99": pct(hits, 99), "hit_ms_max": worst}
+
+
+SECTIONS = {"overhead": section_overhead, "lookups": section_lookups, "graphs": section_graphs,
             "malformed": section_malformed, "limit": section_limit, "load": section_load,
             "corruption": section_corruption, "kill9": section_kill9, "drain": section_drain}
 
