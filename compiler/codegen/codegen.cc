@@ -181,6 +181,11 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   if (!dividers.empty()) c += DividerPrelude();  // the FzDivs follow rlen, before vec_ok
   if (float_cols_) c += FloatColumnPrelude();
   if (reread_) c += RereadPrelude();
+  if (std::any_of(g_.values.begin(), g_.values.end(), [](const Value& v) {
+        return v.dtype == DataType::kFloat8E4M3 || v.dtype == DataType::kFloat8E5M2;
+      })) {
+    c += Fp8Prelude();  // Ty<8>, Ty<9>
+  }
   // A specialized kernel has no loops for rows that do not fit: the runtime
   // launches it only where the manifest's requirements hold. Elsewhere it
   // would write wrong values, never out of bounds (every access is still

@@ -84,11 +84,13 @@ TEST(Requirements, RefuseRowsOutsideTheClass) {
   ASSERT_TRUE(m.ok()) << m.status();
   ASSERT_EQ(m->kernels.size(), 1u);
   ASSERT_FALSE(m->kernels[0].requirements.empty()) << *json;
-  for (const runtime::Shape& ok : {runtime::Shape{256, 4096}, runtime::Shape{7, 4096}, runtime::Shape{100000, 4096}}) {
+  for (const runtime::Shape& ok :
+       {runtime::Shape{256, 4096}, runtime::Shape{7, 4096}, runtime::Shape{100000, 4096}}) {
     EXPECT_TRUE(runtime::PlanLaunch(*m, {ok}).ok()) << ok[0] << "x" << ok[1];
   }
-  for (const runtime::Shape& no : {runtime::Shape{256, 4100}, runtime::Shape{256, 4097}, runtime::Shape{256, 8192},
-                                   runtime::Shape{256, 4088}, runtime::Shape{7, 8}}) {
+  for (const runtime::Shape& no :
+       {runtime::Shape{256, 4100}, runtime::Shape{256, 4097}, runtime::Shape{256, 8192},
+        runtime::Shape{256, 4088}, runtime::Shape{7, 8}}) {
     auto plan = runtime::PlanLaunch(*m, {no});
     EXPECT_EQ(plan.status().code(), absl::StatusCode::kFailedPrecondition) << no[0] << "x" << no[1];
   }
