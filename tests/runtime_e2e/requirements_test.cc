@@ -30,7 +30,7 @@ absl::StatusOr<std::string> ManifestWithoutBinaries(CompileResult& r) {
     KernelArtifact a;
     a.kernel_name = k->name;
     a.arch = "sm_90";
-    a.manifest_json = KernelManifestJson(*k, k->name + ".cubin", 64, 0, 132);
+    a.manifest_json = KernelManifestJson(*k, k->name + ".cubin", 64, 0, DefaultTarget());
     seg.kernel = a;
   }
   return FusionManifestJson(r, "case");
