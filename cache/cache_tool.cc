@@ -84,8 +84,7 @@ int main(int argc, char** argv) {
     for (const std::string& key : (*cache)->Keys()) std::printf("%s\n", key.c_str());
   } else if (cmd == "stats") {
     auto s = (*cache)->Stats();
-    std::printf("{\"entries\":%llu,\"bytes\":%llu}\n",
-                static_cast<unsigned long long>(s.entries),
+    std::printf("{\"entries\":%llu,\"bytes\":%llu}\n", static_cast<unsigned long long>(s.entries),
                 static_cast<unsigned long long>(s.bytes));
   } else if (cmd == "corrupt") {
     int n = Corrupt(**cache, rest.size() > 1 ? rest[1] : "");

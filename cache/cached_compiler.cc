@@ -28,9 +28,9 @@ class Timer {
 absl::Status CheckNames(const fusiond::v1::FusionGraph& graph) {
   auto check = [](const std::string& name, const char* what, int index) -> absl::Status {
     if (name.size() <= kMaxRequestNameBytes) return absl::OkStatus();
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, " ", index, "'s name is ", name.size(),
-                     " bytes; names are at most ", kMaxRequestNameBytes, " bytes"));
+    return absl::InvalidArgumentError(absl::StrCat(what, " ", index, "'s name is ", name.size(),
+                                                   " bytes; names are at most ",
+                                                   kMaxRequestNameBytes, " bytes"));
   };
   for (int i = 0; i < graph.inputs_size(); ++i) {
     if (absl::Status st = check(graph.inputs(i).name(), "input", i); !st.ok()) return st;
@@ -56,9 +56,7 @@ CompileOptions CachedOptions(const CompileOptions& in, bool generate_code) {
 
 }  // namespace
 
-std::string CachedCompileResult::ReportJson() const {
-  return ReportWithCacheStatus(compiled, hit);
-}
+std::string CachedCompileResult::ReportJson() const { return ReportWithCacheStatus(compiled, hit); }
 
 CachedCompiler::CachedCompiler(KernelCache* cache, CachedCompilerOptions options)
     : cache_(cache),
@@ -98,9 +96,8 @@ void CachedCompiler::Remember(const std::string& request_key, const std::string&
   RememberIn(&memo_, &memo_bytes_, request_key, key);
 }
 
-void CachedCompiler::RememberIn(std::unordered_map<std::string, std::string>* memo,
-                                size_t* bytes, const std::string& request_key,
-                                const std::string& key) {
+void CachedCompiler::RememberIn(std::unordered_map<std::string, std::string>* memo, size_t* bytes,
+                                const std::string& request_key, const std::string& key) {
   const size_t size = request_key.size() + key.size();
   if (size > options_.max_memo_bytes) return;
   if (memo->size() >= options_.max_memo_entries || *bytes + size > options_.max_memo_bytes) {
@@ -118,9 +115,9 @@ void CachedCompiler::RememberIn(std::unordered_map<std::string, std::string>* me
 absl::StatusOr<Graph> CachedCompiler::Parse(const FusionRequest& request,
                                             std::map<std::string, double>* stage_micros) {
   if (request.graph.nodes_size() > options_.graph_limits.max_nodes) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("fusion has ", request.graph.nodes_size(), " nodes; the limit is ",
-                     options_.graph_limits.max_nodes));
+    return absl::ResourceExhaustedError(absl::StrCat("fusion has ", request.graph.nodes_size(),
+                                                     " nodes; the limit is ",
+                                                     options_.graph_limits.max_nodes));
   }
   Timer t;
   absl::StatusOr<Graph> graph = FromProto(request.graph, options_.graph_limits);
@@ -189,13 +186,13 @@ void CachedCompiler::CompileAsync(FusionRequest request, CompileCallback done,
                                   std::function<bool()> still_wanted) {
   if (stopping_) return done(absl::UnavailableError("fusiond is shutting down"));
   if (request.graph.nodes_size() > options_.graph_limits.max_nodes) {
-    return done(absl::ResourceExhaustedError(
-        absl::StrCat("fusion has ", request.graph.nodes_size(), " nodes; the limit is ",
-                     options_.graph_limits.max_nodes)));
+    return done(absl::ResourceExhaustedError(absl::StrCat("fusion has ", request.graph.nodes_size(),
+                                                          " nodes; the limit is ",
+                                                          options_.graph_limits.max_nodes)));
   }
   if (absl::Status st = CheckNames(request.graph); !st.ok()) return done(st);
-  std::string request_key = RequestKey(request.graph, request.input_shapes,
-                                       CachedOptions(request.options, true));
+  std::string request_key =
+      RequestKey(request.graph, request.input_shapes, CachedOptions(request.options, true));
   // The hit path: a remembered key and its record; no parsing, no pipeline.
   if (absl::StatusOr<std::string> key = KnownKey(request_key); key.ok()) {
     CachedCompileResult r;
@@ -238,8 +235,8 @@ void CachedCompiler::CompileAsync(FusionRequest request, CompileCallback done,
     }
     rejected_ += waiters.size();
     for (Waiter& w : waiters) {
-      w.done(absl::ResourceExhaustedError(absl::StrCat(
-          "compile queue is full (", options_.max_queue, " waiting); retry later")));
+      w.done(absl::ResourceExhaustedError(
+          absl::StrCat("compile queue is full (", options_.max_queue, " waiting); retry later")));
     }
   }
 }
@@ -256,9 +253,10 @@ bool CachedCompiler::FlightWanted(const std::string& request_key) {
 
 void CachedCompiler::RunFlight(const std::string& request_key, const FusionRequest& request) {
   absl::StatusOr<CachedCompileResult> result =
-      stopping_              ? absl::UnavailableError("fusiond is shutting down")
-      : FlightWanted(request_key) ? CompileMiss(request_key, request)
-                             : absl::CancelledError("every caller left before the compile started");
+      stopping_ ? absl::UnavailableError("fusiond is shutting down")
+      : FlightWanted(request_key)
+          ? CompileMiss(request_key, request)
+          : absl::CancelledError("every caller left before the compile started");
   std::vector<Waiter> waiters;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -390,8 +388,9 @@ absl::StatusOr<WorkerResult> CachedCompiler::FullCompile(const FusionRequest& re
 absl::StatusOr<CachedCompileResult> CachedCompiler::Compile(FusionRequest request) {
   std::promise<absl::StatusOr<CachedCompileResult>> promise;
   auto future = promise.get_future();
-  CompileAsync(std::move(request),
-               [&promise](absl::StatusOr<CachedCompileResult> r) { promise.set_value(std::move(r)); });
+  CompileAsync(std::move(request), [&promise](absl::StatusOr<CachedCompileResult> r) {
+    promise.set_value(std::move(r));
+  });
   return future.get();
 }
 
@@ -399,9 +398,9 @@ void CachedCompiler::LookupAsync(FusionRequest request, CompileCallback done,
                                  std::function<bool()> still_wanted) {
   if (stopping_) return done(absl::UnavailableError("fusiond is shutting down"));
   if (request.graph.nodes_size() > options_.graph_limits.max_nodes) {
-    return done(absl::ResourceExhaustedError(
-        absl::StrCat("fusion has ", request.graph.nodes_size(), " nodes; the limit is ",
-                     options_.graph_limits.max_nodes)));
+    return done(absl::ResourceExhaustedError(absl::StrCat("fusion has ", request.graph.nodes_size(),
+                                                          " nodes; the limit is ",
+                                                          options_.graph_limits.max_nodes)));
   }
   if (absl::Status st = CheckNames(request.graph); !st.ok()) return done(st);
   auto request_key = std::make_shared<std::string>(
@@ -424,8 +423,7 @@ void CachedCompiler::LookupAsync(FusionRequest request, CompileCallback done,
   auto shared_request = std::make_shared<FusionRequest>(std::move(request));
   auto shared_done = std::make_shared<CompileCallback>(std::move(done));
   auto wanted = std::make_shared<std::function<bool()>>(std::move(still_wanted));
-  bool queued = pool_->TrySubmit([this, request_key, shared_request, shared_done, wanted,
-                                  finish] {
+  bool queued = pool_->TrySubmit([this, request_key, shared_request, shared_done, wanted, finish] {
     if (stopping_) return (*shared_done)(absl::UnavailableError("fusiond is shutting down"));
     if (*wanted && !(*wanted)()) {
       return (*shared_done)(absl::CancelledError("the caller left before the lookup started"));
@@ -437,8 +435,8 @@ void CachedCompiler::LookupAsync(FusionRequest request, CompileCallback done,
   });
   if (!queued) {
     ++rejected_;
-    (*shared_done)(absl::ResourceExhaustedError(absl::StrCat(
-        "compile queue is full (", options_.max_queue, " waiting); retry later")));
+    (*shared_done)(absl::ResourceExhaustedError(
+        absl::StrCat("compile queue is full (", options_.max_queue, " waiting); retry later")));
   }
 }
 

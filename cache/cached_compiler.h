@@ -29,11 +29,11 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "cache/compile_lease.h"
 #include "cache/compile_pool.h"
 #include "cache/compile_worker.h"
 #include "cache/kernel_cache.h"
 #include "cache/kernel_text_store.h"
-#include "cache/compile_lease.h"
 #include "cache/shared_tier.h"
 #include "compiler/ir/builder.h"
 #include "compiler/nvrtc/nvrtc_cache.h"
@@ -103,23 +103,23 @@ struct CachedCompilerOptions {
 };
 
 struct CachedCompilerStats {
-  uint64_t hits = 0;        // requests served from the cache (either tier)
-  uint64_t shared_hits = 0; // records the local cache lacked and the shared tier had
-  uint64_t misses = 0;      // requests that needed a compile (own or joined)
-  uint64_t compiles = 0;    // full compiles run
-  uint64_t joins = 0;       // requests that joined a compile in flight
-  uint64_t rejected = 0;    // misses refused: compile queue full
+  uint64_t hits = 0;             // requests served from the cache (either tier)
+  uint64_t shared_hits = 0;      // records the local cache lacked and the shared tier had
+  uint64_t misses = 0;           // requests that needed a compile (own or joined)
+  uint64_t compiles = 0;         // full compiles run
+  uint64_t joins = 0;            // requests that joined a compile in flight
+  uint64_t rejected = 0;         // misses refused: compile queue full
   uint64_t key_resolutions = 0;  // front-half runs to find a cache key
   // Kernels of full compiles whose text was compiled before, in this process
   // or in a stored record (a symbolic definition at a new batch size, say):
   // NVRTC not run for them.
   uint64_t nvrtc_reuses = 0;
-  uint64_t in_flight = 0;   // compile tasks running now
-  uint64_t queue_depth = 0; // compile tasks waiting now
-  uint64_t timeouts = 0;       // compiles stopped at the time limit
-  uint64_t worker_crashes = 0; // compile workers that died during a job
-  uint64_t cancelled = 0;      // compiles stopped: no caller waited any more
-  CompileLeaseStats lease;     // compile leases (zero without one)
+  uint64_t in_flight = 0;       // compile tasks running now
+  uint64_t queue_depth = 0;     // compile tasks waiting now
+  uint64_t timeouts = 0;        // compiles stopped at the time limit
+  uint64_t worker_crashes = 0;  // compile workers that died during a job
+  uint64_t cancelled = 0;       // compiles stopped: no caller waited any more
+  CompileLeaseStats lease;      // compile leases (zero without one)
 };
 
 // Longest name (input, constant, node output) a request may carry, bytes.
@@ -213,9 +213,9 @@ class CachedCompiler {
   NvrtcOutputCache nvrtc_cache_;
 
   std::mutex mu_;
-  std::unordered_map<std::string, std::shared_ptr<Flight>> flights_;      // by request key
-  std::unordered_map<std::string, std::shared_future<void>> key_flights_; // by cache key
-  std::unordered_map<std::string, std::string> memo_;  // request key -> cache key
+  std::unordered_map<std::string, std::shared_ptr<Flight>> flights_;       // by request key
+  std::unordered_map<std::string, std::shared_future<void>> key_flights_;  // by cache key
+  std::unordered_map<std::string, std::string> memo_;      // request key -> cache key
   std::unordered_map<std::string, std::string> raw_memo_;  // raw request -> cache key
   size_t memo_bytes_ = 0, raw_memo_bytes_ = 0;             // keys and values held
 

@@ -78,8 +78,8 @@ TEST_F(CachedCompilerTest, MissThenHitThenHitAfterRestart) {
   ASSERT_TRUE(second.ok()) << second.status();
   EXPECT_TRUE(second->hit);
   EXPECT_EQ(second->cache_key, first->cache_key);
-  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(second->compiled,
-                                                                 first->compiled));
+  EXPECT_TRUE(
+      google::protobuf::util::MessageDifferencer::Equals(second->compiled, first->compiled));
   EXPECT_NE(second->ReportJson().find("\"cache\":\"hit\""), std::string::npos);
   EXPECT_EQ(compiler_->Stats().compiles, 1u);
 
@@ -131,7 +131,8 @@ TEST_F(CachedCompilerTest, NewBatchSizeAfterARestartFindsTheKernelInTheStoredRec
   EXPECT_EQ(compiler_->Stats().compiles, 1u);
   EXPECT_EQ(compiler_->Stats().nvrtc_reuses, 1u);
   EXPECT_EQ(a->compiled.segments(0).kernel().binary(), b->compiled.segments(0).kernel().binary());
-  EXPECT_EQ(a->compiled.segments(0).kernel().registers(), b->compiled.segments(0).kernel().registers());
+  EXPECT_EQ(a->compiled.segments(0).kernel().registers(),
+            b->compiled.segments(0).kernel().registers());
   // Another definition's kernel is not found there: compiled.
   auto c = compiler_->Compile(MakeRequest(4.5, -4096, 256));
   ASSERT_TRUE(c.ok()) << c.status();

@@ -34,7 +34,7 @@ const Tables& GetTables() {
 #if defined(__x86_64__)
 // SSE4.2's crc32 instruction computes exactly CRC-32C, 8 bytes at a time.
 __attribute__((target("sse4.2"))) uint32_t Crc32cHardware(const unsigned char* p, size_t n,
-                                                         uint32_t crc) {
+                                                          uint32_t crc) {
   uint64_t c = ~crc;
   while (n >= 8) {
     uint64_t v;
@@ -59,10 +59,10 @@ uint32_t Crc32cTable(const void* data, size_t n, uint32_t crc) {
   const auto* p = static_cast<const unsigned char*>(data);
   crc = ~crc;
   while (n >= 8) {
-    uint32_t lo = crc ^ (uint32_t{p[0]} | uint32_t{p[1]} << 8 |
-                         uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24);
-    crc = t[7][lo & 0xFF] ^ t[6][(lo >> 8) & 0xFF] ^ t[5][(lo >> 16) & 0xFF] ^
-          t[4][lo >> 24] ^ t[3][p[4]] ^ t[2][p[5]] ^ t[1][p[6]] ^ t[0][p[7]];
+    uint32_t lo =
+        crc ^ (uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24);
+    crc = t[7][lo & 0xFF] ^ t[6][(lo >> 8) & 0xFF] ^ t[5][(lo >> 16) & 0xFF] ^ t[4][lo >> 24] ^
+          t[3][p[4]] ^ t[2][p[5]] ^ t[1][p[6]] ^ t[0][p[7]];
     p += 8;
     n -= 8;
   }

@@ -1,12 +1,12 @@
 #include "cache/kernel_cache.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
-
-#include <unistd.h>
 
 #include "absl/strings/str_cat.h"
 #include "cache/crc32c.h"
@@ -113,8 +113,7 @@ absl::StatusOr<std::unique_ptr<KernelCache>> KernelCache::Open(KernelCacheOption
                    std::chrono::system_clock::now().time_since_epoch())
                    .count();
   const std::string dir = cache->options_.dir;
-  const std::string aside =
-      absl::StrCat(dir, "/", kQuarantineDir, "/", stamp, "-", getpid());
+  const std::string aside = absl::StrCat(dir, "/", kQuarantineDir, "/", stamp, "-", getpid());
   std::filesystem::create_directories(aside, ec);
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
     if (entry.path().filename() == kQuarantineDir) continue;
@@ -123,8 +122,8 @@ absl::StatusOr<std::unique_ptr<KernelCache>> KernelCache::Open(KernelCacheOption
     if (move_ec && !ec) ec = move_ec;
   }
   if (ec) {
-    return absl::UnavailableError(absl::StrCat(st.message(), "; moving it aside to ", aside,
-                                               " failed: ", ec.message()));
+    return absl::UnavailableError(
+        absl::StrCat(st.message(), "; moving it aside to ", aside, " failed: ", ec.message()));
   }
   ++cache->quarantined_;
   cache->quarantined_to_ = aside;
@@ -338,8 +337,7 @@ void KernelCache::DropCorrupt(const std::string& key, const std::string& why) {
   }
 }
 
-absl::Status KernelCache::Insert(const std::string& key,
-                                 const fusiond::v1::CompiledFusion& value) {
+absl::Status KernelCache::Insert(const std::string& key, const fusiond::v1::CompiledFusion& value) {
   auto payload = std::make_shared<const std::string>(value.SerializeAsString());
   std::string record = EncodeRecord(*payload);
   uint64_t now = NowMicros(), bytes = record.size();
@@ -381,7 +379,8 @@ absl::StatusOr<std::string> KernelCache::LookupRequest(const std::string& reques
     return absl::NotFoundError("corrupt request index entry dropped");
   }
   uint32_t crc = 0;
-  for (int i = 0; i < 4; ++i) crc |= uint32_t{static_cast<unsigned char>(value[head - 4 + i])} << (8 * i);
+  for (int i = 0; i < 4; ++i)
+    crc |= uint32_t{static_cast<unsigned char>(value[head - 4 + i])} << (8 * i);
   cache_key.remove_prefix(head);
   if (crc != RequestCrc(request_key, cache_key)) {
     DropCorruptRequest(request_key, "checksum mismatch");

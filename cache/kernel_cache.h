@@ -164,18 +164,18 @@ class KernelCache {
   rocksdb::ColumnFamilyHandle* requests_ = nullptr;
 
   mutable std::mutex mu_;
-  std::unordered_map<std::string, Entry> index_;  // guarded by mu_
-  uint64_t total_bytes_ = 0;                      // guarded by mu_
+  std::unordered_map<std::string, Entry> index_;   // guarded by mu_
+  uint64_t total_bytes_ = 0;                       // guarded by mu_
   std::unordered_map<std::string, HotEntry> hot_;  // guarded by mu_
-  std::list<std::string> hot_lru_;                // guarded by mu_; front = newest
-  uint64_t hot_bytes_ = 0;                        // guarded by mu_
-  std::mutex evict_mu_;                           // one eviction at a time
-  uint64_t request_entries_ = 0;                  // guarded by mu_
+  std::list<std::string> hot_lru_;                 // guarded by mu_; front = newest
+  uint64_t hot_bytes_ = 0;                         // guarded by mu_
+  std::mutex evict_mu_;                            // one eviction at a time
+  uint64_t request_entries_ = 0;                   // guarded by mu_
   std::string quarantined_to_;
 
-  std::atomic<uint64_t> lookups_found_{0}, lookups_missing_{0}, memory_hits_{0},
-      disk_hits_{0}, corrupt_{0}, inserts_{0}, evictions_{0}, quarantined_{0},
-      corrupt_requests_{0}, write_errors_{0};
+  std::atomic<uint64_t> lookups_found_{0}, lookups_missing_{0}, memory_hits_{0}, disk_hits_{0},
+      corrupt_{0}, inserts_{0}, evictions_{0}, quarantined_{0}, corrupt_requests_{0},
+      write_errors_{0};
 };
 
 }  // namespace fusiond

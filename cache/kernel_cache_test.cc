@@ -125,7 +125,7 @@ TEST_F(KernelCacheTest, EvictsLeastRecentlyUsedToTheCap) {
   ASSERT_TRUE(cache->Insert("a", Value("a", 10000)).ok());
   ASSERT_TRUE(cache->Insert("b", Value("b", 10000)).ok());
   ASSERT_TRUE(cache->Insert("c", Value("c", 10000)).ok());
-  ASSERT_TRUE(cache->Lookup("a").ok());  // a is now the most recent
+  ASSERT_TRUE(cache->Lookup("a").ok());                     // a is now the most recent
   ASSERT_TRUE(cache->Insert("d", Value("d", 10000)).ok());  // over the cap: b goes
   EXPECT_TRUE(cache->Lookup("a").ok());
   EXPECT_TRUE(absl::IsNotFound(cache->Lookup("b").status()));

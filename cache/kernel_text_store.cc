@@ -12,7 +12,8 @@ std::string KernelTextStore::IndexKey(const std::string& source, const std::stri
                                       const std::string& arch) {
   // The compiler version holds NVRTC's flags: a cubin compiled with others
   // is not this input's.
-  const std::string input = absl::StrCat(CompilerVersionString(), "\n", NvrtcVersionString(), "\n", arch, "\n", kernel_name, "\n", source);
+  const std::string input = absl::StrCat(CompilerVersionString(), "\n", NvrtcVersionString(), "\n",
+                                         arch, "\n", kernel_name, "\n", source);
   // 128 bits from two seeds; Find() compares the text itself anyway.
   return absl::StrFormat("t1|%016x%016x", Fnv1a64(input), Fnv1a64(input, 0x84222325cbf29ce4ull));
 }
@@ -30,20 +31,24 @@ void KernelTextStore::Index(const std::string& cache_key, const fusiond::v1::Com
   }
 }
 
-std::optional<NvrtcOutput> KernelTextStore::Find(const std::string& source, const std::string& kernel_name,
+std::optional<NvrtcOutput> KernelTextStore::Find(const std::string& source,
+                                                 const std::string& kernel_name,
                                                  const NvrtcOptions& options) {
   if (!options.extra.empty()) return std::nullopt;  // the pipeline's options only
-  absl::StatusOr<std::string> where = cache_->LookupRequest(IndexKey(source, kernel_name, options.arch));
+  absl::StatusOr<std::string> where =
+      cache_->LookupRequest(IndexKey(source, kernel_name, options.arch));
   if (!where.ok()) return std::nullopt;
   const size_t bar = where->find('|');
   int segment = -1;
-  if (bar == std::string::npos || !absl::SimpleAtoi(where->substr(0, bar), &segment) || segment < 0) {
+  if (bar == std::string::npos || !absl::SimpleAtoi(where->substr(0, bar), &segment) ||
+      segment < 0) {
     return std::nullopt;
   }
   absl::StatusOr<fusiond::v1::CompiledFusion> record = cache_->Lookup(where->substr(bar + 1));
   if (!record.ok() || segment >= record->segments_size()) return std::nullopt;
   const fusiond::v1::Kernel& k = record->segments(segment).kernel();
-  if (k.cuda_source() != source || k.kernel_name() != kernel_name || k.binary().empty()) return std::nullopt;
+  if (k.cuda_source() != source || k.kernel_name() != kernel_name || k.binary().empty())
+    return std::nullopt;
   NvrtcOutput out;
   out.binary = k.binary();
   out.is_ptx = k.is_ptx();

@@ -5,10 +5,10 @@
 // compile, Index() maps a digest of each kernel's compile input (compiler
 // version with NVRTC's flags, NVRTC version, arch, kernel name, source) to
 // the record's cache key and the segment, in the cache's `requests` column
-// family under "t1|<digest>" (its RequestKeys start "r2|"). Find() follows that entry, reads the record
-// (checksummed as any lookup) and answers only when the stored source and
-// name equal the asked ones, so a stale or colliding entry is a miss, never a
-// wrong binary. An entry whose record was evicted is a miss too.
+// family under "t1|<digest>" (its RequestKeys start "r2|"). Find() follows that entry, reads the
+// record (checksummed as any lookup) and answers only when the stored source and name equal the
+// asked ones, so a stale or colliding entry is a miss, never a wrong binary. An entry whose record
+// was evicted is a miss too.
 #ifndef FUSIOND_CACHE_KERNEL_TEXT_STORE_H_
 #define FUSIOND_CACHE_KERNEL_TEXT_STORE_H_
 

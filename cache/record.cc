@@ -38,8 +38,7 @@ std::string EncodeRecord(std::string_view payload) {
 absl::StatusOr<std::string_view> DecodeRecord(std::string_view record) {
   if (record.size() < kRecordHeaderBytes) {
     return absl::DataLossError(absl::StrCat("cache record truncated: ", record.size(),
-                                            " bytes, the header alone is ",
-                                            kRecordHeaderBytes));
+                                            " bytes, the header alone is ", kRecordHeaderBytes));
   }
   const char* p = record.data();
   if (std::memcmp(p, kMagic, 4) != 0) {
@@ -50,8 +49,8 @@ absl::StatusOr<std::string_view> DecodeRecord(std::string_view record) {
   }
   uint64_t version = GetLE(p + 4, 4);
   if (version != kRecordVersion) {
-    return absl::DataLossError(absl::StrCat("cache record version ", version,
-                                            " is not ", kRecordVersion));
+    return absl::DataLossError(
+        absl::StrCat("cache record version ", version, " is not ", kRecordVersion));
   }
   uint64_t length = GetLE(p + 8, 8);
   if (length != record.size() - kRecordHeaderBytes) {

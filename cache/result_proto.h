@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "compiler/pipeline.h"
 #include "cache/report.h"
+#include "compiler/pipeline.h"
 #include "proto/cache.pb.h"
 
 namespace fusiond {

@@ -29,8 +29,9 @@ class StageTimer {
   ~StageTimer() { Stop(); }
   void Stop() {
     if (!micros_) return;
-    (*micros_)[name_] += std::chrono::duration<double, std::micro>(
-                             std::chrono::steady_clock::now() - start_).count();
+    (*micros_)[name_] +=
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start_)
+            .count();
     micros_ = nullptr;
   }
 
@@ -48,9 +49,9 @@ absl::StatusOr<std::vector<std::vector<int64_t>>> StaticShapes(const Graph& g) {
     for (const Extent& e : g.value(in).shape) {
       Extent c = g.Canonical(e);
       if (!c.is_static()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "input ", ValueName(g, in), " has symbolic size ", g.ExtentName(e),
-            "; pass concrete input shapes"));
+        return absl::InvalidArgumentError(absl::StrCat("input ", ValueName(g, in),
+                                                       " has symbolic size ", g.ExtentName(e),
+                                                       "; pass concrete input shapes"));
       }
       s.push_back(c.size);
     }
@@ -61,9 +62,9 @@ absl::StatusOr<std::vector<std::vector<int64_t>>> StaticShapes(const Graph& g) {
 
 }  // namespace
 
-absl::StatusOr<CompileResult> CompileFusion(
-    const Graph& graph, const std::vector<std::vector<int64_t>>& input_shapes,
-    const CompileOptions& options) {
+absl::StatusOr<CompileResult> CompileFusion(const Graph& graph,
+                                            const std::vector<std::vector<int64_t>>& input_shapes,
+                                            const CompileOptions& options) {
   CompileResult result;
   auto target = LookupTarget(options.arch);
   if (!target.ok()) return target.status();
@@ -99,7 +100,8 @@ absl::StatusOr<CompileResult> CompileFusion(
   // Segment: the whole graph unless no scheduler accepts it.
   StageTimer segment(&result.stage_micros, "segment");
   auto sizes = BindShapes(result.optimized, shapes);
-  if (!sizes.ok()) return absl::InternalError(absl::StrCat("after the passes: ", sizes.status().message()));
+  if (!sizes.ok())
+    return absl::InternalError(absl::StrCat("after the passes: ", sizes.status().message()));
   auto segments =
       SegmentFusion(result.optimized, *sizes, *target, options.limits.max_partition_nodes);
   if (!segments.ok()) return segments.status();
@@ -116,7 +118,8 @@ absl::StatusOr<CompileResult> CompileFusion(
     if (!seg_sizes.ok()) return absl::InternalError(std::string(seg_sizes.status().message()));
     SegmentResult r;
     r.kind = seg.kind;
-    r.params = SchedulerFor(seg.kind).ComputeHeuristics(AnalyzeFusion(seg.graph, *seg_sizes), *target);
+    r.params =
+        SchedulerFor(seg.kind).ComputeHeuristics(AnalyzeFusion(seg.graph, *seg_sizes), *target);
     r.scheduler_reason = std::move(seg.scheduler_reason);
     r.boundary_reason = std::move(seg.boundary_reason);
     r.source_inputs = seg.source_inputs;
@@ -149,8 +152,8 @@ absl::StatusOr<CompileResult> CompileFusion(
 }
 
 std::string CompileResultToJson(const CompileResult& result) {
-  std::string out = absl::StrCat("{\"canonical_hash\":", JsonString(result.canonical_hash),
-                                 ",\"passes\":[");
+  std::string out =
+      absl::StrCat("{\"canonical_hash\":", JsonString(result.canonical_hash), ",\"passes\":[");
   for (size_t i = 0; i < result.passes.size(); ++i) {
     const PassRecord& p = result.passes[i];
     absl::StrAppend(&out, i ? "," : "", "{\"name\":", JsonString(p.name),

@@ -49,7 +49,7 @@ struct PassRecord {
   std::string name;
   bool changed = false;
   double micros = 0;
-  std::string dump;  // IR after the pass, when requested and changed
+  std::string dump;                // IR after the pass, when requested and changed
   std::vector<std::string> notes;  // what the pass wants reported (kept round trips, ...)
 };
 
@@ -81,9 +81,9 @@ struct CompileResult {
 
 // input_shapes: concrete sizes, one per graph input (required for symbolic
 // definitions; may be empty for static ones).
-absl::StatusOr<CompileResult> CompileFusion(
-    const Graph& graph, const std::vector<std::vector<int64_t>>& input_shapes,
-    const CompileOptions& options);
+absl::StatusOr<CompileResult> CompileFusion(const Graph& graph,
+                                            const std::vector<std::vector<int64_t>>& input_shapes,
+                                            const CompileOptions& options);
 
 // The `fusionc compile --json` report: {"segments":[{"scheduler":...,
 // "heuristics":{...}, ...}], "canonical_hash":..., "passes":[...], ...}.

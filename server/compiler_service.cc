@@ -1,8 +1,8 @@
 #include "server/compiler_service.h"
 
 #include <atomic>
-#include <cstring>
 #include <chrono>
+#include <cstring>
 #include <deque>
 #include <mutex>
 #include <optional>
@@ -29,11 +29,22 @@ void FillResponse(CachedCompileResult&& r, Clock::time_point start, pb::CompileR
 }
 
 std::string CodeName(grpc::StatusCode code) {
-  static const char* kNames[] = {"OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT",
-                                 "DEADLINE_EXCEEDED", "NOT_FOUND", "ALREADY_EXISTS",
-                                 "PERMISSION_DENIED", "RESOURCE_EXHAUSTED",
-                                 "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE",
-                                 "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS",
+  static const char* kNames[] = {"OK",
+                                 "CANCELLED",
+                                 "UNKNOWN",
+                                 "INVALID_ARGUMENT",
+                                 "DEADLINE_EXCEEDED",
+                                 "NOT_FOUND",
+                                 "ALREADY_EXISTS",
+                                 "PERMISSION_DENIED",
+                                 "RESOURCE_EXHAUSTED",
+                                 "FAILED_PRECONDITION",
+                                 "ABORTED",
+                                 "OUT_OF_RANGE",
+                                 "UNIMPLEMENTED",
+                                 "INTERNAL",
+                                 "UNAVAILABLE",
+                                 "DATA_LOSS",
                                  "UNAUTHENTICATED"};
   int c = static_cast<int>(code);
   return c >= 0 && c <= 16 ? kNames[c] : "UNKNOWN";
@@ -68,9 +79,9 @@ grpc::ByteBuffer HitResponse(const CachedCompiler::PayloadHit& hit, Clock::time_
   auto* owner = new std::shared_ptr<const std::string>(hit.payload);
   grpc::Slice slices[3] = {
       grpc::Slice(std::move(head)),
-      grpc::Slice(const_cast<char*>((*owner)->data()), (*owner)->size(),
-                  [](void* p) { delete static_cast<std::shared_ptr<const std::string>*>(p); },
-                  owner),
+      grpc::Slice(
+          const_cast<char*>((*owner)->data()), (*owner)->size(),
+          [](void* p) { delete static_cast<std::shared_ptr<const std::string>*>(p); }, owner),
       grpc::Slice(std::move(tail))};
   return grpc::ByteBuffer(slices, 3);
 }
@@ -95,7 +106,8 @@ std::string BufferBytes(const grpc::ByteBuffer* buffer) {
   if (grpc::Slice single; buffer->TrySingleSlice(&single).ok()) {
     raw.assign(reinterpret_cast<const char*>(single.begin()), single.size());
   } else if (std::vector<grpc::Slice> slices; buffer->Dump(&slices).ok()) {
-    for (const grpc::Slice& s : slices) raw.append(reinterpret_cast<const char*>(s.begin()), s.size());
+    for (const grpc::Slice& s : slices)
+      raw.append(reinterpret_cast<const char*>(s.begin()), s.size());
   }
   return raw;
 }
@@ -113,8 +125,13 @@ class UnaryReactor : public grpc::ServerUnaryReactor {
   UnaryReactor(CompilerService* service, grpc::CallbackServerContext* context,
                grpc::ByteBuffer* response, ServiceMetrics* metrics, CachedCompiler* compiler,
                std::string raw_request, Clock::time_point start, bool lookup)
-      : service_(service), context_(context), response_(response), metrics_(metrics),
-        compiler_(compiler), raw_request_(std::move(raw_request)), start_(start),
+      : service_(service),
+        context_(context),
+        response_(response),
+        metrics_(metrics),
+        compiler_(compiler),
+        raw_request_(std::move(raw_request)),
+        start_(start),
         lookup_(lookup) {}
 
   void Start(const pb::CompileRequest& request) {
@@ -185,10 +202,15 @@ class UnaryReactor : public grpc::ServerUnaryReactor {
 class StreamReactor : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
  public:
   StreamReactor(CompilerService* service, grpc::CallbackServerContext* context,
-                pb::CompileStreamRequest request, CachedCompiler* compiler,
-                ServiceMetrics* metrics, int window)
-      : service_(service), context_(context), request_(std::move(request)), compiler_(compiler),
-        metrics_(metrics), window_(window < 1 ? 1 : window), total_(request_.requests_size()),
+                pb::CompileStreamRequest request, CachedCompiler* compiler, ServiceMetrics* metrics,
+                int window)
+      : service_(service),
+        context_(context),
+        request_(std::move(request)),
+        compiler_(compiler),
+        metrics_(metrics),
+        window_(window < 1 ? 1 : window),
+        total_(request_.requests_size()),
         start_(Clock::now()) {}
 
   void Start() {
@@ -325,8 +347,8 @@ grpc::ServerUnaryReactor* FinishNow(grpc::CallbackServerContext* context, Servic
                                     const char* rpc, Clock::time_point start,
                                     const grpc::Status& status) {
   if (metrics) {
-    metrics->ObserveRpc(rpc, status.ok() ? RpcResult::kOk : RpcResult::kError,
-                        SecondsSince(start), CodeName(status.error_code()));
+    metrics->ObserveRpc(rpc, status.ok() ? RpcResult::kOk : RpcResult::kError, SecondsSince(start),
+                        CodeName(status.error_code()));
   }
   auto* reactor = context->DefaultReactor();
   reactor->Finish(status);
@@ -361,8 +383,7 @@ FusionRequest FromProtoRequest(const pb::CompileRequest& request) {
   return r;
 }
 
-CompilerService::CompilerService(CachedCompiler* compiler, ServiceMetrics* metrics,
-                                 Options options)
+CompilerService::CompilerService(CachedCompiler* compiler, ServiceMetrics* metrics, Options options)
     : compiler_(compiler), metrics_(metrics), options_(options) {}
 
 void CompilerService::StartDraining() { draining_ = true; }

@@ -22,12 +22,11 @@ FusionRequest FromProtoRequest(const fusiond::v1::CompileRequest& request);
 // stored record spliced into the reply unparsed; anything else is parsed and
 // compiled as usual. Lookup's key resolution runs on the compile pool.
 // StartDraining() (SIGTERM) turns new work away with UNAVAILABLE.
-class CompilerService final
-    : public fusiond::v1::FusionCompiler::WithRawCallbackMethod_Compile<
-          fusiond::v1::FusionCompiler::WithRawCallbackMethod_CompileStream<
-              fusiond::v1::FusionCompiler::WithRawCallbackMethod_Lookup<
-                  fusiond::v1::FusionCompiler::WithRawCallbackMethod_Stats<
-                      fusiond::v1::FusionCompiler::CallbackService>>>> {
+class CompilerService final : public fusiond::v1::FusionCompiler::WithRawCallbackMethod_Compile<
+                                  fusiond::v1::FusionCompiler::WithRawCallbackMethod_CompileStream<
+                                      fusiond::v1::FusionCompiler::WithRawCallbackMethod_Lookup<
+                                          fusiond::v1::FusionCompiler::WithRawCallbackMethod_Stats<
+                                              fusiond::v1::FusionCompiler::CallbackService>>>> {
  public:
   struct Options {
     // CompileStream: requests compiling at once per stream. Default: 8.

@@ -3,10 +3,10 @@
 #include <fstream>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
-#include "absl/strings/ascii.h"
 #include "cache/shared_tier.h"
 
 namespace fusiond {
@@ -138,7 +138,8 @@ absl::StatusOr<ServerConfig> ParseServerFlags(int argc, char** argv) {
     std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") return absl::NotFoundError("help");
     if (arg.rfind("--", 0) != 0) {
-      return absl::InvalidArgumentError(absl::StrCat("unexpected argument '", arg, "' (see --help)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("unexpected argument '", arg, "' (see --help)"));
     }
     std::string key = arg.substr(2), value;
     size_t eq = key.find('=');

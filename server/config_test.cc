@@ -18,8 +18,8 @@ absl::StatusOr<ServerConfig> Parse(std::vector<std::string> args) {
 }
 
 TEST(ServerConfigTest, FlagsOfTheInterface) {
-  auto c = Parse({"--listen", "127.0.0.1:7000", "--metrics=127.0.0.1:7001", "--cache-dir",
-                  "/tmp/x", "--cache-max-bytes", "1000"});
+  auto c = Parse({"--listen", "127.0.0.1:7000", "--metrics=127.0.0.1:7001", "--cache-dir", "/tmp/x",
+                  "--cache-max-bytes", "1000"});
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->listen, "127.0.0.1:7000");
   EXPECT_EQ(c->metrics, "127.0.0.1:7001");

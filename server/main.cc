@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -14,16 +13,16 @@
 #include <thread>
 
 #include "absl/synchronization/mutex.h"
+#include "cache/cache_key.h"
 #include "cache/cached_compiler.h"
 #include "cache/compile_worker.h"
-#include "cache/cache_key.h"
 #include "cache/kernel_cache.h"
 #include "compiler/codegen/compile_segment.h"
+#include "fusiond/version.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "prometheus/exposer.h"
-#include "fusiond/version.h"
 #include "server/compile_log.h"
 #include "server/compiler_service.h"
 #include "server/config.h"
@@ -137,7 +136,8 @@ int Run(const ServerConfig& config) {
     }
     shared = *std::move(tier);
     if (absl::Status s = shared->Ping(); !s.ok()) {
-      Log(LogLevel::kWarning, "shared_tier_unavailable", {{"redis", config.redis}, {"error", s.ToString()}});
+      Log(LogLevel::kWarning, "shared_tier_unavailable",
+          {{"redis", config.redis}, {"error", s.ToString()}});
     }
   }
 
@@ -235,15 +235,20 @@ int Run(const ServerConfig& config) {
   }
   KernelCacheStats stats = (*cache)->Stats();
   Log(LogLevel::kInfo, "serving",
-      {{"listen", config.listen}, {"port", port}, {"metrics", config.metrics},
-       {"cache_dir", (*cache)->options().dir}, {"cache_entries", stats.entries},
-       {"cache_bytes", stats.bytes}, {"cache_max_bytes", config.cache_max_bytes},
+      {{"listen", config.listen},
+       {"port", port},
+       {"metrics", config.metrics},
+       {"cache_dir", (*cache)->options().dir},
+       {"cache_entries", stats.entries},
+       {"cache_bytes", stats.bytes},
+       {"cache_max_bytes", config.cache_max_bytes},
        {"compile_threads", compiler_options.compile_threads},
        {"shared_tier", config.redis.empty() ? "none" : config.redis},
        {"tls", !config.auth.tls_cert.empty()},
        {"client_certificates", !config.auth.tls_client_ca.empty()},
        {"tokens", security->authorizer->token_count()},
-       {"nvrtc", NvrtcVersionString()}, {"codegen", CodegenVersionString()},
+       {"nvrtc", NvrtcVersionString()},
+       {"codegen", CodegenVersionString()},
        {"version", kFusiondVersion}});
   // systemd (Type=notify): ready now; nothing is sent outside systemd.
   if (absl::Status st = SdNotify("READY=1"); !st.ok()) {

@@ -15,18 +15,22 @@ namespace {
 using prometheus::Histogram;
 
 const Histogram::BucketBoundaries& LatencyBuckets() {
-  static const Histogram::BucketBoundaries b = {
-      0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
-      0.05,    0.1,    0.25,    0.5,    1,     2.5,    5,     10,   30};
+  static const Histogram::BucketBoundaries b = {0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025,
+                                                0.005,   0.01,   0.025,   0.05,   0.1,   0.25,
+                                                0.5,     1,      2.5,     5,      10,    30};
   return b;
 }
 
 const char* ResultName(RpcResult r) {
   switch (r) {
-    case RpcResult::kHit: return "hit";
-    case RpcResult::kMiss: return "miss";
-    case RpcResult::kError: return "error";
-    case RpcResult::kOk: return "ok";
+    case RpcResult::kHit:
+      return "hit";
+    case RpcResult::kMiss:
+      return "miss";
+    case RpcResult::kError:
+      return "error";
+    case RpcResult::kOk:
+      return "ok";
   }
   return "ok";
 }
@@ -72,12 +76,10 @@ void AddProcessMetrics(std::vector<prometheus::MetricFamily>* out) {
        p->cpu_seconds},
       {"process_start_time_seconds", "Start time of the process since the Unix epoch, seconds",
        T::Gauge, p->start_time_seconds},
-      {"process_resident_memory_bytes", "Resident memory size, bytes", T::Gauge,
-       p->resident_bytes},
+      {"process_resident_memory_bytes", "Resident memory size, bytes", T::Gauge, p->resident_bytes},
       {"process_virtual_memory_bytes", "Virtual memory size, bytes", T::Gauge, p->virtual_bytes},
       {"process_open_fds", "Open file descriptors", T::Gauge, p->open_fds},
-      {"process_max_fds", "Limit on open file descriptors (RLIMIT_NOFILE)", T::Gauge,
-       p->max_fds},
+      {"process_max_fds", "Limit on open file descriptors (RLIMIT_NOFILE)", T::Gauge, p->max_fds},
       {"process_threads", "Threads of the process", T::Gauge, p->threads}};
   for (const auto& [name, help, type, value] : kRows) {
     prometheus::MetricFamily f = Family(name, help, type);
@@ -97,8 +99,7 @@ class StatsCollectable : public prometheus::Collectable {
     std::vector<prometheus::MetricFamily> out;
     AddLabelled(c, k, &out);
     AddProcessMetrics(&out);
-    auto add = [&](const char* name, const char* help, prometheus::MetricType type,
-                   double value) {
+    auto add = [&](const char* name, const char* help, prometheus::MetricType type, double value) {
       prometheus::MetricFamily f;
       f.name = name;
       f.help = help;
@@ -121,19 +122,19 @@ class StatsCollectable : public prometheus::Collectable {
         c.compiles);
     add("fusiond_single_flight_joins_total",
         "Requests that joined an identical compile already in flight", T::Counter, c.joins);
-    add("fusiond_rejected_total", "Requests refused because the compile queue was full",
-        T::Counter, c.rejected);
+    add("fusiond_rejected_total", "Requests refused because the compile queue was full", T::Counter,
+        c.rejected);
     add("fusiond_key_resolutions_total",
         "Front-half pipeline runs to find the cache key of a new request", T::Counter,
         c.key_resolutions);
     add("fusiond_nvrtc_reuses_total",
-        "Kernels of full compiles whose text was compiled before (NVRTC skipped)",
-        T::Counter, c.nvrtc_reuses);
+        "Kernels of full compiles whose text was compiled before (NVRTC skipped)", T::Counter,
+        c.nvrtc_reuses);
     add("fusiond_cache_corrupt_records_total",
         "Stored records that failed their checksum (deleted, recompiled)", T::Counter,
         k.corrupt_records);
-    add("fusiond_cache_evictions_total", "Records evicted to stay under the size cap",
-        T::Counter, k.evictions);
+    add("fusiond_cache_evictions_total", "Records evicted to stay under the size cap", T::Counter,
+        k.evictions);
     add("fusiond_cache_inserts_total", "Records written to the kernel cache", T::Counter,
         k.inserts);
     add("fusiond_cache_bytes", "Bytes of records and request index entries in the kernel cache",
@@ -152,8 +153,8 @@ class StatsCollectable : public prometheus::Collectable {
     add("fusiond_compiles_cancelled_total",
         "Running compiles stopped because no caller waited any more", T::Counter, c.cancelled);
     add("fusiond_cache_quarantined_total",
-        "Cache databases moved aside at start-up because they would not open or verify",
-        T::Counter, k.quarantined);
+        "Cache databases moved aside at start-up because they would not open or verify", T::Counter,
+        k.quarantined);
     add("fusiond_cache_corrupt_requests_total",
         "Request index entries that failed their checksum or could not be read (dropped)",
         T::Counter, k.corrupt_requests);
@@ -166,8 +167,8 @@ class StatsCollectable : public prometheus::Collectable {
       SharedTierStats s = shared->Stats();
       add("fusiond_shared_tier_hits_total",
           "Records the local cache lacked and the shared tier (Redis) had", T::Counter, s.hits);
-      add("fusiond_shared_tier_misses_total", "Shared-tier lookups that found nothing",
-          T::Counter, s.misses);
+      add("fusiond_shared_tier_misses_total", "Shared-tier lookups that found nothing", T::Counter,
+          s.misses);
       add("fusiond_shared_tier_puts_total", "Compiled records published to the shared tier",
           T::Counter, s.puts);
       add("fusiond_shared_tier_corrupt_total",
@@ -177,8 +178,8 @@ class StatsCollectable : public prometheus::Collectable {
           "Shared-tier calls that could not reach or use Redis (treated as misses)", T::Counter,
           s.errors);
       add("fusiond_shared_tier_rejected_total",
-          "Shared-tier values that failed authentication (HMAC or key): never served",
-          T::Counter, s.rejected);
+          "Shared-tier values that failed authentication (HMAC or key): never served", T::Counter,
+          s.rejected);
       add("fusiond_shared_tier_short_circuited_total",
           "Shared-tier calls refused at once while the circuit breaker was open", T::Counter,
           s.pool.short_circuited);
@@ -221,8 +222,7 @@ class StatsCollectable : public prometheus::Collectable {
          "Compile leases this daemon took: it compiled a new fusion for the cluster",
          lease.acquired},
         {"fusiond_lease_waits_total",
-         "Misses that found another daemon's compile lease and waited for its record",
-         lease.waits},
+         "Misses that found another daemon's compile lease and waited for its record", lease.waits},
         {"fusiond_lease_takeovers_total",
          "Lease waits that ended with this daemon compiling (lease expired or Redis failed)",
          lease.takeovers},
@@ -260,13 +260,17 @@ ServiceMetrics::ServiceMetrics(CachedCompiler* compiler)
                                 .Register(*registry_);
   auto histogram = [&](const char* name, const char* help,
                        Histogram::BucketBoundaries buckets) -> Histogram* {
-    return &prometheus::BuildHistogram().Name(name).Help(help).Register(*registry_).Add(
-        {}, std::move(buckets));
+    return &prometheus::BuildHistogram()
+                .Name(name)
+                .Help(help)
+                .Register(*registry_)
+                .Add({}, std::move(buckets));
   };
-  segments_per_fusion_ = histogram("fusiond_fusion_segments", "Segments (kernels) per compiled fusion",
-                                   {1, 2, 3, 4, 6, 8, 16});
-  vectorize_ = histogram("fusiond_kernel_vectorize_width",
-                         "Elements per vectorized access of each compiled kernel", {1, 2, 4, 8, 16});
+  segments_per_fusion_ = histogram(
+      "fusiond_fusion_segments", "Segments (kernels) per compiled fusion", {1, 2, 3, 4, 6, 8, 16});
+  vectorize_ =
+      histogram("fusiond_kernel_vectorize_width",
+                "Elements per vectorized access of each compiled kernel", {1, 2, 4, 8, 16});
   threads_per_block_ = histogram("fusiond_kernel_threads_per_block",
                                  "Threads per block (block_x * block_y) of each compiled kernel",
                                  {32, 64, 128, 256, 512, 1024});
@@ -281,9 +285,9 @@ ServiceMetrics::ServiceMetrics(CachedCompiler* compiler)
                           {0, 1024, 4096, 16384, 49152, 101376, 232448});
   // The (rpc, result) pairs that occur; others are made on first use.
   const std::pair<const char*, RpcResult> kPairs[] = {
-      {"Compile", RpcResult::kHit},   {"Compile", RpcResult::kMiss},
-      {"Compile", RpcResult::kError}, {"Lookup", RpcResult::kHit},
-      {"Lookup", RpcResult::kMiss},   {"Lookup", RpcResult::kError},
+      {"Compile", RpcResult::kHit},      {"Compile", RpcResult::kMiss},
+      {"Compile", RpcResult::kError},    {"Lookup", RpcResult::kHit},
+      {"Lookup", RpcResult::kMiss},      {"Lookup", RpcResult::kError},
       {"CompileStream", RpcResult::kOk}, {"CompileStream", RpcResult::kError},
       {"Stats", RpcResult::kOk}};
   for (const auto& [rpc, r] : kPairs) {

@@ -15,8 +15,8 @@ TEST(RpcLog, KeepsAUsableClientRequestId) {
 
 TEST(RpcLog, ReplacesMissingOrUnusableIdsWithUniqueOnes) {
   std::set<std::string> ids;
-  for (const std::string& bad : std::vector<std::string>{"", "has space", "quote\"d", std::string(129, 'a'),
-                                std::string("nul\0x", 5), "tab\t"}) {
+  for (const std::string& bad : std::vector<std::string>{
+           "", "has space", "quote\"d", std::string(129, 'a'), std::string("nul\0x", 5), "tab\t"}) {
     std::string id = RequestId(bad);
     EXPECT_NE(id, bad);
     EXPECT_FALSE(id.empty());

@@ -33,8 +33,8 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -42,8 +42,8 @@
 #include "absl/strings/str_format.h"
 #include "client/runtime/json.h"
 #include "compiler/codegen/compile_segment.h"
-#include "compiler/nvrtc/nvrtc_compiler.h"
 #include "compiler/frontend/frontend.h"
+#include "compiler/nvrtc/nvrtc_compiler.h"
 #include "compiler/pipeline.h"
 
 namespace fusiond {
@@ -176,7 +176,8 @@ int Single(const std::string& path, int repeat, const std::string& arch, bool ge
   const std::map<std::string, double> split = NvrtcSplit(*result, arch);
   std::printf(
       "{\"fusion\": \"%s\", \"segments\": %zu, \"kernels\": %d, \"binaries\": %s, "
-      "\"nvrtc_start_us\": %.1f, \"cold_total_us\": %.1f, \"cold_cpu_us\": %.1f, \"cold_stage_us\": %s, "
+      "\"nvrtc_start_us\": %.1f, \"cold_total_us\": %.1f, \"cold_cpu_us\": %.1f, "
+      "\"cold_stage_us\": %s, "
       "\"warm_median_us\": %.1f, \"warm_runs\": %zu, \"nvrtc_split_us\": %s}\n",
       Stem(path).c_str(), result->segments.size(), kernels, binaries ? "true" : "false", start_us,
       total_us, cpu_us, MapJson(cold).c_str(), warm_median, warm.size(), MapJson(split).c_str());
@@ -236,9 +237,11 @@ int Main(int argc, char** argv) {
     else if (a == "--help" || a == "-h") {
       std::printf(
           "usage: %s [--repeat N] [--out FILE.json] [--goal-ms 150] [--arch sm_90] [--nvrtc-cache] "
-          "[--general] FILES...\n  --nvrtc-cache: leave the driver's ComputeCache on (NVRTC then reuses NVVM and\n"
+          "[--general] FILES...\n  --nvrtc-cache: leave the driver's ComputeCache on (NVRTC then "
+          "reuses NVVM and\n"
           "  ptxas output of kernels it saw before; off by default: CUDA_CACHE_DISABLE=1)\n"
-          "  --general: compile kernels for every shape and alignment (fusionc compile --general)\n",
+          "  --general: compile kernels for every shape and alignment (fusionc compile "
+          "--general)\n",
           argv[0]);
       return 0;
     } else
@@ -247,7 +250,8 @@ int Main(int argc, char** argv) {
   if (!single.empty()) return Single(single, repeat, arch, general);
   if (!nvrtc_cache) setenv("CUDA_CACHE_DISABLE", "1", /*overwrite=*/0);  // the children inherit it
   const char* cache_env = getenv("CUDA_CACHE_DISABLE");
-  const std::string cache_note = absl::StrCat("CUDA_CACHE_DISABLE=", cache_env ? cache_env : "(unset)");
+  const std::string cache_note =
+      absl::StrCat("CUDA_CACHE_DISABLE=", cache_env ? cache_env : "(unset)");
   char self[4096];
   ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
   std::string self_path = n > 0 ? std::string(self, n) : std::string(argv[0]);
@@ -256,8 +260,8 @@ int Main(int argc, char** argv) {
     return 2;
   }
   std::printf("%-24s %4s %9s %8s %8s %8s %8s %8s %9s %9s %9s %10s %8s %10s %9s  %s\n", "fusion",
-              "kern", "parse", "verify", "passes", "segment", "schedule", "codegen", "nvrtc", "other",
-              "start ms", "cold ms", "cpu ms", "warm ms", "fresh ms", "front/nvvm/ptxas");
+              "kern", "parse", "verify", "passes", "segment", "schedule", "codegen", "nvrtc",
+              "other", "start ms", "cold ms", "cpu ms", "warm ms", "fresh ms", "front/nvvm/ptxas");
   std::vector<std::string> rows;
   bool any_error = false;
   bool goal_seen = false, goal_pass = false;
@@ -280,7 +284,8 @@ int Main(int argc, char** argv) {
     double cold_ms = row->Find("cold_total_us")->number_value() / 1000;
     double start_ms = row->Find("nvrtc_start_us")->number_value() / 1000;
     std::printf(
-        "%-24s %4lld %9.2f %8.2f %8.2f %8.2f %8.2f %8.2f %9.2f %9.2f %9.1f %10.1f %8.1f %10.1f %9.1f  "
+        "%-24s %4lld %9.2f %8.2f %8.2f %8.2f %8.2f %8.2f %9.2f %9.2f %9.1f %10.1f %8.1f %10.1f "
+        "%9.1f  "
         "%5.0f/%4.0f/%4.0f%s\n",
         Stem(f).c_str(), static_cast<long long>(row->Find("kernels")->int_value()),
         Stage(*row, "parse") / 1000, Stage(*row, "verify") / 1000, Stage(*row, "passes") / 1000,
@@ -288,8 +293,8 @@ int Main(int argc, char** argv) {
         Stage(*row, "codegen") / 1000, Stage(*row, "nvrtc") / 1000, Stage(*row, "other") / 1000,
         start_ms, cold_ms, row->Find("cold_cpu_us")->number_value() / 1000,
         row->Find("warm_median_us")->number_value() / 1000, start_ms + cold_ms,
-        Stage(*row, "front_end", "nvrtc_split_us") / 1000, Stage(*row, "nvvm", "nvrtc_split_us") / 1000,
-        Stage(*row, "ptxas", "nvrtc_split_us") / 1000,
+        Stage(*row, "front_end", "nvrtc_split_us") / 1000,
+        Stage(*row, "nvvm", "nvrtc_split_us") / 1000, Stage(*row, "ptxas", "nvrtc_split_us") / 1000,
         row->Find("binaries")->bool_value() ? "" : "  (no binaries: NVRTC missing?)");
     if (Stem(f) == "rmsnorm_bwd_manual") {
       goal_seen = true;
@@ -299,9 +304,10 @@ int Main(int argc, char** argv) {
     }
   }
   std::string goal_line =
-      goal_seen ? absl::StrFormat("goal: rmsnorm_bwd_manual cold end to end %.1f ms < %.0f ms: %s "
-                                  "(in a fresh process, with NVRTC's start-up: %.1f ms)",
-                                  goal_value_ms, goal_ms, goal_pass ? "PASS" : "FAIL", goal_fresh_ms)
+      goal_seen ? absl::StrFormat(
+                      "goal: rmsnorm_bwd_manual cold end to end %.1f ms < %.0f ms: %s "
+                      "(in a fresh process, with NVRTC's start-up: %.1f ms)",
+                      goal_value_ms, goal_ms, goal_pass ? "PASS" : "FAIL", goal_fresh_ms)
                 : "goal: rmsnorm_bwd_manual not among the files";
   std::string loadavg;
   std::ifstream("/proc/loadavg") >> loadavg;
@@ -315,7 +321,8 @@ int Main(int argc, char** argv) {
       general ? "general (--general)" : "specialized", goal_line.c_str());
   if (!out_path.empty()) {
     std::ofstream out(out_path);
-    out << "{\n \"benchmark\": \"cold compile time per fusion (fresh process each, NVRTC start-up apart)\",\n"
+    out << "{\n \"benchmark\": \"cold compile time per fusion (fresh process each, NVRTC start-up "
+           "apart)\",\n"
         << " \"loadavg_1min_at_end\": \"" << loadavg << "\",\n"
         << " \"nvrtc_cache\": \"" << cache_note << "\",\n"
         << " \"cores\": " << sysconf(_SC_NPROCESSORS_ONLN) << ",\n"
@@ -323,8 +330,7 @@ int Main(int argc, char** argv) {
         << " \"kernels\": \"" << (general ? "general" : "specialized") << "\",\n"
         << " \"goal\": {\"fusion\": \"rmsnorm_bwd_manual\", \"limit_ms\": " << goal_ms
         << ", \"cold_ms\": " << goal_value_ms << ", \"fresh_process_ms\": " << goal_fresh_ms
-        << ", \"pass\": " << (goal_pass ? "true" : "false")
-        << "},\n \"fusions\": [\n  ";
+        << ", \"pass\": " << (goal_pass ? "true" : "false") << "},\n \"fusions\": [\n  ";
     for (size_t i = 0; i < rows.size(); ++i) out << (i ? ",\n  " : "") << rows[i];
     out << "\n ]\n}\n";
     std::printf("wrote %s\n", out_path.c_str());

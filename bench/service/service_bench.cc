@@ -9,10 +9,10 @@
 //                 [--results-dir DIR]
 // Without --server it starts fusiond (the one built beside it) on a free
 // loopback port with a temporary cache directory.
+#include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-#include <netinet/in.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -155,7 +155,7 @@ int Run(const Options& o) {
                 absl::StrFormat("service_bench.%d", static_cast<int>(getpid()));
     target = absl::StrFormat("127.0.0.1:%d", FreePort());
     daemon.Start({FUSIOND_BIN, "--listen", target, "--metrics", "", "--cache-dir", cache_dir,
-                    "--log-level", "warning"});
+                  "--log-level", "warning"});
   }
   std::string echo_target = absl::StrFormat("127.0.0.1:%d", FreePort());
   char self[4096] = {0};
@@ -248,7 +248,8 @@ int Run(const Options& o) {
   std::time_t now = std::time(nullptr);
   std::tm tm;
   gmtime_r(&now, &tm);
-  std::string date = absl::StrFormat("%04d-%02d-%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday);
+  std::string date =
+      absl::StrFormat("%04d-%02d-%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday);
 
   std::printf("service_bench  %s  fusion=%s  request=%zu B  reply=%zu B  cold compile=%.1f ms\n",
               date.c_str(), std::filesystem::path(o.fusion).filename().c_str(), request_bytes,

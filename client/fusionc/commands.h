@@ -38,7 +38,7 @@ class CommandRegistrar {
 
 // Registers a command at static-initialization time:
 //   FUSIONC_COMMAND(parse, "print the IR", kParseUsage, RunParse);
-#define FUSIONC_COMMAND(name, summary, usage, run)                          \
+#define FUSIONC_COMMAND(name, summary, usage, run)                            \
   static const ::fusiond::fusionc::CommandRegistrar fusionc_registrar_##name( \
       ::fusiond::fusionc::Command{#name, summary, usage, run})
 

@@ -5,9 +5,9 @@
 #include "absl/strings/str_cat.h"
 #include "cache/cached_compiler.h"
 #include "cache/kernel_cache.h"
-#include "cache/shared_tier.h"
 #include "cache/report.h"
 #include "cache/secret_file.h"
+#include "cache/shared_tier.h"
 #include "client/cpp/fusion_client.h"
 #include "compiler/codegen/manifest.h"
 
@@ -47,11 +47,16 @@ absl::StatusOr<std::unique_ptr<SharedTier>> OpenSharedTier(const RedisFlags& red
 }  // namespace
 
 std::vector<FlagSpec> SecurityFlagSpecs() {
-  return {{"tls-ca", true},          {"tls-cert", true},
-          {"tls-key", true},         {"tls-server-name", true},
-          {"tls", false},            {"token-file", true},
-          {"redis-secret-file", true}, {"redis-insecure-unsigned", false},
-          {"redis-user", true},      {"redis-password-file", true}};
+  return {{"tls-ca", true},
+          {"tls-cert", true},
+          {"tls-key", true},
+          {"tls-server-name", true},
+          {"tls", false},
+          {"token-file", true},
+          {"redis-secret-file", true},
+          {"redis-insecure-unsigned", false},
+          {"redis-user", true},
+          {"redis-password-file", true}};
 }
 
 RedisFlags RedisFlagsFrom(const ParsedFlags& flags) {
@@ -119,8 +124,8 @@ std::string CachedSummary(const CachedCompile& c) {
     const auto& s = c.compiled.segments(i);
     absl::StrAppend(&out, "segment ", i, ": ", s.params().kind());
     if (s.has_kernel()) {
-      absl::StrAppend(&out, "  kernel ", s.kernel().kernel_name(), " (", s.kernel().arch(),
-                      ", ", s.kernel().registers(), " registers, ", s.kernel().spill_bytes(),
+      absl::StrAppend(&out, "  kernel ", s.kernel().kernel_name(), " (", s.kernel().arch(), ", ",
+                      s.kernel().registers(), " registers, ", s.kernel().spill_bytes(),
                       " spill bytes)");
     }
     absl::StrAppend(&out, "\n");

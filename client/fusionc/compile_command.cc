@@ -154,27 +154,20 @@ int RunCachedCompile(const ParsedFlags& flags, const ParsedFusion& parsed,
       return ReportError("compile", s);
     }
   }
-  std::string out = flags.Has("json") ? CachedReportJson(*compiled) + "\n" : CachedSummary(*compiled);
+  std::string out =
+      flags.Has("json") ? CachedReportJson(*compiled) + "\n" : CachedSummary(*compiled);
   std::fputs(out.c_str(), stdout);
   return kExitOk;
 }
 #endif
 
 int RunCompileCommand(const std::vector<std::string>& args) {
-  std::vector<FlagSpec> specs = {{"arch", true},
-                                 {"shapes", true},
-                                 {"json", false},
-                                 {"explain", false},
-                                 {"dump", true},
-                                 {"allow-precision-increase", false},
-                                 {"general", false},
-                                 {"no-codegen", false},
-                                 {"emit-cuda", false},
-                                 {"out", true},
-                                 {"server", true},
-                                 {"cache-dir", true},
-                                 {"redis", true},
-                                 {"no-cache", false}};
+  std::vector<FlagSpec> specs = {
+      {"arch", true},     {"shapes", true},      {"json", false},
+      {"explain", false}, {"dump", true},        {"allow-precision-increase", false},
+      {"general", false}, {"no-codegen", false}, {"emit-cuda", false},
+      {"out", true},      {"server", true},      {"cache-dir", true},
+      {"redis", true},    {"no-cache", false}};
 #ifdef FUSIONC_WITH_CACHE
   for (const FlagSpec& spec : SecurityFlagSpecs()) specs.push_back(spec);
 #endif

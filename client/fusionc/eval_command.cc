@@ -46,8 +46,8 @@ constexpr char kEvalUsage[] =
     "exit codes: 0 ok, 2 bad input (parse errors, bad shapes, too large), 1 internal.\n";
 
 int RunEval(const std::vector<std::string>& args) {
-  auto flags = ParseFlags(args, {{"seed", true}, {"shapes", true}, {"max-elements", true},
-                                 {"values", true}});
+  auto flags = ParseFlags(
+      args, {{"seed", true}, {"shapes", true}, {"max-elements", true}, {"values", true}});
   if (!flags.ok()) return ReportError("eval", flags.status());
   if (flags->help) {
     std::fputs(kEvalUsage, stdout);
@@ -55,8 +55,8 @@ int RunEval(const std::vector<std::string>& args) {
   }
   if (flags->positional.size() != 1) {
     std::fputs(kEvalUsage, stderr);
-    return ReportError("eval", absl::InvalidArgumentError(
-                                   absl::StrCat("expected one FILE, got ", flags->positional.size())));
+    return ReportError("eval", absl::InvalidArgumentError(absl::StrCat("expected one FILE, got ",
+                                                                       flags->positional.size())));
   }
   auto seed = flags->GetInt("seed");
   auto max_elements = flags->GetInt("max-elements");
@@ -75,9 +75,9 @@ int RunEval(const std::vector<std::string>& args) {
     shapes = *s;
   }
   if (shapes.empty() && !g.inputs.empty()) {
-    return ReportError("eval", absl::InvalidArgumentError(
-                                   "the definition has symbolic sizes and no inputs list; "
-                                   "expected --shapes, e.g. --shapes '64x128;128'"));
+    return ReportError(
+        "eval", absl::InvalidArgumentError("the definition has symbolic sizes and no inputs list; "
+                                           "expected --shapes, e.g. --shapes '64x128;128'"));
   }
   auto binding = BindShapes(g, shapes);
   if (!binding.ok()) {
@@ -94,19 +94,21 @@ int RunEval(const std::vector<std::string>& args) {
   }
   const int64_t limit = max_elements->value_or(int64_t{1} << 26);
   if (total > static_cast<double>(limit)) {
-    return ReportError("eval", absl::ResourceExhaustedError(absl::StrCat(
-                                   "evaluating needs ", total, " tensor elements (inputs and every "
-                                   "intermediate), more than --max-elements ", limit,
-                                   "; expected smaller --shapes or a larger --max-elements")));
+    return ReportError(
+        "eval", absl::ResourceExhaustedError(
+                    absl::StrCat("evaluating needs ", total,
+                                 " tensor elements (inputs and every "
+                                 "intermediate), more than --max-elements ",
+                                 limit, "; expected smaller --shapes or a larger --max-elements")));
   }
   const uint64_t seed_value = static_cast<uint64_t>(seed->value_or(0));
   std::vector<HostTensor> inputs = MakeEvalInputs(*parsed, shapes, seed_value);
   auto outputs = Evaluate(g, inputs);
   if (!outputs.ok()) return ReportError("eval", outputs.status());
   if (outputs->size() != g.outputs.size()) {
-    return ReportError("eval", absl::InternalError(absl::StrCat(
-                                   "Evaluate returned ", outputs->size(), " outputs for ",
-                                   g.outputs.size())));
+    return ReportError("eval",
+                       absl::InternalError(absl::StrCat("Evaluate returned ", outputs->size(),
+                                                        " outputs for ", g.outputs.size())));
   }
   std::string out = absl::StrCat("# ", flags->positional[0], " seed=", seed_value, "\n");
   for (size_t i = 0; i < outputs->size(); ++i) {

@@ -55,14 +55,21 @@ std::vector<HostTensor> MakeEvalInputs(const ParsedFusion& parsed,
     }
     for (double& x : t.data) {
       double base = x;  // "randn": RandomInputs' draw
-      if (gen == "zeros") base = 0;
-      else if (gen == "ones") base = 1;
-      else if (gen == "full") base = spec.value;
-      else if (gen == "rand" || gen == "make_tensor") base = Uniform(rng);
-      else if (gen == "randn" && !is_float) continue;  // keep the small integers
+      if (gen == "zeros")
+        base = 0;
+      else if (gen == "ones")
+        base = 1;
+      else if (gen == "full")
+        base = spec.value;
+      else if (gen == "rand" || gen == "make_tensor")
+        base = Uniform(rng);
+      else if (gen == "randn" && !is_float)
+        continue;  // keep the small integers
       double v = base * spec.scale + spec.offset;
-      if (gen == "make_tensor" && t.dtype == DataType::kBool) v = rng() & 1;
-      else if (gen == "make_tensor" && !is_float) v = std::floor(v);
+      if (gen == "make_tensor" && t.dtype == DataType::kBool)
+        v = rng() & 1;
+      else if (gen == "make_tensor" && !is_float)
+        v = std::floor(v);
       x = RoundTo(t.dtype, v);
     }
   }

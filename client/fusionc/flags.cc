@@ -44,7 +44,8 @@ absl::StatusOr<ParsedFlags> ParseFlags(const std::vector<std::string>& args,
       continue;
     }
     if (a.rfind("--", 0) != 0) {
-      return absl::InvalidArgumentError(absl::StrCat("unknown flag '", a, "' (flags start with --)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown flag '", a, "' (flags start with --)"));
     }
     std::string name = a.substr(2), value;
     bool has_value = false;
@@ -59,9 +60,11 @@ absl::StatusOr<ParsedFlags> ParseFlags(const std::vector<std::string>& args,
     }
     if (spec == nullptr) {
       std::string known;
-      for (const FlagSpec& s : specs) absl::StrAppend(&known, known.empty() ? "" : ", ", "--", s.name);
-      return absl::InvalidArgumentError(absl::StrCat(
-          "unknown flag '--", name, "'", known.empty() ? "" : absl::StrCat(" (known: ", known, ")")));
+      for (const FlagSpec& s : specs)
+        absl::StrAppend(&known, known.empty() ? "" : ", ", "--", s.name);
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown flag '--", name, "'",
+                       known.empty() ? "" : absl::StrCat(" (known: ", known, ")")));
     }
     if (out.values.count(name)) {
       return absl::InvalidArgumentError(absl::StrCat("flag --", name, " given twice"));
@@ -93,9 +96,9 @@ absl::StatusOr<std::vector<std::vector<int64_t>>> ParseShapes(const std::string&
       for (absl::string_view size : absl::StrSplit(entry, absl::ByAnyChar("x,"))) {
         int64_t n = 0;
         if (!absl::SimpleAtoi(size, &n) || n < 0) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "--shapes: '", std::string(size), "' in '", std::string(entry),
-              "' is not a size; expected e.g. --shapes '2048x8192;8192'"));
+          return absl::InvalidArgumentError(
+              absl::StrCat("--shapes: '", std::string(size), "' in '", std::string(entry),
+                           "' is not a size; expected e.g. --shapes '2048x8192;8192'"));
         }
         shape.push_back(n);
       }

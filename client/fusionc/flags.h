@@ -17,7 +17,7 @@ namespace fusiond {
 namespace fusionc {
 
 struct FlagSpec {
-  std::string name;       // without the dashes: "seed"
+  std::string name;  // without the dashes: "seed"
   bool takes_value = true;
 };
 

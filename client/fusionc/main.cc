@@ -57,9 +57,8 @@ CommandRegistrar::CommandRegistrar(const Command& command) { Registry().push_bac
 
 const std::vector<Command>& Commands() {
   static const bool sorted = [] {
-    std::sort(Registry().begin(), Registry().end(), [](const Command& a, const Command& b) {
-      return std::string(a.name) < b.name;
-    });
+    std::sort(Registry().begin(), Registry().end(),
+              [](const Command& a, const Command& b) { return std::string(a.name) < b.name; });
     return true;
   }();
   (void)sorted;
@@ -68,7 +67,8 @@ const std::vector<Command>& Commands() {
 
 int ExitCodeFor(const absl::Status& s) {
   switch (s.code()) {
-    case absl::StatusCode::kOk: return kExitOk;
+    case absl::StatusCode::kOk:
+      return kExitOk;
     case absl::StatusCode::kInvalidArgument:
     case absl::StatusCode::kNotFound:
     case absl::StatusCode::kOutOfRange:
@@ -87,7 +87,7 @@ int ReportError(const char* command, const absl::Status& s) {
                       s.code() == absl::StatusCode::kPermissionDenied ||
                       s.code() == absl::StatusCode::kUnavailable ||
                       s.code() == absl::StatusCode::kDeadlineExceeded;
-  const std::string prefix = remote ? absl::StatusCodeToString(s.code()) + ": "
+  const std::string prefix = remote                  ? absl::StatusCodeToString(s.code()) + ": "
                              : code == kExitInternal ? "internal error: "
                                                      : "";
   std::fprintf(stderr, "fusionc %s: %s%s\n", command, prefix.c_str(),

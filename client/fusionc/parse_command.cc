@@ -41,17 +41,18 @@ std::string Shape(const std::vector<int64_t>& s) {
 absl::Status CheckRoundTrip(const Graph& g) {
   const std::string text = PrintGraph(g);
   std::string bytes;
-  if (!ToProto(g).SerializeToString(&bytes)) return absl::InternalError("ToProto: cannot serialize");
+  if (!ToProto(g).SerializeToString(&bytes))
+    return absl::InternalError("ToProto: cannot serialize");
   fusiond::v1::FusionGraph parsed;
   if (!parsed.ParseFromString(bytes)) return absl::InternalError("cannot parse our own bytes");
   auto back = FromProto(parsed);
   if (!back.ok()) {
-    return absl::InternalError(absl::StrCat("FromProto rejects our own graph: ",
-                                            std::string(back.status().message())));
+    return absl::InternalError(
+        absl::StrCat("FromProto rejects our own graph: ", std::string(back.status().message())));
   }
   if (PrintGraph(*back) != text) {
-    return absl::InternalError(absl::StrCat("round trip changed the IR; after it:\n",
-                                            PrintGraph(*back)));
+    return absl::InternalError(
+        absl::StrCat("round trip changed the IR; after it:\n", PrintGraph(*back)));
   }
   std::string again;
   ToProto(*back).SerializeToString(&again);
@@ -68,8 +69,8 @@ int RunParse(const std::vector<std::string>& args) {
   }
   if (flags->positional.size() != 1) {
     std::fputs(kParseUsage, stderr);
-    return ReportError("parse", absl::InvalidArgumentError(
-                                    absl::StrCat("expected one FILE, got ", flags->positional.size())));
+    return ReportError("parse", absl::InvalidArgumentError(absl::StrCat("expected one FILE, got ",
+                                                                        flags->positional.size())));
   }
   auto parsed = ParseReproFile(flags->positional[0]);
   if (!parsed.ok()) return ReportError("parse", parsed.status());
@@ -77,9 +78,11 @@ int RunParse(const std::vector<std::string>& args) {
   if (flags->Has("inputs")) {
     for (size_t i = 0; i < parsed->inputs.size(); ++i) {
       const InputSpec& s = parsed->inputs[i];
-      absl::StrAppend(&out, "# input ", i, ": ", s.generator, " ", DataTypeName(s.dtype), Shape(s.shape));
+      absl::StrAppend(&out, "# input ", i, ": ", s.generator, " ", DataTypeName(s.dtype),
+                      Shape(s.shape));
       if (s.scale != 1 || s.offset != 0) absl::StrAppend(&out, " * ", s.scale, " + ", s.offset);
-      if (s.generator == "full" || s.generator == "scalar") absl::StrAppend(&out, " value=", s.value);
+      if (s.generator == "full" || s.generator == "scalar")
+        absl::StrAppend(&out, " value=", s.value);
       if (s.generator == "softmax") absl::StrAppend(&out, " dim=", s.softmax_dim);
       absl::StrAppend(&out, "\n");
     }

@@ -43,7 +43,8 @@ TEST(ExprTest, Functions) {
   EXPECT_EQ(Eval("min(264, max(1, ceil_div(2048 * 8192, 1024)))"), 264);
   // A looping grid balanced over its rounds (LaunchGrid): 2048 rows on at
   // most 264 blocks take 256 blocks of 8; 100 rows one block each.
-  const char* balanced = "ceil_div(max(1, ceil_div(s0, 1)), ceil_div(max(1, ceil_div(s0, 1)), 264))";
+  const char* balanced =
+      "ceil_div(max(1, ceil_div(s0, 1)), ceil_div(max(1, ceil_div(s0, 1)), 264))";
   EXPECT_EQ(Eval(balanced, {{"s0", 2048}}), 256);
   EXPECT_EQ(Eval(balanced, {{"s0", 100}}), 100);
   EXPECT_EQ(Eval(balanced, {{"s0", 264 * 5 + 1}}), 221);

@@ -239,7 +239,9 @@ absl::StatusOr<KernelRequirement> ParseRequirement(const JsonValue& r, const std
   for (const auto& [key, value] : r.members()) {
     bool known = key == "expr";
     for (const KindKey& k : kKinds) known |= key == k.key;
-    if (!known) return Bad(where, absl::StrCat("unknown key \"", key, "\" (expected \"expr\" and one of ", kOneOf, ")"));
+    if (!known)
+      return Bad(where, absl::StrCat("unknown key \"", key, "\" (expected \"expr\" and one of ",
+                                     kOneOf, ")"));
   }
   const JsonValue* expr = r.Find("expr");
   if (expr == nullptr) return Bad(where, "missing \"expr\"");

@@ -176,17 +176,17 @@ TEST(ManifestTest, ReadsVersionOneAndTwo) {
   absl::StatusOr<Manifest> v2 = ParseManifest(kDocExample);
   ASSERT_TRUE(v2.ok()) << v2.status();
   EXPECT_EQ(v2->version, 2);
-  absl::StatusOr<Manifest> v1_with_v2_fields = ParseManifest(
-      Replace(kDocExample, "\"manifest_version\": 2", "\"manifest_version\": 1"));
+  absl::StatusOr<Manifest> v1_with_v2_fields =
+      ParseManifest(Replace(kDocExample, "\"manifest_version\": 2", "\"manifest_version\": 1"));
   ASSERT_TRUE(v1_with_v2_fields.ok()) << v1_with_v2_fields.status();
   EXPECT_EQ(v1_with_v2_fields->kernels[0].requirements.size(), 2u);
   EXPECT_EQ(v1_with_v2_fields->kernels[0].params[0].align, 16);
 }
 
 TEST(ManifestTest, ParsesEqualsOfVersion3) {
-  const std::string doc = Replace(
-      Replace(kDocExample, "\"manifest_version\": 2", "\"manifest_version\": 3"),
-      "{\"expr\": \"s1\", \"multiple_of\": 8}", "{\"expr\": \"s0\", \"equals\": 2048}");
+  const std::string doc =
+      Replace(Replace(kDocExample, "\"manifest_version\": 2", "\"manifest_version\": 3"),
+              "{\"expr\": \"s1\", \"multiple_of\": 8}", "{\"expr\": \"s0\", \"equals\": 2048}");
   absl::StatusOr<Manifest> m = ParseManifest(doc);
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_EQ(m->version, 3);
@@ -197,9 +197,11 @@ TEST(ManifestTest, ParsesEqualsOfVersion3) {
   EXPECT_TRUE(r.Holds(2048));
   EXPECT_FALSE(r.Holds(2047));
   EXPECT_FALSE(r.Holds(4096));
-  absl::Status bad = ParseManifest(Replace(doc, "\"equals\": 2048", "\"equals\": \"2048\"")).status();
+  absl::Status bad =
+      ParseManifest(Replace(doc, "\"equals\": 2048", "\"equals\": \"2048\"")).status();
   EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument) << bad;
-  EXPECT_NE(std::string(bad.message()).find("\"equals\" must be an integer"), std::string::npos) << bad;
+  EXPECT_NE(std::string(bad.message()).find("\"equals\" must be an integer"), std::string::npos)
+      << bad;
 }
 
 TEST(ManifestTest, ParsesRequiresAndAlign) {
@@ -337,7 +339,8 @@ TEST(ManifestTest, PlanChecksRequires) {
     ASSERT_FALSE(plan.ok()) << cols;
     EXPECT_EQ(plan.status().code(), absl::StatusCode::kFailedPrecondition) << plan.status();
     EXPECT_EQ(plan.status().message(),
-              "kernel fusion_9f1c_k0 (inner_outer_persistent) was compiled for shapes where " + why + tail);
+              "kernel fusion_9f1c_k0 (inner_outer_persistent) was compiled for shapes where " +
+                  why + tail);
   }
   // Shapes that disagree with the manifest stay InvalidArgument.
   EXPECT_EQ(PlanLaunch(*m, {{2048, 100}, {1024, 1}, {}}).status().code(),
@@ -364,9 +367,22 @@ TEST(ManifestTest, PlanChecksRequires) {
 TEST(ManifestTest, MutatedManifestsFailCleanly) {
   const std::vector<std::string> bases = {kDocExample, ReadTestdata("center/manifest.json"),
                                           ReadTestdata("coop/manifest.json")};
-  const char* tokens[] = {"0", "-1", "1e309", "\"s0\"", "\"ceil_div(s0, 0)\"", "\"s0 / 0\"", "null", "[]",
-                          "{}", "\"min(\"", "9223372036854775807", "\"9223372036854775807 * 2\"",
-                          "\"-9223372036854775807 - 1\"", "true", "\"\\u0000\"", "\""};
+  const char* tokens[] = {"0",
+                          "-1",
+                          "1e309",
+                          "\"s0\"",
+                          "\"ceil_div(s0, 0)\"",
+                          "\"s0 / 0\"",
+                          "null",
+                          "[]",
+                          "{}",
+                          "\"min(\"",
+                          "9223372036854775807",
+                          "\"9223372036854775807 * 2\"",
+                          "\"-9223372036854775807 - 1\"",
+                          "true",
+                          "\"\\u0000\"",
+                          "\""};
   const std::vector<Shape> shapes = {{0}, {1}, {7}, {2048}, {8192}, {int64_t{1} << 40}};
   std::mt19937 rng(20261130);
   int parsed = 0, refused = 0;
@@ -376,14 +392,19 @@ TEST(ManifestTest, MutatedManifestsFailCleanly) {
       const size_t pos = rng() % s.size();
       const char* tok = tokens[rng() % (sizeof(tokens) / sizeof(*tokens))];
       switch (rng() % 4) {
-        case 0: s.erase(pos, 1 + rng() % 8); break;
-        case 1: s.insert(pos, tok); break;
+        case 0:
+          s.erase(pos, 1 + rng() % 8);
+          break;
+        case 1:
+          s.insert(pos, tok);
+          break;
         case 2: {  // a value replaced up to the next delimiter
           const size_t end = s.find_first_of(",}]", pos);
           if (end != std::string::npos) s.replace(pos, end - pos, tok);
           break;
         }
-        default: s[pos] = "{}[]\",:09a-"[rng() % 12];
+        default:
+          s[pos] = "{}[]\",:09a-"[rng() % 12];
       }
     }
     SCOPED_TRACE(s);

@@ -11,8 +11,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/codegen/expr_emitter.h"
-#include "compiler/codegen/kernel_plan.h"
 #include "compiler/codegen/generator.h"
+#include "compiler/codegen/kernel_plan.h"
 #include "compiler/codegen/prelude.h"
 #include "compiler/codegen/value_emitter.h"
 
@@ -57,12 +57,14 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     persistent_ = !hp_.multi_pass;
   }
   if (lanes_) persistent_ = false;  // every pass reads its chunks from memory (L2)
-  if ((lanes_ ? BY_ : BX_) % 32 != 0 || (V_ & (V_ - 1)) != 0 || V_ > 16 || BX_ * BY_ > o_.target.max_threads_per_block) {
-    return absl::InvalidArgumentError(absl::StrCat("codegen: bad launch parameters vectorize=", hp_.vectorize,
-                                                " block_x=", hp_.block_x, " block_y=", hp_.block_y));
+  if ((lanes_ ? BY_ : BX_) % 32 != 0 || (V_ & (V_ - 1)) != 0 || V_ > 16 ||
+      BX_ * BY_ > o_.target.max_threads_per_block) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("codegen: bad launch parameters vectorize=", hp_.vectorize,
+                     " block_x=", hp_.block_x, " block_y=", hp_.block_y));
   }
-  if (persistent_ && (hp_.kind == SchedulerKind::kOuterPersistent ||
-                      hp_.kind == SchedulerKind::kOuterReduction)) {
+  if (persistent_ &&
+      (hp_.kind == SchedulerKind::kOuterPersistent || hp_.kind == SchedulerKind::kOuterReduction)) {
     // Slots per thread for the sizes the heuristics saw.
     int64_t rlen = 1;
     for (int a : p_.r_axes) {
@@ -70,7 +72,8 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     }
     if (rlen == 0) {  // symbolic: the sizes the heuristics saw
       rlen = hp_.kind == SchedulerKind::kOuterPersistent
-                 ? std::max<int64_t>(1, hp_.outer_size * hp_.inner_size) / std::max<int64_t>(1, row_blocks_)
+                 ? std::max<int64_t>(1, hp_.outer_size * hp_.inner_size) /
+                       std::max<int64_t>(1, row_blocks_)
                  : hp_.inner_size;
     }
     const int64_t chunks = (rlen + V_ - 1) / V_;
@@ -84,7 +87,8 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     int64_t rlen = 1;
     for (int a : p_.r_axes) rlen *= p_.ref[a].is_static() ? p_.ref[a].size : 0;
     if (rlen == 0) rlen = std::max<int64_t>(1, hp_.inner_size);
-    row_iters_ = std::max<int64_t>(1, ((rlen + V_ - 1) / V_ + split * BX_ * U_ - 1) / (split * BX_ * U_));
+    row_iters_ =
+        std::max<int64_t>(1, ((rlen + V_ - 1) / V_ + split * BX_ * U_ - 1) / (split * BX_ * U_));
   }
   const bool cols = !p_.col_reds.empty();
   const bool coop = split_ || cols;
@@ -120,23 +124,27 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     k.params.push_back({"workspace", 1, ""});
   }
   int max_esize = 1;
-  for (auto& [v, a] : in_access_) if (a.vec && p_.needed[v]) max_esize = std::max(max_esize, a.esize);
-  for (auto& a : out_access_) if (a.vec) max_esize = std::max(max_esize, a.esize);
+  for (auto& [v, a] : in_access_)
+    if (a.vec && p_.needed[v]) max_esize = std::max(max_esize, a.esize);
+  for (auto& a : out_access_)
+    if (a.vec) max_esize = std::max(max_esize, a.esize);
   V_ = std::min(V_, 16 / max_esize);
   if (PlanStaging()) persistent_ = true;
   if (absl::Status st = PlanCluster(); !st.ok()) return st;
   reread_ = hp_.reread_rows;
   if (reread_ && (!persistent_ || staged_)) {
     return absl::InvalidArgumentError(
-        "codegen: reread_rows needs rows held in registers (a persistent kind, no smem_buffer, rows that fit)");
+        "codegen: reread_rows needs rows held in registers (a persistent kind, no smem_buffer, "
+        "rows that fit)");
   }
-  keep_ = hp_.multi_pass && p_.num_stages >= 1 && !persistent_ && !staged_ && cluster_ == 1 && !lanes_ &&
-          hp_.smem_bytes > 0;
+  keep_ = hp_.multi_pass && p_.num_stages >= 1 && !persistent_ && !staged_ && cluster_ == 1 &&
+          !lanes_ && hp_.smem_bytes > 0;
   {
     int streamed = 0;
     for (auto& [v, a] : in_access_) streamed += a.has_r && a.has_i && p_.needed[v];
-    streaming_stores_ = !pointwise_ && streamed == 1 &&
-                        (hp_.kind == SchedulerKind::kInnerPersistent || hp_.kind == SchedulerKind::kInnerReduction);
+    streaming_stores_ =
+        !pointwise_ && streamed == 1 &&
+        (hp_.kind == SchedulerKind::kInnerPersistent || hp_.kind == SchedulerKind::kInnerReduction);
   }
   for (SymbolId s : p_.symbol_order) {
     const std::string& name = p_.symbol_names.at(s);
@@ -159,8 +167,8 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     const Access& a = in_access_.at(v);
     if (persistent_ && a.has_i && !a.has_r) return absl::StrCat("cr_", a.ptr);
     return absl::StrCat("(active ? Ty<", a.dt, ">::load(", a.ptr, " + ",
-                        a.has_i ? "rb_" + a.ptr : "0", ") : ",
-                        ComputeTypeName(g_.value(v).dtype), "(0))");
+                        a.has_i ? "rb_" + a.ptr : "0", ") : ", ComputeTypeName(g_.value(v).dtype),
+                        "(0))");
   };
 
   // Column operands in shared memory: static, so within 48 KB with room to spare.
@@ -169,9 +177,9 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     if (ColumnInSmem(a)) col_smem += int64_t{4} * PB_ * BX_ * ChunkWords(a);
   }
   if (col_smem > kMaxColumnSmemBytes) {
-    return absl::InvalidArgumentError(absl::StrCat("codegen: smem_columns needs ", col_smem,
-                                                   " bytes of shared memory for the column operands; at most ",
-                                                   kMaxColumnSmemBytes));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "codegen: smem_columns needs ", col_smem,
+        " bytes of shared memory for the column operands; at most ", kMaxColumnSmemBytes));
   }
 
   // ---- Kernel text.
@@ -202,21 +210,26 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     absl::StrAppend(&sig, ", i64 ", p_.symbol_names.at(s), literal_symbols_.count(s) ? "_arg" : "");
   }
   const int min_blocks = MinBlocksPerSm(coop);
-  absl::StrAppend(&c, "\nextern \"C\" __global__ void __launch_bounds__(", BX_ * BY_, ", ", min_blocks, ") ",
-                  cluster_ > 1 ? absl::StrCat("__cluster_dims__(", cluster_, ", 1, 1) ") : "", k.name, "(", sig,
-                  ") {\n");
-  absl::StrAppend(&c, lanes_ ? LanesThreadIds() : "  const int tx = threadIdx.x, ty = threadIdx.y;\n  (void)ty;\n");
+  absl::StrAppend(&c, "\nextern \"C\" __global__ void __launch_bounds__(", BX_ * BY_, ", ",
+                  min_blocks, ") ",
+                  cluster_ > 1 ? absl::StrCat("__cluster_dims__(", cluster_, ", 1, 1) ") : "",
+                  k.name, "(", sig, ") {\n");
+  absl::StrAppend(&c, lanes_ ? LanesThreadIds()
+                             : "  const int tx = threadIdx.x, ty = threadIdx.y;\n  (void)ty;\n");
   for (SymbolId s : literal_symbols_) {
     absl::StrAppend(&c, "  constexpr i64 ", p_.symbol_names.at(s), " = ", o_.symbol_sizes[s],
                     ";  // compiled for (requires)\n");
   }
-  if (staged_ || cluster_ > 1) absl::StrAppend(&c, "  extern __shared__ __align__(16) unsigned char fz_smem[];\n");
+  if (staged_ || cluster_ > 1)
+    absl::StrAppend(&c, "  extern __shared__ __align__(16) unsigned char fz_smem[];\n");
   // Typed pointers: element arithmetic per dtype.
   auto typed = [&](const Access& a, bool in) {
-    const char* t = a.esize == 1 ? "unsigned char" : a.esize == 2 ? "unsigned short"
-                  : a.esize == 4 ? "u32" : "u64";
-    return absl::StrCat("  ", in ? "const " : "", t, "* __restrict__ ", a.ptr, " = (", in ? "const " : "",
-                        t, "*)", a.ptr, "_;\n");
+    const char* t = a.esize == 1   ? "unsigned char"
+                    : a.esize == 2 ? "unsigned short"
+                    : a.esize == 4 ? "u32"
+                                   : "u64";
+    return absl::StrCat("  ", in ? "const " : "", t, "* __restrict__ ", a.ptr, " = (",
+                        in ? "const " : "", t, "*)", a.ptr, "_;\n");
   };
   // Typed pointers: element arithmetic per dtype.
   std::string rename;
@@ -225,12 +238,13 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   absl::StrAppend(&c, rename);
   const std::string rows = p_.ProductExpr(p_.i_axes);
   const std::string rlen = p_.ProductExpr(p_.r_axes);
-  absl::StrAppend(&c, "  const i64 rows = (i64)(", rows, ");\n  const i64 rlen = (i64)(", rlen, ");\n");
+  absl::StrAppend(&c, "  const i64 rows = (i64)(", rows, ");\n  const i64 rlen = (i64)(", rlen,
+                  ");\n");
   if (exact_) {  // one block along the row (no split)
     absl::StrAppend(&c, "  const i64 t = tx;\n  constexpr i64 T = ", BX_, ";\n", dividers);
   } else {
-    absl::StrAppend(&c, "  const i64 t = (i64)blockIdx.y * ", BX_, " + tx;\n  const i64 T = (i64)gridDim.y * ",
-                    BX_, ";\n", dividers);
+    absl::StrAppend(&c, "  const i64 t = (i64)blockIdx.y * ", BX_,
+                    " + tx;\n  const i64 T = (i64)gridDim.y * ", BX_, ";\n", dividers);
   }
   // Vector accesses need the innermost row extent divisible by V and aligned pointers.
   std::string vec = absl::StrCat("(", p_.ExtentExpr(p_.ref[p_.r_axes.back()]), ") % ", V_, " == 0");
@@ -248,9 +262,10 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   // definitions and drops their vector fallback loop: rmsnorm backward
   // thunder compiles 12-20% faster, 117 -> 114 registers. T itself stays
   // gridDim.y * BX_ in the index math (a literal there made kernels 1-5% slower).
-  absl::StrAppend(&c, "  const bool fits = ",
-                  persistent_ ? absl::StrCat("vec_ok && rlen <= ", split * BX_ * PB_ * V_, "LL") : "false",
-                  ";\n  (void)fits;\n");
+  absl::StrAppend(
+      &c, "  const bool fits = ",
+      persistent_ ? absl::StrCat("vec_ok && rlen <= ", split * BX_ * PB_ * V_, "LL") : "false",
+      ";\n  (void)fits;\n");
   if (lanes_ && !p_.row_slots.empty() && BX_ > 1) {
     auto scratch = LanesReductionScratch();
     if (!scratch.ok()) return scratch.status();
@@ -260,13 +275,14 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     for (int s = 0; s < p_.num_stages; ++s) {
       size_t n = 0;
       // A one-pass var also exchanges its count.
-      for (const auto& sl : p_.row_slots) n += (sl.stage == s) + (sl.stage == s && sl.one_pass && !sl.second_moment);
+      for (const auto& sl : p_.row_slots)
+        n += (sl.stage == s) + (sl.stage == s && sl.one_pass && !sl.second_moment);
       per_stage = std::max(per_stage, n);
     }
     // Slot-major: one slot's warp partials are contiguous (read four at a
     // time when they are floats).
-    absl::StrAppend(&c, "  __shared__ __align__(16) ", RedType(), " fz_red[2][", BY_, "][", per_stage, "][",
-                    BX_ / 32, "];\n  unsigned fz_rb = 0;\n");
+    absl::StrAppend(&c, "  __shared__ __align__(16) ", RedType(), " fz_red[2][", BY_, "][",
+                    per_stage, "][", BX_ / 32, "];\n  unsigned fz_rb = 0;\n");
   }
   // Workspaces: ws holds the barrier words (kBarrierBytes: grid-wide words,
   // then one per row group); wsp the row partials (double, two parities),
@@ -278,47 +294,55 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     max_slots = std::max(max_slots, n);
   }
   if (coop) {
-    absl::StrAppend(&c, "  u32* bar = (u32*)ws;\n  (void)bar;\n",
-                    "  const size_t part_stride = (size_t)gridDim.x * ", BY_, " * gridDim.y * ", max_slots, ";\n",
-                    "  double* ws_row = (double*)wsp;\n  (void)ws_row; (void)part_stride;\n",
-                    "  float* wcol = (float*)(wsp + ", split_ ? "2 * part_stride * 8" : "0", ");\n  (void)wcol;\n",
-                    "  const i64 wstride = (rlen + 3) & ~(i64)3;\n  (void)wstride;\n",
-                    "  unsigned par = 0;\n  (void)par;\n");
+    absl::StrAppend(
+        &c, "  u32* bar = (u32*)ws;\n  (void)bar;\n",
+        "  const size_t part_stride = (size_t)gridDim.x * ", BY_, " * gridDim.y * ", max_slots,
+        ";\n", "  double* ws_row = (double*)wsp;\n  (void)ws_row; (void)part_stride;\n",
+        "  float* wcol = (float*)(wsp + ", split_ ? "2 * part_stride * 8" : "0",
+        ");\n  (void)wcol;\n", "  const i64 wstride = (rlen + 3) & ~(i64)3;\n  (void)wstride;\n",
+        "  unsigned par = 0;\n  (void)par;\n");
   }
   // Row bases and offsets.
-  for (auto& [v, a] : in_access_) if (a.has_i) absl::StrAppend(&c, "  i64 rb_", a.ptr, " = 0;\n");
-  for (auto& a : out_access_) if (a.has_i) absl::StrAppend(&c, "  i64 rb_", a.ptr, " = 0;\n");
+  for (auto& [v, a] : in_access_)
+    if (a.has_i) absl::StrAppend(&c, "  i64 rb_", a.ptr, " = 0;\n");
+  for (auto& a : out_access_)
+    if (a.has_i) absl::StrAppend(&c, "  i64 rb_", a.ptr, " = 0;\n");
   absl::StrAppend(&c, "  i64 row = 0;\n  bool active = false;\n");
-  for (auto& [v, a] : in_access_) if (a.has_r) absl::StrAppend(&c, OffsetLambda(a));
-  for (auto& a : out_access_) if (a.has_r) absl::StrAppend(&c, OffsetLambda(a));
+  for (auto& [v, a] : in_access_)
+    if (a.has_r) absl::StrAppend(&c, OffsetLambda(a));
+  for (auto& a : out_access_)
+    if (a.has_r) absl::StrAppend(&c, OffsetLambda(a));
   // Column inputs stay in registers across rows, or in shared memory
   // (smem_columns: each thread's chunks at [k][tx], filled by the first row
   // of threads).
   if (persistent_) {
-    if (staged_) absl::StrAppend(&c, "  if (fits) {\n", IssueStagedCopies("0", true, "    "), "  }\n");
+    if (staged_)
+      absl::StrAppend(&c, "  if (fits) {\n", IssueStagedCopies("0", true, "    "), "  }\n");
     bool smem_cols = false;
     for (auto& [v, a] : in_access_) {
       if (!ColumnInSmem(a)) continue;
       const int w = ChunkWords(a);
       smem_cols = true;
       absl::StrAppend(&c, "  __shared__ __align__(16) u32 cs_", a.ptr, "[", PB_ * BX_ * w, "];\n",
-                      "  if (fits && ty == 0) {\n#pragma unroll\n",
-                      "    for (int k = 0; k < ", PB_, "; ++k) {\n      const i64 jj = (t + (i64)k * T) * ", V_,
-                      ";\n      if (", InRow("jj"), ") Chunk<", V_ * a.esize, ">::ld(&cs_", a.ptr, "[(k * ", BX_, " + tx) * ", w,
-                      "], ", a.ptr, " + ro_", a.ptr, "(jj));\n    }\n  }\n");
+                      "  if (fits && ty == 0) {\n#pragma unroll\n", "    for (int k = 0; k < ", PB_,
+                      "; ++k) {\n      const i64 jj = (t + (i64)k * T) * ", V_, ";\n      if (",
+                      InRow("jj"), ") Chunk<", V_ * a.esize, ">::ld(&cs_", a.ptr, "[(k * ", BX_,
+                      " + tx) * ", w, "], ", a.ptr, " + ro_", a.ptr, "(jj));\n    }\n  }\n");
     }
     if (smem_cols && BY_ > 1) absl::StrAppend(&c, "  __syncthreads();\n");
     for (auto& [v, a] : in_access_) {
       if (!a.has_r || a.has_i || !a.vec || !p_.needed[v] || staged_ || ColumnInSmem(a)) continue;
       const int w = ChunkWords(a);
       absl::StrAppend(&c, "  u32 cb_", a.ptr, "[", PB_ * w, "];\n  if (fits) {\n#pragma unroll\n",
-                      "    for (int k = 0; k < ", PB_, "; ++k) {\n      const i64 jj = (t + (i64)k * T) * ", V_,
-                      ";\n      if (", InRow("jj"), ") Chunk<", V_ * a.esize, ">::ld(&cb_", a.ptr, "[k * ", w, "], ",
+                      "    for (int k = 0; k < ", PB_,
+                      "; ++k) {\n      const i64 jj = (t + (i64)k * T) * ", V_, ";\n      if (",
+                      InRow("jj"), ") Chunk<", V_ * a.esize, ">::ld(&cb_", a.ptr, "[k * ", w, "], ",
                       a.ptr, " + ro_", a.ptr, "(jj));\n    }\n  }\n");
     }
     for (size_t ci = 0; ci < p_.col_reds.size(); ++ci) {
-      absl::StrAppend(&c, "  float cacc", ci, "[", PB_ * V_, "];\n#pragma unroll\n  for (int q = 0; q < ",
-                      PB_ * V_, "; ++q) cacc", ci, "[q] = ", Identity(g_.node(p_.col_reds[ci]).op, "float"), ";\n");
+      absl::StrAppend(&c, "  float cacc", ci, "[", PB_ * V_,
+                      "];\n#pragma unroll\n  for (int q = 0; q < ", PB_ * V_, "; ++q) cacc", ci,
+                      "[q] = ", Identity(g_.node(p_.col_reds[ci]).op, "float"), ";\n");
     }
   }
   // Row bases of every tensor with row axes, for row r.
@@ -335,11 +359,14 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     }
     auto base = [&](const Access& a) {
       std::string e = "0";
-      for (const auto& [ra, stride] : a.i_terms) absl::StrAppend(&e, " + ic", ra, " * (i64)(", stride, ")");
+      for (const auto& [ra, stride] : a.i_terms)
+        absl::StrAppend(&e, " + ic", ra, " * (i64)(", stride, ")");
       return absl::StrCat("    rb_", a.ptr, " = ", e, ";\n");
     };
-    for (auto& [v, a] : in_access_) if (a.has_i) rb += base(a);
-    for (auto& a : out_access_) if (a.has_i) rb += base(a);
+    for (auto& [v, a] : in_access_)
+      if (a.has_i) rb += base(a);
+    for (auto& a : out_access_)
+      if (a.has_i) rb += base(a);
     absl::StrAppend(&rb, "  };\n");
     if (!p_.i_axes.empty()) c += rb;
   }
@@ -349,17 +376,18 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     // Fill the ring but its last stage: rows it = 0 .. stages_ - 2.
     absl::StrAppend(&c, "#pragma unroll\n  for (int s = 0; s < ", stages_ - 1, "; ++s) {\n",
                     "    const i64 r = ", first_row, " + (i64)s * rstride;\n",
-                    "    if (fits && r < rows) {\n      rowbase(r);\n", IssueStagedCopies("s", false, "      "),
-                    "    }\n    fz_cp_commit();\n  }\n");
+                    "    if (fits && r < rows) {\n      rowbase(r);\n",
+                    IssueStagedCopies("s", false, "      "), "    }\n    fz_cp_commit();\n  }\n");
   }
   if (persistent_ && !staged_) {
     for (auto& [v, a] : in_access_) {
       if (!a.has_r || !a.has_i || !a.vec || !p_.needed[v]) continue;
       const int w = ChunkWords(a);
       absl::StrAppend(&c, "  u32 pb_", a.ptr, "[", PB_ * w, "];\n");
-      absl::StrAppend(&c, "  if (fits && ", first_row, " < rows) {\n    rowbase(", first_row, ");\n#pragma unroll\n",
-                      "    for (int k = 0; k < ", PB_, "; ++k) {\n      const i64 jj = (t + (i64)k * T) * ", V_,
-                      ";\n      if (", InRow("jj"), ") ",
+      absl::StrAppend(&c, "  if (fits && ", first_row, " < rows) {\n    rowbase(", first_row,
+                      ");\n#pragma unroll\n", "    for (int k = 0; k < ", PB_,
+                      "; ++k) {\n      const i64 jj = (t + (i64)k * T) * ", V_, ";\n      if (",
+                      InRow("jj"), ") ",
                       RowChunkLoad(a, absl::StrCat("&pb_", a.ptr, "[k * ", w, "]"),
                                    absl::StrCat(a.ptr, " + ro_", a.ptr, "(jj)")),
                       "\n    }\n  }\n");
@@ -369,18 +397,20 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     for (auto& [v, a] : in_access_) {
       if (a.has_r || !a.has_i || !p_.needed[v]) continue;
       const char* ct = ComputeTypeName(g_.value(v).dtype);
-      absl::StrAppend(&c, "  ", ct, " cr_", a.ptr, " = ", ct, "(0);\n  if (", first_row, " < rows) { rowbase(",
-                      first_row, "); cr_", a.ptr, " = Ty<", a.dt, ">::load(", a.ptr, " + rb_", a.ptr, "); }\n");
+      absl::StrAppend(&c, "  ", ct, " cr_", a.ptr, " = ", ct, "(0);\n  if (", first_row,
+                      " < rows) { rowbase(", first_row, "); cr_", a.ptr, " = Ty<", a.dt, ">::load(",
+                      a.ptr, " + rb_", a.ptr, "); }\n");
     }
   }
   if (cols) {
     std::string init;
     for (size_t ci = 0; ci < p_.col_reds.size(); ++ci) {
       const OpKind cop = g_.node(p_.col_reds[ci]).op;
-      absl::StrAppend(&init, "    for (i64 j = tx; j < rlen; j += ", BX_, ") (", WcolRow(ci), ")[j] = ",
-                      Identity(cop, "float"), ";\n");
+      absl::StrAppend(&init, "    for (i64 j = tx; j < rlen; j += ", BX_, ") (", WcolRow(ci),
+                      ")[j] = ", Identity(cop, "float"), ";\n");
     }
-    if (!init.empty() && !specialized_) absl::StrAppend(&c, "  if (!fits) {\n", init, "  }\n  __syncthreads();\n");
+    if (!init.empty() && !specialized_)
+      absl::StrAppend(&c, "  if (!fits) {\n", init, "  }\n  __syncthreads();\n");
   }
   // ---- Row loop.
   if (absl::Status st = EmitRowLoop(c, coop, cols); !st.ok()) return st;
@@ -399,7 +429,8 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   k.rows_expr = rows;
   if (pointwise_) {
     k.grid_x_cap = 1;
-    k.grid_y_expr = absl::StrCat("min(", split, ", max(1, ceil_div(", rlen, ", ", BX_ * V_ * U_, ")))");
+    k.grid_y_expr =
+        absl::StrCat("min(", split, ", max(1, ceil_div(", rlen, ", ", BX_ * V_ * U_, ")))");
   } else {
     // An exact kernel has no row loop: a block for every row group.
     k.grid_x_cap = exact_ ? int64_t{kMaxGridX} : row_blocks_;
@@ -413,8 +444,8 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
     std::string per = "0";
     if (split_) per = absl::StrCat(2 * BY_ * split * static_cast<int64_t>(max_slots) * 8);
     if (cols) {
-      per = absl::StrCat(per, " + ", BY_ * static_cast<int64_t>(p_.col_reds.size()) * 4, " * ceil_div(", rlen,
-                         ", 4) * 4");
+      per = absl::StrCat(per, " + ", BY_ * static_cast<int64_t>(p_.col_reds.size()) * 4,
+                         " * ceil_div(", rlen, ", 4) * 4");
     }
     k.ws_per_grid_x = per;
   }
@@ -436,7 +467,8 @@ int Generator::MinBlocksPerSm(bool coop) const {
   const int regs_per_sm = o_.target.registers_per_sm;
   const int max_regs = o_.target.max_registers_per_thread;
   if (persistent_ && !coop && hp_.kind == SchedulerKind::kInnerPersistent) {
-    const int estimate = 32 + PersistentColWords() + PersistentRowWords() * (PrefetchRows() ? 2 : 1);
+    const int estimate =
+        32 + PersistentColWords() + PersistentRowWords() * (PrefetchRows() ? 2 : 1);
     const int threads = BX_ * BY_;
     // The estimate runs low (rmsnorm forward 256x4: 80 against 102 used), so
     // more than two blocks for 128 threads, where four still leave ptxas
@@ -449,12 +481,14 @@ int Generator::MinBlocksPerSm(bool coop) const {
     // rmsnorm forward, six were not faster).
     const int most = threads <= 128 ? (ColumnsInSmem() >= 2 ? 6 : 4) : 2;
     for (int n = std::min(most, o_.max_min_blocks); n >= 2 && min_blocks == 1; --n) {
-      if (threads <= 256 && estimate <= std::min(max_regs, regs_per_sm / (n * threads))) min_blocks = n;
+      if (threads <= 256 && estimate <= std::min(max_regs, regs_per_sm / (n * threads)))
+        min_blocks = n;
     }
     // Rows re-read for the output pass (reread_rows) at 512 threads: two
     // blocks where the estimate allows (softmax backward 4096x16384, 63
     // registers: 96.9 us against 107.1 at one block, ptxas then taking 71).
-    if (reread_ && threads == 512 && o_.max_min_blocks >= 2 && estimate <= regs_per_sm / (2 * threads)) {
+    if (reread_ && threads == 512 && o_.max_min_blocks >= 2 &&
+        estimate <= regs_per_sm / (2 * threads)) {
       min_blocks = 2;
     }
     // Exact kernels of 1024 threads: two blocks (32 registers; softmax
@@ -467,8 +501,9 @@ int Generator::MinBlocksPerSm(bool coop) const {
         if (estimate + kRegisterMargin <= regs_per_sm / (n * threads)) min_blocks = n;
       }
     }
-  } else if (coop && split_ && (hp_.kind == SchedulerKind::kInnerOuterPersistent ||
-                                 hp_.kind == SchedulerKind::kOuterPersistent)) {
+  } else if (coop && split_ &&
+             (hp_.kind == SchedulerKind::kInnerOuterPersistent ||
+              hp_.kind == SchedulerKind::kOuterPersistent)) {
     // Rows (channels) split over blocks: the heuristics sized grid_x x grid_y
     // for the blocks per SM they expect resident (SplitWideRows, the outer
     // persistent multi-pass rounds); ask ptxas for that (at most two for
@@ -476,15 +511,16 @@ int Generator::MinBlocksPerSm(bool coop) const {
     // the same 128 registers a thread as two of 256).
     const int64_t planned = std::max<int64_t>(1, hp_.grid_x) * std::max<int64_t>(1, hp_.grid_y);
     const int most = hp_.kind == SchedulerKind::kOuterPersistent && BX_ * BY_ <= 128 ? 4 : 2;
-    min_blocks = static_cast<int>(std::clamp<int64_t>((planned + o_.target.sm_count - 1) / o_.target.sm_count, 1,
-                                                      std::min(most, o_.max_min_blocks)));
+    min_blocks = static_cast<int>(
+        std::clamp<int64_t>((planned + o_.target.sm_count - 1) / o_.target.sm_count, 1,
+                            std::min(most, o_.max_min_blocks)));
   }
   return min_blocks;
 }
 
 std::string Generator::WcolRow(size_t ci) const {
-  return absl::StrCat("wcol + ((i64)(blockIdx.x * ", BY_, " + ty) * ", p_.col_reds.size(), " + ", ci,
-                      ") * wstride");
+  return absl::StrCat("wcol + ((i64)(blockIdx.x * ", BY_, " + ty) * ", p_.col_reds.size(), " + ",
+                      ci, ") * wstride");
 }
 
 }  // namespace codegen_internal
@@ -504,8 +540,10 @@ absl::StatusOr<GeneratedKernel> GenerateKernel(const Graph& g, const HeuristicPa
   const bool outer = params.kind == SchedulerKind::kOuterPersistent || lanes;
   const bool row_split = outer ? params.grid_x > 1
                                : params.kind != SchedulerKind::kPointwise &&
-                                     params.kind != SchedulerKind::kOuterReduction && params.grid_y > 1;
-  auto plan = PlanKernel(g, params.kind == SchedulerKind::kPointwise, params.multi_pass && !row_split, lanes);
+                                     params.kind != SchedulerKind::kOuterReduction &&
+                                     params.grid_y > 1;
+  auto plan = PlanKernel(g, params.kind == SchedulerKind::kPointwise,
+                         params.multi_pass && !row_split, lanes);
   if (!plan.ok()) return plan.status();
   codegen_internal::Generator gen(*plan, params, options);
   return gen.Run();
@@ -528,10 +566,12 @@ std::vector<std::string> LaunchGrid(const GeneratedKernel& k, int registers, int
     if (smem > 0) per_sm = std::min<int64_t>(per_sm, target.smem_per_sm / (smem + 1024));
     per_sm = std::max(1, std::min(per_sm, target.max_blocks_per_sm));
     int64_t y = 1;
-    if (k.grid_y_expr.find_first_not_of("0123456789") == std::string::npos) y = std::stoll(k.grid_y_expr);
+    if (k.grid_y_expr.find_first_not_of("0123456789") == std::string::npos)
+      y = std::stoll(k.grid_y_expr);
     cap = std::min<int64_t>(cap, std::max<int64_t>(1, per_sm * target.sm_count / y));
   }
-  std::string gx = absl::StrCat("min(", cap, ", max(1, ceil_div(", k.rows_expr, ", ", k.block_y, ")))");
+  std::string gx =
+      absl::StrCat("min(", cap, ", max(1, ceil_div(", k.rows_expr, ", ", k.block_y, ")))");
   // A grid that loops over the rows: as few blocks as give the same rounds,
   // so every block takes the same number of row groups (2048 rows on 264
   // blocks: 256 blocks of 8 rows, not 200 of 8 and 64 of 7). Rmsnorm
@@ -545,7 +585,8 @@ std::vector<std::string> LaunchGrid(const GeneratedKernel& k, int registers, int
   if (k.rows_expr == "1") gx = "1";
   if (k.cluster_x > 1) {  // whole clusters, still one wave
     const int64_t whole = std::max<int64_t>(k.cluster_x, cap / k.cluster_x * k.cluster_x);
-    gx = absl::StrCat("min(", whole, ", ceil_div(", gx, ", ", k.cluster_x, ") * ", k.cluster_x, ")");
+    gx =
+        absl::StrCat("min(", whole, ", ceil_div(", gx, ", ", k.cluster_x, ") * ", k.cluster_x, ")");
   }
   return {gx, k.grid_y_expr, "1"};
 }

@@ -103,15 +103,14 @@ struct GeneratedKernel {
   std::vector<std::pair<std::string, std::pair<int, int>>> symbols;
 };
 
-absl::StatusOr<GeneratedKernel> GenerateKernel(const Graph& g,
-                                               const HeuristicParams& params,
+absl::StatusOr<GeneratedKernel> GenerateKernel(const Graph& g, const HeuristicParams& params,
                                                const CodegenOptions& options);
 
 // The kernel's launch grid as manifest expressions, with the cooperative
 // bound applied from the compiled kernel's registers and static shared
 // memory (registers < 0: unknown, assume one block per SM).
-std::vector<std::string> LaunchGrid(const GeneratedKernel& k, int registers,
-                                    int static_smem_bytes, const Target& target);
+std::vector<std::string> LaunchGrid(const GeneratedKernel& k, int registers, int static_smem_bytes,
+                                    const Target& target);
 // Lanes (float4 columns) per tile of the column reductions' final step,
 // one of 1, 2, 4, 8, 16: the one with the fewest dependent L2 round trips
 // per block, ceil(tiles / blocks) * ceil(partials / (groups * kEpilogueLoads)) with

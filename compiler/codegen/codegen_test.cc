@@ -7,7 +7,6 @@
 #include <functional>
 
 #include "absl/strings/str_cat.h"
-
 #include "compiler/codegen/kernel_plan.h"
 #include "compiler/codegen/manifest.h"
 #include "compiler/codegen/prelude.h"
@@ -99,7 +98,8 @@ Graph Normalize() {
   auto vm = *b.AddNode(OpKind::kVarMean, {xf}, a);
   ValueId vb = *b.BroadcastInDim(vm[0], g.value(x).shape, {0});
   ValueId mb = *b.BroadcastInDim(vm[1], g.value(x).shape, {0});
-  ValueId y = *b.Binary(OpKind::kMul, *b.Binary(OpKind::kSub, xf, mb), *b.Unary(OpKind::kRsqrt, vb));
+  ValueId y =
+      *b.Binary(OpKind::kMul, *b.Binary(OpKind::kSub, xf, mb), *b.Unary(OpKind::kRsqrt, vb));
   EXPECT_TRUE(b.AddOutput(*b.Cast(y, DataType::kBFloat16)).ok());
   return g;
 }
@@ -208,7 +208,8 @@ TEST(Codegen, SymbolicKernelTakesSizesAsParameters) {
   // (softmax has two reductions per row).
   EXPECT_EQ(Occurrences(k->source, "fz_rb ^= 1;"), 2u);
   // float accumulators exchange float partials (no double round trip).
-  EXPECT_NE(k->source.find("__shared__ __align__(16) float fz_red[2][1][1][8];"), std::string::npos);
+  EXPECT_NE(k->source.find("__shared__ __align__(16) float fz_red[2][1][1][8];"),
+            std::string::npos);
   EXPECT_NE(k->source.find("fz_red[fz_rb][ty][0][tx >> 5] = (float)acc0;"), std::string::npos);
   EXPECT_EQ(k->source.find("#include"), std::string::npos);  // no toolkit headers
   EXPECT_FALSE(k->cooperative);
@@ -218,7 +219,10 @@ TEST(Codegen, SymbolicKernelTakesSizesAsParameters) {
   EXPECT_EQ(k->params[2].symbol, "s0");
   EXPECT_EQ(k->params[3].symbol, "s1");
   const std::string m = KernelManifestJson(*k, "softmax_k.cubin", 40, 128, DefaultTarget());
-  EXPECT_NE(m.find("\"grid\": [\"ceil_div(max(1, ceil_div(s0, 1)), ceil_div(max(1, ceil_div(s0, 1)), 100))\", \"1\", \"1\"]"), std::string::npos) << m;
+  EXPECT_NE(m.find("\"grid\": [\"ceil_div(max(1, ceil_div(s0, 1)), ceil_div(max(1, ceil_div(s0, "
+                   "1)), 100))\", \"1\", \"1\"]"),
+            std::string::npos)
+      << m;
   EXPECT_NE(m.find("{\"kind\": \"size\", \"symbol\": \"s1\"}"), std::string::npos);
 }
 
@@ -246,7 +250,8 @@ TEST(Codegen, PersistentKernelsAreSpecializedToTheirShapeClass) {
   EXPECT_EQ(k->params[0].align, 16);  // bf16 x 8
   EXPECT_EQ(k->params[1].align, 16);
   const std::string m = KernelManifestJson(*k, "k.cubin", 40, 0, DefaultTarget());
-  EXPECT_NE(m.find("\"requires\": [{\"expr\": \"s1\", \"equals\": 16384}]"), std::string::npos) << m;
+  EXPECT_NE(m.find("\"requires\": [{\"expr\": \"s1\", \"equals\": 16384}]"), std::string::npos)
+      << m;
   EXPECT_NE(m.find("{\"kind\": \"size\", \"symbol\": \"s1\"}"), std::string::npos) << m;
   EXPECT_NE(m.find("{\"kind\": \"input\", \"index\": 0, \"align\": 16}"), std::string::npos) << m;
 
@@ -273,8 +278,9 @@ TEST(Codegen, PersistentKernelsAreSpecializedToTheirShapeClass) {
   // Nor is a kernel specialized whose own sizes would miss the class (a row
   // the vector width does not divide, one wider than the buffers), or
   // whose sizes are unknown.
-  for (const std::vector<int64_t>& sizes : {std::vector<int64_t>{4096, 16380}, std::vector<int64_t>{4096, 16392},
-                                            std::vector<int64_t>{}}) {
+  for (const std::vector<int64_t>& sizes :
+       {std::vector<int64_t>{4096, 16380}, std::vector<int64_t>{4096, 16392},
+        std::vector<int64_t>{}}) {
     CodegenOptions other = o;
     other.symbol_sizes = sizes;
     auto ok = GenerateKernel(g, hp, other);
@@ -346,8 +352,9 @@ TEST(Codegen, BlocksSharingARowSyncOnlyWithTheirGroup) {
   EXPECT_NE(body.find("fz_group_sync(bar);"), std::string::npos);
   EXPECT_EQ(body.find("fz_grid_sync(bar);"), std::string::npos);
   // The prelude's group words fit the barrier workspace.
-  EXPECT_NE(std::string(DevicePrelude()).find(absl::StrCat("#define FZ_GROUP_WORDS ", kMaxBarrierGroups)),
-            std::string::npos);
+  EXPECT_NE(
+      std::string(DevicePrelude()).find(absl::StrCat("#define FZ_GROUP_WORDS ", kMaxBarrierGroups)),
+      std::string::npos);
   EXPECT_LE(128 + 32 * kMaxBarrierGroups, kBarrierBytes);
 }
 
@@ -367,14 +374,18 @@ TEST(Codegen, TwoPassKernelKeepsItsFirstChunksInSharedMemory) {
   ASSERT_TRUE(k.ok()) << k.status();
   EXPECT_EQ(k->dynamic_smem_bytes, 2 * iteration);
   const std::string body = k->source.substr(k->source.find("extern \"C\""));
-  EXPECT_NE(body.find("for (i64 c0 = t; active && c0 * 4 < rlen; c0 += (i64)T * 4, ++fz_ki)"), std::string::npos);
-  EXPECT_NE(body.find("if (fz_ki < 2) {"), std::string::npos);
-  EXPECT_NE(body.find("((u32*)fz_smem)[((fz_ki * 4 + u) * 4 + 3) * 64 + ty * 64 + tx] = w_in0[u][3];"),
+  EXPECT_NE(body.find("for (i64 c0 = t; active && c0 * 4 < rlen; c0 += (i64)T * 4, ++fz_ki)"),
             std::string::npos);
+  EXPECT_NE(body.find("if (fz_ki < 2) {"), std::string::npos);
+  EXPECT_NE(
+      body.find("((u32*)fz_smem)[((fz_ki * 4 + u) * 4 + 3) * 64 + ty * 64 + tx] = w_in0[u][3];"),
+      std::string::npos);
   EXPECT_NE(body.find("for (; active && fz_ki >= 2; --fz_ki)"), std::string::npos);
   EXPECT_NE(body.find("w_in0[3] = ((u32*)fz_smem)[((fz_ki * 4 + u) * 4 + 3) * 64 + ty * 64 + tx];"),
             std::string::npos);
-  EXPECT_NE(KernelManifestJson(*k, "k.cubin", 64, 0, DefaultTarget()).find("\"smem_bytes\": \"8192\""), std::string::npos);
+  EXPECT_NE(
+      KernelManifestJson(*k, "k.cubin", 64, 0, DefaultTarget()).find("\"smem_bytes\": \"8192\""),
+      std::string::npos);
 
   // More budget than the channel has iterations: all three kept.
   k = WithSmemBudget(g, hp, 10 * iteration);
@@ -410,13 +421,14 @@ TEST(Codegen, ThreePassKernelReadsItsKeptChunksFirst) {
   hp.multi_pass = true;
   hp.unroll = 4;
   const int64_t iteration = 4 * 4 * 4 * 512;  // unroll x words of 8 bf16 x threads x 4 bytes
-  hp.smem_bytes = iteration;  // of a row's 16384 / (8 x 512 x 4) = 1 iteration
+  hp.smem_bytes = iteration;                  // of a row's 16384 / (8 x 512 x 4) = 1 iteration
   auto k = GenerateKernel(Softmax(), hp, CodegenOptions{});
   ASSERT_TRUE(k.ok()) << k.status();
   EXPECT_EQ(k->dynamic_smem_bytes, iteration);
   EXPECT_EQ(Occurrences(k->source, "if (fz_ki < 1) {"), 1u);
   EXPECT_EQ(Occurrences(k->source, "for (; active && fz_ki < 1; ++fz_ki) {"), 2u);
-  EXPECT_EQ(Occurrences(k->source, "for (i64 c0 = t + fz_ki * (i64)T * 4; active && c0 * 8 < rlen;"), 2u);
+  EXPECT_EQ(
+      Occurrences(k->source, "for (i64 c0 = t + fz_ki * (i64)T * 4; active && c0 * 8 < rlen;"), 2u);
   EXPECT_EQ(k->source.find("--fz_ki"), std::string::npos);
 }
 
@@ -462,7 +474,8 @@ TEST(Codegen, RunTimeExtentsDivideByMultiplyHighInTheVectorPaths) {
   EXPECT_NE(src.find("auto ro64_in0"), std::string::npos);
   // The vector paths add the offset up in 32 bits, where fz_q32 checks that
   // the largest one (the last element of the tensor) fits.
-  EXPECT_NE(src.find("auto ro_in0 = [&](i64 j) -> i64 { u32 q = (u32)j; u32 o = 0;"), std::string::npos);
+  EXPECT_NE(src.find("auto ro_in0 = [&](i64 j) -> i64 { u32 q = (u32)j; u32 o = 0;"),
+            std::string::npos);
   EXPECT_NE(src.find("((i64)(s3) - 1) * (i64)(1) <= 0xffffffffLL;"), std::string::npos);
   EXPECT_NE(src.find("Chunk<16>::ld(w_in0[u], in0 + ro_in0(jj));"), std::string::npos);
   EXPECT_NE(src.find("Chunk<2>::ld(w_in0, in0 + ro64_in0(jj));"), std::string::npos);
@@ -480,8 +493,9 @@ TEST(Codegen, RunTimeExtentsDivideByMultiplyHighInTheVectorPaths) {
   GraphBuilder b(&pw);
   ValueId x = *b.DefineTensor("x", DataType::kBFloat16, {-1, -1});
   ValueId bias = *b.DefineTensor("bias", DataType::kBFloat16, {-1});
-  ValueId sum = *b.Binary(OpKind::kAdd, *b.Cast(x, DataType::kFloat),
-                          *b.BroadcastInDim(*b.Cast(bias, DataType::kFloat), pw.value(x).shape, {1}));
+  ValueId sum =
+      *b.Binary(OpKind::kAdd, *b.Cast(x, DataType::kFloat),
+                *b.BroadcastInDim(*b.Cast(bias, DataType::kFloat), pw.value(x).shape, {1}));
   ASSERT_TRUE(b.AddOutput(*b.Cast(sum, DataType::kBFloat16)).ok());
   HeuristicParams pp;
   pp.kind = SchedulerKind::kPointwise;
@@ -521,9 +535,9 @@ TEST(Codegen, LaunchGridReadsTheTargetsLimits) {
     return LaunchGrid(*k, 255, 40000, *target)[0];
   };
   const std::string rows = "ceil_div(max(1, ceil_div(64, 1)), ceil_div(max(1, ceil_div(64, 1)), ";
-  EXPECT_EQ(grid_cap("sm_86"), rows + "168))");  // 2 blocks x 84 SMs
-  EXPECT_EQ(grid_cap("sm_89"), rows + "284))");  // 2 x 142
-  EXPECT_EQ(grid_cap("sm_90"), rows + "528))");  // 4 x 132
+  EXPECT_EQ(grid_cap("sm_86"), rows + "168))");   // 2 blocks x 84 SMs
+  EXPECT_EQ(grid_cap("sm_89"), rows + "284))");   // 2 x 142
+  EXPECT_EQ(grid_cap("sm_90"), rows + "528))");   // 4 x 132
   EXPECT_EQ(grid_cap("sm_100"), rows + "592))");  // 4 x 148
 }
 
@@ -570,7 +584,9 @@ TEST(Codegen, ColumnReductionIsCooperativeWithWorkspace) {
   // Partial rows padded to a multiple of 4 floats (float4 reads).
   EXPECT_EQ(WorkspaceBytes(*k, "G"), "(G) * (0 + 4 * ceil_div(256, 4) * 4)");
   const std::string m = KernelManifestJson(*k, "k.cubin", 48, 0, DefaultTarget());
-  EXPECT_NE(m.find("\"workspace\": {\"bytes\": \"4096\", \"zero\": true, \"keep\": true}"), std::string::npos) << m;
+  EXPECT_NE(m.find("\"workspace\": {\"bytes\": \"4096\", \"zero\": true, \"keep\": true}"),
+            std::string::npos)
+      << m;
   EXPECT_NE(m.find("\"zero\": false}"), std::string::npos) << m;
   // 1000 partials of 64-thread blocks at the default (unknown) width: one
   // lane per tile, the other 63 threads' groups split the partials.
@@ -602,7 +618,8 @@ TEST(Codegen, ColumnReductionIsCooperativeWithWorkspace) {
   ASSERT_TRUE(k.ok()) << k.status();
   EXPECT_NE(k->source.find("fz_take = atomicAdd(bar + 1, 1u)"), std::string::npos);
   EXPECT_NE(k->source.find("for (unsigned it = 0; g0 < ngroups; ++it)"), std::string::npos);
-  EXPECT_NE(k->source.find("fz_grid_sync(bar);\n  if (blockIdx.x == 0 && tx == 0 && ty == 0) bar[1] = 0;"),
+  EXPECT_NE(k->source.find(
+                "fz_grid_sync(bar);\n  if (blockIdx.x == 0 && tx == 0 && ty == 0) bar[1] = 0;"),
             std::string::npos);
 }
 
@@ -619,39 +636,46 @@ TEST(Codegen, ClusterSumsColumnPartialsThroughSharedMemory) {
   auto k = GenerateKernel(g, hp, CodegenOptions{});
   ASSERT_TRUE(k.ok()) << k.status();
   EXPECT_EQ(k->cluster_x, 4);
-  EXPECT_NE(k->source.find("__launch_bounds__(64, 1) __cluster_dims__(4, 1, 1)"), std::string::npos);
+  EXPECT_NE(k->source.find("__launch_bounds__(64, 1) __cluster_dims__(4, 1, 1)"),
+            std::string::npos);
   EXPECT_NE(k->source.find("__device__ __forceinline__ float4 fz_dsmem_ld4("), std::string::npos);
   // The accumulators (one float4 per thread here) in shared memory, the
   // cluster's four blocks summed in rank order into the cluster's row.
   EXPECT_EQ(k->dynamic_smem_bytes, 64 * 4 * 4);
-  EXPECT_NE(k->source.find("fz_cs[0 + (k * 1 + l / 4) * 64 + tx] = make_float4(cacc0[k * 4 + l]"), std::string::npos);
+  EXPECT_NE(k->source.find("fz_cs[0 + (k * 1 + l / 4) * 64 + tx] = make_float4(cacc0[k * 4 + l]"),
+            std::string::npos);
   EXPECT_NE(k->source.find("const int per = 16, rank = blockIdx.x % 4;"), std::string::npos);
   EXPECT_NE(k->source.find("fz_dsmem_ld4(fz_cs + 0 + q, 0);"), std::string::npos);
   EXPECT_NE(k->source.find("fz_dsmem_ld4(fz_cs + 0 + q, 3);"), std::string::npos);
   EXPECT_EQ(k->source.find("fz_dsmem_ld4(fz_cs + 0 + q, 4);"), std::string::npos);
   // The cluster's row is stored to stay in L2 until the epilogue.
-  EXPECT_NE(k->source.find("fz_st_partial(wcol + ((i64)(blockIdx.x / 4) * 1 + 0) * wstride + j, s0);"),
-            std::string::npos);
+  EXPECT_NE(
+      k->source.find("fz_st_partial(wcol + ((i64)(blockIdx.x / 4) * 1 + 0) * wstride + j, s0);"),
+      std::string::npos);
   // Two cluster barriers: the stores before the reads, the reads before exit.
   EXPECT_EQ(Occurrences(k->source, "    fz_cluster_sync();"), 2u);
   // The epilogue sums one partial row per cluster when the rows fit (the
   // fallback paths still write one per block).
-  EXPECT_NE(k->source.find("const int P = fits ? (int)gridDim.x / 4 : (int)gridDim.x;"), std::string::npos);
+  EXPECT_NE(k->source.find("const int P = fits ? (int)gridDim.x / 4 : (int)gridDim.x;"),
+            std::string::npos);
   // Whole clusters: the balanced grid rounded up to a multiple of 4, at most
   // the largest multiple of 4 that is one wave.
   EXPECT_EQ(LaunchGrid(*k, 48, 0, WithSms(132))[0],
-            "min(16, ceil_div(ceil_div(max(1, ceil_div(64, 1)), ceil_div(max(1, ceil_div(64, 1)), 16)), 4) * 4)");
+            "min(16, ceil_div(ceil_div(max(1, ceil_div(64, 1)), ceil_div(max(1, ceil_div(64, 1)), "
+            "16)), 4) * 4)");
   hp.grid_x = 18;
   k = GenerateKernel(g, hp, CodegenOptions{});
   ASSERT_TRUE(k.ok()) << k.status();
   EXPECT_EQ(LaunchGrid(*k, 48, 0, WithSms(132))[0],
-            "min(16, ceil_div(ceil_div(max(1, ceil_div(64, 1)), ceil_div(max(1, ceil_div(64, 1)), 18)), 4) * 4)");
+            "min(16, ceil_div(ceil_div(max(1, ceil_div(64, 1)), ceil_div(max(1, ceil_div(64, 1)), "
+            "18)), 4) * 4)");
   // What clusters do not support is an error, not a silent fallback.
-  for (auto bad : {std::function<void(HeuristicParams&)>([](HeuristicParams& p) { p.cluster_x = 3; }),
-                   std::function<void(HeuristicParams&)>([](HeuristicParams& p) { p.cluster_x = 16; }),
-                   std::function<void(HeuristicParams&)>([](HeuristicParams& p) { p.block_y = 2; }),
-                   std::function<void(HeuristicParams&)>([](HeuristicParams& p) { p.multi_pass = true; }),
-                   std::function<void(HeuristicParams&)>([](HeuristicParams& p) { p.vectorize = 2; })}) {
+  for (auto bad :
+       {std::function<void(HeuristicParams&)>([](HeuristicParams& p) { p.cluster_x = 3; }),
+        std::function<void(HeuristicParams&)>([](HeuristicParams& p) { p.cluster_x = 16; }),
+        std::function<void(HeuristicParams&)>([](HeuristicParams& p) { p.block_y = 2; }),
+        std::function<void(HeuristicParams&)>([](HeuristicParams& p) { p.multi_pass = true; }),
+        std::function<void(HeuristicParams&)>([](HeuristicParams& p) { p.vectorize = 2; })}) {
     HeuristicParams b = hp;
     bad(b);
     auto r = GenerateKernel(g, b, CodegenOptions{});
@@ -675,15 +699,16 @@ TEST(Codegen, StagedRowsUseCpAsyncRingSizedByTheBudget) {
   HeuristicParams hp = SoftmaxParams();
   hp.smem_buffer = true;
   const int64_t row_bytes = 2 * 128 * 16 * 8;  // bf16 x threads x batch x vectorize
-  hp.smem_bytes = 3 * row_bytes + 100;          // three rows fit
+  hp.smem_bytes = 3 * row_bytes + 100;         // three rows fit
   auto k = GenerateKernel(g, hp, CodegenOptions{});
   ASSERT_TRUE(k.ok()) << k.status();
   EXPECT_EQ(k->dynamic_smem_bytes, 3 * row_bytes);
   EXPECT_NE(k->source.find("fz_cp_async<16>("), std::string::npos);
   EXPECT_NE(k->source.find("fz_cp_wait<2>();"), std::string::npos);  // two rows in flight
-  EXPECT_EQ(k->source.find("u32 pb_in0"), std::string::npos);  // no register row buffer
+  EXPECT_EQ(k->source.find("u32 pb_in0"), std::string::npos);        // no register row buffer
   const std::string m = KernelManifestJson(*k, "k.cubin", 64, 0, DefaultTarget());
-  EXPECT_NE(m.find(absl::StrCat("\"smem_bytes\": \"", 3 * row_bytes, "\"")), std::string::npos) << m;
+  EXPECT_NE(m.find(absl::StrCat("\"smem_bytes\": \"", 3 * row_bytes, "\"")), std::string::npos)
+      << m;
 
   // More than four rows of budget still makes a ring of four.
   k = WithSmemBudget(g, hp, 10 * row_bytes);
@@ -704,11 +729,14 @@ TEST(Codegen, LoopingGridIsCappedAtOneWave) {
   ASSERT_TRUE(k.ok()) << k.status();
   EXPECT_TRUE(k->one_wave);  // 264 blocks for 4096 rows
   // 128 threads at 128 registers: 4 blocks per SM fit, 264 < 4 x 132.
-  EXPECT_EQ(LaunchGrid(*k, 128, 0, WithSms(132))[0], "ceil_div(max(1, ceil_div(s0, 1)), ceil_div(max(1, ceil_div(s0, 1)), 264))");
+  EXPECT_EQ(LaunchGrid(*k, 128, 0, WithSms(132))[0],
+            "ceil_div(max(1, ceil_div(s0, 1)), ceil_div(max(1, ceil_div(s0, 1)), 264))");
   // At 255 registers only 2 fit: one wave is 264 still; on 100 SMs, 200.
-  EXPECT_EQ(LaunchGrid(*k, 255, 0, WithSms(100))[0], "ceil_div(max(1, ceil_div(s0, 1)), ceil_div(max(1, ceil_div(s0, 1)), 200))");
+  EXPECT_EQ(LaunchGrid(*k, 255, 0, WithSms(100))[0],
+            "ceil_div(max(1, ceil_div(s0, 1)), ceil_div(max(1, ceil_div(s0, 1)), 200))");
   // Registers unknown: the heuristics' grid.
-  EXPECT_EQ(LaunchGrid(*k, -1, 0, WithSms(100))[0], "ceil_div(max(1, ceil_div(s0, 1)), ceil_div(max(1, ceil_div(s0, 1)), 264))");
+  EXPECT_EQ(LaunchGrid(*k, -1, 0, WithSms(100))[0],
+            "ceil_div(max(1, ceil_div(s0, 1)), ceil_div(max(1, ceil_div(s0, 1)), 264))");
   // A block per row does not loop: no cap.
   hp.grid_x = 4096;
   k = GenerateKernel(g, hp, CodegenOptions{});
@@ -740,13 +768,16 @@ TEST(Codegen, RereadRowsLoadTheRowTwiceWithCachePolicies) {
   EXPECT_NE(k->source.find("createpolicy.fractional.L2::evict_first"), std::string::npos);
   EXPECT_NE(k->source.find("if (jj < rlen) fz_ld_keep<16>(&pb_in0[k * 4], in0 + ro_in0(jj));"),
             std::string::npos);
-  EXPECT_NE(k->source.find("if (active && jj < rlen) fz_ld_done<16>(&pb_in0[k * 4], in0 + ro_in0(jj));"),
-            std::string::npos);
+  EXPECT_NE(
+      k->source.find("if (active && jj < rlen) fz_ld_done<16>(&pb_in0[k * 4], in0 + ro_in0(jj));"),
+      std::string::npos);
   hp.multi_pass = true;
-  EXPECT_EQ(GenerateKernel(g, hp, CodegenOptions{}).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(GenerateKernel(g, hp, CodegenOptions{}).status().code(),
+            absl::StatusCode::kInvalidArgument);
   hp.multi_pass = false;
   hp.smem_buffer = true;
-  EXPECT_EQ(GenerateKernel(g, hp, CodegenOptions{}).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(GenerateKernel(g, hp, CodegenOptions{}).status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 // Exact kernels: a specialized reread_rows kernel whose row is exactly its
@@ -767,7 +798,8 @@ TEST(Codegen, ExactRereadKernelsTakeABlockARowWithoutLoop) {
   EXPECT_EQ(k->source.find("nb_in0"), std::string::npos);
   EXPECT_EQ(k->source.find("jj < rlen"), std::string::npos);
   EXPECT_NE(k->source.find("  const i64 t = tx;\n  constexpr i64 T = 512;\n"), std::string::npos);
-  EXPECT_NE(k->source.find("    row = (i64)blockIdx.x * 1 + ty;\n    active = row < rows;\n"), std::string::npos);
+  EXPECT_NE(k->source.find("    row = (i64)blockIdx.x * 1 + ty;\n    active = row < rows;\n"),
+            std::string::npos);
   EXPECT_NE(k->source.find("if (tx < 32) {"), std::string::npos);
   EXPECT_NE(k->source.find("if (active && true) fz_ld_done<16>(&pb_in0[k * 4], in0 + ro_in0(jj));"),
             std::string::npos);

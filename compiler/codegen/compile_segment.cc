@@ -58,10 +58,11 @@ absl::StatusOr<KernelArtifact> CompileSegment(const Graph& g, const HeuristicPar
   // maximum every launch would fail, so the compile does instead.
   const Target& target = options.target;
   if (bin.ok() && bin->static_smem_bytes + k->dynamic_smem_bytes > target.smem_per_block) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "kernel ", k->name, " needs ", bin->static_smem_bytes, " bytes of static and ",
-        k->dynamic_smem_bytes, " of dynamic shared memory a block, over the ", target.smem_per_block,
-        " a block may use on ", target.arch, " (heuristics: ", params.ToString(), ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("kernel ", k->name, " needs ", bin->static_smem_bytes, " bytes of static and ",
+                     k->dynamic_smem_bytes, " of dynamic shared memory a block, over the ",
+                     target.smem_per_block, " a block may use on ", target.arch,
+                     " (heuristics: ", params.ToString(), ")"));
   }
   std::string file = k->name + ".cubin";
   if (bin.ok()) {

@@ -115,8 +115,10 @@ TEST_P(CorpusCompile, GeneralKernelsCompileWithoutSpills) {
   for (const SegmentResult& s : r->segments) {
     ASSERT_TRUE(s.kernel.has_value());
     EXPECT_EQ(s.kernel->spill_bytes, 0) << s.kernel->kernel_name << " " << s.params.ToString();
-    EXPECT_EQ(s.kernel->manifest_json.find("\"requires\""), std::string::npos) << s.kernel->manifest_json;
-    EXPECT_EQ(s.kernel->manifest_json.find("\"align\""), std::string::npos) << s.kernel->manifest_json;
+    EXPECT_EQ(s.kernel->manifest_json.find("\"requires\""), std::string::npos)
+        << s.kernel->manifest_json;
+    EXPECT_EQ(s.kernel->manifest_json.find("\"align\""), std::string::npos)
+        << s.kernel->manifest_json;
   }
 }
 
@@ -206,7 +208,8 @@ TEST(CompileSegment, ExactRereadKernelsCompileForSm90) {
     EXPECT_EQ(k.spill_bytes, 0) << width;
     EXPECT_EQ(k.cuda_source.find("rg < rows"), std::string::npos) << width;
     // Rows of 16384 at 1024 threads, two blocks a SM.
-    if (width == 16384) EXPECT_NE(k.cuda_source.find("__launch_bounds__(1024, 2)"), std::string::npos);
+    if (width == 16384)
+      EXPECT_NE(k.cuda_source.find("__launch_bounds__(1024, 2)"), std::string::npos);
     EXPECT_NE(k.manifest_json.find("min(2147483647, max(1, ceil_div(s0, 1)))"), std::string::npos)
         << k.manifest_json;
   }
@@ -255,8 +258,7 @@ TEST(CompileSegment, WideNormBackwardSplitsRowsOverBlocks) {
   EXPECT_EQ(r.segments[0].kernel->spill_bytes, 0);
   // Two blocks per SM planned (grid_x x grid_y = 2 x 132), and asked of ptxas.
   EXPECT_EQ(hp.grid_x * hp.grid_y, 2 * 132);
-  EXPECT_NE(r.segments[0].kernel->cuda_source.find("__launch_bounds__(256, 2)"),
-            std::string::npos);
+  EXPECT_NE(r.segments[0].kernel->cuda_source.find("__launch_bounds__(256, 2)"), std::string::npos);
   EXPECT_LE(r.segments[0].kernel->registers, 128);
 }
 
@@ -292,7 +294,7 @@ TEST(CompileSegment, LayernormForwardAsksForSixBlocksWithBothColumnsInSharedMemo
   const KernelArtifact& k = *r.segments[0].kernel;
   EXPECT_NE(k.cuda_source.find("__launch_bounds__(128, 6)"), std::string::npos);
   EXPECT_EQ(k.spill_bytes, 0);
-  EXPECT_LE(k.registers, 85);  // 65536 / (6 x 128)
+  EXPECT_LE(k.registers, 85);             // 65536 / (6 x 128)
   EXPECT_GE(k.static_smem_bytes, 16384);  // weight and bias: 2 x 4096 bf16
 }
 
@@ -346,14 +348,16 @@ TEST(CompileSegment, FourDBatchNormRunsTwoBlocksASmWithoutSpills) {
 // loops read the same body from packed words (fz_elem's other overload).
 TEST(CompileSegment, LayerNormBackwardKeepsItsWeightAsFloatAtTwoChunksAThread) {
   if (NvrtcVersion() == "none") GTEST_SKIP() << "no NVRTC in this build";
-  auto parsed = ParseReproFile(std::string(FUSIOND_BENCH_FUSIONS_DIR) + "/layernorm_bwd_symbolic.py");
+  auto parsed =
+      ParseReproFile(std::string(FUSIOND_BENCH_FUSIONS_DIR) + "/layernorm_bwd_symbolic.py");
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   for (auto [rows, width, as_float] :
        {std::tuple{2048, 8192, true}, {16384, 4096, true}, {4096, 16384, false}}) {
     for (bool general : {false, true}) {
       CompileOptions o;
       o.general_kernels = general;
-      auto r = CompileFusion(parsed->graph, {{rows, width}, {rows, width}, {width}, {rows, 1}, {rows, 1}}, o);
+      auto r = CompileFusion(parsed->graph,
+                             {{rows, width}, {rows, width}, {width}, {rows, 1}, {rows, 1}}, o);
       ASSERT_TRUE(r.ok()) << r.status();
       ASSERT_EQ(r->segments.size(), 1u);
       const HeuristicParams& hp = r->segments[0].params;
@@ -365,8 +369,10 @@ TEST(CompileSegment, LayerNormBackwardKeepsItsWeightAsFloatAtTwoChunksAThread) {
       EXPECT_EQ(k.cuda_source.find("fz_elem<5>(w_in2, l)") != std::string::npos, as_float) << where;
       // The float copy takes four bytes a column beside two rows of x and dy.
       const int64_t weight = int64_t{as_float ? 4 : 2} * width;
-      EXPECT_NE(k.manifest_json.find(absl::StrCat("\"smem_bytes\": \"", weight + 2 * 2 * 2 * width, "\"")),
-                std::string::npos) << where << " " << k.manifest_json;
+      EXPECT_NE(k.manifest_json.find(
+                    absl::StrCat("\"smem_bytes\": \"", weight + 2 * 2 * 2 * width, "\"")),
+                std::string::npos)
+          << where << " " << k.manifest_json;
       EXPECT_EQ(k.spill_bytes, 0) << where;
     }
   }
@@ -383,7 +389,8 @@ TEST(CompileSegment, SmemColumnsBeyondTheStaticLimitAreRefused) {
   auto k = CompileSegment(r.segments[0].graph, hp, SegmentCompileOptions{});
   ASSERT_FALSE(k.ok());
   EXPECT_EQ(k.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(k.status().message().find("smem_columns needs 65536 bytes"), std::string::npos) << k.status();
+  EXPECT_NE(k.status().message().find("smem_columns needs 65536 bytes"), std::string::npos)
+      << k.status();
 }
 
 // A staged ring that fits the per-block maximum alone but not beside the
@@ -393,7 +400,8 @@ TEST(CompileSegment, SmemColumnsBeyondTheStaticLimitAreRefused) {
 // whose tiles keep their own 4 KiB, it does not.
 TEST(CompileSegment, SharedMemoryOverTheBlockMaximumIsRefused) {
   CompileResult r;
-  ASSERT_NO_FATAL_FAILURE(CompileCorpusAt("rmsnorm_bwd_manual", {{4096, 16384}, {4096, 1}, {4096, 16384}, {16384}}, &r));
+  ASSERT_NO_FATAL_FAILURE(CompileCorpusAt("rmsnorm_bwd_manual",
+                                          {{4096, 16384}, {4096, 1}, {4096, 16384}, {16384}}, &r));
   HeuristicParams hp = r.segments[0].params;
   ASSERT_TRUE(hp.smem_buffer) << hp.ToString();
   EXPECT_EQ(hp.smem_bytes, 163840);  // weight 32 KiB + x and dy two rows deep
@@ -438,7 +446,8 @@ TEST(CompileSegment, NewBatchSizeReusesTheCompiledKernelText) {
   EXPECT_EQ(cache.Stats().misses, 1u);
   EXPECT_EQ(cache.Stats().hits, 2u);
   // Without the cache every compile runs NVRTC.
-  auto r = CompileFusion(parsed->graph, {{3000, 8192}, {3000, 1}, {3000, 8192}, {8192}}, CompileOptions{});
+  auto r = CompileFusion(parsed->graph, {{3000, 8192}, {3000, 1}, {3000, 8192}, {8192}},
+                         CompileOptions{});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_FALSE(r->segments[0].kernel->nvrtc_reused);
   EXPECT_EQ(r->segments[0].kernel->binary, kernels[0].binary);
@@ -455,7 +464,8 @@ TEST(CompileSegment, OnlyCooperativeRowLoopsCountIterations) {
     o.symbol_sizes = r.segments[0].symbol_sizes;
     auto k = GenerateKernel(r.segments[0].graph, r.segments[0].params, o);
     ASSERT_TRUE(k.ok()) << k.status();
-    const bool counted = k->source.find("const i64 iters = (rows + rstride - 1) / rstride;") != std::string::npos;
+    const bool counted =
+        k->source.find("const i64 iters = (rows + rstride - 1) / rstride;") != std::string::npos;
     const bool strided = k->source.find("; rg < rows; rg += rstride, ++it) {") != std::string::npos;
     EXPECT_EQ(counted, k->cooperative) << stem;
     EXPECT_EQ(strided, !k->cooperative) << stem;
@@ -478,7 +488,8 @@ TEST(GeneratedCorpus, KernelsAndManifestsArePinned) {
   if (NvrtcVersion() == "none") GTEST_SKIP() << "no NVRTC in this build";
   constexpr uint64_t kOutputHash = 0x3c083f95f8af6591ull;
   std::string all;
-  auto add = [&all](const std::string& stem, const std::vector<std::vector<int64_t>>* shapes, bool general) {
+  auto add = [&all](const std::string& stem, const std::vector<std::vector<int64_t>>* shapes,
+                    bool general) {
     auto parsed = ParseReproFile(std::string(FUSIOND_CORPUS_DIR) + "/" + stem + ".py");
     ASSERT_TRUE(parsed.ok()) << parsed.status();
     CompileOptions o;
@@ -494,17 +505,17 @@ TEST(GeneratedCorpus, KernelsAndManifestsArePinned) {
     names.push_back({r->canonical_hash, "HASH"});
     all += absl::StrReplaceAll(absl::StrCat(EmittedCuda(*r), FusionManifestJson(*r, stem)), names);
   };
-  for (const char* stem : {"bias_gelu_fwd", "softmax_fwd", "softmax_bwd", "rmsnorm_fwd", "layernorm_fwd",
-                           "rmsnorm_bwd_manual", "rmsnorm_bwd_thunder", "layernorm_bwd_thunder",
-                           "batchnorm_bwd_thunder"}) {
+  for (const char* stem : {"bias_gelu_fwd", "softmax_fwd", "softmax_bwd", "rmsnorm_fwd",
+                           "layernorm_fwd", "rmsnorm_bwd_manual", "rmsnorm_bwd_thunder",
+                           "layernorm_bwd_thunder", "batchnorm_bwd_thunder"}) {
     ASSERT_NO_FATAL_FAILURE(add(stem, nullptr, false));
     ASSERT_NO_FATAL_FAILURE(add(stem, nullptr, true));
   }
   const std::vector<std::vector<int64_t>> wide = {{512, 65536}, {512, 1}, {512, 65536}, {65536}};
   ASSERT_NO_FATAL_FAILURE(add("rmsnorm_bwd_manual", &wide, true));
   const uint64_t h = Fnv1a64(all);
-  EXPECT_EQ(h, kOutputHash) << "the generated kernels or manifests changed (hash 0x" << std::hex << h
-                            << "): if that is intended, pin the new hash here";
+  EXPECT_EQ(h, kOutputHash) << "the generated kernels or manifests changed (hash 0x" << std::hex
+                            << h << "): if that is intended, pin the new hash here";
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, CorpusCompile,

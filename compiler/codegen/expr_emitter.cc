@@ -28,19 +28,26 @@ std::string Fn(const char* name, DataType t) {
 
 const char* ComputeTypeName(DataType t) {
   switch (t) {
-    case DataType::kBool: return "bool";
-    case DataType::kInt32: return "int";
-    case DataType::kInt64: return "i64";
-    case DataType::kDouble: return "double";
-    default: return "float";
+    case DataType::kBool:
+      return "bool";
+    case DataType::kInt32:
+      return "int";
+    case DataType::kInt64:
+      return "i64";
+    case DataType::kDouble:
+      return "double";
+    default:
+      return "float";
   }
 }
 
 std::string Literal(double v, DataType t) {
   if (t == DataType::kBool) return v != 0 ? "true" : "false";
-  if (IsIntegral(t)) return absl::StrCat("((", ComputeTypeName(t), ")", static_cast<long long>(v), "LL)");
+  if (IsIntegral(t))
+    return absl::StrCat("((", ComputeTypeName(t), ")", static_cast<long long>(v), "LL)");
   const bool f = IsF32Like(t);
-  if (std::isnan(v)) return f ? "__int_as_float(0x7fc00000)" : "__longlong_as_double(0x7ff8000000000000LL)";
+  if (std::isnan(v))
+    return f ? "__int_as_float(0x7fc00000)" : "__longlong_as_double(0x7ff8000000000000LL)";
   if (std::isinf(v)) {
     std::string s = f ? "__int_as_float(0x7f800000)" : "__longlong_as_double(0x7ff0000000000000LL)";
     return v < 0 ? "(-" + s + ")" : s;
@@ -72,62 +79,137 @@ absl::StatusOr<std::string> EmitPointwise(const Graph& g, const Node& n,
   const bool approx = options.approx_transcendentals && IsF32Like(rt);
   std::string e;
   switch (n.op) {
-    case OpKind::kCast: e = Conv(in_t(0), rt, ops[0]); break;
+    case OpKind::kCast:
+      e = Conv(in_t(0), rt, ops[0]);
+      break;
     case OpKind::kAbs:
       e = fl ? absl::StrCat(Fn("fabs", rt), "(", arg(0), ")")
              : absl::StrCat("(", arg(0), " < 0 ? -", arg(0), " : ", arg(0), ")");
       break;
-    case OpKind::kNeg: e = absl::StrCat("(-", arg(0), ")"); break;
-    case OpKind::kExp: e = absl::StrCat(approx ? "fz_exp_approx" : Fn("exp", rt), "(", arg(0), ")"); break;
-    case OpKind::kExp2: e = absl::StrCat(Fn("exp2", rt), "(", arg(0), ")"); break;
-    case OpKind::kLog: e = absl::StrCat(approx ? "__logf" : Fn("log", rt), "(", arg(0), ")"); break;
-    case OpKind::kLog1p: e = absl::StrCat(Fn("log1p", rt), "(", arg(0), ")"); break;
-    case OpKind::kExpm1: e = absl::StrCat(Fn("expm1", rt), "(", arg(0), ")"); break;
-    case OpKind::kSqrt: e = absl::StrCat(Fn("sqrt", rt), "(", arg(0), ")"); break;
-    case OpKind::kRsqrt: e = absl::StrCat(Fn("rsqrt", rt), "(", arg(0), ")"); break;
-    case OpKind::kReciprocal: e = absl::StrCat("(", Literal(1, rt), " / ", arg(0), ")"); break;
-    case OpKind::kSin: e = absl::StrCat(Fn("sin", rt), "(", arg(0), ")"); break;
-    case OpKind::kCos: e = absl::StrCat(Fn("cos", rt), "(", arg(0), ")"); break;
-    case OpKind::kTanh: e = absl::StrCat(approx ? "fz_tanh_approx" : Fn("tanh", rt), "(", arg(0), ")"); break;
+    case OpKind::kNeg:
+      e = absl::StrCat("(-", arg(0), ")");
+      break;
+    case OpKind::kExp:
+      e = absl::StrCat(approx ? "fz_exp_approx" : Fn("exp", rt), "(", arg(0), ")");
+      break;
+    case OpKind::kExp2:
+      e = absl::StrCat(Fn("exp2", rt), "(", arg(0), ")");
+      break;
+    case OpKind::kLog:
+      e = absl::StrCat(approx ? "__logf" : Fn("log", rt), "(", arg(0), ")");
+      break;
+    case OpKind::kLog1p:
+      e = absl::StrCat(Fn("log1p", rt), "(", arg(0), ")");
+      break;
+    case OpKind::kExpm1:
+      e = absl::StrCat(Fn("expm1", rt), "(", arg(0), ")");
+      break;
+    case OpKind::kSqrt:
+      e = absl::StrCat(Fn("sqrt", rt), "(", arg(0), ")");
+      break;
+    case OpKind::kRsqrt:
+      e = absl::StrCat(Fn("rsqrt", rt), "(", arg(0), ")");
+      break;
+    case OpKind::kReciprocal:
+      e = absl::StrCat("(", Literal(1, rt), " / ", arg(0), ")");
+      break;
+    case OpKind::kSin:
+      e = absl::StrCat(Fn("sin", rt), "(", arg(0), ")");
+      break;
+    case OpKind::kCos:
+      e = absl::StrCat(Fn("cos", rt), "(", arg(0), ")");
+      break;
+    case OpKind::kTanh:
+      e = absl::StrCat(approx ? "fz_tanh_approx" : Fn("tanh", rt), "(", arg(0), ")");
+      break;
     case OpKind::kSigmoid:
-      e = absl::StrCat("(", Literal(1, rt), " / (", Literal(1, rt), " + ", approx ? "fz_exp_approx" : Fn("exp", rt),
-                       "(-", arg(0), ")))");
+      e = absl::StrCat("(", Literal(1, rt), " / (", Literal(1, rt), " + ",
+                       approx ? "fz_exp_approx" : Fn("exp", rt), "(-", arg(0), ")))");
       break;
-    case OpKind::kErf: e = absl::StrCat(Fn("erf", rt), "(", arg(0), ")"); break;
-    case OpKind::kErfc: e = absl::StrCat(Fn("erfc", rt), "(", arg(0), ")"); break;
-    case OpKind::kRelu: e = absl::StrCat("fz_max(", arg(0), ", ", Literal(0, rt), ")"); break;
-    case OpKind::kLogicalNot: e = absl::StrCat("(!", Conv(in_t(0), DataType::kBool, ops[0]), ")"); break;
-    case OpKind::kFloor: e = fl ? absl::StrCat(Fn("floor", rt), "(", arg(0), ")") : arg(0); break;
-    case OpKind::kCeil: e = fl ? absl::StrCat(Fn("ceil", rt), "(", arg(0), ")") : arg(0); break;
+    case OpKind::kErf:
+      e = absl::StrCat(Fn("erf", rt), "(", arg(0), ")");
+      break;
+    case OpKind::kErfc:
+      e = absl::StrCat(Fn("erfc", rt), "(", arg(0), ")");
+      break;
+    case OpKind::kRelu:
+      e = absl::StrCat("fz_max(", arg(0), ", ", Literal(0, rt), ")");
+      break;
+    case OpKind::kLogicalNot:
+      e = absl::StrCat("(!", Conv(in_t(0), DataType::kBool, ops[0]), ")");
+      break;
+    case OpKind::kFloor:
+      e = fl ? absl::StrCat(Fn("floor", rt), "(", arg(0), ")") : arg(0);
+      break;
+    case OpKind::kCeil:
+      e = fl ? absl::StrCat(Fn("ceil", rt), "(", arg(0), ")") : arg(0);
+      break;
     case OpKind::kSign:  // (0 < x) - (x < 0): 0 for zeros and NaN
-      e = absl::StrCat("((", ComputeTypeName(rt), ")((", Literal(0, rt), " < ", arg(0), ") - (", arg(0), " < ",
-                       Literal(0, rt), ")))");
+      e = absl::StrCat("((", ComputeTypeName(rt), ")((", Literal(0, rt), " < ", arg(0), ") - (",
+                       arg(0), " < ", Literal(0, rt), ")))");
       break;
-    case OpKind::kRound: e = fl ? absl::StrCat(Fn("rint", rt), "(", arg(0), ")") : arg(0); break;
-    case OpKind::kTrunc: e = fl ? absl::StrCat(Fn("trunc", rt), "(", arg(0), ")") : arg(0); break;
-    case OpKind::kLog2: e = absl::StrCat(Fn("log2", rt), "(", arg(0), ")"); break;
-    case OpKind::kLog10: e = absl::StrCat(Fn("log10", rt), "(", arg(0), ")"); break;
-    case OpKind::kIsNan: case OpKind::kIsInf: case OpKind::kIsFinite: {
-      const char* fn = n.op == OpKind::kIsNan ? "isnan" : n.op == OpKind::kIsInf ? "isinf" : "isfinite";
+    case OpKind::kRound:
+      e = fl ? absl::StrCat(Fn("rint", rt), "(", arg(0), ")") : arg(0);
+      break;
+    case OpKind::kTrunc:
+      e = fl ? absl::StrCat(Fn("trunc", rt), "(", arg(0), ")") : arg(0);
+      break;
+    case OpKind::kLog2:
+      e = absl::StrCat(Fn("log2", rt), "(", arg(0), ")");
+      break;
+    case OpKind::kLog10:
+      e = absl::StrCat(Fn("log10", rt), "(", arg(0), ")");
+      break;
+    case OpKind::kIsNan:
+    case OpKind::kIsInf:
+    case OpKind::kIsFinite: {
+      const char* fn = n.op == OpKind::kIsNan   ? "isnan"
+                       : n.op == OpKind::kIsInf ? "isinf"
+                                                : "isfinite";
       e = IsFloatingPoint(in_t(0)) ? absl::StrCat("((bool)", fn, "(", ops[0], "))")
                                    : (n.op == OpKind::kIsFinite ? "true" : "false");
       break;
     }
-    case OpKind::kBitwiseNot: e = absl::StrCat(rt == DataType::kBool ? "(!" : "(~", arg(0), ")"); break;
-    case OpKind::kAdd: e = absl::StrCat("(", arg(0), " + ", arg(1), ")"); break;
-    case OpKind::kSub: e = absl::StrCat("(", arg(0), " - ", arg(1), ")"); break;
-    case OpKind::kMul: e = absl::StrCat("(", arg(0), " * ", arg(1), ")"); break;
-    case OpKind::kDiv: e = absl::StrCat("(", arg(0), " / ", arg(1), ")"); break;
+    case OpKind::kBitwiseNot:
+      e = absl::StrCat(rt == DataType::kBool ? "(!" : "(~", arg(0), ")");
+      break;
+    case OpKind::kAdd:
+      e = absl::StrCat("(", arg(0), " + ", arg(1), ")");
+      break;
+    case OpKind::kSub:
+      e = absl::StrCat("(", arg(0), " - ", arg(1), ")");
+      break;
+    case OpKind::kMul:
+      e = absl::StrCat("(", arg(0), " * ", arg(1), ")");
+      break;
+    case OpKind::kDiv:
+      e = absl::StrCat("(", arg(0), " / ", arg(1), ")");
+      break;
     case OpKind::kPow: {
       const Value& ex = g.value(n.inputs[1]);
       const std::string b = arg(0);
       if (ex.is_constant() && fl) {
         const double c = *ex.constant;
-        if (c == 1) { e = b; break; }
-        if (c == 2) { e = absl::StrCat("(", b, " * ", b, ")"); break; }
-        if (c == 3) { e = absl::StrCat("(", b, " * ", b, " * ", b, ")"); break; }
-        if (c == 0.5) { e = absl::StrCat(Fn("sqrt", rt), "(", b, ")"); break; }
-        if (c == -1) { e = absl::StrCat("(", Literal(1, rt), " / ", b, ")"); break; }
+        if (c == 1) {
+          e = b;
+          break;
+        }
+        if (c == 2) {
+          e = absl::StrCat("(", b, " * ", b, ")");
+          break;
+        }
+        if (c == 3) {
+          e = absl::StrCat("(", b, " * ", b, " * ", b, ")");
+          break;
+        }
+        if (c == 0.5) {
+          e = absl::StrCat(Fn("sqrt", rt), "(", b, ")");
+          break;
+        }
+        if (c == -1) {
+          e = absl::StrCat("(", Literal(1, rt), " / ", b, ")");
+          break;
+        }
       }
       if (!fl) {
         return absl::UnimplementedError(absl::StrCat("codegen: integer pow (node ", n.id, ")"));
@@ -139,41 +221,58 @@ absl::StatusOr<std::string> EmitPointwise(const Graph& g, const Node& n,
       e = fl ? absl::StrCat(Fn("fmod", rt), "(", arg(0), ", ", arg(1), ")")
              : absl::StrCat("(", arg(0), " % ", arg(1), ")");
       break;
-    case OpKind::kAtan2: e = absl::StrCat(Fn("atan2", rt), "(", arg(0), ", ", arg(1), ")"); break;
+    case OpKind::kAtan2:
+      e = absl::StrCat(Fn("atan2", rt), "(", arg(0), ", ", arg(1), ")");
+      break;
     case OpKind::kRemainder: {  // the divisor's sign; an integer remainder by 0 is 0
       const std::string t = ComputeTypeName(rt);
       const std::string r = fl ? absl::StrCat(Fn("fmod", rt), "(a, b)") : "(b == 0 ? (T)0 : a % b)";
       e = absl::StrCat("([](", t, " a, ", t, " b) { typedef ", t, " T; const T r = ", r,
-                       "; return (r != 0 && ((r < 0) != (b < 0))) ? (T)(r + b) : r; }(", arg(0), ", ", arg(1),
-                       "))");
+                       "; return (r != 0 && ((r < 0) != (b < 0))) ? (T)(r + b) : r; }(", arg(0),
+                       ", ", arg(1), "))");
       break;
     }
-    case OpKind::kBitwiseAnd: case OpKind::kBitwiseOr: case OpKind::kBitwiseXor: {
+    case OpKind::kBitwiseAnd:
+    case OpKind::kBitwiseOr:
+    case OpKind::kBitwiseXor: {
       const bool b = rt == DataType::kBool;
-      const char* op = n.op == OpKind::kBitwiseAnd ? (b ? " && " : " & ")
+      const char* op = n.op == OpKind::kBitwiseAnd  ? (b ? " && " : " & ")
                        : n.op == OpKind::kBitwiseOr ? (b ? " || " : " | ")
                                                     : (b ? " != " : " ^ ");
       e = absl::StrCat("(", arg(0), op, arg(1), ")");
       break;
     }
-    case OpKind::kBitwiseLeftShift: case OpKind::kBitwiseRightShift: {
+    case OpKind::kBitwiseLeftShift:
+    case OpKind::kBitwiseRightShift: {
       // In 64 bits; counts outside [0, 64) give 0 (left) or the sign (right),
       // and the result wraps to the result's width, as the CPU reference.
-      const std::string body = n.op == OpKind::kBitwiseLeftShift
-                                   ? "(b >= 0 && b < 64) ? (i64)((unsigned long long)a << b) : (i64)0"
-                                   : "(b >= 0 && b < 64) ? (a >> b) : (a < 0 ? (i64)-1 : (i64)0)";
-      e = absl::StrCat("((", ComputeTypeName(rt), ")([](i64 a, i64 b) { return ", body, "; }(", arg(0), ", ",
-                       arg(1), ")))");
+      const std::string body =
+          n.op == OpKind::kBitwiseLeftShift
+              ? "(b >= 0 && b < 64) ? (i64)((unsigned long long)a << b) : (i64)0"
+              : "(b >= 0 && b < 64) ? (a >> b) : (a < 0 ? (i64)-1 : (i64)0)";
+      e = absl::StrCat("((", ComputeTypeName(rt), ")([](i64 a, i64 b) { return ", body, "; }(",
+                       arg(0), ", ", arg(1), ")))");
       break;
     }
-    case OpKind::kMaximum: e = absl::StrCat("fz_max(", arg(0), ", ", arg(1), ")"); break;
-    case OpKind::kMinimum: e = absl::StrCat("fz_min(", arg(0), ", ", arg(1), ")"); break;
-    case OpKind::kEq: case OpKind::kNe: case OpKind::kLt:
-    case OpKind::kLe: case OpKind::kGt: case OpKind::kGe: {
+    case OpKind::kMaximum:
+      e = absl::StrCat("fz_max(", arg(0), ", ", arg(1), ")");
+      break;
+    case OpKind::kMinimum:
+      e = absl::StrCat("fz_min(", arg(0), ", ", arg(1), ")");
+      break;
+    case OpKind::kEq:
+    case OpKind::kNe:
+    case OpKind::kLt:
+    case OpKind::kLe:
+    case OpKind::kGt:
+    case OpKind::kGe: {
       const DataType ct = PromoteTypes(in_t(0), in_t(1));
-      const char* op = n.op == OpKind::kEq ? " == " : n.op == OpKind::kNe ? " != "
-                     : n.op == OpKind::kLt ? " < " : n.op == OpKind::kLe ? " <= "
-                     : n.op == OpKind::kGt ? " > " : " >= ";
+      const char* op = n.op == OpKind::kEq   ? " == "
+                       : n.op == OpKind::kNe ? " != "
+                       : n.op == OpKind::kLt ? " < "
+                       : n.op == OpKind::kLe ? " <= "
+                       : n.op == OpKind::kGt ? " > "
+                                             : " >= ";
       e = absl::StrCat("(", Conv(in_t(0), ct, ops[0]), op, Conv(in_t(1), ct, ops[1]), ")");
       break;
     }

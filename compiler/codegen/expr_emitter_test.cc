@@ -65,7 +65,8 @@ TEST(ExprEmitter, ReductionIsNotPointwise) {
   GraphBuilder b(&g);
   ValueId x = *b.DefineTensor("x", DataType::kFloat, {4});
   ValueId s = *b.Reduce(OpKind::kSum, x, {0}, false);
-  EXPECT_EQ(EmitPointwise(g, *g.def(s), {"a"}, {}).status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(EmitPointwise(g, *g.def(s), {"a"}, {}).status().code(),
+            absl::StatusCode::kUnimplemented);
 }
 
 }  // namespace

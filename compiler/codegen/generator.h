@@ -8,8 +8,8 @@
 #define FUSIOND_COMPILER_CODEGEN_GENERATOR_H_
 
 #include <map>
-#include <set>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -41,32 +41,46 @@ struct Access {
 
 inline const char* OpId(OpKind op) {
   switch (op) {
-    case OpKind::kMax: return "1";
-    case OpKind::kMin: return "2";
-    case OpKind::kProd: return "3";
-    default: return "0";
+    case OpKind::kMax:
+      return "1";
+    case OpKind::kMin:
+      return "2";
+    case OpKind::kProd:
+      return "3";
+    default:
+      return "0";
   }
 }
 
 inline std::string Identity(OpKind op, const char* t) {
   const bool f = std::string(t) == "float";
   switch (op) {
-    case OpKind::kMax: return f ? "(-__int_as_float(0x7f800000))" : "(-__longlong_as_double(0x7ff0000000000000LL))";
-    case OpKind::kMin: return f ? "__int_as_float(0x7f800000)" : "__longlong_as_double(0x7ff0000000000000LL)";
-    case OpKind::kProd: return "1";
-    default: return "0";
+    case OpKind::kMax:
+      return f ? "(-__int_as_float(0x7f800000))" : "(-__longlong_as_double(0x7ff0000000000000LL))";
+    case OpKind::kMin:
+      return f ? "__int_as_float(0x7f800000)" : "__longlong_as_double(0x7ff0000000000000LL)";
+    case OpKind::kProd:
+      return "1";
+    default:
+      return "0";
   }
 }
 
 // The scheduler's name as docs/manifest.md spells it.
 inline const char* KindName(SchedulerKind k) {
   switch (k) {
-    case SchedulerKind::kPointwise: return "pointwise";
-    case SchedulerKind::kInnerReduction: return "inner_reduction";
-    case SchedulerKind::kOuterReduction: return "outer_reduction";
-    case SchedulerKind::kInnerPersistent: return "inner_persistent";
-    case SchedulerKind::kOuterPersistent: return "outer_persistent";
-    case SchedulerKind::kInnerOuterPersistent: return "inner_outer_persistent";
+    case SchedulerKind::kPointwise:
+      return "pointwise";
+    case SchedulerKind::kInnerReduction:
+      return "inner_reduction";
+    case SchedulerKind::kOuterReduction:
+      return "outer_reduction";
+    case SchedulerKind::kInnerPersistent:
+      return "inner_persistent";
+    case SchedulerKind::kOuterPersistent:
+      return "outer_persistent";
+    case SchedulerKind::kInnerOuterPersistent:
+      return "inner_outer_persistent";
   }
   return "unknown";
 }
@@ -74,7 +88,8 @@ inline const char* KindName(SchedulerKind k) {
 // Outer kinds whose channels are adjacent in memory: rows_per_block > 1
 // (generator_lanes.cc).
 inline bool LanesKernel(const HeuristicParams& hp) {
-  return (hp.kind == SchedulerKind::kOuterPersistent || hp.kind == SchedulerKind::kOuterReduction) &&
+  return (hp.kind == SchedulerKind::kOuterPersistent ||
+          hp.kind == SchedulerKind::kOuterReduction) &&
          hp.rows_per_block > 1;
 }
 
@@ -132,13 +147,15 @@ class Generator {
   // The squared-deviation slot of the var whose first slot is `slot`.
   int SecondMoment(int slot) const {
     for (size_t i = 0; i < p_.row_slots.size(); ++i) {
-      if (p_.row_slots[i].node == p_.row_slots[slot].node && p_.row_slots[i].second_moment) return i;
+      if (p_.row_slots[i].node == p_.row_slots[slot].node && p_.row_slots[i].second_moment)
+        return i;
     }
     return slot;
   }
   int FirstMoment(int slot) const {
     for (size_t i = 0; i < p_.row_slots.size(); ++i) {
-      if (p_.row_slots[i].node == p_.row_slots[slot].node && !p_.row_slots[i].second_moment) return i;
+      if (p_.row_slots[i].node == p_.row_slots[slot].node && !p_.row_slots[i].second_moment)
+        return i;
     }
     return slot;
   }
@@ -183,8 +200,10 @@ class Generator {
   int ChunkWords(const Access& a) const { return (V_ * a.esize + 3) / 4; }
   // A column operand kept in shared memory (HeuristicParams::smem_columns).
   bool ColumnInSmem(const Access& a) const {
-    return hp_.smem_columns && persistent_ && !staged_ && a.has_r && !a.has_i && a.vec && p_.needed[a.v] &&
-           (hp_.kind == SchedulerKind::kInnerPersistent || hp_.kind == SchedulerKind::kInnerOuterPersistent);
+    return hp_.smem_columns && persistent_ && !staged_ && a.has_r && !a.has_i && a.vec &&
+           p_.needed[a.v] &&
+           (hp_.kind == SchedulerKind::kInnerPersistent ||
+            hp_.kind == SchedulerKind::kInnerOuterPersistent);
   }
   // A staged column operand of 16-bit floats kept in shared memory as float
   // (decided by PlanStaging): widened once when the block starts, so no
@@ -192,8 +211,12 @@ class Generator {
   // half its own [k][ty][tx] array (16-byte slots at V_ = 8: no bank
   // conflicts). The element read is fz_elem (FloatColumnPrelude), which the
   // paths that load packed words from memory share.
-  bool FloatColumn(const Access& a) const { return float_cols_ && Staged(a) && !a.has_i && HalfFloat(a); }
-  static bool HalfFloat(const Access& a) { return a.dt == 4 || a.dt == 5; }  // Ty<4> f16, Ty<5> bf16
+  bool FloatColumn(const Access& a) const {
+    return float_cols_ && Staged(a) && !a.has_i && HalfFloat(a);
+  }
+  static bool HalfFloat(const Access& a) {
+    return a.dt == 4 || a.dt == 5;
+  }  // Ty<4> f16, Ty<5> bf16
   // A body lambda's parameter for input a's chunk: packed words, or for a
   // float column either (const auto*: each call site instantiates its own).
   std::string ParamOf(const Access& a) const {
@@ -242,7 +265,9 @@ class Generator {
   bool exact_ = false;
   bool tiled_exactly_ = false;  // PlanRequires: the row is BX_ * PB_ * V_ elements
   // The test that chunk `jj` of a persistent row lies in the row.
-  std::string InRow(const std::string& jj) const { return exact_ ? "true" : absl::StrCat(jj, " < rlen"); }
+  std::string InRow(const std::string& jj) const {
+    return exact_ ? "true" : absl::StrCat(jj, " < rlen");
+  }
   // The load of chunk `src` of row input a into the words at `dst`.
   std::string RowChunkLoad(const Access& a, const std::string& dst, const std::string& src) const {
     return reread_ ? absl::StrCat("fz_ld_keep<", V_ * a.esize, ">(", dst, ", ", src, ");")
@@ -257,7 +282,7 @@ class Generator {
   // keep_slot_words_.
   bool keep_ = false;
   int keep_iters_ = 0;
-  int stage_ = 0;  // the reduction stage being emitted (EmitStage)
+  int stage_ = 0;          // the reduction stage being emitted (EmitStage)
   int64_t row_iters_ = 1;  // a thread's loop iterations over the heuristics' row
   int keep_slot_words_ = 0;
   std::map<std::string, int> keep_word_;
@@ -270,15 +295,17 @@ class Generator {
   // the first iterations' to their kept slots; from the kept slots where
   // the input was kept (generator_stages.cc, VectorLoop).
   enum class Src { kMemory, kMemoryAndKeep, kKept };
-  std::string VectorLoop(const std::string& header, const std::string& jj, const std::string& in_row, Src src,
-                         const std::string& body, const std::vector<const Access*>& ins,
-                         const std::vector<int>& cols) const;
+  std::string VectorLoop(const std::string& header, const std::string& jj,
+                         const std::string& in_row, Src src, const std::string& body,
+                         const std::vector<const Access*>& ins, const std::vector<int>& cols) const;
   // generator_keep.cc: the vector path of a pass of a kernel that keeps
   // chunks, and the loop over kept iterations when every input was kept.
   std::string KeptVectorPath(bool first, bool backwards, const std::string& body,
-                             const std::vector<const Access*>& ins, const std::vector<int>& cols) const;
-  std::string RolledKeptLoop(const std::string& header, const std::string& jj, const std::string& in_row,
-                             const std::string& body, const std::vector<const Access*>& ins,
+                             const std::vector<const Access*>& ins,
+                             const std::vector<int>& cols) const;
+  std::string RolledKeptLoop(const std::string& header, const std::string& jj,
+                             const std::string& in_row, const std::string& body,
+                             const std::vector<const Access*>& ins,
                              const std::vector<int>& cols) const;
   int64_t smem_bytes_ = 0;
   std::map<std::string, int64_t> smem_off_;  // by pointer name
@@ -318,7 +345,6 @@ class Generator {
   Scope row_scope_;
   std::unique_ptr<ValueEmitter> em_;
 };
-
 
 }  // namespace codegen_internal
 }  // namespace fusiond

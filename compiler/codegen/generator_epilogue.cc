@@ -20,13 +20,15 @@ absl::Status Generator::EmitColumnEpilogue(std::string& c) {
     absl::StrAppend(&c, ClusterPartials());
   } else if (persistent_) {
     absl::StrAppend(&c, "  if (fits) {\n#pragma unroll\n    for (int k = 0; k < ", PB_,
-                    "; ++k) {\n      const i64 jj = (t + (i64)k * T) * ", V_, ";\n      if (jj < rlen) {\n");
+                    "; ++k) {\n      const i64 jj = (t + (i64)k * T) * ", V_,
+                    ";\n      if (jj < rlen) {\n");
     for (size_t ci = 0; ci < nc; ++ci) {
       const std::string dst = absl::StrCat(WcolRow(ci), " + jj");
       if (V_ % 4 == 0) {  // rlen % V == 0 here (fits): 16-byte aligned
-        absl::StrAppend(&c, "#pragma unroll\n        for (int l = 0; l < ", V_, "; l += 4) fz_st_partial(", dst,
-                        " + l, make_float4(cacc", ci, "[k * ", V_, " + l], cacc", ci, "[k * ", V_,
-                        " + l + 1], cacc", ci, "[k * ", V_, " + l + 2], cacc", ci, "[k * ", V_, " + l + 3]));\n");
+        absl::StrAppend(&c, "#pragma unroll\n        for (int l = 0; l < ", V_,
+                        "; l += 4) fz_st_partial(", dst, " + l, make_float4(cacc", ci, "[k * ", V_,
+                        " + l], cacc", ci, "[k * ", V_, " + l + 1], cacc", ci, "[k * ", V_,
+                        " + l + 2], cacc", ci, "[k * ", V_, " + l + 3]));\n");
       } else {
         absl::StrAppend(&c, "#pragma unroll\n        for (int l = 0; l < ", V_, "; ++l) (", dst,
                         ")[l] = cacc", ci, "[k * ", V_, " + l];\n");
@@ -45,7 +47,8 @@ absl::Status Generator::EmitColumnEpilogue(std::string& c) {
   // 49.0 -> 45.0 us on the H200.) L comes from the shape compiled for,
   // see EpilogueLanes.
   const int nthreads = BX_ * BY_, nw = std::max(1, nthreads / 32);
-  const int64_t gx = std::max<int64_t>(1, hp_.grid_x), blocks = gx * std::max<int64_t>(1, hp_.grid_y);
+  const int64_t gx = std::max<int64_t>(1, hp_.grid_x),
+                blocks = gx * std::max<int64_t>(1, hp_.grid_y);
   const int L = EpilogueLanes(hp_.inner_size, gx * BY_ / cluster_, blocks, nthreads), TW = 4 * L,
             ng = nthreads / L;
   // The staged ring is dead past the row loop: the epilogue's tiles reuse
@@ -59,46 +62,52 @@ absl::Status Generator::EmitColumnEpilogue(std::string& c) {
   const bool tiles_in_ring = staged_ && cluster_ == 1 && smem_bytes_ >= int64_t{16} * nc * nw * L;
   absl::StrAppend(&c, "  fz_grid_sync(bar);\n");
   // Every block is past its last take: the counter is zero for the next launch.
-  if (dynamic_rows_) absl::StrAppend(&c, "  if (blockIdx.x == 0 && tx == 0 && ty == 0) bar[1] = 0;\n");
+  if (dynamic_rows_)
+    absl::StrAppend(&c, "  if (blockIdx.x == 0 && tx == 0 && ty == 0) bar[1] = 0;\n");
   // Partial rows: one per cluster where the clusters summed theirs (fits).
-  const std::string P = cluster_ > 1 ? absl::StrCat("fits ? (int)gridDim.x / ", cluster_, " : (int)gridDim.x")
-                                     : absl::StrCat("gridDim.x * ", BY_);
-  absl::StrAppend(&c, "  {\n    const int P = ", P, ";\n",
-                  "    const int tid = ty * ", BX_, " + tx, lane = tid % ", L, ", grp = tid / ", L, ";\n",
-                  tiles_in_ring ? absl::StrCat("    float4 (*fz_cred)[", nw, "][", L, "] = (float4 (*)[", nw, "][",
-                                               L, "])fz_smem;\n")
-                                : absl::StrCat("    __shared__ float4 fz_cred[", nc, "][", nw, "][", L, "];\n"),
-                  "    for (i64 c0 = ((i64)blockIdx.y * gridDim.x + blockIdx.x) * ", TW, "; c0 < rlen;",
-                  " c0 += (i64)gridDim.x * gridDim.y * ", TW, ") {\n      const i64 j4 = c0 + lane * 4;\n");
+  const std::string P =
+      cluster_ > 1 ? absl::StrCat("fits ? (int)gridDim.x / ", cluster_, " : (int)gridDim.x")
+                   : absl::StrCat("gridDim.x * ", BY_);
+  absl::StrAppend(
+      &c, "  {\n    const int P = ", P, ";\n", "    const int tid = ty * ", BX_,
+      " + tx, lane = tid % ", L, ", grp = tid / ", L, ";\n",
+      tiles_in_ring ? absl::StrCat("    float4 (*fz_cred)[", nw, "][", L, "] = (float4 (*)[", nw,
+                                   "][", L, "])fz_smem;\n")
+                    : absl::StrCat("    __shared__ float4 fz_cred[", nc, "][", nw, "][", L, "];\n"),
+      "    for (i64 c0 = ((i64)blockIdx.y * gridDim.x + blockIdx.x) * ", TW, "; c0 < rlen;",
+      " c0 += (i64)gridDim.x * gridDim.y * ", TW, ") {\n      const i64 j4 = c0 + lane * 4;\n");
   std::string comb;
   for (size_t ci = 0; ci < nc; ++ci) {
     const OpKind cop = g_.node(p_.col_reds[ci]).op;
     const std::string id = Identity(cop, "float");
-    absl::StrAppend(&c, "      float4 s", ci, " = make_float4(", id, ", ", id, ", ", id, ", ", id, ");\n");
+    absl::StrAppend(&c, "      float4 s", ci, " = make_float4(", id, ", ", id, ", ", id, ", ", id,
+                    ");\n");
     for (const char* f : {"x", "y", "z", "w"}) {
-      absl::StrAppend(&comb, "          s", ci, ".", f, " = fz_comb<", OpId(cop), ", float>(s", ci, ".", f,
-                      ", v", ci, ".", f, ");\n");
+      absl::StrAppend(&comb, "          s", ci, ".", f, " = fz_comb<", OpId(cop), ", float>(s", ci,
+                      ".", f, ", v", ci, ".", f, ");\n");
     }
   }
-  absl::StrAppend(&c, "      if (j4 < rlen) {\n#pragma unroll ", kEpilogueLoads, "\n        for (int p = grp; p < P; p += ", ng,
-                  ") {\n");
+  absl::StrAppend(&c, "      if (j4 < rlen) {\n#pragma unroll ", kEpilogueLoads,
+                  "\n        for (int p = grp; p < P; p += ", ng, ") {\n");
   for (size_t ci = 0; ci < nc; ++ci) {
-    absl::StrAppend(&c, "          const float4 v", ci, " = *(const float4*)(wcol + ((i64)p * ", nc, " + ", ci,
-                    ") * wstride + j4);\n");
+    absl::StrAppend(&c, "          const float4 v", ci, " = *(const float4*)(wcol + ((i64)p * ", nc,
+                    " + ", ci, ") * wstride + j4);\n");
   }
   absl::StrAppend(&c, comb, "        }\n      }\n");
   for (size_t ci = 0; ci < nc; ++ci) {
     const OpKind cop = g_.node(p_.col_reds[ci]).op;
     for (int o = L; o < 32; o *= 2) {
       for (const char* f : {"x", "y", "z", "w"}) {
-        absl::StrAppend(&c, "      s", ci, ".", f, " = fz_comb<", OpId(cop), ", float>(s", ci, ".", f,
-                        ", __shfl_xor_sync(0xffffffffu, s", ci, ".", f, ", ", o, "));\n");
+        absl::StrAppend(&c, "      s", ci, ".", f, " = fz_comb<", OpId(cop), ", float>(s", ci, ".",
+                        f, ", __shfl_xor_sync(0xffffffffu, s", ci, ".", f, ", ", o, "));\n");
       }
     }
-    absl::StrAppend(&c, "      if ((tid & 31) < ", L, ") fz_cred[", ci, "][tid >> 5][lane] = s", ci, ";\n");
+    absl::StrAppend(&c, "      if ((tid & 31) < ", L, ") fz_cred[", ci, "][tid >> 5][lane] = s", ci,
+                    ";\n");
   }
   // The tile's columns, one per thread (a 32-thread block takes two of 64).
-  absl::StrAppend(&c, "      __syncthreads();\n      for (int q = tid; q < ", TW, "; q += ", nthreads, ") {\n",
+  absl::StrAppend(&c, "      __syncthreads();\n      for (int q = tid; q < ", TW,
+                  "; q += ", nthreads, ") {\n",
                   "      const i64 j = c0 + q;\n      if (j >= rlen) break;\n");
   std::string body;
   std::map<ValueId, std::string> memo;
@@ -112,22 +121,25 @@ absl::Status Generator::EmitColumnEpilogue(std::string& c) {
     const ValueId out = n.outputs[0];
     const OpKind cop = n.op;
     absl::StrAppend(&body, "      float csum", ci, " = ((const float*)fz_cred[", ci, "][0])[q];\n",
-                    "      for (int w = 1; w < ", nw, "; ++w) csum", ci, " = fz_comb<", OpId(cop), ", float>(csum",
-                    ci, ", ((const float*)fz_cred[", ci, "][w])[q]);\n");
+                    "      for (int w = 1; w < ", nw, "; ++w) csum", ci, " = fz_comb<", OpId(cop),
+                    ", float>(csum", ci, ", ((const float*)fz_cred[", ci, "][w])[q]);\n");
     absl::StrAppend(&body, "      const ", ComputeTypeName(g_.value(out).dtype), " cv", out, " = ",
-                    RoundTo(g_.value(out).dtype, absl::StrCat("(", ComputeTypeName(g_.value(out).dtype), ")csum", ci)),
+                    RoundTo(g_.value(out).dtype,
+                            absl::StrCat("(", ComputeTypeName(g_.value(out).dtype), ")csum", ci)),
                     ";\n");
     memo[out] = absl::StrCat("cv", out);
   }
   for (const Access& a : out_access_) {
     if (p_.domain[a.v] != Domain::kCol) continue;
     if (a.has_i) {
-      return absl::UnimplementedError("codegen: a column-reduction output broadcast along the rows");
+      return absl::UnimplementedError(
+          "codegen: a column-reduction output broadcast along the rows");
     }
     auto e = em_->Get(a.v, cs);
     if (!e.ok()) return e.status();
     if (a.has_r) {
-      absl::StrAppend(&body, "      Ty<", a.dt, ">::store(", a.ptr, " + ", Ro(a, "j", At::kElem), ", ", *e, ");\n");
+      absl::StrAppend(&body, "      Ty<", a.dt, ">::store(", a.ptr, " + ", Ro(a, "j", At::kElem),
+                      ", ", *e, ");\n");
     } else {  // no row axes left (every row-domain axis has extent 1)
       absl::StrAppend(&body, "      if (j == 0) Ty<", a.dt, ">::store(", a.ptr, ", ", *e, ");\n");
     }

@@ -21,13 +21,17 @@ Access Generator::MakeAccess(ValueId v, std::string ptr) const {
   a.esize = DataTypeSize(val.dtype);
   const auto& m = p_.axis_map[v];
   std::vector<int> own;  // own non-1 axes (indices)
-  for (int i = 0; i < val.rank(); ++i) if (m[i] >= 0) own.push_back(i);
+  for (int i = 0; i < val.rank(); ++i)
+    if (m[i] >= 0) own.push_back(i);
   for (size_t k = 0; k < own.size(); ++k) {
     std::vector<std::string> f;
     int64_t st = 1;
     for (size_t q = k + 1; q < own.size(); ++q) {
       Extent e = g_.Canonical(val.shape[own[q]]);
-      if (e.is_static()) st *= e.size; else f.push_back(p_.ExtentExpr(e));
+      if (e.is_static())
+        st *= e.size;
+      else
+        f.push_back(p_.ExtentExpr(e));
     }
     if (st != 1 || f.empty()) f.push_back(std::to_string(st));
     const int ra = m[own[k]];
@@ -85,7 +89,8 @@ std::string Generator::PlanDividers() {
     if (!a.has_r || a.fast_r) return;
     std::vector<std::string> terms;
     for (const auto& [ra, stride] : a.r_terms) {
-      terms.push_back(absl::StrCat("((i64)(", p_.ExtentExpr(p_.ref[ra]), ") - 1) * (i64)(", stride, ")"));
+      terms.push_back(
+          absl::StrCat("((i64)(", p_.ExtentExpr(p_.ref[ra]), ") - 1) * (i64)(", stride, ")"));
     }
     bounds.insert(absl::StrCat(" && ", absl::StrJoin(terms, " + "), " <= 0xffffffffLL"));
   };
@@ -104,7 +109,8 @@ std::string Generator::Ro(const Access& a, const std::string& j, At at) const {
 
 std::string Generator::OffsetLambda(const Access& a) const {
   const std::string base = a.has_i ? absl::StrCat("rb_", a.ptr) : "0";
-  if (a.fast_r) return absl::StrCat("  auto ro_", a.ptr, " = [&](i64 j) -> i64 { return ", base, " + j; };\n");
+  if (a.fast_r)
+    return absl::StrCat("  auto ro_", a.ptr, " = [&](i64 j) -> i64 { return ", base, " + j; };\n");
   // The decomposition of j over the row axes. A static iteration space under
   // 2^31 elements takes 32-bit arithmetic (a division by a literal becomes a
   // 32-bit multiply-high); any other takes 64-bit, where NVVM's bypass of
@@ -134,15 +140,18 @@ std::string Generator::OffsetLambda(const Access& a) const {
         if (ra != ax) continue;
         absl::StrAppend(&d, " o += ", coord, " * (", t, ")(", stride, ");");
       }
-      if (k > 0) absl::StrAppend(&d, fast ? absl::StrCat(" q = q", k, ";") : absl::StrCat(" q /= ", ext, ";"));
+      if (k > 0)
+        absl::StrAppend(&d,
+                        fast ? absl::StrCat(" q = q", k, ";") : absl::StrCat(" q /= ", ext, ";"));
     }
     return absl::StrCat(d, " return ", base, " + (i64)o; };\n");
   };
   if (dividers_.empty()) {
-    return absl::StrCat("  auto ro_", a.ptr, " = [&](i64 j) -> i64 { ", decompose(SmallStaticSpace() ? "u32" : "i64", false));
+    return absl::StrCat("  auto ro_", a.ptr, " = [&](i64 j) -> i64 { ",
+                        decompose(SmallStaticSpace() ? "u32" : "i64", false));
   }
-  return absl::StrCat("  auto ro_", a.ptr, " = [&](i64 j) -> i64 { ", decompose("u32", true), "  auto ro64_", a.ptr,
-                      " = [&](i64 j) -> i64 { ", decompose("i64", false));
+  return absl::StrCat("  auto ro_", a.ptr, " = [&](i64 j) -> i64 { ", decompose("u32", true),
+                      "  auto ro64_", a.ptr, " = [&](i64 j) -> i64 { ", decompose("i64", false));
 }
 
 }  // namespace codegen_internal

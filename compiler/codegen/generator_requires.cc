@@ -45,7 +45,8 @@ bool Generator::PlanRequires(int64_t bound, GeneratedKernel& k) {
       const Extent e = g_.Canonical(p_.ref[a]);
       if (e.is_static() || literal_symbols_.count(e.symbol)) continue;
       literal_symbols_.insert(e.symbol);
-      k.requirements.push_back({p_.symbol_names.at(e.symbol), Requirement::Kind::kEquals, o_.symbol_sizes[e.symbol]});
+      k.requirements.push_back(
+          {p_.symbol_names.at(e.symbol), Requirement::Kind::kEquals, o_.symbol_sizes[e.symbol]});
     }
   }
   // The pointers vec_ok tests.

@@ -35,23 +35,27 @@ absl::Status Generator::EmitRowLoop(std::string& c, bool coop, bool cols) {
   dynamic_rows_ = coop && cols && !split_ && hp_.grid_y <= 1 && hp_.multi_pass &&
                   hp_.kind == SchedulerKind::kInnerOuterPersistent;
   if (dynamic_rows_) {
-    absl::StrAppend(&c, "  const i64 ngroups = (rows + ", BY_, " - 1) / ", BY_, ";\n",
-                    "  __shared__ u32 fz_next[2];\n  u32 fz_take = 0, fz_took = 0;\n",
-                    "  u32 g0 = blockIdx.x + 0 * gridDim.x;\n  u32 g1 = blockIdx.x + 1 * gridDim.x;\n",
-                    "  for (unsigned it = 0; g0 < ngroups; ++it) {\n",
-                    "    if (tx == 0 && ty == 0) { fz_took = fz_take; fz_take = atomicAdd(bar + 1, 1u); }\n",
-                    "    row = (i64)g0 * ", BY_, " + ty;\n    active = row < rows;\n");
-    row_swap_ += "    if (tx == 0 && ty == 0) fz_next[it & 1] = it == 0 ? blockIdx.x + 2 * gridDim.x : "
-                 "3 * gridDim.x + fz_took;\n    __syncthreads();\n    g0 = g1;\n    g1 = fz_next[it & 1];\n";
+    absl::StrAppend(
+        &c, "  const i64 ngroups = (rows + ", BY_, " - 1) / ", BY_, ";\n",
+        "  __shared__ u32 fz_next[2];\n  u32 fz_take = 0, fz_took = 0;\n",
+        "  u32 g0 = blockIdx.x + 0 * gridDim.x;\n  u32 g1 = blockIdx.x + 1 * gridDim.x;\n",
+        "  for (unsigned it = 0; g0 < ngroups; ++it) {\n",
+        "    if (tx == 0 && ty == 0) { fz_took = fz_take; fz_take = atomicAdd(bar + 1, 1u); }\n",
+        "    row = (i64)g0 * ", BY_, " + ty;\n    active = row < rows;\n");
+    row_swap_ +=
+        "    if (tx == 0 && ty == 0) fz_next[it & 1] = it == 0 ? blockIdx.x + 2 * gridDim.x : "
+        "3 * gridDim.x + fz_took;\n    __syncthreads();\n    g0 = g1;\n    g1 = fz_next[it & 1];\n";
   } else if (exact_) {
     // A block a row group and a grid covering them all (LaunchGrid): the
     // loop's one iteration, without its bookkeeping or a next row to load.
-    absl::StrAppend(&c, "  {\n    row = (i64)blockIdx.x * ", BY_, " + ty;\n    active = row < rows;\n");
+    absl::StrAppend(&c, "  {\n    row = (i64)blockIdx.x * ", BY_,
+                    " + ty;\n    active = row < rows;\n");
   } else if (!coop) {
     // No grid barrier in the loop: each block stops after its last group (a
     // block-uniform test) without the 64-bit division a common count takes
     // (1% for a block a row, softmax forward 16384x4096 bf16 on the H200).
-    absl::StrAppend(&c, "  i64 it = 0;\n  for (i64 rg = (i64)blockIdx.x * ", BY_, "; rg < rows; rg += rstride, ++it) {\n",
+    absl::StrAppend(&c, "  i64 it = 0;\n  for (i64 rg = (i64)blockIdx.x * ", BY_,
+                    "; rg < rows; rg += rstride, ++it) {\n",
                     "    row = rg + ty;\n    active = row < rows;\n");
   } else {
     // Every block runs the same count: group barriers in split kernels fall
@@ -78,15 +82,16 @@ absl::Status Generator::EmitRowLoop(std::string& c, bool coop, bool cols) {
       absl::StrAppend(&c, "    {\n      const i64 srow = row + (i64)", stages_ - 1, " * rstride;\n",
                       "      if (fits && srow < rows) {\n        rowbase(srow);\n",
                       IssueStagedCopies("fill", false, "        "),
-                      "        rowbase(row);\n      }\n      fz_cp_commit();\n      fz_cp_wait<", stages_ - 1,
-                      ">();\n    }\n");
+                      "        rowbase(row);\n      }\n      fz_cp_commit();\n      fz_cp_wait<",
+                      stages_ - 1, ">();\n    }\n");
     }
     for (auto& [v, a] : in_access_) {
       if (!a.has_r || !a.has_i || !a.vec || !p_.needed[v] || staged_ || exact_) continue;
       if (!prefetch) {
         const int w = ChunkWords(a);
         absl::StrAppend(&c, "    if (it > 0 && fits && active) {\n#pragma unroll\n",
-                        "      for (int k = 0; k < ", PB_, "; ++k) {\n        const i64 jj = (t + (i64)k * T) * ", V_,
+                        "      for (int k = 0; k < ", PB_,
+                        "; ++k) {\n        const i64 jj = (t + (i64)k * T) * ", V_,
                         ";\n        if (jj < rlen) ",
                         RowChunkLoad(a, absl::StrCat("&pb_", a.ptr, "[k * ", w, "]"),
                                      absl::StrCat(a.ptr, " + ro_", a.ptr, "(jj)")),
@@ -96,22 +101,26 @@ absl::Status Generator::EmitRowLoop(std::string& c, bool coop, bool cols) {
       any = true;
       const int w = ChunkWords(a);
       absl::StrAppend(&c, "    u32 nb_", a.ptr, "[", PB_ * w, "];\n");
-      absl::StrAppend(&swap, "#pragma unroll\n    for (int q = 0; q < ", PB_ * w, "; ++q) pb_", a.ptr,
-                      "[q] = nb_", a.ptr, "[q];\n");
+      absl::StrAppend(&swap, "#pragma unroll\n    for (int q = 0; q < ", PB_ * w, "; ++q) pb_",
+                      a.ptr, "[q] = nb_", a.ptr, "[q];\n");
     }
     std::string row_loads;
     for (auto& [v, a] : in_access_) {
       if (a.has_r || !a.has_i || !p_.needed[v]) continue;
       const char* ct = ComputeTypeName(g_.value(v).dtype);
       absl::StrAppend(&c, "    ", ct, " nr_", a.ptr, " = ", ct, "(0);\n");
-      absl::StrAppend(&row_loads, "      if (nact) nr_", a.ptr, " = Ty<", a.dt, ">::load(", a.ptr, " + rb_", a.ptr, ");\n");
+      absl::StrAppend(&row_loads, "      if (nact) nr_", a.ptr, " = Ty<", a.dt, ">::load(", a.ptr,
+                      " + rb_", a.ptr, ");\n");
       absl::StrAppend(&swap, "    cr_", a.ptr, " = nr_", a.ptr, ";\n");
     }
     if (any || !row_loads.empty()) {
-      absl::StrAppend(&c, "    {\n      const i64 nrow = row + rstride;\n      const bool nact = nrow < rows;\n",
-                      "      rowbase(nrow);\n", row_loads, "      if (fits && nact) {\n#pragma unroll\n",
-                      "        for (int k = 0; k < ", PB_, "; ++k) {\n          const i64 jj = (t + (i64)k * T) * ", V_,
-                      ";\n          if (jj < rlen) {\n");
+      absl::StrAppend(
+          &c,
+          "    {\n      const i64 nrow = row + rstride;\n      const bool nact = nrow < rows;\n",
+          "      rowbase(nrow);\n", row_loads, "      if (fits && nact) {\n#pragma unroll\n",
+          "        for (int k = 0; k < ", PB_,
+          "; ++k) {\n          const i64 jj = (t + (i64)k * T) * ", V_,
+          ";\n          if (jj < rlen) {\n");
       for (auto& [v, a] : in_access_) {
         if (!a.has_r || !a.has_i || !a.vec || !p_.needed[v] || !prefetch) continue;
         const int w = ChunkWords(a);

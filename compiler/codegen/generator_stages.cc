@@ -28,19 +28,22 @@ std::string Generator::LoopOver(const std::string& body, const std::vector<const
     for (const Access* x : ins) {
       const int w = ChunkWords(*x);
       if (FloatColumn(*x)) {
-        absl::StrAppend(&s, "        u32 sw_", x->ptr, "[", V_, "];\n        if (active && ", InRow("jj"), ") { Chunk<",
-                        V_ * 2, ">::ld(sw_", x->ptr, ", ", FloatColumnHalf(*x, 0, "k"), "); Chunk<", V_ * 2,
-                        ">::ld(sw_", x->ptr, " + ", V_ / 2, ", ", FloatColumnHalf(*x, 1, "k"), "); }\n");
+        absl::StrAppend(&s, "        u32 sw_", x->ptr, "[", V_, "];\n        if (active && ",
+                        InRow("jj"), ") { Chunk<", V_ * 2, ">::ld(sw_", x->ptr, ", ",
+                        FloatColumnHalf(*x, 0, "k"), "); Chunk<", V_ * 2, ">::ld(sw_", x->ptr,
+                        " + ", V_ / 2, ", ", FloatColumnHalf(*x, 1, "k"), "); }\n");
       } else if (Staged(*x)) {
-        absl::StrAppend(&s, "        u32 sw_", x->ptr, "[", w, "];\n        if (active && ", InRow("jj"), ") Chunk<",
-                        V_ * x->esize, ">::ld(sw_", x->ptr, ", ", StagedChunk(*x, "stage", "k"), ");\n");
+        absl::StrAppend(&s, "        u32 sw_", x->ptr, "[", w, "];\n        if (active && ",
+                        InRow("jj"), ") Chunk<", V_ * x->esize, ">::ld(sw_", x->ptr, ", ",
+                        StagedChunk(*x, "stage", "k"), ");\n");
       } else if (ColumnInSmem(*x)) {
-        absl::StrAppend(&s, "        u32 sw_", x->ptr, "[", w, "];\n        if (active && ", InRow("jj"), ") Chunk<",
-                        V_ * x->esize, ">::ld(sw_", x->ptr, ", &cs_", x->ptr, "[(k * ", BX_, " + tx) * ", w, "]);\n");
+        absl::StrAppend(&s, "        u32 sw_", x->ptr, "[", w, "];\n        if (active && ",
+                        InRow("jj"), ") Chunk<", V_ * x->esize, ">::ld(sw_", x->ptr, ", &cs_",
+                        x->ptr, "[(k * ", BX_, " + tx) * ", w, "]);\n");
       } else if (reread_ && final && x->has_i) {
         // The row's chunk again, evict-first: its last use (reread_rows).
-        absl::StrAppend(&s, "        if (active && ", InRow("jj"), ") fz_ld_done<", V_ * x->esize, ">(&pb_", x->ptr,
-                        "[k * ", w, "], ", x->ptr, " + ro_", x->ptr, "(jj));\n");
+        absl::StrAppend(&s, "        if (active && ", InRow("jj"), ") fz_ld_done<", V_ * x->esize,
+                        ">(&pb_", x->ptr, "[k * ", w, "], ", x->ptr, " + ro_", x->ptr, "(jj));\n");
       }
     }
     absl::StrAppend(&s, "        if (active && ", InRow("jj"), ") ", body, "(VW<", V_, ">(), jj");
@@ -76,17 +79,19 @@ std::string Generator::LoopOver(const std::string& body, const std::vector<const
     absl::StrAppend(&s, KeptVectorPath(first, backwards, body, ins, cols));
   } else {
     const std::string fwd = absl::StrCat("(c0 + (i64)u * T) * ", V_);
-    absl::StrAppend(&s, VectorLoop(absl::StrCat("      for (i64 c0 = t; active && c0 * ", V_, " < rlen; c0 += (i64)T * ",
-                                                U_, ") {\n"),
-                                   backwards ? absl::StrCat("rlen - ", V_, " - ", fwd) : fwd,
-                                   backwards ? "jj >= 0" : "jj < rlen", Src::kMemory, body, ins, cols));
+    absl::StrAppend(&s,
+                    VectorLoop(absl::StrCat("      for (i64 c0 = t; active && c0 * ", V_,
+                                            " < rlen; c0 += (i64)T * ", U_, ") {\n"),
+                               backwards ? absl::StrCat("rlen - ", V_, " - ", fwd) : fwd,
+                               backwards ? "jj >= 0" : "jj < rlen", Src::kMemory, body, ins, cols));
   }
   absl::StrAppend(&s, "    } else {\n");
   // Element by element.
   absl::StrAppend(&s, "      for (i64 jj = t; active && jj < rlen; jj += T) {\n");
   for (const Access* x : ins) {
     absl::StrAppend(&s, "        u32 w_", x->ptr, "[", (x->esize + 3) / 4, "];\n        Chunk<",
-                    x->esize, ">::ld(w_", x->ptr, ", ", x->ptr, " + ", Ro(*x, "jj", At::kElem), ");\n");
+                    x->esize, ">::ld(w_", x->ptr, ", ", x->ptr, " + ", Ro(*x, "jj", At::kElem),
+                    ");\n");
   }
   absl::StrAppend(&s, "        ", body, "(VW<1>(), jj");
   for (const Access* x : ins) absl::StrAppend(&s, ", w_", x->ptr);
@@ -104,8 +109,9 @@ std::string Generator::LoopOver(const std::string& body, const std::vector<const
 // went through the stack and the gain was gone). kKept reads the kept
 // inputs from shared memory chunk by chunk as the body needs them (and
 // takes RolledKeptLoop when every input was kept).
-std::string Generator::VectorLoop(const std::string& header, const std::string& jj, const std::string& in_row,
-                                  Src src, const std::string& body, const std::vector<const Access*>& ins,
+std::string Generator::VectorLoop(const std::string& header, const std::string& jj,
+                                  const std::string& in_row, Src src, const std::string& body,
+                                  const std::vector<const Access*>& ins,
                                   const std::vector<int>& cols) const {
   auto kept = [&](const Access* x) { return src == Src::kKept && keep_word_.count(x->ptr) > 0; };
   bool all_kept = src == Src::kKept;
@@ -113,14 +119,15 @@ std::string Generator::VectorLoop(const std::string& header, const std::string& 
   if (all_kept) return RolledKeptLoop(header, jj, in_row, body, ins, cols);
   std::string l = header;
   for (const Access* x : ins) {
-    if (!kept(x)) absl::StrAppend(&l, "        u32 w_", x->ptr, "[", U_, "][", ChunkWords(*x), "];\n");
+    if (!kept(x))
+      absl::StrAppend(&l, "        u32 w_", x->ptr, "[", U_, "][", ChunkWords(*x), "];\n");
   }
-  absl::StrAppend(&l, "#pragma unroll\n        for (int u = 0; u < ", U_, "; ++u) {\n          const i64 jj = ", jj,
-                  ";\n          if (", in_row, ") {\n");
+  absl::StrAppend(&l, "#pragma unroll\n        for (int u = 0; u < ", U_,
+                  "; ++u) {\n          const i64 jj = ", jj, ";\n          if (", in_row, ") {\n");
   for (const Access* x : ins) {
     if (kept(x)) continue;
-    absl::StrAppend(&l, "            Chunk<", V_ * x->esize, ">::ld(w_", x->ptr, "[u], ", x->ptr, " + ro_", x->ptr,
-                    "(jj));\n");
+    absl::StrAppend(&l, "            Chunk<", V_ * x->esize, ">::ld(w_", x->ptr, "[u], ", x->ptr,
+                    " + ro_", x->ptr, "(jj));\n");
   }
   std::string keep, reads;
   for (const Access* x : ins) {
@@ -131,16 +138,19 @@ std::string Generator::VectorLoop(const std::string& header, const std::string& 
     }
     if (kept(x)) {
       absl::StrAppend(&reads, " u32 k_", x->ptr, "[", ChunkWords(*x), "];");
-      for (int q = 0; q < ChunkWords(*x); ++q) absl::StrAppend(&reads, " k_", x->ptr, "[", q, "] = ", KeptWord(*x, q), ";");
+      for (int q = 0; q < ChunkWords(*x); ++q)
+        absl::StrAppend(&reads, " k_", x->ptr, "[", q, "] = ", KeptWord(*x, q), ";");
     }
   }
   const bool block = !keep.empty() || !reads.empty();
   absl::StrAppend(&l, "          }\n        }\n#pragma unroll\n        for (int u = 0; u < ", U_,
                   "; ++u) {\n          const i64 jj = ", jj, ";\n          if (", in_row, ") ",
                   keep.empty() ? (reads.empty() ? "" : absl::StrCat("{", reads, "\n            "))
-                               : absl::StrCat("{\n            if (fz_ki < ", keep_iters_, ") {", keep, " }\n            "),
+                               : absl::StrCat("{\n            if (fz_ki < ", keep_iters_, ") {",
+                                              keep, " }\n            "),
                   body, "(VW<", V_, ">(), jj");
-  for (const Access* x : ins) absl::StrAppend(&l, kept(x) ? ", k_" : ", w_", x->ptr, kept(x) ? "" : "[u]");
+  for (const Access* x : ins)
+    absl::StrAppend(&l, kept(x) ? ", k_" : ", w_", x->ptr, kept(x) ? "" : "[u]");
   for (int c : cols) absl::StrAppend(&l, ", ", WcolRow(c), " + jj");
   absl::StrAppend(&l, block ? "); }\n" : ");\n", "        }\n      }\n");
   return l;
@@ -151,7 +161,10 @@ std::string Generator::BlockReduce(const std::vector<int>& slots, const std::str
   std::string s;
   // A one-pass var's three numbers: count wn<F>, mean acc<F>, squared
   // deviations acc<S>; its count takes an extra shared-memory entry.
-  struct Chan { int f, s; size_t qf, qs, qn; };
+  struct Chan {
+    int f, s;
+    size_t qf, qs, qn;
+  };
   std::vector<Chan> chans;
   for (size_t q = 0; q < slots.size(); ++q) {
     const ReductionSlot& sl = p_.row_slots[slots[q]];
@@ -178,9 +191,12 @@ std::string Generator::BlockReduce(const std::vector<int>& slots, const std::str
     // thread passed reduction k + 1's barrier, i.e. finished reading k.
     absl::StrAppend(&s, ind, "if ((tx & 31) == 0) {");
     for (size_t q = 0; q < slots.size(); ++q) {
-      absl::StrAppend(&s, " fz_red[fz_rb][ty][", q, "][tx >> 5] = (", RedType(), ")acc", slots[q], ";");
+      absl::StrAppend(&s, " fz_red[fz_rb][ty][", q, "][tx >> 5] = (", RedType(), ")acc", slots[q],
+                      ";");
     }
-    for (const Chan& c : chans) absl::StrAppend(&s, " fz_red[fz_rb][ty][", c.qn, "][tx >> 5] = (", RedType(), ")wn", c.f, ";");
+    for (const Chan& c : chans)
+      absl::StrAppend(&s, " fz_red[fz_rb][ty][", c.qn, "][tx >> 5] = (", RedType(), ")wn", c.f,
+                      ";");
     absl::StrAppend(&s, " }\n", ind, "__syncthreads();\n");
     const int warps = BX_ / 32;
     // Exact kernels (exact_): warp 0 combines the warps' partials (a shuffle
@@ -197,39 +213,44 @@ std::string Generator::BlockReduce(const std::vector<int>& slots, const std::str
       const std::string acc = absl::StrCat("acc", slots[q]);
       const std::string comb = absl::StrCat("fz_comb<", op, ", ", t, ">(");
       if (exact_ && t == "float" && RedType() == t) {
-        absl::StrAppend(&warp0, ind, "  ", t, " v", q, " = tx < ", warps, " ? fz_red[fz_rb][ty][", q, "][tx] : ",
-                        sl.second_moment ? "0.0f" : Identity(g_.node(sl.node).op, t.c_str()), ";\n", ind, "  v", q,
-                        " = fz_warp_reduce<", op, ">(v", q, ");\n", ind, "  if (tx == 0) fz_red[fz_rb][ty][", q,
-                        "][0] = v", q, ";\n");
+        absl::StrAppend(
+            &warp0, ind, "  ", t, " v", q, " = tx < ", warps, " ? fz_red[fz_rb][ty][", q,
+            "][tx] : ", sl.second_moment ? "0.0f" : Identity(g_.node(sl.node).op, t.c_str()), ";\n",
+            ind, "  v", q, " = fz_warp_reduce<", op, ">(v", q, ");\n", ind,
+            "  if (tx == 0) fz_red[fz_rb][ty][", q, "][0] = v", q, ";\n");
         absl::StrAppend(&results, ind, acc, " = fz_red[fz_rb][ty][", q, "][0];\n");
         continue;
       }
       if (t == "float" && RedType() == t && warps % 4 == 0) {
         // A slot's float partials are contiguous and 16-byte aligned: four
         // per shared-memory load, combined in warp order as below.
-        absl::StrAppend(&s, ind, "{\n", ind, "  const float4* r = (const float4*)fz_red[fz_rb][ty][", q, "];\n",
-                        ind, "  float4 v = r[0];\n", ind, "  ", acc, " = v.x;\n", ind, "  ", acc, " = ", comb, acc,
-                        ", v.y); ", acc, " = ", comb, acc, ", v.z); ", acc, " = ", comb, acc, ", v.w);\n", ind,
-                        "  for (int w = 1; w < ", warps / 4, "; ++w) {\n", ind, "    v = r[w];\n", ind, "    ", acc,
-                        " = ", comb, acc, ", v.x); ", acc, " = ", comb, acc, ", v.y); ", acc, " = ", comb, acc,
-                        ", v.z); ", acc, " = ", comb, acc, ", v.w);\n", ind, "  }\n", ind, "}\n");
+        absl::StrAppend(&s, ind, "{\n", ind,
+                        "  const float4* r = (const float4*)fz_red[fz_rb][ty][", q, "];\n", ind,
+                        "  float4 v = r[0];\n", ind, "  ", acc, " = v.x;\n", ind, "  ", acc, " = ",
+                        comb, acc, ", v.y); ", acc, " = ", comb, acc, ", v.z); ", acc, " = ", comb,
+                        acc, ", v.w);\n", ind, "  for (int w = 1; w < ", warps / 4, "; ++w) {\n",
+                        ind, "    v = r[w];\n", ind, "    ", acc, " = ", comb, acc, ", v.x); ", acc,
+                        " = ", comb, acc, ", v.y); ", acc, " = ", comb, acc, ", v.z); ", acc, " = ",
+                        comb, acc, ", v.w);\n", ind, "  }\n", ind, "}\n");
         continue;
       }
-      absl::StrAppend(&s, ind, acc, " = (", t, ")fz_red[fz_rb][ty][", q, "][0];\n", ind, "for (int w = 1; w < ",
-                      warps, "; ++w) ", acc, " = ", comb, acc, ", (", t, ")fz_red[fz_rb][ty][", q, "][w]);\n");
+      absl::StrAppend(&s, ind, acc, " = (", t, ")fz_red[fz_rb][ty][", q, "][0];\n", ind,
+                      "for (int w = 1; w < ", warps, "; ++w) ", acc, " = ", comb, acc, ", (", t,
+                      ")fz_red[fz_rb][ty][", q, "][w]);\n");
     }
     if (!warp0.empty()) {
-      absl::StrAppend(&s, ind, "if (tx < 32) {\n", warp0, ind, "}\n", ind, "__syncthreads();\n", results);
+      absl::StrAppend(&s, ind, "if (tx < 32) {\n", warp0, ind, "}\n", ind, "__syncthreads();\n",
+                      results);
     }
     for (const Chan& c : chans) {
       const std::string& t = acc_type_[c.f];
       const auto at = [&](const char* w, size_t q) {
         return absl::StrCat("(", t, ")fz_red[fz_rb][ty][", q, "][", w, "]");
       };
-      absl::StrAppend(&s, ind, "wn", c.f, " = ", at("0", c.qn), "; acc", c.f, " = ", at("0", c.qf), "; acc", c.s,
-                      " = ", at("0", c.qs), ";\n", ind, "for (int w = 1; w < ", warps, "; ++w) fz_chan(wn",
-                      c.f, ", acc", c.f, ", acc", c.s, ", ", at("w", c.qn), ", ", at("w", c.qf), ", ",
-                      at("w", c.qs), ");\n");
+      absl::StrAppend(&s, ind, "wn", c.f, " = ", at("0", c.qn), "; acc", c.f, " = ", at("0", c.qf),
+                      "; acc", c.s, " = ", at("0", c.qs), ";\n", ind, "for (int w = 1; w < ", warps,
+                      "; ++w) fz_chan(wn", c.f, ", acc", c.f, ", acc", c.s, ", ", at("w", c.qn),
+                      ", ", at("w", c.qf), ", ", at("w", c.qs), ");\n");
     }
     absl::StrAppend(&s, ind, "fz_rb ^= 1;\n");
   }
@@ -276,14 +297,16 @@ absl::Status Generator::EmitStage(int stage, std::string& code) {
       // large as K's distance from the thread's mean), turned into (count,
       // mean, squared deviations) before the block merges them (fz_chan).
       const int s2 = SecondMoment(i);
-      absl::StrAppend(&accum, "        { const ", t, " x = (", t, ")", *e, "; if (l == 0 && wn", i, " == 0) wk", i,
-                      " = x; const ", t, " d = x - wk", i, "; acc", i, " += d; acc", s2, " += d * d; }\n");
+      absl::StrAppend(&accum, "        { const ", t, " x = (", t, ")", *e, "; if (l == 0 && wn", i,
+                      " == 0) wk", i, " = x; const ", t, " d = x - wk", i, "; acc", i, " += d; acc",
+                      s2, " += d * d; }\n");
       absl::StrAppend(&post, "      wn", i, " += (", t, ")VV;\n");
-      absl::StrAppend(&moments, "    if (wn", i, " > 0) { const ", t, " s1 = acc", i, "; acc", i, " = wk", i,
-                      " + fz_div_count(s1, wn", i, "); acc", s2, " -= s1 * fz_div_count(s1, wn", i, "); }\n");
+      absl::StrAppend(&moments, "    if (wn", i, " > 0) { const ", t, " s1 = acc", i, "; acc", i,
+                      " = wk", i, " + fz_div_count(s1, wn", i, "); acc", s2,
+                      " -= s1 * fz_div_count(s1, wn", i, "); }\n");
     } else if (sl.second_moment) {
-      absl::StrAppend(&accum, "        { const ", t, " d = (", t, ")", *e, " - rmean", FirstMoment(i),
-                      "; acc", i, " += d * d; }\n");
+      absl::StrAppend(&accum, "        { const ", t, " d = (", t, ")", *e, " - rmean",
+                      FirstMoment(i), "; acc", i, " += d * d; }\n");
     } else {
       absl::StrAppend(&accum, "        acc", i, " = fz_comb<", OpId(n.op), ", ", t, ">(acc", i,
                       ", (", t, ")", *e, ");\n");
@@ -301,9 +324,10 @@ absl::Status Generator::EmitStage(int stage, std::string& code) {
   row_pending_.clear();
   for (int i : slots) {
     const ReductionSlot& sl = p_.row_slots[i];
-    absl::StrAppend(&code, "    ", acc_type_[i], " acc", i, " = ",
-                    sl.second_moment || sl.one_pass ? "0" : Identity(g_.node(sl.node).op, acc_type_[i].c_str()),
-                    ";\n");
+    absl::StrAppend(
+        &code, "    ", acc_type_[i], " acc", i, " = ",
+        sl.second_moment || sl.one_pass ? "0" : Identity(g_.node(sl.node).op, acc_type_[i].c_str()),
+        ";\n");
     if (sl.one_pass && !sl.second_moment) {
       absl::StrAppend(&code, "    ", acc_type_[i], " wn", i, " = 0, wk", i, " = 0;\n");
     }
@@ -316,12 +340,14 @@ absl::Status Generator::EmitStage(int stage, std::string& code) {
   absl::StrAppend(&code, BlockReduce(slots, "    "));
   if (split_) {
     for (int i : slots) {
-      if (p_.row_slots[i].one_pass) return absl::InternalError("codegen: one-pass var with a row split over blocks");
+      if (p_.row_slots[i].one_pass)
+        return absl::InternalError("codegen: one-pass var with a row split over blocks");
     }
     // Blocks sharing a row combine their partials through the workspace.
-    absl::StrAppend(&code, "    {\n      double* part = ws_row + (size_t)(par & 1) * part_stride;\n",
-                    "      const size_t base = ((size_t)(blockIdx.x * ", BY_, " + ty) * gridDim.y) * ",
-                    std::max<size_t>(1, slots.size()), ";\n");
+    absl::StrAppend(&code,
+                    "    {\n      double* part = ws_row + (size_t)(par & 1) * part_stride;\n",
+                    "      const size_t base = ((size_t)(blockIdx.x * ", BY_,
+                    " + ty) * gridDim.y) * ", std::max<size_t>(1, slots.size()), ";\n");
     absl::StrAppend(&code, "      if (tx == 0) {");
     for (size_t q = 0; q < slots.size(); ++q) {
       absl::StrAppend(&code, " part[base + (size_t)blockIdx.y * ", slots.size(), " + ", q,
@@ -335,8 +361,8 @@ absl::Status Generator::EmitStage(int stage, std::string& code) {
       absl::StrAppend(&code, "      acc", slots[q], " = ",
                       sl.second_moment ? "0" : Identity(g_.node(sl.node).op, t.c_str()),
                       ";\n      for (int b = tx; b < (int)gridDim.y; b += ", BX_, ") acc", slots[q],
-                      " = fz_comb<", op, ", ", t, ">(acc", slots[q], ", (", t, ")part[base + (size_t)b * ",
-                      slots.size(), " + ", q, "]);\n");
+                      " = fz_comb<", op, ", ", t, ">(acc", slots[q], ", (", t,
+                      ")part[base + (size_t)b * ", slots.size(), " + ", q, "]);\n");
     }
     absl::StrAppend(&code, BlockReduce(slots, "      "), "    }\n");
   }
@@ -364,7 +390,8 @@ absl::Status Generator::EmitStage(int stage, std::string& code) {
       val = absl::StrCat("(acc", i, " / (", t, ")(rlen - ", n.attrs.correction, "))");
     }
     absl::StrAppend(&code, "    const ", ComputeTypeName(g_.value(out).dtype), " rv", out, " = ",
-                    RoundTo(g_.value(out).dtype, absl::StrCat("(", ComputeTypeName(g_.value(out).dtype), ")", val)),
+                    RoundTo(g_.value(out).dtype,
+                            absl::StrCat("(", ComputeTypeName(g_.value(out).dtype), ")", val)),
                     ";\n");
     row_memo_[out] = absl::StrCat("rv", out);
   }
@@ -386,8 +413,10 @@ absl::Status Generator::EmitFinal(std::string& code) {
       ValueId src = a.v;
       const Node* dn = g_.def(a.v);
       if (a.vec && dn != nullptr && dn->op == OpKind::kCast &&
-          (a.dt == static_cast<int>(DataType::kBFloat16) || a.dt == static_cast<int>(DataType::kHalf)) &&
-          g_.value(dn->inputs[0]).dtype == DataType::kFloat && p_.domain[dn->inputs[0]] == Domain::kElem) {
+          (a.dt == static_cast<int>(DataType::kBFloat16) ||
+           a.dt == static_cast<int>(DataType::kHalf)) &&
+          g_.value(dn->inputs[0]).dtype == DataType::kFloat &&
+          p_.domain[dn->inputs[0]] == Domain::kElem) {
         src = dn->inputs[0];
       }
       auto e = em_->Get(src, es);
@@ -398,16 +427,17 @@ absl::Status Generator::EmitFinal(std::string& code) {
         // 16-bit outputs: rounded two at a time (one cvt per pair) after the loop.
         absl::StrAppend(&pre, "      u32 wo", k, "[(VV + 1) / 2];\n      float fo", k, "[VV];\n");
         absl::StrAppend(&body, "        fo", k, "[l] = ", *e, ";\n");
-        absl::StrAppend(&post, "      Ty<", a.dt, ">::template pack<VV>(wo", k, ", fo", k, ");\n      ", guard,
-                        "Chunk<VV * 2>::", StoreFn(), "(", a.ptr, " + ", Ro(a, "j", At::kAny), ", wo", k, ");\n");
+        absl::StrAppend(&post, "      Ty<", a.dt, ">::template pack<VV>(wo", k, ", fo", k,
+                        ");\n      ", guard, "Chunk<VV * 2>::", StoreFn(), "(", a.ptr, " + ",
+                        Ro(a, "j", At::kAny), ", wo", k, ");\n");
       } else if (a.vec) {
         absl::StrAppend(&pre, "      u32 wo", k, "[(VV * ", a.esize, " + 3) / 4] = {};\n");
         absl::StrAppend(&body, "        Ty<", a.dt, ">::put(wo", k, ", l, ", *e, ");\n");
-        absl::StrAppend(&post, "      ", guard, "Chunk<VV * ", a.esize, ">::", StoreFn(), "(", a.ptr, " + ",
-                        Ro(a, "j", At::kAny), ", wo", k, ");\n");
+        absl::StrAppend(&post, "      ", guard, "Chunk<VV * ", a.esize, ">::", StoreFn(), "(",
+                        a.ptr, " + ", Ro(a, "j", At::kAny), ", wo", k, ");\n");
       } else {
-        absl::StrAppend(&body, "        ", guard, "Ty<", a.dt, ">::store(", a.ptr, " + ", Ro(a, "j + l", At::kAny),
-                        ", ", *e, ");\n");
+        absl::StrAppend(&body, "        ", guard, "Ty<", a.dt, ">::store(", a.ptr, " + ",
+                        Ro(a, "j + l", At::kAny), ", ", *e, ");\n");
       }
     } else {
       auto e = em_->Get(a.v, row_scope_);
@@ -423,7 +453,8 @@ absl::Status Generator::EmitFinal(std::string& code) {
     const Node& n = g_.node(p_.col_reds[c]);
     auto e = em_->Get(n.inputs[0], es);
     if (!e.ok()) return e.status();
-    absl::StrAppend(&body, "        cp", c, "[l] = fz_comb<", OpId(n.op), ", float>(cp", c, "[l], (float)", *e, ");\n");
+    absl::StrAppend(&body, "        cp", c, "[l] = fz_comb<", OpId(n.op), ", float>(cp", c,
+                    "[l], (float)", *e, ");\n");
     cols.push_back(static_cast<int>(c));
   }
   absl::StrAppend(&code, row_pending_);

@@ -39,7 +39,8 @@ bool Generator::PlanStaging() {
   }
   // As many stages as the heuristics' shared-memory budget holds.
   const auto stages_for = [&](int64_t cols) {
-    return static_cast<int>(std::min<int64_t>(kMaxStages, std::max<int64_t>(hp_.smem_bytes - cols, 0) / row_bytes));
+    return static_cast<int>(
+        std::min<int64_t>(kMaxStages, std::max<int64_t>(hp_.smem_bytes - cols, 0) / row_bytes));
   };
   // 16-bit columns as float (kMaxFloatColumnBatch) where the budget holds
   // them beside the two stages the heuristics plan (or as many as without).
@@ -62,48 +63,49 @@ bool Generator::PlanStaging() {
 
 std::string Generator::StagedChunk(const Access& a, const std::string& stage,
                                    const std::string& k) const {
-  const std::string slot = a.has_i ? absl::StrCat("((", stage, ") * ", PB_, " + (", k, "))")
-                                   : absl::StrCat("(", k, ")");
+  const std::string slot =
+      a.has_i ? absl::StrCat("((", stage, ") * ", PB_, " + (", k, "))") : absl::StrCat("(", k, ")");
   return absl::StrCat("(u32*)(fz_smem + ", smem_off_.at(a.ptr), " + ((", slot, " * ", BY_,
                       " + ty) * ", BX_, " + tx) * ", V_ * a.esize, ")");
 }
 
 std::string Generator::FloatColumnHalf(const Access& a, int half, const std::string& k) const {
   const int64_t half_bytes = int64_t{V_} * 2 * PB_ * BX_ * BY_;
-  return absl::StrCat("(u32*)(fz_smem + ", smem_off_.at(a.ptr) + half * half_bytes, " + (((", k, ") * ", BY_,
-                      " + ty) * ", BX_, " + tx) * ", V_ * 2, ")");
+  return absl::StrCat("(u32*)(fz_smem + ", smem_off_.at(a.ptr) + half * half_bytes, " + (((", k,
+                      ") * ", BY_, " + ty) * ", BX_, " + tx) * ", V_ * 2, ")");
 }
 
 std::string Generator::IssueStagedCopies(const std::string& stage, bool cols,
                                          const std::string& ind) const {
-  std::string s = absl::StrCat(ind, "#pragma unroll\n", ind, "for (int k = 0; k < ", PB_, "; ++k) {\n",
-                               ind, "  const i64 jj = (t + (i64)k * T) * ", V_, ";\n", ind,
-                               "  if (jj < rlen) {\n");
+  std::string s =
+      absl::StrCat(ind, "#pragma unroll\n", ind, "for (int k = 0; k < ", PB_, "; ++k) {\n", ind,
+                   "  const i64 jj = (t + (i64)k * T) * ", V_, ";\n", ind, "  if (jj < rlen) {\n");
   for (const auto& [v, a] : in_access_) {
     if (!Staged(a) || a.has_i == cols) continue;
     if (FloatColumn(a)) {
       // Loaded and widened once; the thread reads back only its own slots.
-      absl::StrAppend(&s, ind, "    u32 cw[", ChunkWords(a), "], fw[", V_, "];\n", ind, "    Chunk<", V_ * a.esize,
-                      ">::ld(cw, ", a.ptr, " + ro_", a.ptr, "(jj));\n", ind, "#pragma unroll\n", ind,
-                      "    for (int l = 0; l < ", V_, "; ++l) fw[l] = __float_as_uint(Ty<", a.dt,
-                      ">::get(cw, l));\n");
+      absl::StrAppend(&s, ind, "    u32 cw[", ChunkWords(a), "], fw[", V_, "];\n", ind,
+                      "    Chunk<", V_ * a.esize, ">::ld(cw, ", a.ptr, " + ro_", a.ptr, "(jj));\n",
+                      ind, "#pragma unroll\n", ind, "    for (int l = 0; l < ", V_,
+                      "; ++l) fw[l] = __float_as_uint(Ty<", a.dt, ">::get(cw, l));\n");
       for (int half = 0; half < 2; ++half) {
         // One shared store of V_ / 2 words (16, 8 or 4 bytes).
         const int w0 = half * V_ / 2;
         const std::string dst = FloatColumnHalf(a, half, "k");
         if (V_ == 8) {
-          absl::StrAppend(&s, ind, "    *(uint4*)", dst, " = make_uint4(fw[", w0, "], fw[", w0 + 1, "], fw[",
-                          w0 + 2, "], fw[", w0 + 3, "]);\n");
+          absl::StrAppend(&s, ind, "    *(uint4*)", dst, " = make_uint4(fw[", w0, "], fw[", w0 + 1,
+                          "], fw[", w0 + 2, "], fw[", w0 + 3, "]);\n");
         } else if (V_ == 4) {
-          absl::StrAppend(&s, ind, "    *(uint2*)", dst, " = make_uint2(fw[", w0, "], fw[", w0 + 1, "]);\n");
+          absl::StrAppend(&s, ind, "    *(uint2*)", dst, " = make_uint2(fw[", w0, "], fw[", w0 + 1,
+                          "]);\n");
         } else {
           absl::StrAppend(&s, ind, "    *", dst, " = fw[", w0, "];\n");
         }
       }
       continue;
     }
-    absl::StrAppend(&s, ind, "    fz_cp_async<", V_ * a.esize, ">(", StagedChunk(a, stage, "k"), ", ",
-                    a.ptr, " + ro_", a.ptr, "(jj));\n");
+    absl::StrAppend(&s, ind, "    fz_cp_async<", V_ * a.esize, ">(", StagedChunk(a, stage, "k"),
+                    ", ", a.ptr, " + ro_", a.ptr, "(jj));\n");
   }
   absl::StrAppend(&s, ind, "  }\n", ind, "}\n");
   return s;

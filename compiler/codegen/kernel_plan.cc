@@ -18,7 +18,8 @@ uint32_t Bit(int a) { return uint32_t{1} << a; }
 
 std::vector<int> AxesOf(uint32_t mask, int rank) {
   std::vector<int> out;
-  for (int a = 0; a < rank; ++a) if (mask & Bit(a)) out.push_back(a);
+  for (int a = 0; a < rank; ++a)
+    if (mask & Bit(a)) out.push_back(a);
   return out;
 }
 
@@ -63,20 +64,33 @@ bool PropagateOnce(const Graph& g, std::vector<std::vector<int>>& m) {
           if (!std::count(dims.begin(), dims.end(), static_cast<int64_t>(i))) kept.push_back(i);
         }
         for (size_t k = 0; k < kept.size(); ++k) {
-          if (om[k] == kUnknown && im[kept[k]] != kUnknown) { om[k] = im[kept[k]]; changed = true; }
-          if (im[kept[k]] == kUnknown && om[k] != kUnknown) { im[kept[k]] = om[k]; changed = true; }
+          if (om[k] == kUnknown && im[kept[k]] != kUnknown) {
+            om[k] = im[kept[k]];
+            changed = true;
+          }
+          if (im[kept[k]] == kUnknown && om[k] != kUnknown) {
+            im[kept[k]] = om[k];
+            changed = true;
+          }
         }
       }
       for (ValueId o : n.outputs) changed |= Merge(om, m[o]);
       continue;
     }
     auto link = [&](size_t i, size_t o) {
-      if (om[o] == kUnknown && im[i] != kUnknown) { om[o] = im[i]; changed = true; }
-      if (im[i] == kUnknown && om[o] != kUnknown) { im[i] = om[o]; changed = true; }
+      if (om[o] == kUnknown && im[i] != kUnknown) {
+        om[o] = im[i];
+        changed = true;
+      }
+      if (im[i] == kUnknown && om[o] != kUnknown) {
+        im[i] = om[o];
+        changed = true;
+      }
     };
     switch (n.op) {
       case OpKind::kBroadcastInDim:
-        for (size_t i = 0; i < n.attrs.broadcast_dims.size(); ++i) link(i, n.attrs.broadcast_dims[i]);
+        for (size_t i = 0; i < n.attrs.broadcast_dims.size(); ++i)
+          link(i, n.attrs.broadcast_dims[i]);
         break;
       case OpKind::kBroadcast: {
         size_t j = 0;
@@ -91,7 +105,8 @@ bool PropagateOnce(const Graph& g, std::vector<std::vector<int>>& m) {
       case OpKind::kSqueeze: {
         size_t o = 0;
         for (size_t i = 0; i < im.size(); ++i) {
-          if (!std::count(n.attrs.dims.begin(), n.attrs.dims.end(), static_cast<int64_t>(i))) link(i, o++);
+          if (!std::count(n.attrs.dims.begin(), n.attrs.dims.end(), static_cast<int64_t>(i)))
+            link(i, o++);
         }
         break;
       }
@@ -128,18 +143,21 @@ std::string KernelPlan::ProductExpr(const std::vector<int>& axes) const {
 }
 
 bool KernelPlan::IsStatic() const {
-  for (const Extent& e : ref) if (!e.is_static()) return false;
+  for (const Extent& e : ref)
+    if (!e.is_static()) return false;
   return true;
 }
 
 uint32_t KernelPlan::ReducedAxes(const Node& n) const {
   uint32_t d = 0;
   const auto& im = axis_map[n.inputs[0]];
-  for (int64_t dim : n.attrs.dims) if (im[dim] >= 0) d |= Bit(im[dim]);
+  for (int64_t dim : n.attrs.dims)
+    if (im[dim] >= 0) d |= Bit(im[dim]);
   return d;
 }
 
-absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise, bool one_pass_var, bool reduced_rows) {
+absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise, bool one_pass_var,
+                                      bool reduced_rows) {
   KernelPlan p;
   p.graph = &g;
   const size_t nv = g.values.size();
@@ -154,7 +172,8 @@ absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise, bool one_p
     }
   }
   // Reference: the widest rank; per axis the first extent that is not 1.
-  for (const Value& v : g.values) if (v.is_tensor) p.rank = std::max(p.rank, v.rank());
+  for (const Value& v : g.values)
+    if (v.is_tensor) p.rank = std::max(p.rank, v.rank());
   if (p.rank == 0) return absl::UnimplementedError("codegen: segment has no tensor of rank > 0");
   if (p.rank > 8) return absl::UnimplementedError("codegen: rank above 8");
   p.ref.assign(p.rank, Extent::Static(1));
@@ -173,7 +192,8 @@ absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise, bool one_p
   m.resize(nv);
   for (size_t v = 0; v < nv; ++v) m[v].assign(g.values[v].rank(), kUnknown);
   for (;;) {
-    while (PropagateOnce(g, m)) {}
+    while (PropagateOnce(g, m)) {
+    }
     bool seeded = false;
     for (size_t v = 0; v < nv && !seeded; ++v) {
       const Value& val = g.values[v];
@@ -192,7 +212,8 @@ absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise, bool one_p
     const Node& n = g.nodes[i];
     bool any = false;
     for (ValueId o : n.outputs) any |= p.needed[o];
-    if (any) for (ValueId in : n.inputs) p.needed[in] = true;
+    if (any)
+      for (ValueId in : n.inputs) p.needed[in] = true;
   }
   // A node is computed when any of its outputs is needed (var_mean's mean
   // alone, say).
@@ -209,8 +230,8 @@ absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise, bool one_p
       } else if (m[v][i] < 0 && !p.needed[v]) {
         m[v][i] = -1;  // an unused value: never indexed
       } else if (m[v][i] < 0) {
-        return absl::UnimplementedError(absl::StrCat(
-            "codegen: cannot place axis ", i, " of value ", v, " in the iteration space"));
+        return absl::UnimplementedError(absl::StrCat("codegen: cannot place axis ", i, " of value ",
+                                                     v, " in the iteration space"));
       } else {
         p.shape_mask[v] |= Bit(m[v][i]);
       }
@@ -314,14 +335,18 @@ absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise, bool one_p
   p.domain.assign(nv, Domain::kScalar);
   for (size_t v = 0; v < nv; ++v) {
     if (!g.values[v].is_tensor) continue;
-    if (post_col[v]) p.domain[v] = Domain::kCol;
-    else if (p.vary[v] & p.r_mask) p.domain[v] = Domain::kElem;
-    else if (p.vary[v] || row_dep[v]) p.domain[v] = Domain::kRow;
+    if (post_col[v])
+      p.domain[v] = Domain::kCol;
+    else if (p.vary[v] & p.r_mask)
+      p.domain[v] = Domain::kElem;
+    else if (p.vary[v] || row_dep[v])
+      p.domain[v] = Domain::kRow;
   }
   for (size_t v = 0; v < nv; ++v) {
     if (p.needed[v] && p.domain[v] == Domain::kCol && (p.vary[v] & ~p.r_mask) != 0) {
-      return absl::UnimplementedError(absl::StrCat(
-          "codegen: value ", v, " combines a column-reduction result with values that vary along the rows"));
+      return absl::UnimplementedError(
+          absl::StrCat("codegen: value ", v,
+                       " combines a column-reduction result with values that vary along the rows"));
     }
   }
   for (const Node& n : g.nodes) {
@@ -349,8 +374,9 @@ absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise, bool one_p
     }
     for (ValueId o : n.outputs) p.avail[o] = a;
   }
-  std::stable_sort(p.row_slots.begin(), p.row_slots.end(),
-                   [](const ReductionSlot& x, const ReductionSlot& y) { return x.stage < y.stage; });
+  std::stable_sort(
+      p.row_slots.begin(), p.row_slots.end(),
+      [](const ReductionSlot& x, const ReductionSlot& y) { return x.stage < y.stage; });
   return p;
 }
 

@@ -53,12 +53,12 @@ struct KernelPlan {
   // Per value (tensors): the reference axis of each own axis, -1 for an own
   // axis of static extent 1.
   std::vector<std::vector<int>> axis_map;
-  std::vector<uint32_t> vary;        // per value: reference axes it varies along
-  std::vector<uint32_t> shape_mask;  // per value: reference axes of its non-1 axes
-  std::vector<Domain> domain;        // per value
-  std::vector<bool> needed;          // per value: reaches an output
-  uint32_t r_mask = 0;               // row-domain (reduced) axes
-  std::vector<int> r_axes, i_axes;   // ascending
+  std::vector<uint32_t> vary;            // per value: reference axes it varies along
+  std::vector<uint32_t> shape_mask;      // per value: reference axes of its non-1 axes
+  std::vector<Domain> domain;            // per value
+  std::vector<bool> needed;              // per value: reaches an output
+  uint32_t r_mask = 0;                   // row-domain (reduced) axes
+  std::vector<int> r_axes, i_axes;       // ascending
   std::vector<ReductionSlot> row_slots;  // in stage order
   std::vector<NodeId> col_reds;          // column reductions, topological order
   std::vector<NodeId> trivial_reds;      // reductions over axes the value does not vary along

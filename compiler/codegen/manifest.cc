@@ -7,7 +7,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
-
 #include "compiler/codegen/prelude.h"
 
 namespace fusiond {
@@ -44,8 +43,9 @@ std::string TensorJson(const Graph& g, ValueId v, const std::map<SymbolId, std::
     shape.push_back(e.is_static() ? std::to_string(e.size) : names.at(e.symbol));
   }
   return absl::StrCat("{\"name\": ", JsonQuote(val.name.empty() ? fallback_name : val.name),
-                      ", \"dtype\": ", JsonQuote(DataTypeName(val.dtype)), ", \"shape\": ", QuoteAll(shape),
-                      val.is_tensor ? "" : ", \"scalar\": true", "}");
+                      ", \"dtype\": ", JsonQuote(DataTypeName(val.dtype)),
+                      ", \"shape\": ", QuoteAll(shape), val.is_tensor ? "" : ", \"scalar\": true",
+                      "}");
 }
 
 // A requirement's key in the manifest (docs/manifest.md, `requires`).
@@ -67,10 +67,18 @@ std::string JsonQuote(const std::string& s) {
   std::string o = "\"";
   for (char c : s) {
     switch (c) {
-      case '"': o += "\\\""; break;
-      case '\\': o += "\\\\"; break;
-      case '\n': o += "\\n"; break;
-      case '\t': o += "\\t"; break;
+      case '"':
+        o += "\\\"";
+        break;
+      case '\\':
+        o += "\\\\";
+        break;
+      case '\n':
+        o += "\\n";
+        break;
+      case '\t':
+        o += "\\t";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           char buf[8];
@@ -93,24 +101,27 @@ std::string KernelManifestJson(const GeneratedKernel& k, const std::string& bina
       params.push_back(absl::StrCat("{\"kind\": \"size\", \"symbol\": ", JsonQuote(p.symbol), "}"));
     } else {
       params.push_back(absl::StrCat("{\"kind\": ", JsonQuote(p.kind), ", \"index\": ", p.index,
-                                    p.align > 0 ? absl::StrCat(", \"align\": ", p.align) : "", "}"));
+                                    p.align > 0 ? absl::StrCat(", \"align\": ", p.align) : "",
+                                    "}"));
     }
   }
   std::vector<std::string> requirements;
   for (const Requirement& q : k.requirements) {
     requirements.push_back(absl::StrCat("{\"expr\": ", JsonQuote(q.expr), ", \"",
-                                        RequirementKey(q.kind),
-                                        "\": ", q.n, "}"));
+                                        RequirementKey(q.kind), "\": ", q.n, "}"));
   }
   std::string j = absl::StrCat(
       "{\"name\": ", JsonQuote(k.name), ", \"binary\": ", JsonQuote(binary_file),
-      ", \"scheduler\": ", JsonQuote(k.scheduler), ", \"cooperative\": ", k.cooperative ? "true" : "false",
+      ", \"scheduler\": ", JsonQuote(k.scheduler),
+      ", \"cooperative\": ", k.cooperative ? "true" : "false",
       ", \"block\": ", QuoteAll({std::to_string(k.block_x), std::to_string(k.block_y), "1"}),
-      ", \"grid\": ", QuoteAll(grid), ", \"smem_bytes\": \"", k.dynamic_smem_bytes, "\", \"params\": [",
-      absl::StrJoin(params, ", "), "]");
-  if (!requirements.empty()) absl::StrAppend(&j, ", \"requires\": [", absl::StrJoin(requirements, ", "), "]");
+      ", \"grid\": ", QuoteAll(grid), ", \"smem_bytes\": \"", k.dynamic_smem_bytes,
+      "\", \"params\": [", absl::StrJoin(params, ", "), "]");
+  if (!requirements.empty())
+    absl::StrAppend(&j, ", \"requires\": [", absl::StrJoin(requirements, ", "), "]");
   if (k.needs_workspace) {
-    absl::StrAppend(&j, ", \"workspace\": {\"bytes\": \"", kBarrierBytes, "\", \"zero\": true, \"keep\": true}",
+    absl::StrAppend(&j, ", \"workspace\": {\"bytes\": \"", kBarrierBytes,
+                    "\", \"zero\": true, \"keep\": true}",
                     ", \"workspace2\": {\"bytes\": ", JsonQuote(WorkspaceBytes(k, grid[0])),
                     ", \"zero\": false}");
   }
@@ -126,7 +137,8 @@ std::string FusionManifestJson(const CompileResult& r, const std::string& fusion
   std::vector<std::string> symbols, inputs, outputs, intermediates, workspaces, kernels;
   for (SymbolId s : order) {
     int idx = 0;
-    for (size_t i = 0; i < g.inputs.size(); ++i) if (g.inputs[i] == g.symbols[s].input) idx = i;
+    for (size_t i = 0; i < g.inputs.size(); ++i)
+      if (g.inputs[i] == g.symbols[s].input) idx = i;
     symbols.push_back(absl::StrCat("{\"name\": ", JsonQuote(names.at(s)), ", \"input\": ", idx,
                                    ", \"axis\": ", g.symbols[s].axis, "}"));
   }
@@ -152,8 +164,10 @@ std::string FusionManifestJson(const CompileResult& r, const std::string& fusion
       const size_t end = kj.find('}', obj);
       workspaces.push_back(kj.substr(obj, end + 1 - obj));
       kj.erase(p - 2, end + 1 - (p - 2));
-      kj = absl::StrReplaceAll(kj, {{absl::StrCat("{\"kind\": \"workspace\", \"index\": ", w, "}"),
-                                     absl::StrCat("{\"@kind\": \"workspace\", \"index\": ", workspaces.size() - 1, "}")}});
+      kj = absl::StrReplaceAll(
+          kj,
+          {{absl::StrCat("{\"kind\": \"workspace\", \"index\": ", w, "}"),
+            absl::StrCat("{\"@kind\": \"workspace\", \"index\": ", workspaces.size() - 1, "}")}});
     }
     kj = absl::StrReplaceAll(kj, {{"\"@kind\"", "\"kind\""}});
     if (r.segments.size() > 1) {
@@ -164,7 +178,8 @@ std::string FusionManifestJson(const CompileResult& r, const std::string& fusion
       // Param (kind, index) -> (to_kind, to_index), with or without more
       // members after the index ("align"); marked "@kind" until every
       // rebinding is done, so none is rebound twice.
-      auto rebind = [&kj](const std::string& kind, size_t index, const std::string& to_kind, size_t to_index) {
+      auto rebind = [&kj](const std::string& kind, size_t index, const std::string& to_kind,
+                          size_t to_index) {
         const std::string from = absl::StrCat("{\"kind\": \"", kind, "\", \"index\": ", index);
         const std::string to = absl::StrCat("{\"@kind\": \"", to_kind, "\", \"index\": ", to_index);
         kj = absl::StrReplaceAll(kj, {{from + "}", to + "}"}, {from + ",", to + ","}});
@@ -173,18 +188,23 @@ std::string FusionManifestJson(const CompileResult& r, const std::string& fusion
         const auto it = where.find(seg.source_inputs[i]);
         if (it == where.end()) continue;  // a scalar or an input at the same position
         rebind("input", i, it->second.first, it->second.second);
-        rebind("scalar", i, it->second.first == "input" ? "scalar" : it->second.first, it->second.second);
+        rebind("scalar", i, it->second.first == "input" ? "scalar" : it->second.first,
+               it->second.second);
       }
       for (size_t o = 0; o < sg.outputs.size() && o < seg.source_outputs.size(); ++o) {
         const ValueId src = seg.source_outputs[o];
         int fusion_out = -1;
         for (size_t q = 0; q < g.outputs.size(); ++q) {
-          if (g.outputs[q] == src) { fusion_out = static_cast<int>(q); break; }
+          if (g.outputs[q] == src) {
+            fusion_out = static_cast<int>(q);
+            break;
+          }
         }
         if (fusion_out >= 0) {
           where[src] = {"output", fusion_out};
         } else if (!where.count(src)) {
-          intermediates.push_back(TensorJson(g, src, names, absl::StrCat("t", intermediates.size())));
+          intermediates.push_back(
+              TensorJson(g, src, names, absl::StrCat("t", intermediates.size())));
           where[src] = {"intermediate", intermediates.size() - 1};
         }
         rebind("output", o, where[src].first, where[src].second);
@@ -193,22 +213,24 @@ std::string FusionManifestJson(const CompileResult& r, const std::string& fusion
     }
     kernels.push_back(kj);
   }
-  const std::string arch = r.segments.empty() || !r.segments[0].kernel ? "" : r.segments[0].kernel->arch;
+  const std::string arch =
+      r.segments.empty() || !r.segments[0].kernel ? "" : r.segments[0].kernel->arch;
   return absl::StrCat(
       "{\n  \"manifest_version\": 3,\n  \"fusion\": ", JsonQuote(fusion_name),
       ",\n  \"canonical_hash\": ", JsonQuote(r.canonical_hash), ",\n  \"arch\": ", JsonQuote(arch),
       ",\n  \"symbols\": [", absl::StrJoin(symbols, ", "), "],\n  \"inputs\": [",
       absl::StrJoin(inputs, ", "), "],\n  \"outputs\": [", absl::StrJoin(outputs, ", "),
       "],\n  \"intermediates\": [", absl::StrJoin(intermediates, ", "), "],\n  \"workspaces\": [",
-      absl::StrJoin(workspaces, ", "), "],\n  \"kernels\": [\n    ", absl::StrJoin(kernels, ",\n    "),
-      "\n  ]\n}\n");
+      absl::StrJoin(workspaces, ", "), "],\n  \"kernels\": [\n    ",
+      absl::StrJoin(kernels, ",\n    "), "\n  ]\n}\n");
 }
 
 absl::Status WriteFilesInto(const std::string& dir,
                             const std::vector<std::pair<std::string, std::string>>& files) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec) return absl::InvalidArgumentError(absl::StrCat("cannot create ", dir, ": ", ec.message()));
+  if (ec)
+    return absl::InvalidArgumentError(absl::StrCat("cannot create ", dir, ": ", ec.message()));
   for (const auto& [name, data] : files) {
     std::ofstream f(dir + "/" + name, std::ios::binary | std::ios::trunc);
     f << data;
@@ -225,7 +247,8 @@ absl::Status WriteArtifacts(const CompileResult& r, const std::string& dir,
     if (!seg.kernel) continue;
     const KernelArtifact& k = *seg.kernel;
     if (k.binary.empty()) {
-      return absl::UnavailableError(absl::StrCat("kernel ", k.kernel_name, " has no binary (no NVRTC)"));
+      return absl::UnavailableError(
+          absl::StrCat("kernel ", k.kernel_name, " has no binary (no NVRTC)"));
     }
     files.emplace_back(k.kernel_name + ".cu", k.cuda_source);
     files.emplace_back(k.kernel_name + (k.is_ptx ? ".ptx" : ".cubin"), k.binary);
@@ -238,7 +261,8 @@ std::string EmittedCuda(const CompileResult& r) {
   std::string out;
   for (const SegmentResult& seg : r.segments) {
     if (!seg.kernel) continue;
-    absl::StrAppend(&out, "// kernel ", seg.kernel->kernel_name, "\n", seg.kernel->cuda_source, "\n");
+    absl::StrAppend(&out, "// kernel ", seg.kernel->kernel_name, "\n", seg.kernel->cuda_source,
+                    "\n");
   }
   return out;
 }

@@ -35,8 +35,9 @@ TEST(FusionManifest, SplitFusionBindsIntermediates) {
   const std::string m = FusionManifestJson(*r, "split");
   const int n_inputs = static_cast<int>(r->optimized.inputs.size());
   const int n_outputs = static_cast<int>(r->optimized.outputs.size());
-  const int n_inter = Count(m.substr(m.find("\"intermediates\""), m.find("\"workspaces\"") - m.find("\"intermediates\"")),
-                            "\"dtype\"");
+  const int n_inter = Count(
+      m.substr(m.find("\"intermediates\""), m.find("\"workspaces\"") - m.find("\"intermediates\"")),
+      "\"dtype\"");
   EXPECT_GE(n_inter, 1);
   std::regex param("\\{\"kind\": \"([a-z]+)\", \"index\": ([0-9]+)(, \"align\": [0-9]+)?\\}");
   int kernel = 0;

@@ -9,9 +9,9 @@
 #include <string>
 
 #include "compiler/codegen/codegen.h"
+#include "compiler/ir/printer.h"
 #include "compiler/nvrtc/nvrtc_compiler.h"
 #include "compiler/pipeline.h"
-#include "compiler/ir/printer.h"
 #include "tests/random/random_graph.h"
 
 namespace fusiond {
@@ -41,7 +41,8 @@ TEST(RandomCodegen, GeneratedSourceAlwaysCompiles) {
     auto r = CompileFusion(c.graph, c.input_shapes, CompileOptions{});
     if (!r.ok()) {
       EXPECT_NE(r.status().code(), absl::StatusCode::kInternal)
-          << "seed " << 1000 + seed << ": " << r.status() << "\n" << PrintGraph(c.graph);
+          << "seed " << 1000 + seed << ": " << r.status() << "\n"
+          << PrintGraph(c.graph);
       continue;
     }
     for (const SegmentResult& s : r->segments) {
@@ -65,19 +66,23 @@ TEST(RandomCodegen, StagedRowsAlwaysCompile) {
     auto r = ScheduleRandomGraph(2000 + seed);
     if (!r.ok()) continue;
     for (const SegmentResult& s : r->segments) {
-      if (s.kind != SchedulerKind::kInnerPersistent && s.kind != SchedulerKind::kInnerOuterPersistent) continue;
+      if (s.kind != SchedulerKind::kInnerPersistent &&
+          s.kind != SchedulerKind::kInnerOuterPersistent)
+        continue;
       HeuristicParams hp = s.params;
       hp.smem_buffer = true;
       hp.multi_pass = false;
       hp.smem_bytes = 160 * 1024;
       auto k = GenerateKernel(s.graph, hp, CodegenOptions{});
       if (!k.ok()) {
-        EXPECT_EQ(k.status().code(), absl::StatusCode::kUnimplemented) << "seed " << 2000 + seed << ": " << k.status();
+        EXPECT_EQ(k.status().code(), absl::StatusCode::kUnimplemented)
+            << "seed " << 2000 + seed << ": " << k.status();
         continue;
       }
       if (k->dynamic_smem_bytes == 0) continue;  // chunks cp.async cannot copy: multi-pass
       auto bin = CompileWithNvrtc(k->source, k->name, NvrtcOptions{});
-      EXPECT_TRUE(bin.ok()) << "seed " << 2000 + seed << ": " << bin.status() << "\n" << PrintGraph(s.graph);
+      EXPECT_TRUE(bin.ok()) << "seed " << 2000 + seed << ": " << bin.status() << "\n"
+                            << PrintGraph(s.graph);
       EXPECT_LE(k->dynamic_smem_bytes, 160 * 1024);
       ++staged;
       float_columns += k->source.find("fz_elem<") != std::string::npos;
@@ -101,7 +106,9 @@ TEST(RandomCodegen, RereadRowsAlwaysCompile) {
     auto r = ScheduleRandomGraph(3000 + seed);
     if (!r.ok()) continue;
     for (const SegmentResult& s : r->segments) {
-      if (s.kind != SchedulerKind::kInnerPersistent && s.kind != SchedulerKind::kInnerOuterPersistent) continue;
+      if (s.kind != SchedulerKind::kInnerPersistent &&
+          s.kind != SchedulerKind::kInnerOuterPersistent)
+        continue;
       if (s.params.smem_buffer || s.params.multi_pass) continue;
       // Graphs code generation refuses anyway (Unimplemented) are not this
       // test's.
@@ -110,11 +117,13 @@ TEST(RandomCodegen, RereadRowsAlwaysCompile) {
       hp.reread_rows = true;
       auto k = GenerateKernel(s.graph, hp, CodegenOptions{});
       if (!k.ok()) {
-        EXPECT_EQ(k.status().code(), absl::StatusCode::kInvalidArgument) << "seed " << 3000 + seed << ": " << k.status();
+        EXPECT_EQ(k.status().code(), absl::StatusCode::kInvalidArgument)
+            << "seed " << 3000 + seed << ": " << k.status();
         continue;
       }
       auto bin = CompileWithNvrtc(k->source, k->name, NvrtcOptions{});
-      EXPECT_TRUE(bin.ok()) << "seed " << 3000 + seed << ": " << bin.status() << "\n" << PrintGraph(s.graph);
+      EXPECT_TRUE(bin.ok()) << "seed " << 3000 + seed << ": " << bin.status() << "\n"
+                            << PrintGraph(s.graph);
       reread += k->source.find("fz_ld_done<") != std::string::npos;
     }
   }
@@ -142,8 +151,9 @@ TEST(RandomCodegen, FitsBoundMatchesTheLaunchedThreads) {
       ASSERT_EQ(k->grid_y_expr.find_first_not_of("0123456789"), std::string::npos)
           << "seed " << 3000 + seed << ": grid y '" << k->grid_y_expr << "' is not a literal";
       const int64_t threads = std::stoll(k->grid_y_expr) * k->block_x;
-      EXPECT_NE(k->source.find("const i64 T = (i64)gridDim.y * " + std::to_string(k->block_x) + ";"),
-                std::string::npos)
+      EXPECT_NE(
+          k->source.find("const i64 T = (i64)gridDim.y * " + std::to_string(k->block_x) + ";"),
+          std::string::npos)
           << "seed " << 3000 + seed;
       EXPECT_EQ(bound % (threads * std::max(1, s.params.vectorize)), 0)
           << "seed " << 3000 + seed << ": bound " << bound << ", " << threads << " threads";

@@ -32,7 +32,9 @@ TEST_P(TargetCompile, CorpusKernelsCompileWithTheTargetsLimits) {
       const KernelArtifact& k = *s.kernel;
       EXPECT_EQ(k.arch, GetParam());
       ASSERT_GE(k.binary.size(), 4u);
-      EXPECT_EQ(k.binary.substr(0, 4), std::string("\x7f" "ELF", 4));
+      EXPECT_EQ(k.binary.substr(0, 4), std::string("\x7f"
+                                                   "ELF",
+                                                   4));
       EXPECT_LE(k.registers, target->max_registers_per_thread);
       EXPECT_LE(k.static_smem_bytes, target->smem_per_block);
     }

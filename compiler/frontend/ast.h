@@ -25,11 +25,11 @@ struct Keyword {
 
 struct Expr {
   enum class Kind {
-    kName,       // text
-    kInt,        // int_value
-    kFloat,      // float_value
-    kString,     // text
-    kBool,       // int_value is 0 or 1
+    kName,    // text
+    kInt,     // int_value
+    kFloat,   // float_value
+    kString,  // text
+    kBool,    // int_value is 0 or 1
     kNone,
     kAttribute,  // operands[0].text
     kCall,       // operands[0](operands[1..], keywords)

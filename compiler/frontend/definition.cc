@@ -57,7 +57,7 @@ void DefinitionLowering::NameRemainingValues() {
 }
 
 ValueId DefinitionLowering::Constant(const PyValue& n) {
-  DataType t = n.kind == K::kFloat ? DataType::kDouble
+  DataType t = n.kind == K::kFloat  ? DataType::kDouble
                : n.kind == K::kBool ? DataType::kBool
                                     : DataType::kInt64;
   return b_.DefineConstant(n.number(), t, FreshName(absl::StrCat("c", literal_count_++)));
@@ -86,8 +86,9 @@ absl::Status DefinitionLowering::Statement(const Stmt& st) {
     }
     case Stmt::Kind::kWith: {
       const Expr& v = *st.value;
-      if (v.kind != Expr::Kind::kCall || !absl::EndsWith(DottedName(v.callee()), "FusionDefinition") ||
-          v.num_args() != 0 || !v.keywords.empty()) {
+      if (v.kind != Expr::Kind::kCall ||
+          !absl::EndsWith(DottedName(v.callee()), "FusionDefinition") || v.num_args() != 0 ||
+          !v.keywords.empty()) {
         return errors_.Error(v.loc, "unsupported 'with' statement",
                              "with FusionDefinition() as fd:");
       }
@@ -129,10 +130,10 @@ absl::Status DefinitionLowering::Statement(const Stmt& st) {
                              "an op with several results, such as var_mean");
       }
       if (r->items.size() != st.targets.size()) {
-        return errors_.Error(st.targets[0].loc,
-                             absl::StrCat(st.targets.size(), " names for ", r->items.size(),
-                                          " values"),
-                             absl::StrCat(r->items.size(), " names left of '='"));
+        return errors_.Error(
+            st.targets[0].loc,
+            absl::StrCat(st.targets.size(), " names for ", r->items.size(), " values"),
+            absl::StrCat(r->items.size(), " names left of '='"));
       }
       for (size_t i = 0; i < st.targets.size(); ++i) Bind(st.targets[i].name, r->items[i]);
       return absl::OkStatus();
@@ -197,9 +198,10 @@ absl::StatusOr<PyValue> DefinitionLowering::Eval(const Expr& e) {
       // Lists in a definition are shapes, dims and contiguity flags; a bound
       // on their length keeps copies of named lists cheap.
       if (e.operands.size() > kMaxDefinitionList) {
-        return errors_.Error(e.loc, absl::StrCat("a list of ", e.operands.size(), " entries"),
-                             absl::StrCat("at most ", kMaxDefinitionList,
-                                          " (shapes, dims and contiguity have one entry per axis)"));
+        return errors_.Error(
+            e.loc, absl::StrCat("a list of ", e.operands.size(), " entries"),
+            absl::StrCat("at most ", kMaxDefinitionList,
+                         " (shapes, dims and contiguity have one entry per axis)"));
       }
       v.kind = e.kind == Expr::Kind::kList ? K::kList : K::kTuple;
       v.items.reserve(e.operands.size());
@@ -249,9 +251,9 @@ absl::StatusOr<PyValue> DefinitionLowering::EvalCall(const Expr& call) {
       return errors_.Error(call.loc, absl::StrCat(dotted, " is only understood in the inputs list"),
                            kFdMethods);
     }
-    return errors_.Error(callee.loc, absl::StrCat("unknown function '",
-                                                  dotted.empty() ? callee.text : dotted, "'"),
-                         absl::StrCat(kFdMethods, ", T.size(i) or T.shape()"));
+    return errors_.Error(
+        callee.loc, absl::StrCat("unknown function '", dotted.empty() ? callee.text : dotted, "'"),
+        absl::StrCat(kFdMethods, ", T.size(i) or T.shape()"));
   }
   if (callee.kind == Expr::Kind::kName) {
     if (IsPythonFloatCall(call) && !names_.count("float")) {  // float("-inf") for masks
@@ -279,8 +281,8 @@ absl::StatusOr<PyValue> DefinitionLowering::TensorMethod(const Expr& call,
   auto t = Eval(obj);
   if (!t.ok()) return t;
   if (t->kind != K::kValue || !g_->value(t->id).is_tensor) {
-    return errors_.Error(obj.loc, absl::StrCat(".", method, "() called on ", DescribeValue(*g_, *t)),
-                         "a tensor");
+    return errors_.Error(
+        obj.loc, absl::StrCat(".", method, "() called on ", DescribeValue(*g_, *t)), "a tensor");
   }
   NoteDefinition(call.loc);
   if (method == "size") {
@@ -359,9 +361,9 @@ absl::StatusOr<std::vector<int64_t>> DefinitionLowering::IntList(const Expr& e, 
   for (size_t k = 0; k < v->items.size(); ++k) {
     if (v->items[k].kind != K::kInt) {
       const Expr& at = e.operands.size() == v->items.size() ? *e.operands[k] : e;
-      return errors_.Error(at.loc, absl::StrCat(what, " entry ", k, " is ",
-                                                DescribeValue(*g_, v->items[k])),
-                           "an integer");
+      return errors_.Error(
+          at.loc, absl::StrCat(what, " entry ", k, " is ", DescribeValue(*g_, v->items[k])),
+          "an integer");
     }
     out.push_back(v->items[k].i);
   }

@@ -15,8 +15,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "compiler/frontend/ast.h"
-#include "compiler/frontend/pyvalue.h"
 #include "compiler/frontend/frontend.h"
+#include "compiler/frontend/pyvalue.h"
 #include "compiler/frontend/source.h"
 #include "compiler/ir/builder.h"
 
@@ -54,8 +54,7 @@ class DefinitionLowering {
 
   // Conversions of evaluated arguments, each with a located error.
   absl::StatusOr<ValueId> Operand(const Expr& e);  // tensor, scalar or number
-  absl::StatusOr<std::vector<int64_t>> IntList(const Expr& e, const char* what,
-                                               bool allow_single);
+  absl::StatusOr<std::vector<int64_t>> IntList(const Expr& e, const char* what, bool allow_single);
   absl::StatusOr<int64_t> IntArg(const Expr& e, const char* what);
   absl::StatusOr<bool> BoolArg(const Expr& e, const char* what);
   absl::StatusOr<std::optional<DataType>> DTypeArg(const Expr& e, bool allow_null);
@@ -79,7 +78,7 @@ class DefinitionLowering {
   std::unordered_set<std::string> used_names_;
   std::unordered_map<std::string, int> next_suffix_;
   std::map<std::pair<ValueId, int64_t>, ValueId> size_nodes_;  // (tensor, axis) -> size
-  std::vector<InputSpec> concrete_;  // the inputs list, when there is one
+  std::vector<InputSpec> concrete_;                            // the inputs list, when there is one
   int literal_count_ = 0;
   bool saw_definition_ = false;
   bool saw_def_ = false;

@@ -24,13 +24,20 @@ const char* OpRules(OpKind op) {
     case OpKind::kBroadcastInDim:
       return "broadcast_dims mapping each operand axis, in increasing order, to an output "
              "axis of the same extent (or an operand extent of 1)";
-    case OpKind::kBroadcast: return "one False per operand axis in is_broadcast_dim";
-    case OpKind::kExpand: return "a shape of the operand's rank that only grows extent-1 axes";
-    case OpKind::kReshape: return "a new shape with the same number of elements";
-    case OpKind::kSqueeze: return "dims naming axes of extent 1";
-    case OpKind::kPermute: return "dims holding a permutation of the operand's axes";
-    case OpKind::kCast: return "a tensor or scalar operand and a dtype";
-    default: break;
+    case OpKind::kBroadcast:
+      return "one False per operand axis in is_broadcast_dim";
+    case OpKind::kExpand:
+      return "a shape of the operand's rank that only grows extent-1 axes";
+    case OpKind::kReshape:
+      return "a new shape with the same number of elements";
+    case OpKind::kSqueeze:
+      return "dims naming axes of extent 1";
+    case OpKind::kPermute:
+      return "dims holding a permutation of the operand's axes";
+    case OpKind::kCast:
+      return "a tensor or scalar operand and a dtype";
+    default:
+      break;
   }
   switch (CategoryOf(op)) {
     case OpCategory::kBinary:
@@ -49,9 +56,9 @@ const char* OpRules(OpKind op) {
 absl::StatusOr<PyValue> DefinitionLowering::FdMethod(const Expr& call, const std::string& method) {
   if (method == "define_tensor") {
     NoteDefinition(call.loc);
-    auto args = BindArguments(call, "define_tensor",
-                              {"shape", "contiguity", "dtype", "is_cpu", "stride_order"}, 1,
-                              errors_);
+    auto args =
+        BindArguments(call, "define_tensor",
+                      {"shape", "contiguity", "dtype", "is_cpu", "stride_order"}, 1, errors_);
     if (!args.ok()) return args.status();
     auto sizes = IntList(*(*args)[0], "shape", false);
     if (!sizes.ok()) return sizes.status();
@@ -72,9 +79,9 @@ absl::StatusOr<PyValue> DefinitionLowering::FdMethod(const Expr& call, const std
             contiguity.push_back(item.i != 0);
           } else {
             const Expr& at = c->operands.size() == v->items.size() ? *c->operands[k] : *c;
-            return errors_.Error(at.loc, absl::StrCat("contiguity entry ", k, " is ",
-                                                      DescribeValue(*g_, item)),
-                                 "True, False or None");
+            return errors_.Error(
+                at.loc, absl::StrCat("contiguity entry ", k, " is ", DescribeValue(*g_, item)),
+                "True, False or None");
           }
         }
       } else {
@@ -116,8 +123,8 @@ absl::StatusOr<PyValue> DefinitionLowering::FdMethod(const Expr& call, const std
       if (!v.ok()) return v.status();
       value = *v;
       if (!value.is_number() && value.kind != K::kNone) {
-        return errors_.Error(e->loc, absl::StrCat("define_scalar value is ",
-                                                  DescribeValue(*g_, value)),
+        return errors_.Error(e->loc,
+                             absl::StrCat("define_scalar value is ", DescribeValue(*g_, value)),
                              "a number, True/False, or None for a scalar input");
       }
     }
@@ -134,8 +141,9 @@ absl::StatusOr<PyValue> DefinitionLowering::FdMethod(const Expr& call, const std
     const double x = value.number();
     const Expr& at = *(*args)[0];
     if (IsIntegral(t) && (value.kind == K::kFloat && x != std::floor(x))) {
-      return errors_.Error(at.loc, absl::StrCat("define_scalar value ", x, " is not an integer but the dtype is ",
-                                                DataTypeName(t)),
+      return errors_.Error(at.loc,
+                           absl::StrCat("define_scalar value ", x,
+                                        " is not an integer but the dtype is ", DataTypeName(t)),
                            "an integer value or a floating dtype");
     }
     if (t == DataType::kBool && x != 0 && x != 1) {
@@ -143,8 +151,9 @@ absl::StatusOr<PyValue> DefinitionLowering::FdMethod(const Expr& call, const std
                            "True or False for DataType.Bool");
     }
     if (std::string why = ConstantValueProblem(x, t); !why.empty()) {
-      return errors_.Error(at.loc, absl::StrCat("define_scalar value ", x, " for ", DataTypeName(t), ": ", why),
-                           "an integer within the int64 range or a floating dtype");
+      return errors_.Error(
+          at.loc, absl::StrCat("define_scalar value ", x, " for ", DataTypeName(t), ": ", why),
+          "an integer within the int64 range or a floating dtype");
     }
     PyValue c;
     c.kind = K::kValue;
@@ -192,17 +201,18 @@ absl::StatusOr<PyValue> DefinitionLowering::FdMethod(const Expr& call, const std
                            "a tensor defined in the fusion");
     }
     if (!g_->value(v->id).is_tensor) {
-      return errors_.Error(e.loc, absl::StrCat("add_output of ", DescribeValue(*g_, *v),
-                                               ": outputs must be tensors"),
-                           "a tensor defined in the fusion");
+      return errors_.Error(
+          e.loc,
+          absl::StrCat("add_output of ", DescribeValue(*g_, *v), ": outputs must be tensors"),
+          "a tensor defined in the fusion");
     }
     if (absl::Status s = b_.AddOutput(v->id); !s.ok()) return errors_.At(call.loc, s);
     return PyValue{};
   }
   if (method == "execute") return PyValue{};  // `fd.execute(inputs)`: nothing to build
-  return errors_.Error(call.callee().loc, absl::StrCat("unknown FusionDefinition method '",
-                                                       method, "'"),
-                       "define_tensor, define_scalar, define_vector, add_output, execute or ops.<op>");
+  return errors_.Error(
+      call.callee().loc, absl::StrCat("unknown FusionDefinition method '", method, "'"),
+      "define_tensor, define_scalar, define_vector, add_output, execute or ops.<op>");
 }
 
 absl::StatusOr<PyValue> DefinitionLowering::OpCall(const Expr& call, const Expr& op_name) {
@@ -219,15 +229,26 @@ absl::StatusOr<PyValue> DefinitionLowering::OpCall(const Expr& call, const Expr&
   std::vector<std::string> params;
   size_t required = 1;
   switch (cat) {
-    case OpCategory::kUnary: params = {"x"}; break;
-    case OpCategory::kBinary: params = {"lhs", "rhs"}; required = 2; break;
+    case OpCategory::kUnary:
+      params = {"x"};
+      break;
+    case OpCategory::kBinary:
+      params = {"lhs", "rhs"};
+      required = 2;
+      break;
     case OpCategory::kTernary:
       params = *op == OpKind::kClamp ? std::vector<std::string>{"x", "min", "max"}
                                      : std::vector<std::string>{"pred", "lhs", "rhs"};
       required = 3;
       break;
-    case OpCategory::kCast: params = {"x", "dtype"}; required = 2; break;
-    case OpCategory::kSize: params = {"x", "dim"}; required = 2; break;
+    case OpCategory::kCast:
+      params = {"x", "dtype"};
+      required = 2;
+      break;
+    case OpCategory::kSize:
+      params = {"x", "dim"};
+      required = 2;
+      break;
     case OpCategory::kReduction:
     case OpCategory::kVarMean:
       if (*op == OpKind::kVar || *op == OpKind::kVarMean) {
@@ -240,11 +261,22 @@ absl::StatusOr<PyValue> DefinitionLowering::OpCall(const Expr& call, const Expr&
     case OpCategory::kShape:
       required = 2;
       switch (*op) {
-        case OpKind::kBroadcastInDim: params = {"x", "shape", "broadcast_dims"}; required = 3; break;
-        case OpKind::kBroadcast: params = {"x", "is_broadcast_dim"}; break;
-        case OpKind::kExpand: params = {"x", "shape"}; break;
-        case OpKind::kReshape: params = {"x", "new_shape"}; break;
-        default: params = {"x", "dims"}; break;  // squeeze, permute
+        case OpKind::kBroadcastInDim:
+          params = {"x", "shape", "broadcast_dims"};
+          required = 3;
+          break;
+        case OpKind::kBroadcast:
+          params = {"x", "is_broadcast_dim"};
+          break;
+        case OpKind::kExpand:
+          params = {"x", "shape"};
+          break;
+        case OpKind::kReshape:
+          params = {"x", "new_shape"};
+          break;
+        default:
+          params = {"x", "dims"};
+          break;  // squeeze, permute
       }
       break;
   }
@@ -316,14 +348,14 @@ absl::StatusOr<PyValue> DefinitionLowering::OpCall(const Expr& call, const Expr&
         auto v = Eval(*a[1]);
         if (!v.ok()) return v.status();
         if (v->kind != K::kList && v->kind != K::kTuple) {
-          return errors_.Error(a[1]->loc, absl::StrCat("is_broadcast_dim is ",
-                                                       DescribeValue(*g_, *v)),
+          return errors_.Error(a[1]->loc,
+                               absl::StrCat("is_broadcast_dim is ", DescribeValue(*g_, *v)),
                                "a list of True/False");
         }
         for (const PyValue& item : v->items) {
           if (item.kind != K::kBool) {
-            return errors_.Error(a[1]->loc, absl::StrCat("is_broadcast_dim holds ",
-                                                         DescribeValue(*g_, item)),
+            return errors_.Error(a[1]->loc,
+                                 absl::StrCat("is_broadcast_dim holds ", DescribeValue(*g_, item)),
                                  "True or False entries");
           }
           attrs.is_broadcast_dim.push_back(item.i != 0);

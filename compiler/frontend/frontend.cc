@@ -11,8 +11,7 @@
 
 namespace fusiond {
 
-absl::StatusOr<ParsedFusion> ParseReproScript(std::string_view text,
-                                              std::string_view filename) {
+absl::StatusOr<ParsedFusion> ParseReproScript(std::string_view text, std::string_view filename) {
   const frontend::ErrorReporter errors{std::string(filename)};
   const frontend::SourceLimits limits;
   auto tokens = frontend::Tokenize(text, errors, limits);
@@ -26,8 +25,8 @@ absl::StatusOr<ParsedFusion> ParseReproScript(std::string_view text,
   // Everything was built through GraphBuilder, so a verifier failure is a
   // bug in the builder or here, not in the script.
   if (absl::Status s = VerifyGraph(out.graph); !s.ok()) {
-    return absl::InternalError(absl::StrCat(std::string(filename), ": the parsed graph fails verification: ",
-                                            s.message()));
+    return absl::InternalError(absl::StrCat(
+        std::string(filename), ": the parsed graph fails verification: ", s.message()));
   }
   return out;
 }
@@ -48,7 +47,8 @@ absl::StatusOr<ParsedFusion> ParseReproFile(const std::string& path) {
     text.append(buffer, static_cast<size_t>(in.gcount()));
     if (text.size() > limits.max_bytes) {
       return frontend::ErrorReporter(path).Error(
-          frontend::Location{}, absl::StrCat("the script is larger than ", limits.max_bytes, " bytes"),
+          frontend::Location{},
+          absl::StrCat("the script is larger than ", limits.max_bytes, " bytes"),
           absl::StrCat("at most ", limits.max_bytes, " bytes"));
     }
   }

@@ -62,8 +62,7 @@ struct ParsedFusion {
   std::vector<std::vector<int64_t>> input_shapes;
 };
 
-absl::StatusOr<ParsedFusion> ParseReproScript(std::string_view text,
-                                              std::string_view filename);
+absl::StatusOr<ParsedFusion> ParseReproScript(std::string_view text, std::string_view filename);
 absl::StatusOr<ParsedFusion> ParseReproFile(const std::string& path);
 
 }  // namespace fusiond

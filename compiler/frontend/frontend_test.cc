@@ -162,7 +162,8 @@ TEST(Frontend, PositionalArgumentsAndNestedCalls) {
 
 TEST(Frontend, ScalarInputsAndInputList) {
   ParsedFusion p = MustParse(
-      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16)\n"
+      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+      "dtype=DataType.BFloat16)\n"
       "    S1 = fd.define_scalar(dtype=DataType.Double)\n"
       "    T2 = fd.ops.mul(T0, S1)\n"
       "    fd.add_output(T2)\n",
@@ -183,7 +184,8 @@ TEST(Frontend, ScalarInputsAndInputList) {
 
 TEST(Frontend, InputGenerators) {
   const std::string body =
-      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16)\n"
+      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+      "dtype=DataType.BFloat16)\n"
       "    T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)\n"
       "    T2 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Int)\n"
       "    T3 = fd.define_tensor(shape=[2, 3], contiguity=[True, True], dtype=DataType.Half)\n"
@@ -270,7 +272,7 @@ TEST(Frontend, HugeInputsStayBoundedAndLinear) {
   absl::StrAppend(&rebind, "    fd.add_output(T0)\n");
   r = ParseReproScript(rebind, "rebind.py");
   ASSERT_TRUE(r.ok()) << r.status();
-  std::string big_list = "x = [" ;
+  std::string big_list = "x = [";
   for (int i = 0; i < 300000; ++i) big_list += "1, ";
   big_list += "]\n";
   EXPECT_TRUE(absl::StrContains(ErrorOf(big_list), "a list of 300000 entries"));
@@ -282,7 +284,8 @@ TEST(Frontend, HugeInputsStayBoundedAndLinear) {
   for (int i = 0; i < 100000; ++i) absl::StrAppend(&many_uses, "    y = x\n");
   EXPECT_TRUE(absl::StrContains(ErrorOf(many_uses), "t.py:5:9: a list of 100 entries"))
       << ErrorOf(many_uses);
-  EXPECT_TRUE(absl::StrContains(ErrorOf(std::string((16 << 20) + 1, ' ')), "t.py:1:1: the script is"));
+  EXPECT_TRUE(
+      absl::StrContains(ErrorOf(std::string((16 << 20) + 1, ' ')), "t.py:1:1: the script is"));
   std::string many_keywords = "f(";
   for (int i = 0; i < 200000; ++i) absl::StrAppend(&many_keywords, "k", i, "=1, ");
   EXPECT_TRUE(absl::StrContains(ErrorOf(many_keywords + ")\n"), "more than 256 arguments"));
@@ -299,7 +302,8 @@ TEST(Frontend, HugeInputsStayBoundedAndLinear) {
 TEST(Frontend, MutatedScriptsFailCleanly) {
   const std::string base = absl::StrCat(
       kHeader,
-      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16)\n"
+      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+      "dtype=DataType.BFloat16)\n"
       "    T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.BFloat16)\n"
       "    T2 = fd.ops.cast(T0, dtype=DataType.Float)\n"
       "    T3, T4 = fd.ops.var_mean(T2, dims=[1], correction=0, keepdim=False)\n"
@@ -309,7 +313,8 @@ TEST(Frontend, MutatedScriptsFailCleanly) {
       "    T8 = fd.ops.mul(T6, S7)\n"
       "    T9 = fd.ops.broadcast_in_dim(T8, shape=T0.shape(), broadcast_dims=[0, 1])\n"
       "    T10 = fd.ops.sub(T2, T9)\n"
-      "    T11 = fd.ops.broadcast_in_dim(fd.ops.cast(T1, dtype=DataType.Float), shape=T0.shape(), broadcast_dims=[1])\n"
+      "    T11 = fd.ops.broadcast_in_dim(fd.ops.cast(T1, dtype=DataType.Float), shape=T0.shape(), "
+      "broadcast_dims=[1])\n"
       "    T12 = fd.ops.cast(fd.ops.mul(T10, T11), dtype=DataType.BFloat16)\n"
       "    fd.add_output(T12)\n",
       kFooter,
@@ -327,10 +332,18 @@ TEST(Frontend, MutatedScriptsFailCleanly) {
     for (int e = 0; e < edits; ++e) {
       const size_t pos = rng() % s.size();
       switch (rng() % 4) {
-        case 0: s[pos] = alphabet[rng() % alphabet.size()]; break;
-        case 1: s.erase(pos, 1 + rng() % 8); break;
-        case 2: s.insert(pos, 1, alphabet[rng() % alphabet.size()]); break;
-        case 3: s.resize(pos); break;
+        case 0:
+          s[pos] = alphabet[rng() % alphabet.size()];
+          break;
+        case 1:
+          s.erase(pos, 1 + rng() % 8);
+          break;
+        case 2:
+          s.insert(pos, 1, alphabet[rng() % alphabet.size()]);
+          break;
+        case 3:
+          s.resize(pos);
+          break;
       }
       if (s.empty()) s = "x";
     }
@@ -361,14 +374,39 @@ TEST(Frontend, MutatedCorpusScriptsFailCleanly) {
     ASSERT_FALSE(text.str().empty()) << name;
     bases.push_back(text.str());
   }
-  const char* snippets[] = {"fd.ops.", "DataType.Null", "-1", "1 << 62", "[", "]", "(", ")", ",",
-                            "=", "T0", "inputs = [", "\"", "'''", "\\\n", "**", "def f(fd):\n",
-                            "T0.size(7)", "T0.shape()", "0.0", "True", "None", "\n", "    ",
-                            "fd.add_output(S19)\n", "99999999999999999999", "\xc3\xa9", "#"};
+  const char* snippets[] = {"fd.ops.",
+                            "DataType.Null",
+                            "-1",
+                            "1 << 62",
+                            "[",
+                            "]",
+                            "(",
+                            ")",
+                            ",",
+                            "=",
+                            "T0",
+                            "inputs = [",
+                            "\"",
+                            "'''",
+                            "\\\n",
+                            "**",
+                            "def f(fd):\n",
+                            "T0.size(7)",
+                            "T0.shape()",
+                            "0.0",
+                            "True",
+                            "None",
+                            "\n",
+                            "    ",
+                            "fd.add_output(S19)\n",
+                            "99999999999999999999",
+                            "\xc3\xa9",
+                            "#"};
   int iterations = 2000;
   if (const char* env = std::getenv("FUSIOND_FUZZ_ITERATIONS")) iterations = std::atoi(env);
   unsigned seed = 99;
-  if (const char* env = std::getenv("FUSIOND_FUZZ_SEED")) seed = static_cast<unsigned>(std::atoi(env));
+  if (const char* env = std::getenv("FUSIOND_FUZZ_SEED"))
+    seed = static_cast<unsigned>(std::atoi(env));
   std::mt19937 rng(seed);
   int failed = 0;
   for (int iter = 0; iter < iterations; ++iter) {
@@ -377,9 +415,15 @@ TEST(Frontend, MutatedCorpusScriptsFailCleanly) {
     for (int e = 0; e < edits && !s.empty(); ++e) {
       const size_t pos = rng() % s.size();
       switch (rng() % 5) {
-        case 0: s.insert(pos, snippets[rng() % (sizeof(snippets) / sizeof(snippets[0]))]); break;
-        case 1: s.erase(pos, 1 + rng() % 16); break;
-        case 2: s[pos] = static_cast<char>(rng() % 256); break;
+        case 0:
+          s.insert(pos, snippets[rng() % (sizeof(snippets) / sizeof(snippets[0]))]);
+          break;
+        case 1:
+          s.erase(pos, 1 + rng() % 16);
+          break;
+        case 2:
+          s[pos] = static_cast<char>(rng() % 256);
+          break;
         case 3: {  // duplicate a line
           const size_t start = s.rfind('\n', pos);
           const size_t end = s.find('\n', pos);

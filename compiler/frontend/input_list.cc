@@ -69,8 +69,10 @@ absl::StatusOr<DataType> InputReader::DType(const Expr& e) {
   if (absl::StartsWith(dotted, "torch.")) {
     if (auto t = TorchDType(dotted.substr(6))) return *t;
   }
-  return errors_.Error(e.loc, absl::StrCat("unknown torch dtype '", dotted.empty() ? "?" : dotted, "'"),
-                       "torch.float32, float16, bfloat16, float64, int32, int64, bool, float8_e4m3fn or float8_e5m2");
+  return errors_.Error(e.loc,
+                       absl::StrCat("unknown torch dtype '", dotted.empty() ? "?" : dotted, "'"),
+                       "torch.float32, float16, bfloat16, float64, int32, int64, bool, "
+                       "float8_e4m3fn or float8_e5m2");
 }
 
 absl::StatusOr<std::vector<int64_t>> InputReader::Shape(const Expr& call, const Expr* sizes,
@@ -79,7 +81,8 @@ absl::StatusOr<std::vector<int64_t>> InputReader::Shape(const Expr& call, const 
   std::vector<const Expr*> items;
   if (sizes != nullptr) {
     if (sizes->kind != Expr::Kind::kTuple && sizes->kind != Expr::Kind::kList) {
-      return errors_.Error(sizes->loc, "size is not a tuple", "a tuple of sizes such as (2048, 8192)");
+      return errors_.Error(sizes->loc, "size is not a tuple",
+                           "a tuple of sizes such as (2048, 8192)");
     }
     for (const ExprPtr& item : sizes->operands) items.push_back(item.get());
   } else if (last == first + 1 && (call.arg(first).kind == Expr::Kind::kTuple ||
@@ -165,14 +168,14 @@ absl::StatusOr<InputSpec> InputReader::Factory(const Expr& call, const std::stri
       (k.name == "low" ? low : high) = *v;
       have_low = true;
     } else {
-      return errors_.Error(k.loc, absl::StrCat("unexpected keyword argument '", k.name,
-                                               "' for torch.", name),
-                           "dtype=, device=, requires_grad= (make_tensor: low=, high=)");
+      return errors_.Error(
+          k.loc, absl::StrCat("unexpected keyword argument '", k.name, "' for torch.", name),
+          "dtype=, device=, requires_grad= (make_tensor: low=, high=)");
     }
   }
   if (size_kw != nullptr && last != 0) {
-    return errors_.Error(size_kw->loc, "sizes given both positionally and as size=",
-                         "one of the two");
+    return errors_.Error(size_kw->loc,
+                         "sizes given both positionally and as size=", "one of the two");
   }
   auto shape = Shape(call, size_kw, 0, last);
   if (!shape.ok()) return shape.status();
@@ -180,7 +183,8 @@ absl::StatusOr<InputSpec> InputReader::Factory(const Expr& call, const std::stri
   spec.generator = make_tensor ? "make_tensor" : name;
   if (make_tensor) {
     if (have_low && !(high > low)) {
-      return errors_.Error(call.loc, absl::StrCat("make_tensor range [", low, ", ", high, ") is empty"),
+      return errors_.Error(call.loc,
+                           absl::StrCat("make_tensor range [", low, ", ", high, ") is empty"),
                            "low < high");
     }
     spec.offset = low;
@@ -216,14 +220,14 @@ absl::StatusOr<InputSpec> InputReader::RandInt(const Expr& call) {
       size = k.value.get();
     } else if (k.name != "device" && k.name != "requires_grad" && k.name != "layout" &&
                k.name != "pin_memory") {
-      return errors_.Error(k.loc, absl::StrCat("unexpected keyword argument '", k.name,
-                                               "' for torch.randint"),
-                           kForm);
+      return errors_.Error(
+          k.loc, absl::StrCat("unexpected keyword argument '", k.name, "' for torch.randint"),
+          kForm);
     }
   }
   if (size == nullptr || bounds.empty() || bounds.size() > 2) {
-    return errors_.Error(call.loc, "torch.randint needs a high bound (optionally a low one) and sizes",
-                         kForm);
+    return errors_.Error(
+        call.loc, "torch.randint needs a high bound (optionally a low one) and sizes", kForm);
   }
   double low = 0, high = 0;
   for (size_t k = 0; k < bounds.size(); ++k) {
@@ -232,7 +236,8 @@ absl::StatusOr<InputSpec> InputReader::RandInt(const Expr& call) {
     (bounds.size() == 2 && k == 0 ? low : high) = *v;
   }
   if (!(high > low)) {
-    return errors_.Error(call.loc, absl::StrCat("torch.randint range [", low, ", ", high, ") is empty"),
+    return errors_.Error(call.loc,
+                         absl::StrCat("torch.randint range [", low, ", ", high, ") is empty"),
                          "low < high");
   }
   auto shape = Shape(call, size, 0, 0);
@@ -259,12 +264,13 @@ absl::StatusOr<InputSpec> InputReader::AsStrided(const Expr& call) {
   const Expr* stride = call.num_args() >= 2 ? &call.arg(1) : nullptr;
   const Expr* offset = call.num_args() >= 3 ? &call.arg(2) : nullptr;
   for (const Keyword& k : call.keywords) {
-    const Expr** slot = k.name == "size" ? &size : k.name == "stride" ? &stride
-                        : k.name == "storage_offset" ? &offset : nullptr;
+    const Expr** slot = k.name == "size"             ? &size
+                        : k.name == "stride"         ? &stride
+                        : k.name == "storage_offset" ? &offset
+                                                     : nullptr;
     if (slot == nullptr || *slot != nullptr) {
-      return errors_.Error(k.loc, absl::StrCat("unexpected keyword argument '", k.name,
-                                               "' for .as_strided"),
-                           kForm);
+      return errors_.Error(
+          k.loc, absl::StrCat("unexpected keyword argument '", k.name, "' for .as_strided"), kForm);
     }
     *slot = k.value.get();
   }
@@ -276,9 +282,10 @@ absl::StatusOr<InputSpec> InputReader::AsStrided(const Expr& call) {
   auto strides = Shape(call, stride, 0, 0);
   if (!strides.ok()) return strides.status();
   if (sizes->size() != strides->size()) {
-    return errors_.Error(stride->loc, absl::StrCat(".as_strided has ", sizes->size(), " sizes but ",
-                                                   strides->size(), " strides"),
-                         "one stride per size");
+    return errors_.Error(
+        stride->loc,
+        absl::StrCat(".as_strided has ", sizes->size(), " sizes but ", strides->size(), " strides"),
+        "one stride per size");
   }
   int64_t first = 0;
   if (offset != nullptr) {
@@ -294,12 +301,14 @@ absl::StatusOr<InputSpec> InputReader::AsStrided(const Expr& call) {
   for (int64_t n : base->shape) storage *= static_cast<double>(n);
   for (size_t a = 0; a < sizes->size(); ++a) {
     elements *= static_cast<double>((*sizes)[a]);
-    last += static_cast<double>(std::max<int64_t>((*sizes)[a] - 1, 0)) * static_cast<double>((*strides)[a]);
+    last += static_cast<double>(std::max<int64_t>((*sizes)[a] - 1, 0)) *
+            static_cast<double>((*strides)[a]);
   }
   if (elements > 0 && last >= storage) {
-    return errors_.Error(call.loc, absl::StrCat(".as_strided reads element ", last, " of a tensor of ",
-                                                storage, " elements"),
-                         "sizes and strides within the tensor it views");
+    return errors_.Error(
+        call.loc,
+        absl::StrCat(".as_strided reads element ", last, " of a tensor of ", storage, " elements"),
+        "sizes and strides within the tensor it views");
   }
   InputSpec spec = *base;
   spec.shape = *sizes;
@@ -335,11 +344,12 @@ absl::StatusOr<InputSpec> InputReader::Tensor(const Expr& e) {
     case Expr::Kind::kBinary: {
       const std::string& op = e.text;
       if (op != "+" && op != "-" && op != "*" && op != "/") {
-        return errors_.Error(e.loc, absl::StrCat("unsupported operator '", op, "' in the inputs list"),
+        return errors_.Error(e.loc,
+                             absl::StrCat("unsupported operator '", op, "' in the inputs list"),
                              "`tensor + k`, `tensor - k`, `tensor * k` or `tensor / k`");
       }
-      const bool number_left = e.operands[0]->kind == Expr::Kind::kInt ||
-                               e.operands[0]->kind == Expr::Kind::kFloat;
+      const bool number_left =
+          e.operands[0]->kind == Expr::Kind::kInt || e.operands[0]->kind == Expr::Kind::kFloat;
       if (number_left && op != "+" && op != "*") {
         return errors_.Error(e.loc, absl::StrCat("`k ", op, " tensor` is not supported"),
                              "`tensor + k`, `tensor - k`, `tensor * k` or `tensor / k`");
@@ -355,7 +365,8 @@ absl::StatusOr<InputSpec> InputReader::Tensor(const Expr& e) {
       if (op == "+") s->offset += *k;
       if (op == "-") s->offset -= *k;
       if (op == "*" || op == "/") {
-        if (op == "/" && *k == 0) return errors_.Error(e.loc, "division by zero", "a nonzero divisor");
+        if (op == "/" && *k == 0)
+          return errors_.Error(e.loc, "division by zero", "a nonzero divisor");
         const double m = op == "*" ? *k : 1.0 / *k;
         s->scale *= m;
         s->offset *= m;
@@ -376,8 +387,8 @@ absl::StatusOr<InputSpec> InputReader::Tensor(const Expr& e) {
       }
       if (dotted == "torch.randint") return RandInt(e);
       if (callee.kind == Expr::Kind::kAttribute && callee.text == "as_strided") return AsStrided(e);
-      static const char* kNames[] = {"randn", "rand", "zeros", "ones", "full",
-                                     "testing.make_tensor"};
+      static const char* kNames[] = {"randn", "rand", "zeros",
+                                     "ones",  "full", "testing.make_tensor"};
       for (const char* n : kNames) {
         if (dotted == absl::StrCat("torch.", n)) return Factory(e, n);
       }
@@ -385,9 +396,9 @@ absl::StatusOr<InputSpec> InputReader::Tensor(const Expr& e) {
         const Expr* dim = e.num_args() >= 2 ? &e.arg(1) : nullptr;
         for (const Keyword& k : e.keywords) {
           if (k.name != "dim") {
-            return errors_.Error(k.loc, absl::StrCat("unexpected keyword argument '", k.name,
-                                                     "' for torch.softmax"),
-                                 "torch.softmax(tensor, dim)");
+            return errors_.Error(
+                k.loc, absl::StrCat("unexpected keyword argument '", k.name, "' for torch.softmax"),
+                "torch.softmax(tensor, dim)");
           }
           dim = k.value.get();
         }
@@ -406,15 +417,16 @@ absl::StatusOr<InputSpec> InputReader::Tensor(const Expr& e) {
         if (!d.ok()) return d.status();
         const int64_t rank = static_cast<int64_t>(s->shape.size());
         if (*d != std::floor(*d) || *d < -rank || *d >= rank) {
-          return errors_.Error(dim->loc, absl::StrCat("softmax dim ", *d, " is out of range for rank ", rank),
+          return errors_.Error(dim->loc,
+                               absl::StrCat("softmax dim ", *d, " is out of range for rank ", rank),
                                absl::StrCat("an axis in [", -rank, ", ", rank, ")"));
         }
         s->generator = "softmax";
         s->softmax_dim = static_cast<int64_t>(*d);
         return s;
       }
-      if (callee.kind == Expr::Kind::kAttribute && (callee.text == "to" || callee.text == "cuda" ||
-                                                     callee.text == "contiguous")) {
+      if (callee.kind == Expr::Kind::kAttribute &&
+          (callee.text == "to" || callee.text == "cuda" || callee.text == "contiguous")) {
         auto s = Tensor(*callee.operands[0]);
         if (!s.ok()) return s;
         if (s->generator == "scalar") {
@@ -433,16 +445,17 @@ absl::StatusOr<InputSpec> InputReader::Tensor(const Expr& e) {
             if (!t.ok()) return t.status();
             s->dtype = *t;
           } else if (k.name != "device" && k.name != "non_blocking" && k.name != "copy") {
-            return errors_.Error(k.loc, absl::StrCat("unexpected keyword argument '", k.name,
-                                                     "' for .to()"),
-                                 ".to(torch.<type>) or .to(dtype=torch.<type>)");
+            return errors_.Error(
+                k.loc, absl::StrCat("unexpected keyword argument '", k.name, "' for .to()"),
+                ".to(torch.<type>) or .to(dtype=torch.<type>)");
           }
         }
         return s;
       }
-      return errors_.Error(callee.loc, absl::StrCat("unsupported input factory '",
-                                                    dotted.empty() ? "?" : dotted, "'"),
-                           kFactories);
+      return errors_.Error(
+          callee.loc,
+          absl::StrCat("unsupported input factory '", dotted.empty() ? "?" : dotted, "'"),
+          kFactories);
     }
     default:
       return errors_.Error(e.loc, "unsupported entry in the inputs list", kFactories);
@@ -473,12 +486,13 @@ absl::Status CheckInputList(const Graph& g, const std::vector<LocatedInput>& inp
   if (inputs.size() != g.inputs.size()) {
     std::vector<std::string> names;
     for (ValueId id : g.inputs) names.push_back(ValueName(g, id));
-    return errors.Error(list_loc, absl::StrCat("the inputs list has ", inputs.size(),
-                                               inputs.size() == 1 ? " entry" : " entries",
-                                               " but the definition takes ", g.inputs.size(),
-                                               g.inputs.size() == 1 ? " input (" : " inputs (",
-                                               absl::StrJoin(names, ", "), ")"),
-                        "one entry per define_tensor / define_scalar input, in order");
+    return errors.Error(
+        list_loc,
+        absl::StrCat("the inputs list has ", inputs.size(),
+                     inputs.size() == 1 ? " entry" : " entries", " but the definition takes ",
+                     g.inputs.size(), g.inputs.size() == 1 ? " input (" : " inputs (",
+                     absl::StrJoin(names, ", "), ")"),
+        "one entry per define_tensor / define_scalar input, in order");
   }
   std::vector<std::vector<int64_t>> shapes;
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -488,15 +502,17 @@ absl::Status CheckInputList(const Graph& g, const std::vector<LocatedInput>& inp
     const std::string who = absl::StrCat("input ", i, " (", ValueName(g, v.id), ")");
     if (!v.is_tensor) {
       if (s.generator != "scalar") {
-        return errors.Error(at, absl::StrCat(who, " is a scalar but the list gives a tensor"),
-                            absl::StrCat("a Python number for a ", DataTypeName(v.dtype), " scalar"));
+        return errors.Error(
+            at, absl::StrCat(who, " is a scalar but the list gives a tensor"),
+            absl::StrCat("a Python number for a ", DataTypeName(v.dtype), " scalar"));
       }
       if ((IsIntegral(v.dtype) && s.dtype == DataType::kDouble) ||
           (v.dtype == DataType::kBool && s.dtype != DataType::kBool)) {
-        return errors.Error(at, absl::StrCat(who, " is a scalar of type ", DataTypeName(v.dtype),
-                                             " but the list gives a ", DataTypeName(s.dtype),
-                                             " number"),
-                            absl::StrCat("a Python number of type ", DataTypeName(v.dtype)));
+        return errors.Error(
+            at,
+            absl::StrCat(who, " is a scalar of type ", DataTypeName(v.dtype),
+                         " but the list gives a ", DataTypeName(s.dtype), " number"),
+            absl::StrCat("a Python number of type ", DataTypeName(v.dtype)));
       }
       shapes.emplace_back();
       continue;
@@ -506,36 +522,40 @@ absl::Status CheckInputList(const Graph& g, const std::vector<LocatedInput>& inp
                           "a torch tensor factory call");
     }
     if (static_cast<int>(s.shape.size()) != v.rank()) {
-      return errors.Error(at, absl::StrCat(who, " has rank ", v.rank(),
-                                           " in the definition but the list gives shape ",
-                                           ShapeString(s.shape)),
-                          absl::StrCat(v.rank(), " sizes"));
+      return errors.Error(
+          at,
+          absl::StrCat(who, " has rank ", v.rank(), " in the definition but the list gives shape ",
+                       ShapeString(s.shape)),
+          absl::StrCat(v.rank(), " sizes"));
     }
     if (s.dtype != v.dtype) {
-      return errors.Error(at, absl::StrCat(who, " is ", DataTypeName(v.dtype),
-                                           " in the definition but the list makes ",
-                                           DataTypeName(s.dtype)),
-                          absl::StrCat("dtype=torch.", DataTypeName(v.dtype)));
+      return errors.Error(
+          at,
+          absl::StrCat(who, " is ", DataTypeName(v.dtype), " in the definition but the list makes ",
+                       DataTypeName(s.dtype)),
+          absl::StrCat("dtype=torch.", DataTypeName(v.dtype)));
     }
     double elements = 1;
     for (size_t a = 0; a < s.shape.size(); ++a) {
       elements *= static_cast<double>(s.shape[a]);
       const Extent e = g.Canonical(v.shape[a]);
       if (e.is_static() && e.size != s.shape[a]) {
-        return errors.Error(at, absl::StrCat(who, " axis ", a, " is ", s.shape[a],
-                                             " in the list but the definition requires ", e.size),
+        return errors.Error(at,
+                            absl::StrCat(who, " axis ", a, " is ", s.shape[a],
+                                         " in the list but the definition requires ", e.size),
                             absl::StrCat("size ", e.size));
       }
     }
     if (elements > static_cast<double>(limits.max_elements)) {
-      return errors.Error(at, absl::StrCat(who, " shape ", ShapeString(s.shape), " has ", elements,
-                                           " elements"),
-                          absl::StrCat("at most ", limits.max_elements, " elements"));
+      return errors.Error(
+          at, absl::StrCat(who, " shape ", ShapeString(s.shape), " has ", elements, " elements"),
+          absl::StrCat("at most ", limits.max_elements, " elements"));
     }
     shapes.push_back(s.shape);
   }
   auto binding = BindShapes(g, shapes);
-  if (!binding.ok()) return errors.At(list_loc, binding.status(), "sizes that agree with the definition");
+  if (!binding.ok())
+    return errors.At(list_loc, binding.status(), "sizes that agree with the definition");
   return absl::OkStatus();
 }
 

@@ -16,10 +16,9 @@ bool IsNameStart(unsigned char c) { return std::isalpha(c) || c == '_'; }
 bool IsNameChar(unsigned char c) { return std::isalnum(c) || c == '_'; }
 
 // Multi-character operators, longest first within a shared prefix.
-constexpr const char* kLongOps[] = {"**=", "//=", "<<=", ">>=", "->", "**", "//",
-                                    "<<", ">>", "==", "!=", "<=", ">=", "+=",
-                                    "-=", "*=", "/=", "%=", "&=", "|=", "^=",
-                                    "@=", ":="};
+constexpr const char* kLongOps[] = {"**=", "//=", "<<=", ">>=", "->", "**", "//", "<<",
+                                    ">>",  "==",  "!=",  "<=",  ">=", "+=", "-=", "*=",
+                                    "/=",  "%=",  "&=",  "|=",  "^=", "@=", ":="};
 constexpr std::string_view kShortOps = "()[]{},.:;=+-*/%@<>&|^~";
 
 char Closer(char open) { return open == '(' ? ')' : open == '[' ? ']' : '}'; }
@@ -63,12 +62,13 @@ absl::Status Lexer::Number() {
   bool is_float = false;
   std::string digits;  // without underscores
   if (s_[pos_] == '0' && pos_ + 1 < s_.size() &&
-      (s_[pos_ + 1] == 'x' || s_[pos_ + 1] == 'X' || s_[pos_ + 1] == 'o' ||
-       s_[pos_ + 1] == 'O' || s_[pos_ + 1] == 'b' || s_[pos_ + 1] == 'B')) {
+      (s_[pos_ + 1] == 'x' || s_[pos_ + 1] == 'X' || s_[pos_ + 1] == 'o' || s_[pos_ + 1] == 'O' ||
+       s_[pos_ + 1] == 'b' || s_[pos_ + 1] == 'B')) {
     const char kind = static_cast<char>(std::tolower(s_[pos_ + 1]));
     const int base = kind == 'x' ? 16 : kind == 'o' ? 8 : 2;
     pos_ += 2;
-    while (pos_ < s_.size() && (std::isxdigit(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_')) {
+    while (pos_ < s_.size() &&
+           (std::isxdigit(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_')) {
       if (s_[pos_] != '_') digits.push_back(s_[pos_]);
       ++pos_;
     }
@@ -76,8 +76,9 @@ absl::Status Lexer::Number() {
     char* end = nullptr;
     unsigned long long v = digits.empty() ? 0 : std::strtoull(digits.c_str(), &end, base);
     if (digits.empty() || *end != '\0' || errno == ERANGE || v > INT64_MAX) {
-      return errors_.Error(loc, absl::StrCat("bad or oversized integer literal '",
-                                             std::string(s_.substr(start, pos_ - start)), "'"),
+      return errors_.Error(loc,
+                           absl::StrCat("bad or oversized integer literal '",
+                                        std::string(s_.substr(start, pos_ - start)), "'"),
                            "an integer that fits in 64 bits");
     }
     Push(TokenKind::kInt, std::string(s_.substr(start, pos_ - start)), loc);
@@ -85,7 +86,8 @@ absl::Status Lexer::Number() {
     return absl::OkStatus();
   }
   auto digit_run = [&] {
-    while (pos_ < s_.size() && (std::isdigit(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_')) {
+    while (pos_ < s_.size() &&
+           (std::isdigit(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_')) {
       if (s_[pos_] != '_') digits.push_back(s_[pos_]);
       ++pos_;
     }
@@ -113,7 +115,8 @@ absl::Status Lexer::Number() {
   }
   const std::string text(s_.substr(start, pos_ - start));
   if (pos_ < s_.size() && (IsNameChar(static_cast<unsigned char>(s_[pos_])))) {
-    return errors_.Error(loc, absl::StrCat("malformed number '", text, std::string(1, s_[pos_]), "'"),
+    return errors_.Error(loc,
+                         absl::StrCat("malformed number '", text, std::string(1, s_[pos_]), "'"),
                          "a decimal integer or float literal");
   }
   if (is_float) {
@@ -148,9 +151,10 @@ absl::Status Lexer::String(size_t prefix_len) {
   std::string contents;
   while (true) {
     if (pos_ >= s_.size() || (!triple && s_[pos_] == '\n')) {
-      return errors_.Error(loc, "unterminated string literal",
-                           absl::StrCat("a closing ", triple ? std::string(3, quote) : std::string(1, quote),
-                                        triple ? "" : " on the same line"));
+      return errors_.Error(
+          loc, "unterminated string literal",
+          absl::StrCat("a closing ", triple ? std::string(3, quote) : std::string(1, quote),
+                       triple ? "" : " on the same line"));
     }
     const char c = s_[pos_];
     if (c == '\\' && pos_ + 1 < s_.size()) {
@@ -160,8 +164,8 @@ absl::Status Lexer::String(size_t prefix_len) {
       if (s_[pos_ - 1] == '\n') NewLine();
       continue;
     }
-    if (c == quote && (!triple || (pos_ + 2 < s_.size() && s_[pos_ + 1] == quote &&
-                                   s_[pos_ + 2] == quote))) {
+    if (c == quote &&
+        (!triple || (pos_ + 2 < s_.size() && s_[pos_ + 1] == quote && s_[pos_ + 2] == quote))) {
       pos_ += triple ? 3 : 1;
       break;
     }
@@ -217,8 +221,8 @@ absl::StatusOr<std::vector<Token>> Lexer::Run() {
     }
     // String prefixes: r, b, u, f and two-letter combinations.
     size_t prefix = 0;
-    while (prefix < 2 && pos_ + prefix < s_.size() &&
-           s_[pos_ + prefix] != '\0' && std::strchr("rRbBuUfF", s_[pos_ + prefix]) != nullptr) {
+    while (prefix < 2 && pos_ + prefix < s_.size() && s_[pos_ + prefix] != '\0' &&
+           std::strchr("rRbBuUfF", s_[pos_ + prefix]) != nullptr) {
       ++prefix;
     }
     if (pos_ + prefix < s_.size() && (s_[pos_ + prefix] == '"' || s_[pos_ + prefix] == '\'')) {
@@ -252,9 +256,9 @@ absl::StatusOr<std::vector<Token>> Lexer::Run() {
     if (c != 0 && kShortOps.find(static_cast<char>(c)) != std::string_view::npos) {
       if (c == '(' || c == '[' || c == '{') {
         if (static_cast<int>(brackets_.size()) >= limits_.max_depth) {
-          return errors_.Error(loc, absl::StrCat("brackets nested deeper than ", limits_.max_depth,
-                                                 " levels"),
-                               "a shallower expression");
+          return errors_.Error(
+              loc, absl::StrCat("brackets nested deeper than ", limits_.max_depth, " levels"),
+              "a shallower expression");
         }
         brackets_.push_back({static_cast<char>(c), loc});
       } else if (c == ')' || c == ']' || c == '}') {
@@ -265,8 +269,9 @@ absl::StatusOr<std::vector<Token>> Lexer::Run() {
         const auto [open, at] = brackets_.back();
         if (Closer(open) != static_cast<char>(c)) {
           return errors_.Error(
-              loc, absl::StrCat("'", std::string(1, c), "' does not match '", std::string(1, open),
-                                "' opened at line ", at.line, ", column ", at.column),
+              loc,
+              absl::StrCat("'", std::string(1, c), "' does not match '", std::string(1, open),
+                           "' opened at line ", at.line, ", column ", at.column),
               absl::StrCat("'", std::string(1, Closer(open)), "'"));
         }
         brackets_.pop_back();
@@ -276,16 +281,18 @@ absl::StatusOr<std::vector<Token>> Lexer::Run() {
       continue;
     }
     if (c >= 0x80 || c < 0x20 || c == 0x7f) {
-      return errors_.Error(loc, absl::StrFormat("unexpected byte 0x%02x", c),
-                           "Python source text (non-ASCII is allowed only in comments and strings)");
+      return errors_.Error(
+          loc, absl::StrFormat("unexpected byte 0x%02x", c),
+          "Python source text (non-ASCII is allowed only in comments and strings)");
     }
     return errors_.Error(loc, absl::StrCat("unexpected character '", std::string(1, c), "'"),
                          "a name, number, string or operator");
   }
   if (!brackets_.empty()) {
     const auto [open, at] = brackets_.back();
-    return errors_.Error(at, absl::StrCat("'", std::string(1, open), "' is never closed"),
-                         absl::StrCat("'", std::string(1, Closer(open)), "' before the end of the file"));
+    return errors_.Error(
+        at, absl::StrCat("'", std::string(1, open), "' is never closed"),
+        absl::StrCat("'", std::string(1, Closer(open)), "' before the end of the file"));
   }
   if (line_has_tokens) Push(TokenKind::kNewline, "", Here());
   Push(TokenKind::kEnd, "", Here());
@@ -296,13 +303,19 @@ absl::StatusOr<std::vector<Token>> Lexer::Run() {
 
 std::string Describe(const Token& t) {
   switch (t.kind) {
-    case TokenKind::kName: return absl::StrCat("name '", t.text, "'");
+    case TokenKind::kName:
+      return absl::StrCat("name '", t.text, "'");
     case TokenKind::kInt:
-    case TokenKind::kFloat: return absl::StrCat("number ", t.text);
-    case TokenKind::kString: return "a string";
-    case TokenKind::kOp: return absl::StrCat("'", t.text, "'");
-    case TokenKind::kNewline: return "end of line";
-    case TokenKind::kEnd: return "end of file";
+    case TokenKind::kFloat:
+      return absl::StrCat("number ", t.text);
+    case TokenKind::kString:
+      return "a string";
+    case TokenKind::kOp:
+      return absl::StrCat("'", t.text, "'");
+    case TokenKind::kNewline:
+      return "end of line";
+    case TokenKind::kEnd:
+      return "end of file";
   }
   return "token";
 }

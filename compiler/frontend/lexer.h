@@ -41,8 +41,7 @@ std::string Describe(const Token& t);
 // Splits text into tokens; the last token is kEnd. Errors (unterminated
 // strings or brackets, stray bytes, oversized literals, nesting beyond
 // limits.max_depth) are located InvalidArgument.
-absl::StatusOr<std::vector<Token>> Tokenize(std::string_view text,
-                                            const ErrorReporter& errors,
+absl::StatusOr<std::vector<Token>> Tokenize(std::string_view text, const ErrorReporter& errors,
                                             const SourceLimits& limits = {});
 
 }  // namespace frontend

@@ -61,7 +61,7 @@ absl::Status LowerModule(const Module& module, const ErrorReporter& errors,
     for (const LocatedInput& in : *inputs) {
       out->inputs.push_back(in.spec);
       out->input_shapes.push_back(in.spec.generator == "scalar" ? std::vector<int64_t>{}
-                                                                 : in.spec.shape);
+                                                                : in.spec.shape);
     }
     return absl::OkStatus();
   }

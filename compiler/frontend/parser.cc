@@ -26,16 +26,13 @@ constexpr size_t kMaxCallArguments = 256;
 
 class Parser {
  public:
-  Parser(const std::vector<Token>& tokens, const ErrorReporter& errors,
-         const SourceLimits& limits)
+  Parser(const std::vector<Token>& tokens, const ErrorReporter& errors, const SourceLimits& limits)
       : t_(tokens), errors_(errors), limits_(limits) {}
 
   absl::StatusOr<Module> Run();
 
  private:
-  const Token& Peek(size_t ahead = 0) const {
-    return t_[std::min(pos_ + ahead, t_.size() - 1)];
-  }
+  const Token& Peek(size_t ahead = 0) const { return t_[std::min(pos_ + ahead, t_.size() - 1)]; }
   bool IsOp(const char* op, size_t ahead = 0) const {
     return Peek(ahead).kind == TokenKind::kOp && Peek(ahead).text == op;
   }
@@ -66,9 +63,9 @@ class Parser {
     for (const Keyword& k : e->keywords) d = std::max(d, k.value->depth);
     e->depth = d + 1;
     if (e->depth > 4 * limits_.max_depth) {
-      return errors_.Error(e->loc, absl::StrCat("expression nested deeper than ",
-                                                4 * limits_.max_depth, " levels"),
-                           "a simpler expression");
+      return errors_.Error(
+          e->loc, absl::StrCat("expression nested deeper than ", 4 * limits_.max_depth, " levels"),
+          "a simpler expression");
     }
     return e;
   }
@@ -124,8 +121,8 @@ absl::Status Parser::Statement(Module* m) {
   if (IsName("import") || IsName("from")) {
     // Imports only bring in names the script uses (torch, nvfuser); skip.
     while (Peek().kind != TokenKind::kNewline && Peek().kind != TokenKind::kEnd && !IsOp(";")) {
-      if (Peek().kind != TokenKind::kName && !IsOp(".") && !IsOp(",") && !IsOp("*") &&
-          !IsOp("(") && !IsOp(")")) {
+      if (Peek().kind != TokenKind::kName && !IsOp(".") && !IsOp(",") && !IsOp("*") && !IsOp("(") &&
+          !IsOp(")")) {
         return Unexpected("a module or name in the import statement");
       }
       Next();
@@ -184,9 +181,9 @@ absl::Status Parser::Statement(Module* m) {
     m->statements.push_back(std::move(st));
     return absl::OkStatus();
   }
-  static const char* kUnsupported[] = {"if", "for", "while", "class", "return", "try",
-                                       "lambda", "del", "global", "assert", "raise",
-                                       "elif", "else", "except", "yield", "async"};
+  static const char* kUnsupported[] = {"if",     "for",    "while",  "class",  "return", "try",
+                                       "lambda", "del",    "global", "assert", "raise",  "elif",
+                                       "else",   "except", "yield",  "async"};
   for (const char* kw : kUnsupported) {
     if (IsName(kw)) {
       return errors_.Error(Peek().loc, absl::StrCat("'", kw, "' statements are not supported"),
@@ -232,8 +229,8 @@ absl::Status Parser::Statement(Module* m) {
   if (!e.ok()) return e.status();
   if (Peek().kind == TokenKind::kOp && Peek().text.size() >= 2 && Peek().text.back() == '=' &&
       Peek().text != "==" && Peek().text != "<=" && Peek().text != ">=" && Peek().text != "!=") {
-    return errors_.Error(Peek().loc, absl::StrCat("augmented assignment '", Peek().text,
-                                                  "' is not supported"),
+    return errors_.Error(Peek().loc,
+                         absl::StrCat("augmented assignment '", Peek().text, "' is not supported"),
                          "NAME = fd.ops.<op>(...)");
   }
   if (IsOp("=")) {
@@ -379,8 +376,8 @@ absl::Status Parser::CallArguments(Expr* call) {
       call->operands.push_back(std::move(*v));
     }
     if (call->operands.size() + call->keywords.size() > kMaxCallArguments) {
-      return errors_.Error(Peek().loc, absl::StrCat("more than ", kMaxCallArguments,
-                                                    " arguments in one call"),
+      return errors_.Error(Peek().loc,
+                           absl::StrCat("more than ", kMaxCallArguments, " arguments in one call"),
                            "a shorter argument list");
     }
     if (IsOp(",")) {
@@ -400,9 +397,10 @@ absl::Status Parser::Sequence(const char* close, Expr* into, bool* trailing_comm
     if (!v.ok()) return v.status();
     into->operands.push_back(std::move(*v));
     if (static_cast<int>(into->operands.size()) > limits_.max_list_elements) {
-      return errors_.Error(Peek().loc, absl::StrCat("more than ", limits_.max_list_elements,
-                                                    " elements in one list"),
-                           "a shorter list");
+      return errors_.Error(
+          Peek().loc,
+          absl::StrCat("more than ", limits_.max_list_elements, " elements in one list"),
+          "a shorter list");
     }
     *trailing_comma = false;
     if (IsOp(",")) {
@@ -431,9 +429,9 @@ absl::StatusOr<ExprPtr> Parser::Atom() {
         Next();
         return e;
       }
-      static const char* kKeywords[] = {"def", "with", "import", "from", "as", "pass", "if",
-                                        "else", "for", "in", "is", "not", "and", "or",
-                                        "lambda", "return", "while", "class", "yield"};
+      static const char* kKeywords[] = {"def",    "with",   "import", "from",  "as",   "pass", "if",
+                                        "else",   "for",    "in",     "is",    "not",  "and",  "or",
+                                        "lambda", "return", "while",  "class", "yield"};
       for (const char* kw : kKeywords) {
         if (t.text == kw) return Unexpected("an expression (a name, number, call or list)");
       }

@@ -19,8 +19,7 @@
 namespace fusiond {
 namespace frontend {
 
-absl::StatusOr<Module> ParseModule(const std::vector<Token>& tokens,
-                                   const ErrorReporter& errors,
+absl::StatusOr<Module> ParseModule(const std::vector<Token>& tokens, const ErrorReporter& errors,
                                    const SourceLimits& limits = {});
 
 }  // namespace frontend

@@ -16,20 +16,31 @@ using Kind = PyValue::Kind;
 
 std::string DescribeValue(const Graph& g, const PyValue& v) {
   switch (v.kind) {
-    case Kind::kNone: return "None";
-    case Kind::kInt: return absl::StrCat("the integer ", v.i);
-    case Kind::kFloat: return absl::StrCat("the number ", v.f);
-    case Kind::kBool: return v.i ? "True" : "False";
-    case Kind::kString: return "a string";
+    case Kind::kNone:
+      return "None";
+    case Kind::kInt:
+      return absl::StrCat("the integer ", v.i);
+    case Kind::kFloat:
+      return absl::StrCat("the number ", v.f);
+    case Kind::kBool:
+      return v.i ? "True" : "False";
+    case Kind::kString:
+      return "a string";
     case Kind::kValue:
       return absl::StrCat(g.value(v.id).is_tensor ? "the tensor " : "the scalar ",
                           ValueName(g, v.id), " (", TypeString(g, v.id), ")");
-    case Kind::kExtents: return "a shape vector";
-    case Kind::kDType: return "a DataType";
-    case Kind::kList: return "a list";
-    case Kind::kTuple: return absl::StrCat("a tuple of ", v.items.size());
-    case Kind::kFd: return "the FusionDefinition";
-    case Kind::kFunction: return "a function";
+    case Kind::kExtents:
+      return "a shape vector";
+    case Kind::kDType:
+      return "a DataType";
+    case Kind::kList:
+      return "a list";
+    case Kind::kTuple:
+      return absl::StrCat("a tuple of ", v.items.size());
+    case Kind::kFd:
+      return "the FusionDefinition";
+    case Kind::kFunction:
+      return "a function";
   }
   return "a value";
 }
@@ -53,13 +64,13 @@ PyValue Float(double f) {
 absl::Status NotNumbers(const Expr& e, const Graph& g, const PyValue& a, const PyValue* b,
                         const ErrorReporter& errors) {
   if (a.kind == Kind::kValue || (b && b->kind == Kind::kValue)) {
-    return errors.Error(e.loc, absl::StrCat("Python operator '", e.text,
-                                            "' applied to a fusion value"),
+    return errors.Error(e.loc,
+                        absl::StrCat("Python operator '", e.text, "' applied to a fusion value"),
                         "fd.ops.add / sub / mul / div / neg for arithmetic on tensors and scalars");
   }
-  return errors.Error(e.loc, absl::StrCat("operator '", e.text, "' applied to ",
-                                          DescribeValue(g, a),
-                                          b ? absl::StrCat(" and ", DescribeValue(g, *b)) : ""),
+  return errors.Error(e.loc,
+                      absl::StrCat("operator '", e.text, "' applied to ", DescribeValue(g, a),
+                                   b ? absl::StrCat(" and ", DescribeValue(g, *b)) : ""),
                       "numbers");
 }
 
@@ -156,17 +167,20 @@ bool IsPythonFloatCall(const Expr& e) {
 }
 
 absl::StatusOr<double> PythonFloatCall(const Expr& call, const ErrorReporter& errors) {
-  constexpr const char* kExpected = "float(\"inf\"), float(\"-inf\"), float(\"nan\") or float(<number>)";
+  constexpr const char* kExpected =
+      "float(\"inf\"), float(\"-inf\"), float(\"nan\") or float(<number>)";
   if (call.num_args() != 1 || !call.keywords.empty()) {
     return errors.Error(call.loc, "float() takes exactly one argument", kExpected);
   }
   const Expr& x = call.arg(0);
-  if (x.kind == Expr::Kind::kInt || x.kind == Expr::Kind::kBool) return static_cast<double>(x.int_value);
+  if (x.kind == Expr::Kind::kInt || x.kind == Expr::Kind::kBool)
+    return static_cast<double>(x.int_value);
   if (x.kind == Expr::Kind::kFloat) return x.float_value;
   if (x.kind == Expr::Kind::kUnary && (x.text == "-" || x.text == "+")) {
     const Expr& y = *x.operands[0];
     if (y.kind == Expr::Kind::kInt || y.kind == Expr::Kind::kFloat) {
-      const double v = y.kind == Expr::Kind::kInt ? static_cast<double>(y.int_value) : y.float_value;
+      const double v =
+          y.kind == Expr::Kind::kInt ? static_cast<double>(y.int_value) : y.float_value;
       return x.text == "-" ? -v : v;
     }
   }
@@ -175,7 +189,8 @@ absl::StatusOr<double> PythonFloatCall(const Expr& call, const ErrorReporter& er
   }
   std::string t;
   for (char c : x.text) {
-    if (c != ' ' && c != '\t' && c != '\n') t.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    if (c != ' ' && c != '\t' && c != '\n')
+      t.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
   }
   double sign = 1;
   std::string body = t;
@@ -186,21 +201,25 @@ absl::StatusOr<double> PythonFloatCall(const Expr& call, const ErrorReporter& er
   if (body == "inf" || body == "infinity") return sign * std::numeric_limits<double>::infinity();
   if (body == "nan") return std::numeric_limits<double>::quiet_NaN();
   // A decimal number: digits, one '.', an exponent (no hex, no "1_000").
-  const bool plain = !body.empty() && body.find_first_not_of("0123456789.e+-") == std::string::npos &&
+  const bool plain = !body.empty() &&
+                     body.find_first_not_of("0123456789.e+-") == std::string::npos &&
                      body.find_first_of("0123456789") != std::string::npos;
   if (plain) {
     char* end = nullptr;
     const double v = std::strtod(t.c_str(), &end);
     if (end == t.c_str() + t.size()) return v;
   }
-  return errors.Error(x.loc, absl::StrCat("float() of the string \"", x.text.substr(0, 40),
-                                          "\", which is not a number"),
-                      kExpected);
+  return errors.Error(
+      x.loc,
+      absl::StrCat("float() of the string \"", x.text.substr(0, 40), "\", which is not a number"),
+      kExpected);
 }
 
-absl::StatusOr<std::vector<const Expr*>> BindArguments(
-    const Expr& call, const std::string& function, const std::vector<std::string>& params,
-    size_t required, const ErrorReporter& errors) {
+absl::StatusOr<std::vector<const Expr*>> BindArguments(const Expr& call,
+                                                       const std::string& function,
+                                                       const std::vector<std::string>& params,
+                                                       size_t required,
+                                                       const ErrorReporter& errors) {
   std::vector<const Expr*> slots(params.size(), nullptr);
   const std::string names = absl::StrJoin(params, ", ");
   if (call.num_args() > params.size()) {
@@ -214,20 +233,21 @@ absl::StatusOr<std::vector<const Expr*>> BindArguments(
     size_t p = 0;
     while (p < params.size() && params[p] != k.name) ++p;
     if (p == params.size()) {
-      return errors.Error(k.loc, absl::StrCat("unexpected keyword argument '", k.name,
-                                              "' for ", function),
+      return errors.Error(k.loc,
+                          absl::StrCat("unexpected keyword argument '", k.name, "' for ", function),
                           absl::StrCat("one of: ", names));
     }
     if (slots[p] != nullptr) {
-      return errors.Error(k.loc, absl::StrCat("argument '", k.name, "' of ", function,
-                                              " is given twice"),
+      return errors.Error(k.loc,
+                          absl::StrCat("argument '", k.name, "' of ", function, " is given twice"),
                           "each argument once");
     }
     slots[p] = k.value.get();
   }
   for (size_t p = 0; p < required; ++p) {
     if (slots[p] == nullptr) {
-      return errors.Error(call.loc, absl::StrCat(function, " is missing argument '", params[p], "'"),
+      return errors.Error(call.loc,
+                          absl::StrCat(function, " is missing argument '", params[p], "'"),
                           absl::StrCat(function, "(", names, ")"));
     }
   }

@@ -69,9 +69,11 @@ absl::StatusOr<double> PythonFloatCall(const Expr& call, const ErrorReporter& er
 // keyword). Returns one slot per parameter, nullptr where not given.
 // Errors: too many arguments, unknown or repeated keywords, and missing
 // arguments among the first `required` parameters.
-absl::StatusOr<std::vector<const Expr*>> BindArguments(
-    const Expr& call, const std::string& function, const std::vector<std::string>& params,
-    size_t required, const ErrorReporter& errors);
+absl::StatusOr<std::vector<const Expr*>> BindArguments(const Expr& call,
+                                                       const std::string& function,
+                                                       const std::vector<std::string>& params,
+                                                       size_t required,
+                                                       const ErrorReporter& errors);
 
 }  // namespace frontend
 }  // namespace fusiond

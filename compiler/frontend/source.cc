@@ -7,8 +7,7 @@ namespace frontend {
 
 absl::Status ErrorReporter::Error(Location at, std::string_view what,
                                   std::string_view expected) const {
-  std::string msg = absl::StrCat(filename_, ":", at.line, ":", at.column, ": ",
-                                 std::string(what));
+  std::string msg = absl::StrCat(filename_, ":", at.line, ":", at.column, ": ", std::string(what));
   if (!expected.empty()) absl::StrAppend(&msg, "; expected ", std::string(expected));
   return absl::InvalidArgumentError(msg);
 }

@@ -32,12 +32,10 @@ class ErrorReporter {
 
   // InvalidArgument "file:line:column: what; expected expected" (the
   // "; expected ..." part is left out when expected is empty).
-  absl::Status Error(Location at, std::string_view what,
-                     std::string_view expected = {}) const;
+  absl::Status Error(Location at, std::string_view what, std::string_view expected = {}) const;
   // Prefixes a status from a lower layer (e.g. GraphBuilder) with the
   // location, keeping its message: "file:line:column: <message>".
-  absl::Status At(Location at, const absl::Status& s,
-                  std::string_view expected = {}) const;
+  absl::Status At(Location at, const absl::Status& s, std::string_view expected = {}) const;
 
   const std::string& filename() const { return filename_; }
 

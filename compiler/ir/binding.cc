@@ -5,11 +5,11 @@
 
 namespace fusiond {
 
-absl::StatusOr<SizeBinding> BindShapes(
-    const Graph& g, const std::vector<std::vector<int64_t>>& input_shapes) {
+absl::StatusOr<SizeBinding> BindShapes(const Graph& g,
+                                       const std::vector<std::vector<int64_t>>& input_shapes) {
   if (input_shapes.size() != g.inputs.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the fusion takes ", g.inputs.size(), " inputs, got ", input_shapes.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the fusion takes ", g.inputs.size(), " inputs, got ", input_shapes.size()));
   }
   SizeBinding b;
   b.symbol_sizes.assign(g.symbols.size(), -1);
@@ -18,29 +18,29 @@ absl::StatusOr<SizeBinding> BindShapes(
     const auto& shape = input_shapes[i];
     if (!v.is_tensor) {
       if (!shape.empty()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "input ", i, " (", ValueName(g, v.id), ") is a scalar but was given a shape"));
+        return absl::InvalidArgumentError(absl::StrCat("input ", i, " (", ValueName(g, v.id),
+                                                       ") is a scalar but was given a shape"));
       }
       continue;
     }
     if (static_cast<int>(shape.size()) != v.rank()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "input ", i, " (", ValueName(g, v.id), ") has rank ", v.rank(),
-          " but was given ", shape.size(), " sizes"));
+      return absl::InvalidArgumentError(absl::StrCat("input ", i, " (", ValueName(g, v.id),
+                                                     ") has rank ", v.rank(), " but was given ",
+                                                     shape.size(), " sizes"));
     }
     for (int a = 0; a < v.rank(); ++a) {
       if (shape[a] < 0) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "input ", ValueName(g, v.id), " axis ", a, " has negative size ", shape[a]));
+        return absl::InvalidArgumentError(absl::StrCat("input ", ValueName(g, v.id), " axis ", a,
+                                                       " has negative size ", shape[a]));
       }
       // Declared static extents and symbols bound to a static size.
       Extent declared = v.shape[a];
       Extent canon = g.Canonical(declared);
       if (canon.is_static()) {
         if (canon.size != shape[a]) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "input ", ValueName(g, v.id), " axis ", a, " is ", shape[a],
-              " but the definition requires ", canon.size));
+          return absl::InvalidArgumentError(
+              absl::StrCat("input ", ValueName(g, v.id), " axis ", a, " is ", shape[a],
+                           " but the definition requires ", canon.size));
         }
         continue;
       }

@@ -30,8 +30,8 @@ struct SizeBinding {
 // input_shapes has one entry per graph input (empty for scalar inputs).
 // InvalidArgument when a rank or extent disagrees with the definition, e.g.
 // "input T1 axis 0 is 4096 but T0.size(1) is 8192".
-absl::StatusOr<SizeBinding> BindShapes(
-    const Graph& g, const std::vector<std::vector<int64_t>>& input_shapes);
+absl::StatusOr<SizeBinding> BindShapes(const Graph& g,
+                                       const std::vector<std::vector<int64_t>>& input_shapes);
 
 }  // namespace fusiond
 

@@ -1,5 +1,4 @@
 #include "compiler/ir/builder.h"
-#include "compiler/ir/builder_internal.h"
 
 #include <algorithm>
 #include <numeric>
@@ -7,12 +6,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/ir/builder_internal.h"
 
 namespace fusiond {
 using builder_internal::Bad;
 
-absl::StatusOr<std::vector<int64_t>> NormalizeAxes(std::vector<int64_t> axes,
-                                                   int rank, bool allow_repeat) {
+absl::StatusOr<std::vector<int64_t>> NormalizeAxes(std::vector<int64_t> axes, int rank,
+                                                   bool allow_repeat) {
   std::vector<int64_t> out;
   for (int64_t a : axes) {
     int64_t n = a < 0 ? a + rank : a;
@@ -52,8 +52,8 @@ absl::Status GraphBuilder::CheckValue(ValueId v, const char* what) const {
 
 absl::Status GraphBuilder::CheckShapeSize(const std::vector<Extent>& shape) const {
   if (static_cast<int>(shape.size()) > limits_.max_rank) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "rank ", shape.size(), " exceeds the limit of ", limits_.max_rank));
+    return absl::InvalidArgumentError(
+        absl::StrCat("rank ", shape.size(), " exceeds the limit of ", limits_.max_rank));
   }
   double elements = 1;
   for (const Extent& e : shape) {
@@ -61,23 +61,22 @@ absl::Status GraphBuilder::CheckShapeSize(const std::vector<Extent>& shape) cons
   }
   if (elements > static_cast<double>(limits_.max_elements)) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "a tensor of ", elements, " elements exceeds the limit of ",
-        limits_.max_elements));
+        "a tensor of ", elements, " elements exceeds the limit of ", limits_.max_elements));
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<ValueId> GraphBuilder::DefineTensor(
-    std::string name, DataType dtype, const std::vector<int64_t>& sizes,
-    std::vector<std::optional<bool>> contiguity,
-    std::vector<int64_t> stride_order) {
+absl::StatusOr<ValueId> GraphBuilder::DefineTensor(std::string name, DataType dtype,
+                                                   const std::vector<int64_t>& sizes,
+                                                   std::vector<std::optional<bool>> contiguity,
+                                                   std::vector<int64_t> stride_order) {
   const int rank = static_cast<int>(sizes.size());
   std::vector<Extent> shape;
   for (int i = 0; i < rank; ++i) {
     if (sizes[i] < -1) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "define_tensor: size ", sizes[i], " of axis ", i,
-          " is negative (use -1 for a symbolic size)"));
+      return absl::InvalidArgumentError(absl::StrCat("define_tensor: size ", sizes[i], " of axis ",
+                                                     i,
+                                                     " is negative (use -1 for a symbolic size)"));
     }
     shape.push_back(sizes[i] >= 0 ? Extent::Static(sizes[i]) : Extent{});
   }
@@ -85,23 +84,23 @@ absl::StatusOr<ValueId> GraphBuilder::DefineTensor(
     return absl::InvalidArgumentError(absl::StrCat("define_tensor: ", s.message()));
   }
   if (!contiguity.empty() && static_cast<int>(contiguity.size()) != rank) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "define_tensor: contiguity has ", contiguity.size(),
-        " entries for a tensor of rank ", rank));
+    return absl::InvalidArgumentError(absl::StrCat("define_tensor: contiguity has ",
+                                                   contiguity.size(),
+                                                   " entries for a tensor of rank ", rank));
   }
   if (!stride_order.empty()) {
     if (static_cast<int>(stride_order.size()) != rank) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "define_tensor: stride_order has ", stride_order.size(),
-          " entries for a tensor of rank ", rank));
+      return absl::InvalidArgumentError(absl::StrCat("define_tensor: stride_order has ",
+                                                     stride_order.size(),
+                                                     " entries for a tensor of rank ", rank));
     }
     std::vector<int64_t> sorted = stride_order;
     std::sort(sorted.begin(), sorted.end());
     for (int i = 0; i < rank; ++i) {
       if (sorted[i] != i) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "define_tensor: stride_order [", absl::StrJoin(stride_order, ", "),
-            "] is not a permutation of 0..", rank - 1));
+        return absl::InvalidArgumentError(absl::StrCat("define_tensor: stride_order [",
+                                                       absl::StrJoin(stride_order, ", "),
+                                                       "] is not a permutation of 0..", rank - 1));
       }
     }
   }
@@ -150,8 +149,8 @@ absl::StatusOr<std::vector<Extent>> GraphBuilder::BroadcastShapes(
       continue;
     }
     if (val.rank() != rank) {
-      return Bad(op, absl::StrCat("operands have ranks ", rank, " and ",
-                                  val.rank(), "; broadcast explicitly first"));
+      return Bad(op, absl::StrCat("operands have ranks ", rank, " and ", val.rank(),
+                                  "; broadcast explicitly first"));
     }
     for (int i = 0; i < rank; ++i) {
       Extent a = g_->Canonical(shape[i]), b = g_->Canonical(val.shape[i]);
@@ -162,9 +161,8 @@ absl::StatusOr<std::vector<Extent>> GraphBuilder::BroadcastShapes(
         continue;
       }
       if (!g_->UnifyExtents(a, b)) {
-        return Bad(op, absl::StrCat("axis ", i, " has extents ", g_->ExtentName(a),
-                                    " and ", g_->ExtentName(b),
-                                    ", which cannot broadcast"));
+        return Bad(op, absl::StrCat("axis ", i, " has extents ", g_->ExtentName(a), " and ",
+                                    g_->ExtentName(b), ", which cannot broadcast"));
       }
     }
   }
@@ -198,8 +196,8 @@ absl::StatusOr<ValueId> GraphBuilder::Cast(ValueId x, DataType dtype) {
   return (*out)[0];
 }
 
-absl::StatusOr<ValueId> GraphBuilder::BroadcastInDim(
-    ValueId x, std::vector<Extent> shape, std::vector<int64_t> broadcast_dims) {
+absl::StatusOr<ValueId> GraphBuilder::BroadcastInDim(ValueId x, std::vector<Extent> shape,
+                                                     std::vector<int64_t> broadcast_dims) {
   Attrs attrs;
   attrs.shape = std::move(shape);
   attrs.broadcast_dims = std::move(broadcast_dims);
@@ -208,10 +206,8 @@ absl::StatusOr<ValueId> GraphBuilder::BroadcastInDim(
   return (*out)[0];
 }
 
-absl::StatusOr<ValueId> GraphBuilder::Reduce(OpKind op, ValueId x,
-                                             std::vector<int64_t> dims,
-                                             bool keepdim,
-                                             std::optional<DataType> dtype) {
+absl::StatusOr<ValueId> GraphBuilder::Reduce(OpKind op, ValueId x, std::vector<int64_t> dims,
+                                             bool keepdim, std::optional<DataType> dtype) {
   Attrs attrs;
   attrs.dims = std::move(dims);
   attrs.keepdim = keepdim;
@@ -232,9 +228,9 @@ absl::StatusOr<ValueId> GraphBuilder::Size(ValueId x, int64_t axis) {
 absl::Status GraphBuilder::AddOutput(ValueId v) {
   if (absl::Status s = CheckValue(v, "add_output"); !s.ok()) return s;
   if (!g_->value(v).is_tensor) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "add_output: ", g_->value(v).name.empty() ? "value" : g_->value(v).name,
-        " is a scalar; outputs must be tensors"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("add_output: ", g_->value(v).name.empty() ? "value" : g_->value(v).name,
+                     " is a scalar; outputs must be tensors"));
   }
   g_->outputs.push_back(v);
   return absl::OkStatus();

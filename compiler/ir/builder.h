@@ -19,22 +19,21 @@ namespace fusiond {
 
 // Limits on what a graph may declare; beyond them sizes are "absurd".
 struct GraphLimits {
-  int max_rank = 8;                             // axes per tensor
-  int64_t max_elements = int64_t{1} << 40;      // elements per static tensor
-  int max_nodes = 100000;                       // nodes per graph
+  int max_rank = 8;                         // axes per tensor
+  int64_t max_elements = int64_t{1} << 40;  // elements per static tensor
+  int max_nodes = 100000;                   // nodes per graph
 };
 
 class GraphBuilder {
  public:
-  explicit GraphBuilder(Graph* graph, GraphLimits limits = {})
-      : g_(graph), limits_(limits) {}
+  explicit GraphBuilder(Graph* graph, GraphLimits limits = {}) : g_(graph), limits_(limits) {}
 
   // A tensor input. sizes[i] == -1 makes axis i symbolic (a new size symbol).
   // contiguity and stride_order may be empty (contiguous, row-major).
-  absl::StatusOr<ValueId> DefineTensor(
-      std::string name, DataType dtype, const std::vector<int64_t>& sizes,
-      std::vector<std::optional<bool>> contiguity = {},
-      std::vector<int64_t> stride_order = {});
+  absl::StatusOr<ValueId> DefineTensor(std::string name, DataType dtype,
+                                       const std::vector<int64_t>& sizes,
+                                       std::vector<std::optional<bool>> contiguity = {},
+                                       std::vector<int64_t> stride_order = {});
   // A scalar constant (bool and ints are held exactly as doubles).
   ValueId DefineConstant(double value, DataType dtype, std::string name = "");
   // A scalar input supplied at run time.
@@ -42,8 +41,7 @@ class GraphBuilder {
 
   // Adds a node computing `op` over `inputs` with `attrs`; returns its
   // outputs (two for var_mean). The typed helpers below call this.
-  absl::StatusOr<std::vector<ValueId>> AddNode(OpKind op,
-                                               std::vector<ValueId> inputs,
+  absl::StatusOr<std::vector<ValueId>> AddNode(OpKind op, std::vector<ValueId> inputs,
                                                Attrs attrs = {});
 
   absl::StatusOr<ValueId> Unary(OpKind op, ValueId x);
@@ -52,8 +50,7 @@ class GraphBuilder {
   absl::StatusOr<ValueId> Cast(ValueId x, DataType dtype);
   absl::StatusOr<ValueId> BroadcastInDim(ValueId x, std::vector<Extent> shape,
                                          std::vector<int64_t> broadcast_dims);
-  absl::StatusOr<ValueId> Reduce(OpKind op, ValueId x,
-                                 std::vector<int64_t> dims, bool keepdim,
+  absl::StatusOr<ValueId> Reduce(OpKind op, ValueId x, std::vector<int64_t> dims, bool keepdim,
                                  std::optional<DataType> dtype = std::nullopt);
   absl::StatusOr<ValueId> Size(ValueId x, int64_t axis);
 
@@ -67,15 +64,13 @@ class GraphBuilder {
   Graph* graph() { return g_; }
 
  private:
-  ValueId NewValue(std::string name, bool is_tensor, DataType dtype,
-                   std::vector<Extent> shape);
+  ValueId NewValue(std::string name, bool is_tensor, DataType dtype, std::vector<Extent> shape);
   absl::Status CheckValue(ValueId v, const char* what) const;
   absl::Status CheckShapeSize(const std::vector<Extent>& shape) const;
-  absl::StatusOr<std::vector<Extent>> BroadcastShapes(
-      OpKind op, const std::vector<ValueId>& operands);
+  absl::StatusOr<std::vector<Extent>> BroadcastShapes(OpKind op,
+                                                      const std::vector<ValueId>& operands);
   absl::StatusOr<std::vector<std::pair<bool, std::vector<Extent>>>> InferShape(
-      OpKind op, const std::vector<ValueId>& in, Attrs& attrs,
-      std::vector<DataType>& dtypes);
+      OpKind op, const std::vector<ValueId>& in, Attrs& attrs, std::vector<DataType>& dtypes);
 
   Graph* g_;
   GraphLimits limits_;
@@ -83,8 +78,8 @@ class GraphBuilder {
 
 // Normalizes possibly negative axes against `rank`; errors on out-of-range
 // or repeated axes. Returns them sorted.
-absl::StatusOr<std::vector<int64_t>> NormalizeAxes(std::vector<int64_t> axes,
-                                                   int rank, bool allow_repeat = false);
+absl::StatusOr<std::vector<int64_t>> NormalizeAxes(std::vector<int64_t> axes, int rank,
+                                                   bool allow_repeat = false);
 
 }  // namespace fusiond
 

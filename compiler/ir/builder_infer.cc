@@ -16,9 +16,12 @@ namespace {
 
 int Arity(OpCategory c) {
   switch (c) {
-    case OpCategory::kBinary: return 2;
-    case OpCategory::kTernary: return 3;
-    default: return 1;
+    case OpCategory::kBinary:
+      return 2;
+    case OpCategory::kTernary:
+      return 3;
+    default:
+      return 1;
   }
 }
 
@@ -37,25 +40,20 @@ DataType PromoteOperands(const Graph& g, const std::vector<ValueId>& ops) {
 }
 
 bool AnyTensor(const Graph& g, const std::vector<ValueId>& ops) {
-  return std::any_of(ops.begin(), ops.end(),
-                     [&](ValueId v) { return g.value(v).is_tensor; });
+  return std::any_of(ops.begin(), ops.end(), [&](ValueId v) { return g.value(v).is_tensor; });
 }
 
-DataType DefaultFloat(bool is_tensor) {
-  return is_tensor ? DataType::kFloat : DataType::kDouble;
-}
+DataType DefaultFloat(bool is_tensor) { return is_tensor ? DataType::kFloat : DataType::kDouble; }
 
 }  // namespace
 
-absl::StatusOr<std::vector<ValueId>> GraphBuilder::AddNode(
-    OpKind op, std::vector<ValueId> in, Attrs attrs) {
+absl::StatusOr<std::vector<ValueId>> GraphBuilder::AddNode(OpKind op, std::vector<ValueId> in,
+                                                           Attrs attrs) {
   if (std::string_view(OpName(op)) == "invalid_op") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("unknown op code ", static_cast<int>(op)));
+    return absl::InvalidArgumentError(absl::StrCat("unknown op code ", static_cast<int>(op)));
   }
   if (static_cast<int>(g_->nodes.size()) >= limits_.max_nodes) {
-    return Bad(op, absl::StrCat("the graph exceeds the limit of ",
-                                limits_.max_nodes, " nodes"));
+    return Bad(op, absl::StrCat("the graph exceeds the limit of ", limits_.max_nodes, " nodes"));
   }
   const OpCategory cat = CategoryOf(op);
   if (static_cast<int>(in.size()) != Arity(cat)) {
@@ -89,9 +87,8 @@ absl::StatusOr<std::vector<ValueId>> GraphBuilder::AddNode(
   return g_->nodes.back().outputs;
 }
 
-absl::StatusOr<std::vector<std::pair<bool, std::vector<Extent>>>>
-GraphBuilder::InferShape(OpKind op, const std::vector<ValueId>& in, Attrs& attrs,
-                         std::vector<DataType>& dtypes) {
+absl::StatusOr<std::vector<std::pair<bool, std::vector<Extent>>>> GraphBuilder::InferShape(
+    OpKind op, const std::vector<ValueId>& in, Attrs& attrs, std::vector<DataType>& dtypes) {
   using Result = std::vector<std::pair<bool, std::vector<Extent>>>;
   const OpCategory cat = CategoryOf(op);
   const Value& x = g_->value(in[0]);
@@ -102,7 +99,8 @@ GraphBuilder::InferShape(OpKind op, const std::vector<ValueId>& in, Attrs& attrs
     if (IsPredicateOp(op)) {
       t = DataType::kBool;
     } else if (op == OpKind::kBitwiseNot) {
-      if (IsFloatingPoint(t)) return Bad(op, "operand is floating point; bitwise ops take integers or bools");
+      if (IsFloatingPoint(t))
+        return Bad(op, "operand is floating point; bitwise ops take integers or bools");
     } else if (IsFloatOnlyUnary(op) && !IsFloatingPoint(t)) {
       t = DefaultFloat(x.is_tensor);
     } else if (t == DataType::kBool && op != OpKind::kAbs) {
@@ -123,7 +121,8 @@ GraphBuilder::InferShape(OpKind op, const std::vector<ValueId>& in, Attrs& attrs
         const DataType vt = g_->value(v).dtype;
         if (IsFloatingPoint(vt) || (shift && !IsIntegral(vt))) {
           return Bad(op, absl::StrCat("an operand is ", DataTypeName(vt), "; ",
-                                      shift ? "shifts take integers" : "bitwise ops take integers or bools"));
+                                      shift ? "shifts take integers"
+                                            : "bitwise ops take integers or bools"));
         }
       }
     } else if (IsPredicateOp(op)) {
@@ -171,8 +170,10 @@ GraphBuilder::InferShape(OpKind op, const std::vector<ValueId>& in, Attrs& attrs
     std::vector<Extent> shape;
     for (int i = 0; i < x.rank(); ++i) {
       bool reduced = std::binary_search(dims->begin(), dims->end(), i);
-      if (!reduced) shape.push_back(g_->Canonical(x.shape[i]));
-      else if (attrs.keepdim) shape.push_back(Extent::Static(1));
+      if (!reduced)
+        shape.push_back(g_->Canonical(x.shape[i]));
+      else if (attrs.keepdim)
+        shape.push_back(Extent::Static(1));
     }
     DataType t = x.dtype;
     if (op == OpKind::kVar || cat == OpCategory::kVarMean) {
@@ -202,8 +203,8 @@ GraphBuilder::InferShape(OpKind op, const std::vector<ValueId>& in, Attrs& attrs
       }
       const int out_rank = static_cast<int>(attrs.shape.size());
       if (out_rank < x.rank()) {
-        return Bad(op, absl::StrCat("output rank ", out_rank,
-                                    " is below the operand's rank ", x.rank()));
+        return Bad(
+            op, absl::StrCat("output rank ", out_rank, " is below the operand's rank ", x.rank()));
       }
       for (size_t i = 0; i < bd.size(); ++i) {
         if (bd[i] < 0 || bd[i] >= out_rank) {
@@ -224,9 +225,9 @@ GraphBuilder::InferShape(OpKind op, const std::vector<ValueId>& in, Attrs& attrs
         Extent want = attrs.shape[bd[i]];
         if (xs[i].is_broadcast() || g_->SameExtent(xs[i], want)) continue;
         if (!g_->UnifyExtents(xs[i], want)) {
-          return Bad(op, absl::StrCat("operand axis ", i, " has extent ",
-                                      g_->ExtentName(xs[i]), " but output axis ",
-                                      bd[i], " has extent ", g_->ExtentName(want)));
+          return Bad(
+              op, absl::StrCat("operand axis ", i, " has extent ", g_->ExtentName(xs[i]),
+                               " but output axis ", bd[i], " has extent ", g_->ExtentName(want)));
         }
       }
       std::vector<Extent> shape = attrs.shape;
@@ -273,8 +274,8 @@ GraphBuilder::InferShape(OpKind op, const std::vector<ValueId>& in, Attrs& attrs
       for (int i = 0; i < x.rank(); ++i) {
         if (std::binary_search(dims->begin(), dims->end(), i)) {
           if (!xs[i].is_broadcast()) {
-            return Bad(op, absl::StrCat("axis ", i, " has extent ",
-                                        g_->ExtentName(xs[i]), ", not 1"));
+            return Bad(op,
+                       absl::StrCat("axis ", i, " has extent ", g_->ExtentName(xs[i]), ", not 1"));
           }
         } else {
           shape.push_back(xs[i]);
@@ -291,7 +292,8 @@ GraphBuilder::InferShape(OpKind op, const std::vector<ValueId>& in, Attrs& attrs
       if (!sorted.ok()) return Bad(op, std::string(sorted.status().message()));
       std::vector<Extent> shape;
       for (int64_t d : attrs.dims) shape.push_back(xs[d < 0 ? d + x.rank() : d]);
-      for (int64_t& d : attrs.dims) if (d < 0) d += x.rank();
+      for (int64_t& d : attrs.dims)
+        if (d < 0) d += x.rank();
       return Result{{true, shape}};
     }
     case OpKind::kReshape: {
@@ -304,11 +306,13 @@ GraphBuilder::InferShape(OpKind op, const std::vector<ValueId>& in, Attrs& attrs
       }
       // Static sizes must agree in product; symbolic extents must appear on
       // both sides (reshape may regroup static axes and add or drop 1s).
-      auto split = [&](const std::vector<Extent>& s, int64_t* prod,
-                       std::vector<SymbolId>* syms) {
+      auto split = [&](const std::vector<Extent>& s, int64_t* prod, std::vector<SymbolId>* syms) {
         *prod = 1;
         for (const Extent& e : s) {
-          if (e.is_static()) *prod *= e.size; else syms->push_back(e.symbol);
+          if (e.is_static())
+            *prod *= e.size;
+          else
+            syms->push_back(e.symbol);
         }
         std::sort(syms->begin(), syms->end());
       };
@@ -340,7 +344,9 @@ GraphBuilder::InferShape(OpKind op, const std::vector<ValueId>& in, Attrs& attrs
         }
       }
       if (pin != pout || sin != sout) {
-        return Bad(op, absl::StrCat("cannot reshape ", x.rank(), "-d operand to a shape with a different number of elements (or regroup symbolic axes)"));
+        return Bad(op, absl::StrCat("cannot reshape ", x.rank(),
+                                    "-d operand to a shape with a different number of elements (or "
+                                    "regroup symbolic axes)"));
       }
       attrs.shape = shape;
       return Result{{true, shape}};

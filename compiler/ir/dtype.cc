@@ -6,15 +6,24 @@ namespace fusiond {
 
 const char* DataTypeName(DataType t) {
   switch (t) {
-    case DataType::kBool: return "bool";
-    case DataType::kInt32: return "int32";
-    case DataType::kInt64: return "int64";
-    case DataType::kHalf: return "float16";
-    case DataType::kBFloat16: return "bfloat16";
-    case DataType::kFloat: return "float32";
-    case DataType::kDouble: return "float64";
-    case DataType::kFloat8E4M3: return "float8_e4m3fn";
-    case DataType::kFloat8E5M2: return "float8_e5m2";
+    case DataType::kBool:
+      return "bool";
+    case DataType::kInt32:
+      return "int32";
+    case DataType::kInt64:
+      return "int64";
+    case DataType::kHalf:
+      return "float16";
+    case DataType::kBFloat16:
+      return "bfloat16";
+    case DataType::kFloat:
+      return "float32";
+    case DataType::kDouble:
+      return "float64";
+    case DataType::kFloat8E4M3:
+      return "float8_e4m3fn";
+    case DataType::kFloat8E5M2:
+      return "float8_e5m2";
   }
   return "invalid";
 }
@@ -34,38 +43,51 @@ std::optional<DataType> ParseDataType(std::string_view n) {
 
 int DataTypeSize(DataType t) {
   switch (t) {
-    case DataType::kBool: return 1;
-    case DataType::kInt32: return 4;
-    case DataType::kInt64: return 8;
-    case DataType::kHalf: return 2;
-    case DataType::kBFloat16: return 2;
-    case DataType::kFloat: return 4;
-    case DataType::kDouble: return 8;
-    case DataType::kFloat8E4M3: return 1;
-    case DataType::kFloat8E5M2: return 1;
+    case DataType::kBool:
+      return 1;
+    case DataType::kInt32:
+      return 4;
+    case DataType::kInt64:
+      return 8;
+    case DataType::kHalf:
+      return 2;
+    case DataType::kBFloat16:
+      return 2;
+    case DataType::kFloat:
+      return 4;
+    case DataType::kDouble:
+      return 8;
+    case DataType::kFloat8E4M3:
+      return 1;
+    case DataType::kFloat8E5M2:
+      return 1;
   }
   return 0;
 }
 
 bool IsFloatingPoint(DataType t) {
-  return t == DataType::kHalf || t == DataType::kBFloat16 ||
-         t == DataType::kFloat || t == DataType::kDouble ||
-         t == DataType::kFloat8E4M3 || t == DataType::kFloat8E5M2;
+  return t == DataType::kHalf || t == DataType::kBFloat16 || t == DataType::kFloat ||
+         t == DataType::kDouble || t == DataType::kFloat8E4M3 || t == DataType::kFloat8E5M2;
 }
 
-bool IsIntegral(DataType t) {
-  return t == DataType::kInt32 || t == DataType::kInt64;
-}
+bool IsIntegral(DataType t) { return t == DataType::kInt32 || t == DataType::kInt64; }
 
 int MantissaBits(DataType t) {
   switch (t) {
-    case DataType::kHalf: return 11;
-    case DataType::kBFloat16: return 8;
-    case DataType::kFloat: return 24;
-    case DataType::kDouble: return 53;
-    case DataType::kFloat8E4M3: return 4;
-    case DataType::kFloat8E5M2: return 3;
-    default: return 0;
+    case DataType::kHalf:
+      return 11;
+    case DataType::kBFloat16:
+      return 8;
+    case DataType::kFloat:
+      return 24;
+    case DataType::kDouble:
+      return 53;
+    case DataType::kFloat8E4M3:
+      return 4;
+    case DataType::kFloat8E5M2:
+      return 3;
+    default:
+      return 0;
   }
 }
 
@@ -73,13 +95,20 @@ namespace {
 // Exponent range rank: wider range holds every finite value of a narrower one.
 int ExponentRank(DataType t) {
   switch (t) {
-    case DataType::kFloat8E4M3: return 0;  // within fp16's range and precision
-    case DataType::kFloat8E5M2: return 1;  // fp16's exponent
-    case DataType::kHalf: return 1;
-    case DataType::kBFloat16: return 2;
-    case DataType::kFloat: return 2;
-    case DataType::kDouble: return 3;
-    default: return 0;
+    case DataType::kFloat8E4M3:
+      return 0;  // within fp16's range and precision
+    case DataType::kFloat8E5M2:
+      return 1;  // fp16's exponent
+    case DataType::kHalf:
+      return 1;
+    case DataType::kBFloat16:
+      return 2;
+    case DataType::kFloat:
+      return 2;
+    case DataType::kDouble:
+      return 3;
+    default:
+      return 0;
   }
 }
 }  // namespace
@@ -93,8 +122,7 @@ bool IsLosslessCast(DataType from, DataType to) {
     return false;
   }
   if (IsFloatingPoint(from) && IsFloatingPoint(to)) {
-    return MantissaBits(to) >= MantissaBits(from) &&
-           ExponentRank(to) >= ExponentRank(from);
+    return MantissaBits(to) >= MantissaBits(from) && ExponentRank(to) >= ExponentRank(from);
   }
   return false;
 }

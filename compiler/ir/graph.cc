@@ -17,9 +17,7 @@ Extent Graph::Canonical(Extent e) const {
   return Extent::Symbolic(root);
 }
 
-bool Graph::SameExtent(Extent a, Extent b) const {
-  return Canonical(a) == Canonical(b);
-}
+bool Graph::SameExtent(Extent a, Extent b) const { return Canonical(a) == Canonical(b); }
 
 bool Graph::UnifyExtents(Extent a, Extent b) {
   a = Canonical(a);

@@ -35,9 +35,7 @@ struct Extent {
   bool is_static() const { return size >= 0; }
   // A static extent of 1: may be broadcast against any extent.
   bool is_broadcast() const { return size == 1; }
-  bool operator==(const Extent& o) const {
-    return size == o.size && symbol == o.symbol;
-  }
+  bool operator==(const Extent& o) const { return size == o.size && symbol == o.symbol; }
 };
 
 // A size symbol: the extent of axis `axis` of graph input `input`.

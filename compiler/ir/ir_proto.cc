@@ -89,13 +89,13 @@ pb::FusionGraph ToProto(const Graph& g) {
 
 absl::StatusOr<Graph> FromProto(const pb::FusionGraph& p, GraphLimits limits) {
   if (p.version() == 0 || p.version() > kFusionGraphVersion) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "FusionGraph version ", p.version(), " is not supported (this build reads 1..",
-        kFusionGraphVersion, ")"));
+    return absl::InvalidArgumentError(absl::StrCat("FusionGraph version ", p.version(),
+                                                   " is not supported (this build reads 1..",
+                                                   kFusionGraphVersion, ")"));
   }
   if (p.nodes_size() > limits.max_nodes) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the graph has ", p.nodes_size(), " nodes; the limit is ", limits.max_nodes));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the graph has ", p.nodes_size(), " nodes; the limit is ", limits.max_nodes));
   }
   Graph g;
   GraphBuilder b(&g, limits);
@@ -113,9 +113,10 @@ absl::StatusOr<Graph> FromProto(const pb::FusionGraph& p, GraphLimits limits) {
     for (int c : in.contiguity()) {
       contiguity.push_back(c < 0 ? std::nullopt : std::optional<bool>(c > 0));
     }
-    auto id = b.DefineTensor(in.name(), *dtype, {in.sizes().begin(), in.sizes().end()},
-                             contiguity, {in.stride_order().begin(), in.stride_order().end()});
-    if (!id.ok()) return absl::InvalidArgumentError(absl::StrCat(where, ": ", id.status().message()));
+    auto id = b.DefineTensor(in.name(), *dtype, {in.sizes().begin(), in.sizes().end()}, contiguity,
+                             {in.stride_order().begin(), in.stride_order().end()});
+    if (!id.ok())
+      return absl::InvalidArgumentError(absl::StrCat(where, ": ", id.status().message()));
     refs.push_back(*id);
   }
   for (int i = 0; i < p.constants_size(); ++i) {
@@ -147,13 +148,15 @@ absl::StatusOr<Graph> FromProto(const pb::FusionGraph& p, GraphLimits limits) {
     for (const pb::Extent& e : pn.shape()) {
       if (e.has_input_axis()) {
         int in = e.input_axis().input(), axis = e.input_axis().axis();
-        if (in < 0 || in >= p.inputs_size() || !g.value(refs[in]).is_tensor ||
-            axis < 0 || axis >= g.value(refs[in]).rank()) {
-          return fail(absl::StrCat("shape names axis ", axis, " of input ", in, ", which does not exist"));
+        if (in < 0 || in >= p.inputs_size() || !g.value(refs[in]).is_tensor || axis < 0 ||
+            axis >= g.value(refs[in]).rank()) {
+          return fail(
+              absl::StrCat("shape names axis ", axis, " of input ", in, ", which does not exist"));
         }
         a.shape.push_back(g.value(refs[in]).shape[axis]);
       } else {
-        if (e.static_size() < 0) return fail(absl::StrCat("shape has negative extent ", e.static_size()));
+        if (e.static_size() < 0)
+          return fail(absl::StrCat("shape has negative extent ", e.static_size()));
         a.shape.push_back(Extent::Static(e.static_size()));
       }
     }
@@ -170,7 +173,8 @@ absl::StatusOr<Graph> FromProto(const pb::FusionGraph& p, GraphLimits limits) {
     if (!outs.ok()) return fail(std::string(outs.status().message()));
     if (std::string why = StrayAttributes(op, a); !why.empty()) return fail(why);
     for (size_t j = 0; j < outs->size(); ++j) {
-      if (static_cast<int>(j) < pn.output_names_size()) g.value((*outs)[j]).name = pn.output_names(j);
+      if (static_cast<int>(j) < pn.output_names_size())
+        g.value((*outs)[j]).name = pn.output_names(j);
       refs.push_back((*outs)[j]);
     }
   }

@@ -15,8 +15,7 @@ namespace fusiond {
 constexpr uint32_t kFusionGraphVersion = 1;
 
 fusiond::v1::FusionGraph ToProto(const Graph& g);
-absl::StatusOr<Graph> FromProto(const fusiond::v1::FusionGraph& proto,
-                                GraphLimits limits = {});
+absl::StatusOr<Graph> FromProto(const fusiond::v1::FusionGraph& proto, GraphLimits limits = {});
 
 }  // namespace fusiond
 

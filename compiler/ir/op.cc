@@ -112,10 +112,18 @@ std::optional<OpKind> ParseOpName(std::string_view name) {
 
 bool IsPredicateOp(OpKind op) {
   switch (op) {
-    case OpKind::kEq: case OpKind::kNe: case OpKind::kLt: case OpKind::kLe:
-    case OpKind::kGt: case OpKind::kGe: case OpKind::kLogicalAnd:
-    case OpKind::kLogicalOr: case OpKind::kLogicalNot: case OpKind::kIsNan:
-    case OpKind::kIsInf: case OpKind::kIsFinite:
+    case OpKind::kEq:
+    case OpKind::kNe:
+    case OpKind::kLt:
+    case OpKind::kLe:
+    case OpKind::kGt:
+    case OpKind::kGe:
+    case OpKind::kLogicalAnd:
+    case OpKind::kLogicalOr:
+    case OpKind::kLogicalNot:
+    case OpKind::kIsNan:
+    case OpKind::kIsInf:
+    case OpKind::kIsFinite:
       return true;
     default:
       return false;
@@ -124,8 +132,11 @@ bool IsPredicateOp(OpKind op) {
 
 bool IsBitwiseOp(OpKind op) {
   switch (op) {
-    case OpKind::kBitwiseNot: case OpKind::kBitwiseAnd: case OpKind::kBitwiseOr:
-    case OpKind::kBitwiseXor: case OpKind::kBitwiseLeftShift:
+    case OpKind::kBitwiseNot:
+    case OpKind::kBitwiseAnd:
+    case OpKind::kBitwiseOr:
+    case OpKind::kBitwiseXor:
+    case OpKind::kBitwiseLeftShift:
     case OpKind::kBitwiseRightShift:
       return true;
     default:
@@ -135,11 +146,21 @@ bool IsBitwiseOp(OpKind op) {
 
 bool IsFloatOnlyUnary(OpKind op) {
   switch (op) {
-    case OpKind::kExp: case OpKind::kExp2: case OpKind::kLog:
-    case OpKind::kLog1p: case OpKind::kExpm1: case OpKind::kSqrt:
-    case OpKind::kRsqrt: case OpKind::kReciprocal: case OpKind::kSin:
-    case OpKind::kCos: case OpKind::kTanh: case OpKind::kSigmoid:
-    case OpKind::kErf: case OpKind::kErfc: case OpKind::kLog2:
+    case OpKind::kExp:
+    case OpKind::kExp2:
+    case OpKind::kLog:
+    case OpKind::kLog1p:
+    case OpKind::kExpm1:
+    case OpKind::kSqrt:
+    case OpKind::kRsqrt:
+    case OpKind::kReciprocal:
+    case OpKind::kSin:
+    case OpKind::kCos:
+    case OpKind::kTanh:
+    case OpKind::kSigmoid:
+    case OpKind::kErf:
+    case OpKind::kErfc:
+    case OpKind::kLog2:
     case OpKind::kLog10:
       return true;
     default:
@@ -149,8 +170,8 @@ bool IsFloatOnlyUnary(OpKind op) {
 
 bool IsPointwise(OpKind op) {
   OpCategory c = CategoryOf(op);
-  return c == OpCategory::kUnary || c == OpCategory::kBinary ||
-         c == OpCategory::kTernary || c == OpCategory::kCast;
+  return c == OpCategory::kUnary || c == OpCategory::kBinary || c == OpCategory::kTernary ||
+         c == OpCategory::kCast;
 }
 
 bool IsShapeOp(OpKind op) { return CategoryOf(op) == OpCategory::kShape; }

@@ -40,8 +40,8 @@ std::string AttrString(const Graph& g, const Node& n) {
       switch (n.op) {
         case OpKind::kBroadcastInDim:
           parts.push_back(absl::StrCat("shape=", Shape(g, a.shape)));
-          parts.push_back(absl::StrCat("broadcast_dims=[",
-                                       absl::StrJoin(a.broadcast_dims, ", "), "]"));
+          parts.push_back(
+              absl::StrCat("broadcast_dims=[", absl::StrJoin(a.broadcast_dims, ", "), "]"));
           break;
         case OpKind::kBroadcast: {
           std::vector<std::string> b;
@@ -109,8 +109,8 @@ std::string PrintGraph(const Graph& g) {
   }
   for (const Value& v : g.values) {
     if (v.is_constant()) {
-      absl::StrAppend(&out, "  const ", ValueName(g, v.id), " : ",
-                      DataTypeName(v.dtype), " = ", Number(*v.constant), "\n");
+      absl::StrAppend(&out, "  const ", ValueName(g, v.id), " : ", DataTypeName(v.dtype), " = ",
+                      Number(*v.constant), "\n");
     }
   }
   for (const Node& n : g.nodes) absl::StrAppend(&out, "  ", NodeString(g, n), "\n");

@@ -10,38 +10,67 @@ namespace fusiond {
 namespace {
 
 absl::Status NodeError(const Graph& g, const Node& n, const std::string& why) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("node ", n.id, " (", OpName(n.op), "): ", why));
+  return absl::InvalidArgumentError(absl::StrCat("node ", n.id, " (", OpName(n.op), "): ", why));
 }
 
 // Attributes by name, as the wire form and the front end call them.
 enum AttrBit : unsigned {
-  kDims = 1, kBroadcastDims = 2, kShape = 4, kIsBroadcastDim = 8,
-  kKeepdim = 16, kDtype = 32, kCorrection = 64, kAxis = 128, kAll = 255,
+  kDims = 1,
+  kBroadcastDims = 2,
+  kShape = 4,
+  kIsBroadcastDim = 8,
+  kKeepdim = 16,
+  kDtype = 32,
+  kCorrection = 64,
+  kAxis = 128,
+  kAll = 255,
 };
 constexpr std::pair<AttrBit, const char*> kAttrNames[] = {
-    {kDims, "dims"},       {kBroadcastDims, "broadcast_dims"}, {kShape, "shape"},
-    {kIsBroadcastDim, "is_broadcast_dim"}, {kKeepdim, "keepdim"},  {kDtype, "dtype"},
-    {kCorrection, "correction"}, {kAxis, "axis"},
+    {kDims, "dims"},
+    {kBroadcastDims, "broadcast_dims"},
+    {kShape, "shape"},
+    {kIsBroadcastDim, "is_broadcast_dim"},
+    {kKeepdim, "keepdim"},
+    {kDtype, "dtype"},
+    {kCorrection, "correction"},
+    {kAxis, "axis"},
 };
 
 // The attributes op reads (GraphBuilder::AddNode); kAll for ops not listed.
 unsigned AttrsRead(OpKind op) {
   switch (op) {
-    case OpKind::kCast: return kDtype;
-    case OpKind::kSize: return kAxis;
-    case OpKind::kSum: case OpKind::kMax: case OpKind::kMin: case OpKind::kProd:
+    case OpKind::kCast:
+      return kDtype;
+    case OpKind::kSize:
+      return kAxis;
+    case OpKind::kSum:
+    case OpKind::kMax:
+    case OpKind::kMin:
+    case OpKind::kProd:
       return kDims | kKeepdim | kDtype;
-    case OpKind::kVar: case OpKind::kVarMean: return kDims | kKeepdim | kDtype | kCorrection;
-    case OpKind::kBroadcastInDim: return kShape | kBroadcastDims;
-    case OpKind::kBroadcast: return kIsBroadcastDim;
-    case OpKind::kExpand: case OpKind::kReshape: return kShape;
-    case OpKind::kSqueeze: case OpKind::kPermute: return kDims;
-    default: break;
+    case OpKind::kVar:
+    case OpKind::kVarMean:
+      return kDims | kKeepdim | kDtype | kCorrection;
+    case OpKind::kBroadcastInDim:
+      return kShape | kBroadcastDims;
+    case OpKind::kBroadcast:
+      return kIsBroadcastDim;
+    case OpKind::kExpand:
+    case OpKind::kReshape:
+      return kShape;
+    case OpKind::kSqueeze:
+    case OpKind::kPermute:
+      return kDims;
+    default:
+      break;
   }
   switch (CategoryOf(op)) {
-    case OpCategory::kUnary: case OpCategory::kBinary: case OpCategory::kTernary: return 0;
-    default: return kAll;
+    case OpCategory::kUnary:
+    case OpCategory::kBinary:
+    case OpCategory::kTernary:
+      return 0;
+    default:
+      return kAll;
   }
 }
 
@@ -80,11 +109,13 @@ absl::Status VerifyGraph(const Graph& g) {
   const int nv = static_cast<int>(g.values.size());
   for (int i = 0; i < nv; ++i) {
     if (g.values[i].id != i) {
-      return absl::InvalidArgumentError(absl::StrCat("value at index ", i, " has id ", g.values[i].id));
+      return absl::InvalidArgumentError(
+          absl::StrCat("value at index ", i, " has id ", g.values[i].id));
     }
     NodeId d = g.values[i].def;
     if (d != kNone && (d < 0 || d >= static_cast<int>(g.nodes.size()))) {
-      return absl::InvalidArgumentError(absl::StrCat("value ", ValueName(g, i), " names a missing node ", d));
+      return absl::InvalidArgumentError(
+          absl::StrCat("value ", ValueName(g, i), " names a missing node ", d));
     }
   }
   for (SymbolId s = 0; s < static_cast<SymbolId>(g.symbols.size()); ++s) {
@@ -110,18 +141,23 @@ absl::Status VerifyGraph(const Graph& g) {
   }
   std::vector<char> defined(nv, 0);
   for (ValueId in : g.inputs) {
-    if (in < 0 || in >= nv) return absl::InvalidArgumentError(absl::StrCat("input %", in, " is not a value"));
+    if (in < 0 || in >= nv)
+      return absl::InvalidArgumentError(absl::StrCat("input %", in, " is not a value"));
     if (g.values[in].def != kNone) {
-      return absl::InvalidArgumentError(absl::StrCat("input ", ValueName(g, in), " is also defined by a node"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("input ", ValueName(g, in), " is also defined by a node"));
     }
     defined[in] = 1;
   }
   for (const Value& v : g.values) {
     if (v.is_constant()) {
-      if (v.def != kNone) return absl::InvalidArgumentError(absl::StrCat("constant ", ValueName(g, v.id), " has a defining node"));
+      if (v.def != kNone)
+        return absl::InvalidArgumentError(
+            absl::StrCat("constant ", ValueName(g, v.id), " has a defining node"));
       if (std::string why = ConstantValueProblem(*v.constant, v.dtype); !why.empty()) {
-        return absl::InvalidArgumentError(absl::StrCat("constant ", ValueName(g, v.id), " (", DataTypeName(v.dtype),
-                                                       ") is ", *v.constant, ": ", why));
+        return absl::InvalidArgumentError(absl::StrCat("constant ", ValueName(g, v.id), " (",
+                                                       DataTypeName(v.dtype), ") is ", *v.constant,
+                                                       ": ", why));
       }
       defined[v.id] = 1;
     }
@@ -139,7 +175,8 @@ absl::Status VerifyGraph(const Graph& g) {
       return absl::InvalidArgumentError(absl::StrCat("node at index ", k, " has id ", n.id));
     }
     for (ValueId in : n.inputs) {
-      if (in < 0 || in >= nv) return NodeError(g, n, absl::StrCat("reads %", in, ", which does not exist"));
+      if (in < 0 || in >= nv)
+        return NodeError(g, n, absl::StrCat("reads %", in, ", which does not exist"));
       if (!defined[in]) {
         return NodeError(g, n, absl::StrCat("reads ", ValueName(g, in), " before it is defined"));
       }
@@ -148,13 +185,17 @@ absl::Status VerifyGraph(const Graph& g) {
     auto outs = builder.AddNode(n.op, n.inputs, n.attrs);
     if (!outs.ok()) return NodeError(g, n, std::string(outs.status().message()));
     if (outs->size() != n.outputs.size()) {
-      return NodeError(g, n, absl::StrCat("has ", n.outputs.size(), " outputs, expected ", outs->size()));
+      return NodeError(g, n,
+                       absl::StrCat("has ", n.outputs.size(), " outputs, expected ", outs->size()));
     }
     for (size_t j = 0; j < n.outputs.size(); ++j) {
       ValueId o = n.outputs[j];
-      if (o < 0 || o >= nv) return NodeError(g, n, absl::StrCat("writes %", o, ", which does not exist"));
+      if (o < 0 || o >= nv)
+        return NodeError(g, n, absl::StrCat("writes %", o, ", which does not exist"));
       if (defined[o]) return NodeError(g, n, absl::StrCat("redefines ", ValueName(g, o)));
-      if (g.values[o].def != n.id) return NodeError(g, n, absl::StrCat(ValueName(g, o), " does not name this node as its definition"));
+      if (g.values[o].def != n.id)
+        return NodeError(
+            g, n, absl::StrCat(ValueName(g, o), " does not name this node as its definition"));
       const Value& want = scratch.value((*outs)[j]);
       const Value& have = g.value(o);
       bool same = want.is_tensor == have.is_tensor && want.dtype == have.dtype &&
@@ -163,9 +204,10 @@ absl::Status VerifyGraph(const Graph& g) {
         same = scratch.SameExtent(want.shape[a], have.shape[a]);
       }
       if (!same) {
-        return NodeError(g, n, absl::StrCat(ValueName(g, o), " is ", TypeString(g, o),
-                                            " but its operands make it ",
-                                            TypeString(scratch, (*outs)[j])));
+        return NodeError(
+            g, n,
+            absl::StrCat(ValueName(g, o), " is ", TypeString(g, o), " but its operands make it ",
+                         TypeString(scratch, (*outs)[j])));
       }
       defined[o] = 1;
     }

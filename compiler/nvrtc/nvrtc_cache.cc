@@ -13,8 +13,8 @@ namespace {
 std::string InputKey(const std::string& source, const std::string& kernel_name,
                      const NvrtcOptions& options) {
   const std::string extra = absl::StrJoin(options.extra, "\x1f");
-  return absl::StrCat(options.arch, "\n", kernel_name.size(), ":", kernel_name, "\n", extra.size(), ":",
-                      extra, "\n", source);
+  return absl::StrCat(options.arch, "\n", kernel_name.size(), ":", kernel_name, "\n", extra.size(),
+                      ":", extra, "\n", source);
 }
 
 uint64_t OutputBytes(const NvrtcOutput& o) {
@@ -32,7 +32,9 @@ absl::StatusOr<NvrtcOutput> NvrtcOutputCache::Compile(const std::string& source,
                                                       const std::string& kernel_name,
                                                       const NvrtcOptions& options, bool* reused) {
   const auto t0 = std::chrono::steady_clock::now();
-  auto since_t0 = [&] { return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count(); };
+  auto since_t0 = [&] {
+    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+  };
   std::string key = InputKey(source, kernel_name, options);
   if (reused != nullptr) *reused = false;
   {
@@ -72,7 +74,8 @@ absl::StatusOr<NvrtcOutput> NvrtcOutputCache::Compile(const std::string& source,
 
 void NvrtcOutputCache::InsertLocked(std::string key, const NvrtcOutput& output) {
   const uint64_t bytes = key.size() + OutputBytes(output);
-  if (bytes > max_bytes_ || entries_.count(key) != 0) return;  // too big, or a racing thread stored it
+  if (bytes > max_bytes_ || entries_.count(key) != 0)
+    return;  // too big, or a racing thread stored it
   while (bytes_ + bytes > max_bytes_ && !lru_.empty()) {
     auto old = entries_.find(lru_.back());
     bytes_ -= old->second.bytes;

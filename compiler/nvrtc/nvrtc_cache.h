@@ -39,15 +39,16 @@ struct NvrtcCacheStats {
   uint64_t hits = 0;        // compiles answered from memory or the store
   uint64_t store_hits = 0;  // of those, from the store
   uint64_t misses = 0;      // compiles run (successful or not)
-  uint64_t entries = 0;  // outputs held now
-  uint64_t bytes = 0;    // bytes held now (inputs and outputs)
+  uint64_t entries = 0;     // outputs held now
+  uint64_t bytes = 0;       // bytes held now (inputs and outputs)
 };
 
 class NvrtcOutputCache {
  public:
   // Holds at most `max_bytes` of inputs and outputs (default 64 MiB); asks
   // `store` (may be null; must outlive the cache) on a miss in memory.
-  explicit NvrtcOutputCache(uint64_t max_bytes = uint64_t{64} << 20, NvrtcOutputStore* store = nullptr);
+  explicit NvrtcOutputCache(uint64_t max_bytes = uint64_t{64} << 20,
+                            NvrtcOutputStore* store = nullptr);
   NvrtcOutputCache(const NvrtcOutputCache&) = delete;
   NvrtcOutputCache& operator=(const NvrtcOutputCache&) = delete;
 
@@ -71,9 +72,9 @@ class NvrtcOutputCache {
   const uint64_t max_bytes_;
   NvrtcOutputStore* const store_;
   mutable std::mutex mu_;
-  std::unordered_map<std::string, Entry> entries_;  // guarded by mu_
-  std::list<std::string> lru_;                      // guarded by mu_; front = newest
-  uint64_t bytes_ = 0;                              // guarded by mu_
+  std::unordered_map<std::string, Entry> entries_;   // guarded by mu_
+  std::list<std::string> lru_;                       // guarded by mu_; front = newest
+  uint64_t bytes_ = 0;                               // guarded by mu_
   uint64_t hits_ = 0, store_hits_ = 0, misses_ = 0;  // guarded by mu_
 };
 

@@ -8,9 +8,11 @@ namespace fusiond {
 namespace {
 
 std::string Kernel(const std::string& name, float add) {
-  return "extern \"C\" __global__ void " + name + "(float* x, long long n) {\n"
+  return "extern \"C\" __global__ void " + name +
+         "(float* x, long long n) {\n"
          "  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
-         "  if (i < n) x[i] += " + std::to_string(add) + "f;\n}\n";
+         "  if (i < n) x[i] += " +
+         std::to_string(add) + "f;\n}\n";
 }
 
 TEST(NvrtcOutputCache, CompilesEachInputOnce) {
@@ -47,10 +49,12 @@ TEST(NvrtcOutputCache, CompilesEachInputOnce) {
 TEST(NvrtcOutputCache, FailuresAreNotStored) {
   NvrtcOutputCache cache;
   bool reused = true;
-  auto bad = cache.Compile("extern \"C\" __global__ void k() { undeclared(); }\n", "k", NvrtcOptions{}, &reused);
+  auto bad = cache.Compile("extern \"C\" __global__ void k() { undeclared(); }\n", "k",
+                           NvrtcOptions{}, &reused);
   if (absl::IsUnavailable(bad.status())) GTEST_SKIP() << "no NVRTC in this build";
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInternal);
-  bad = cache.Compile("extern \"C\" __global__ void k() { undeclared(); }\n", "k", NvrtcOptions{}, &reused);
+  bad = cache.Compile("extern \"C\" __global__ void k() { undeclared(); }\n", "k", NvrtcOptions{},
+                      &reused);
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInternal);
   EXPECT_FALSE(reused);
   EXPECT_EQ(cache.Stats().entries, 0u);

@@ -12,8 +12,7 @@
 
 namespace fusiond {
 
-void ParsePtxasReport(const std::string& log, const std::string& kernel_name,
-                      NvrtcOutput* out) {
+void ParsePtxasReport(const std::string& log, const std::string& kernel_name, NvrtcOutput* out) {
   // ptxas info    : Compiling entry function 'k' for 'sm_90'
   // ptxas info    : Function properties for k
   //     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
@@ -50,7 +49,8 @@ bool NvrtcKnowsArch(int sm) {
   if (nvrtcGetNumSupportedArchs(&n) != NVRTC_SUCCESS || n <= 0) return false;
   std::vector<int> archs(n);
   if (nvrtcGetSupportedArchs(archs.data()) != NVRTC_SUCCESS) return false;
-  for (int a : archs) if (a == sm) return true;
+  for (int a : archs)
+    if (a == sm) return true;
   return false;
 }
 
@@ -79,8 +79,8 @@ absl::StatusOr<NvrtcOutput> CompileWithNvrtc(const std::string& source,
   const auto t0 = std::chrono::steady_clock::now();
   const int sm = ArchNumber(options.arch);
   if (sm < 50) {
-    return absl::InvalidArgumentError(absl::StrCat("nvrtc: bad arch '", options.arch,
-                                                   "'; expected sm_XX"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("nvrtc: bad arch '", options.arch, "'; expected sm_XX"));
   }
   NvrtcOutput out;
   const bool cubin = NvrtcKnowsArch(sm);
@@ -94,7 +94,8 @@ absl::StatusOr<NvrtcOutput> CompileWithNvrtc(const std::string& source,
   for (const std::string& e : options.extra) out.options.push_back(e);
   nvrtcProgram prog;
   const std::string file = kernel_name + ".cu";
-  if (nvrtcCreateProgram(&prog, source.c_str(), file.c_str(), 0, nullptr, nullptr) != NVRTC_SUCCESS) {
+  if (nvrtcCreateProgram(&prog, source.c_str(), file.c_str(), 0, nullptr, nullptr) !=
+      NVRTC_SUCCESS) {
     return absl::UnavailableError("nvrtc: nvrtcCreateProgram failed");
   }
   std::vector<const char*> argv;
@@ -124,7 +125,8 @@ absl::StatusOr<NvrtcOutput> CompileWithNvrtc(const std::string& source,
                                             " failed: ", nvrtcGetErrorString(got)));
   }
   ParsePtxasReport(out.log, kernel_name, &out);
-  out.micros = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+  out.micros =
+      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }
 
@@ -138,8 +140,8 @@ std::string NvrtcVersion() {
 
 absl::StatusOr<NvrtcOutput> CompileWithNvrtc(const std::string&, const std::string& kernel_name,
                                              const NvrtcOptions&) {
-  return absl::UnavailableError(absl::StrCat("nvrtc: this build has no NVRTC (kernel ",
-                                             kernel_name, ")"));
+  return absl::UnavailableError(
+      absl::StrCat("nvrtc: this build has no NVRTC (kernel ", kernel_name, ")"));
 }
 
 std::string NvrtcVersion() { return "none"; }

@@ -20,7 +20,7 @@ struct NvrtcOptions {
 struct NvrtcOutput {
   std::string binary;  // cubin bytes, or PTX text when is_ptx
   bool is_ptx = false;
-  std::string arch;    // what the binary is for ("sm_90" or "compute_90")
+  std::string arch;                  // what the binary is for ("sm_90" or "compute_90")
   std::vector<std::string> options;  // as passed to nvrtcCompileProgram
   std::string log;                   // NVRTC's program log (ptxas report included)
   int registers = -1;                // ptxas: registers per thread
@@ -45,8 +45,7 @@ std::vector<std::string> NvrtcFlags();
 
 // Parses ptxas' "-v" report in a log into out's registers, spill bytes and
 // shared memory (for the function `kernel_name`; any function when empty).
-void ParsePtxasReport(const std::string& log, const std::string& kernel_name,
-                      NvrtcOutput* out);
+void ParsePtxasReport(const std::string& log, const std::string& kernel_name, NvrtcOutput* out);
 
 }  // namespace fusiond
 

@@ -30,7 +30,9 @@ TEST(Nvrtc, CompilesAKernelToACubin) {
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_FALSE(out->is_ptx);
   ASSERT_GE(out->binary.size(), 4u);
-  EXPECT_EQ(out->binary.substr(0, 4), std::string("\x7f" "ELF", 4));  // a cubin is an ELF file
+  EXPECT_EQ(out->binary.substr(0, 4), std::string("\x7f"
+                                                  "ELF",
+                                                  4));  // a cubin is an ELF file
   EXPECT_GT(out->registers, 0);
   EXPECT_EQ(out->spill_bytes, 0);
   EXPECT_NE(NvrtcVersion(), "none");
@@ -40,7 +42,8 @@ TEST(Nvrtc, CompilesAKernelToACubin) {
 }
 
 TEST(Nvrtc, BadSourceIsInternalWithLogAndKernelName) {
-  const std::string src = "extern \"C\" __global__ void broken(float* x) { x[0] = undefined_thing; }\n";
+  const std::string src =
+      "extern \"C\" __global__ void broken(float* x) { x[0] = undefined_thing; }\n";
   auto out = CompileWithNvrtc(src, "broken", NvrtcOptions{});
   if (absl::IsUnavailable(out.status())) GTEST_SKIP() << "no NVRTC in this build";
   ASSERT_FALSE(out.ok());

@@ -67,7 +67,8 @@ double Remainder(double a, double b) {
 // Shifts by a count outside [0, 64) give 0 (left) or the sign (right).
 double ShiftLeft(double a, double b) {
   if (!(b >= 0 && b < 64)) return 0;
-  return static_cast<double>(static_cast<int64_t>(static_cast<uint64_t>(Bits(a)) << static_cast<int>(b)));
+  return static_cast<double>(
+      static_cast<int64_t>(static_cast<uint64_t>(Bits(a)) << static_cast<int>(b)));
 }
 double ShiftRight(double a, double b) {
   if (!(b >= 0 && b < 64)) return Bits(a) < 0 ? -1.0 : 0.0;

@@ -30,8 +30,7 @@ std::string HeuristicParams::ToString() const {
       " grid_y=", grid_y, " persistent_batch=", persistent_batch,
       " smem_buffer=", smem_buffer ? "true" : "false", " rows_per_block=", rows_per_block,
       " grid_reduction=", grid_reduction ? "true" : "false",
-      " multi_pass=", multi_pass ? "true" : "false", " unroll=", unroll,
-      " smem_bytes=", smem_bytes,
+      " multi_pass=", multi_pass ? "true" : "false", " unroll=", unroll, " smem_bytes=", smem_bytes,
       // Only when set, so the hashes of kernels without clusters stay as they were.
       cluster_x > 1 ? absl::StrCat(" cluster_x=", cluster_x) : std::string(),
       smem_columns ? " smem_columns=true" : "", reread_rows ? " reread_rows=true" : "");
@@ -59,8 +58,8 @@ bool HeuristicParams::operator==(const HeuristicParams& o) const {
          grid_x == o.grid_x && grid_y == o.grid_y && persistent_batch == o.persistent_batch &&
          smem_buffer == o.smem_buffer && rows_per_block == o.rows_per_block &&
          grid_reduction == o.grid_reduction && multi_pass == o.multi_pass && unroll == o.unroll &&
-         smem_bytes == o.smem_bytes && cluster_x == o.cluster_x &&
-         smem_columns == o.smem_columns && reread_rows == o.reread_rows;
+         smem_bytes == o.smem_bytes && cluster_x == o.cluster_x && smem_columns == o.smem_columns &&
+         reread_rows == o.reread_rows;
 }
 
 }  // namespace fusiond

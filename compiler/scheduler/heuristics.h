@@ -85,8 +85,8 @@ struct HeuristicParams {
   bool reread_rows = false;
 
   std::string ToString() const;  // one line, "kind=inner_persistent vectorize=8 ..."
-  std::string ToJson() const;     // one JSON object with every field
-  uint64_t Hash() const;          // stable across runs and builds
+  std::string ToJson() const;    // one JSON object with every field
+  uint64_t Hash() const;         // stable across runs and builds
   bool operator==(const HeuristicParams& o) const;
 };
 

@@ -76,7 +76,8 @@ std::optional<PersistentSplit> ChoosePersistentSplit(const Target& t, int64_t ve
 
 bool StageRows(const FusionAnalysis& a, const Target& t, HeuristicParams* p, bool even_small) {
   // Elements of one tensor a block keeps per row (all its rows).
-  const int64_t elements = int64_t{p->block_x} * p->rows_per_block * p->persistent_batch * p->vectorize;
+  const int64_t elements =
+      int64_t{p->block_x} * p->rows_per_block * p->persistent_batch * p->vectorize;
   int64_t row_bytes = 0, col_bytes = 0, words = 0;
   for (const TensorSummary& s : a.inputs) {
     if (!s.varies_inner) continue;

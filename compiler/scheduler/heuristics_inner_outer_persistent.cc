@@ -128,8 +128,8 @@ HeuristicParams InnerOuterPersistentHeuristics(const FusionAnalysis& a, const Ta
   // against 115.4-116.1). Not with one column reduction (rmsnorm backward:
   // 1-6% slower) nor two blocks a SM; clusters of 4 or 8 do not fit a
   // cooperative launch of one block a SM.
-  if (columns >= 2 && HasClusters(t) && per_sm == 1 && p.smem_buffer && !p.multi_pass && p.grid_y == 1 &&
-      p.block_y == 1 && p.vectorize % 4 == 0 && p.grid_x >= 2) {
+  if (columns >= 2 && HasClusters(t) && per_sm == 1 && p.smem_buffer && !p.multi_pass &&
+      p.grid_y == 1 && p.block_y == 1 && p.vectorize % 4 == 0 && p.grid_x >= 2) {
     p.cluster_x = 2;
   }
   return p;

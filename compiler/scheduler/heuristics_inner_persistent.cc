@@ -11,8 +11,7 @@
 
 namespace fusiond {
 
-std::optional<HeuristicParams> InnerPersistentHeuristics(const FusionAnalysis& a,
-                                                         const Target& t) {
+std::optional<HeuristicParams> InnerPersistentHeuristics(const FusionAnalysis& a, const Target& t) {
   HeuristicParams p;
   p.kind = SchedulerKind::kInnerPersistent;
   p.outer_size = a.outer_size;
@@ -49,9 +48,10 @@ std::optional<HeuristicParams> InnerPersistentHeuristics(const FusionAnalysis& a
       if (vectors < 2048 || (column_operands > 0 && best_warps > 0)) break;
       const int64_t batch = CeilDiv(vectors, bx);
       if (batch > 16 || kRegisterOverhead + batch * floats > t.max_registers_per_thread) continue;
-      const int64_t words = kRegisterOverhead + kRegisterMargin + RowWordsPerThread(a, batch * p.vectorize);
-      const int warps =
-          std::max(1, BlocksPerSm(t, bx, static_cast<int>(std::min<int64_t>(words, 255)), 0) * bx / 32);
+      const int64_t words =
+          kRegisterOverhead + kRegisterMargin + RowWordsPerThread(a, batch * p.vectorize);
+      const int warps = std::max(
+          1, BlocksPerSm(t, bx, static_cast<int>(std::min<int64_t>(words, 255)), 0) * bx / 32);
       if (warps > best_warps) {
         best_warps = warps;
         p.block_x = bx;
@@ -70,7 +70,8 @@ std::optional<HeuristicParams> InnerPersistentHeuristics(const FusionAnalysis& a
     int full_inputs = 0;
     for (const TensorSummary& s : a.inputs) full_inputs += s.full;
     const int64_t batch512 = CeilDiv(vectors, 512);
-    const bool two_inputs = full_inputs >= 2 && column_operands == 0 && vectors >= 512 && batch512 <= 4;
+    const bool two_inputs =
+        full_inputs >= 2 && column_operands == 0 && vectors >= 512 && batch512 <= 4;
     const bool one_input = full_inputs == 1 && column_operands <= 1 && a.num_reductions == 1 &&
                            vectors % 512 == 0 && vectors >= 1024 && batch512 <= 3;
     if (two_inputs || one_input) {
@@ -83,8 +84,8 @@ std::optional<HeuristicParams> InnerPersistentHeuristics(const FusionAnalysis& a
     // Registers would spill: the row buffers go to shared memory.
     p.block_x = 512;
     p.persistent_batch = static_cast<int>(CeilDiv(vectors, p.block_x));
-    const int64_t row_bytes = int64_t{4} * BufferFloatsPerElement(a, 0) *
-                              p.block_x * p.persistent_batch * p.vectorize;
+    const int64_t row_bytes =
+        int64_t{4} * BufferFloatsPerElement(a, 0) * p.block_x * p.persistent_batch * p.vectorize;
     if (row_bytes > t.smem_per_block) return std::nullopt;
     p.smem_buffer = true;
     p.smem_bytes = row_bytes;
@@ -120,7 +121,8 @@ HeuristicParams InnerReductionHeuristics(const FusionAnalysis& a, const Target& 
   // shared memory, so only 512-thread blocks (alone on an SM anyway).
   bool columns = false;
   for (const TensorSummary& in : a.inputs) columns |= in.varies_inner && !in.full;
-  if (!columns && p.block_x >= 512) p.smem_bytes = std::max<int64_t>(0, t.smem_per_block - kStaticSmemReserve);
+  if (!columns && p.block_x >= 512)
+    p.smem_bytes = std::max<int64_t>(0, t.smem_per_block - kStaticSmemReserve);
   return p;
 }
 

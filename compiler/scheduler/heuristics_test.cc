@@ -51,7 +51,8 @@ FusionAnalysis BatchNormSummary(int64_t n, int64_t c = 64, int64_t hw = 56) {
   a.reduced_strided = n;
   a.inner_size = n * hw * hw;
   a.space = {n, c, hw, hw};
-  for (int i = 0; i < 2; ++i) a.inputs.push_back({DataType::kBFloat16, n * c * hw * hw, true, true, false});
+  for (int i = 0; i < 2; ++i)
+    a.inputs.push_back({DataType::kBFloat16, n * c * hw * hw, true, true, false});
   a.outputs.push_back({DataType::kBFloat16, n * c * hw * hw, true, true, false});
   return a;
 }
@@ -159,7 +160,8 @@ TEST(Heuristics, WideRowsStillSchedule) {
 TEST(Heuristics, NormBackwardSplitsRowsTooWideForOneBlock) {
   // 32K-128K bf16: slices of 256 x 4 vectors over grid_y blocks, staged, all
   // of them co-resident (one per SM).
-  for (auto [rows, width, parts] : {std::tuple{1024, 32768, 4}, {512, 65536, 8}, {256, 131072, 16}}) {
+  for (auto [rows, width, parts] :
+       {std::tuple{1024, 32768, 4}, {512, 65536, 8}, {256, 131072, 16}}) {
     for (int columns : {1, 2}) {
       HeuristicParams p = InnerOuterPersistentHeuristics(
           RowSummary(FusionPattern::kInnerOuter, rows, width, 2, columns), H100());
@@ -198,7 +200,8 @@ TEST(Heuristics, RowsAreStagedWhereRegistersCannotPrefetch) {
   // Rows of 512-2048 vectors take the same form, a chunk a thread for each
   // 512 vectors; narrower rows (2048: 256 vectors) keep the other shapes.
   for (int64_t width : {4096, 8192, 12288}) {
-    auto other = InnerPersistentHeuristics(RowSummary(FusionPattern::kInner, 16384, width, 2, 0), H100());
+    auto other =
+        InnerPersistentHeuristics(RowSummary(FusionPattern::kInner, 16384, width, 2, 0), H100());
     ASSERT_TRUE(other.has_value());
     EXPECT_TRUE(other->reread_rows) << width;
     EXPECT_EQ(other->block_x, 512) << width;
@@ -206,7 +209,8 @@ TEST(Heuristics, RowsAreStagedWhereRegistersCannotPrefetch) {
     EXPECT_EQ(other->rows_per_block, 1) << width;
     EXPECT_EQ(other->grid_x, 16384) << width;
   }
-  auto narrow = InnerPersistentHeuristics(RowSummary(FusionPattern::kInner, 16384, 2048, 2, 0), H100());
+  auto narrow =
+      InnerPersistentHeuristics(RowSummary(FusionPattern::kInner, 16384, 2048, 2, 0), H100());
   ASSERT_TRUE(narrow.has_value());
   EXPECT_FALSE(narrow->reread_rows);
   // One full input, one reduction, one column (rmsnorm forward): rows of
@@ -267,7 +271,8 @@ TEST(Heuristics, LayerNormBackwardStagesRowsForWideBlocks) {
   // row, as float: two chunks a thread, kMaxFloatColumnBatch, plus two rows
   // of both); 8192 wide 512 x 2, one block per SM; 4096 wide 256 x 2, two
   // per SM.
-  for (auto [rows, width, block_x, grid_x] : {std::tuple{2048, 8192, 512, 132}, {16384, 4096, 256, 264}}) {
+  for (auto [rows, width, block_x, grid_x] :
+       {std::tuple{2048, 8192, 512, 132}, {16384, 4096, 256, 264}}) {
     HeuristicParams l = InnerOuterPersistentHeuristics(NormBackward(rows, width, 2), H100());
     EXPECT_EQ(l.block_x, block_x) << width;
     EXPECT_EQ(l.persistent_batch, 2) << width;
@@ -294,14 +299,17 @@ TEST(Heuristics, LayerNormBackwardSumsItsPartialsOverClustersOfTwo) {
     // Before sm_90 there are no clusters.
     auto a100 = LookupTarget("sm_80");
     ASSERT_TRUE(a100.ok());
-    EXPECT_EQ(InnerOuterPersistentHeuristics(NormBackward(rows, width, 2), *a100).cluster_x, 1) << width;
+    EXPECT_EQ(InnerOuterPersistentHeuristics(NormBackward(rows, width, 2), *a100).cluster_x, 1)
+        << width;
     // rmsnorm (one column reduction): none.
-    EXPECT_EQ(InnerOuterPersistentHeuristics(NormBackward(rows, width, 1), H100()).cluster_x, 1) << width;
+    EXPECT_EQ(InnerOuterPersistentHeuristics(NormBackward(rows, width, 1), H100()).cluster_x, 1)
+        << width;
   }
   // Two blocks per SM (4096 wide): none.
   EXPECT_EQ(InnerOuterPersistentHeuristics(NormBackward(16384, 4096, 2), H100()).cluster_x, 1);
   // Rows stacked in a block (narrow rows): none.
-  EXPECT_EQ(InnerOuterPersistentHeuristics(RowSummary(FusionPattern::kInnerOuter, 4096, 1024, 3, 2), H100())
+  EXPECT_EQ(InnerOuterPersistentHeuristics(RowSummary(FusionPattern::kInnerOuter, 4096, 1024, 3, 2),
+                                           H100())
                 .cluster_x,
             1);
   EXPECT_TRUE(HasClusters(H100()));
@@ -352,7 +360,8 @@ TEST(Heuristics, RowsOf4096TakeTwoWarpsEach) {
   // block per row pair; rows stay in registers. (Softmax backward's two
   // full inputs take torch.compile's form: RowsAreStagedWhereRegistersCannotPrefetch.)
   {
-    auto p = InnerPersistentHeuristics(RowSummary(FusionPattern::kInner, 16384, 4096, 1, 0), H100());
+    auto p =
+        InnerPersistentHeuristics(RowSummary(FusionPattern::kInner, 16384, 4096, 1, 0), H100());
     ASSERT_TRUE(p.has_value());
     EXPECT_FALSE(p->smem_buffer);
     EXPECT_EQ(p->block_x, 64);
@@ -366,7 +375,8 @@ TEST(Heuristics, RowsOf4096TakeTwoWarpsEach) {
   // and a bias): the same, the columns in shared memory.
   for (int columns : {1, 2}) {
     FusionAnalysis nf = RowSummary(FusionPattern::kInner, 16384, 4096, 1, 0);
-    for (int c = 0; c < columns; ++c) nf.inputs.push_back({DataType::kBFloat16, 4096, true, false, false});
+    for (int c = 0; c < columns; ++c)
+      nf.inputs.push_back({DataType::kBFloat16, 4096, true, false, false});
     auto p = InnerPersistentHeuristics(nf, H100());
     ASSERT_TRUE(p.has_value());
     EXPECT_EQ(p->block_x, 64) << columns;
@@ -375,7 +385,8 @@ TEST(Heuristics, RowsOf4096TakeTwoWarpsEach) {
   }
   // Three columns: the rule is measured for one and two only.
   FusionAnalysis three = RowSummary(FusionPattern::kInner, 16384, 4096, 1, 0);
-  for (int c = 0; c < 3; ++c) three.inputs.push_back({DataType::kBFloat16, 4096, true, false, false});
+  for (int c = 0; c < 3; ++c)
+    three.inputs.push_back({DataType::kBFloat16, 4096, true, false, false});
   auto p = InnerPersistentHeuristics(three, H100());
   ASSERT_TRUE(p.has_value());
   EXPECT_NE(p->block_x, 64);

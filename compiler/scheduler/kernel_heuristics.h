@@ -79,7 +79,8 @@ constexpr int64_t kStaticSmemReserve = 4096;
 // -> 116.3 us on the H200). Inner persistent kernels keep their rows in
 // registers (softmax backward staged was 6% slower). `even_small` stages
 // buffers of 16 registers or fewer too. Returns whether it staged.
-bool StageRows(const FusionAnalysis& a, const Target& t, HeuristicParams* p, bool even_small = false);
+bool StageRows(const FusionAnalysis& a, const Target& t, HeuristicParams* p,
+               bool even_small = false);
 
 }  // namespace fusiond
 

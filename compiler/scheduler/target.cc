@@ -1,7 +1,7 @@
 #include "compiler/scheduler/target.h"
 
-#include "absl/strings/str_cat.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 
@@ -17,9 +17,11 @@ constexpr int64_t kMiB = 1024 * kKiB;
 const std::vector<Target>& Table() {
   static const std::vector<Target>* table = new std::vector<Target>{
       {"sm_80", "A100 SXM", 108, 65536, 255, 164 * kKiB, 163 * kKiB, 2048, 1024, 32, 32, 40 * kMiB},
-      {"sm_86", "A40 / RTX A6000", 84, 65536, 255, 100 * kKiB, 99 * kKiB, 1536, 1024, 16, 32, 6 * kMiB},
+      {"sm_86", "A40 / RTX A6000", 84, 65536, 255, 100 * kKiB, 99 * kKiB, 1536, 1024, 16, 32,
+       6 * kMiB},
       {"sm_89", "L40S", 142, 65536, 255, 100 * kKiB, 99 * kKiB, 1536, 1024, 24, 32, 96 * kMiB},
-      {"sm_90", "H100/H200 SXM", 132, 65536, 255, 228 * kKiB, 227 * kKiB, 2048, 1024, 32, 32, 50 * kMiB},
+      {"sm_90", "H100/H200 SXM", 132, 65536, 255, 228 * kKiB, 227 * kKiB, 2048, 1024, 32, 32,
+       50 * kMiB},
       {"sm_100", "B200", 148, 65536, 255, 228 * kKiB, 227 * kKiB, 2048, 1024, 32, 32, 126 * kMiB},
   };
   return *table;

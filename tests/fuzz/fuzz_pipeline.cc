@@ -54,9 +54,10 @@ void FuzzPipeline(const Graph& g, const std::vector<std::vector<int64_t>>& input
   options.nvrtc_cache = &nvrtc_cache;
   auto compiled = CompileFusion(g, input_shapes, options);
   if (!compiled.ok()) {
-    FuzzCheck(compiled.status().code() != absl::StatusCode::kInternal,
-              "the pipeline failed with Internal (a broken invariant, or NVRTC rejected generated code)",
-              compiled.status());
+    FuzzCheck(
+        compiled.status().code() != absl::StatusCode::kInternal,
+        "the pipeline failed with Internal (a broken invariant, or NVRTC rejected generated code)",
+        compiled.status());
     return FuzzCheckError(compiled.status());
   }
   const absl::Status optimized = VerifyGraph(compiled->optimized);
@@ -64,8 +65,7 @@ void FuzzPipeline(const Graph& g, const std::vector<std::vector<int64_t>>& input
   if (SmallAndStatic(g)) {
     // Every pass keeps the reference results (tests/passes/pass_check.h).
     const std::string why = CheckPassesPreserve(g, RandomInputs(g, input_shapes, 1));
-    FuzzCheck(why.empty() || why.rfind("the reference rejects the graph:", 0) == 0,
-              why.c_str());
+    FuzzCheck(why.empty() || why.rfind("the reference rejects the graph:", 0) == 0, why.c_str());
   }
   // What a client sends is the graph's wire form: it must read back as the
   // same fusion (the daemon's cache key is the canonical hash).
@@ -84,8 +84,8 @@ void FuzzPipeline(const Graph& g, const std::vector<std::vector<int64_t>>& input
     if (kernel.ok()) {
       FuzzCheck(!kernel->source.empty(), "a kernel without source");
     } else {
-      FuzzCheck(kernel.status().code() != absl::StatusCode::kInternal, "code generation failed inside",
-                kernel.status());
+      FuzzCheck(kernel.status().code() != absl::StatusCode::kInternal,
+                "code generation failed inside", kernel.status());
       FuzzCheckError(kernel.status());
     }
   }

@@ -29,9 +29,9 @@ void CheckParams(const HeuristicParams& p, const std::string& where) {
   // Vectors run along the kept columns, except in lanes kernels (outer
   // kinds with rows_per_block > 1), whose vectors are chunks of the reduced
   // rows (heuristics_outer_test checks that they divide the reduced length).
-  const bool lanes = (p.kind == SchedulerKind::kOuterReduction ||
-                      p.kind == SchedulerKind::kOuterPersistent) &&
-                     p.rows_per_block > 1;
+  const bool lanes =
+      (p.kind == SchedulerKind::kOuterReduction || p.kind == SchedulerKind::kOuterPersistent) &&
+      p.rows_per_block > 1;
   if (!lanes) EXPECT_EQ(p.inner_size % p.vectorize, 0) << where << " " << p.ToString();
   const bool persistent =
       p.kind == SchedulerKind::kInnerPersistent || p.kind == SchedulerKind::kInnerOuterPersistent;

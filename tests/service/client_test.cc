@@ -37,9 +37,9 @@ class ClientTest : public ::testing::Test {
     std::filesystem::remove_all(dir_);
   }
   void StartDaemon() {
-    ASSERT_TRUE(daemon_.Start({FUSIOND_BIN, "--listen", target_, "--metrics", "", "--cache-dir",
-                               dir_ + "/cache"},
-                              dir_ + "/fusiond.log"));
+    ASSERT_TRUE(daemon_.Start(
+        {FUSIOND_BIN, "--listen", target_, "--metrics", "", "--cache-dir", dir_ + "/cache"},
+        dir_ + "/fusiond.log"));
     for (int i = 0; i < 200; ++i) {  // up to 20 s
       // A fresh channel each time: one that found nothing listening backs off.
       FusionClient client(target_, {.timeout_s = 1});

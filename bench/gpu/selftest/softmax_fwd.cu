@@ -39,7 +39,8 @@ extern "C" __global__ void selftest_softmax_fwd(const __nv_bfloat16* x, __nv_bfl
     for (int64_t c = threadIdx.x; c < cols; c += blockDim.x) m = fmaxf(m, __bfloat162float(xr[c]));
     m = BlockReduce(m, true, scratch);
     float s = 0.f;
-    for (int64_t c = threadIdx.x; c < cols; c += blockDim.x) s += __expf(__bfloat162float(xr[c]) - m);
+    for (int64_t c = threadIdx.x; c < cols; c += blockDim.x)
+      s += __expf(__bfloat162float(xr[c]) - m);
     s = BlockReduce(s, false, scratch);
     for (int64_t c = threadIdx.x; c < cols; c += blockDim.x) {
       y[row * cols + c] = __float2bfloat16(__expf(__bfloat162float(xr[c]) - m) / s);

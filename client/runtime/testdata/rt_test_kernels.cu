@@ -20,9 +20,9 @@ extern "C" __global__ void rt_row_sum(const float* x, float* rowsum, unsigned* b
 
 // out = alpha * (x - rowsum / cols); count[0] = the number of blocks the
 // first kernel counted (proves kernel order and workspace zeroing).
-extern "C" __global__ void rt_center(const float* x, const float* rowsum, float* out,
-                                     float* count, const unsigned* blocks_seen, double alpha,
-                                     int64_t rows, int64_t cols) {
+extern "C" __global__ void rt_center(const float* x, const float* rowsum, float* out, float* count,
+                                     const unsigned* blocks_seen, double alpha, int64_t rows,
+                                     int64_t cols) {
   int64_t n = rows * cols;
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += int64_t(gridDim.x) * blockDim.x) {
@@ -35,8 +35,8 @@ extern "C" __global__ void rt_center(const float* x, const float* rowsum, float*
 // Sum of x [n] with a grid-wide barrier through a zeroed workspace; only
 // correct when every block is resident at once (a cooperative launch).
 // After the barrier every block writes the total to per_block[blockIdx.x].
-extern "C" __global__ void rt_coop_total(const float* x, float* total, float* per_block,
-                                         float* acc, unsigned* arrived, int64_t n) {
+extern "C" __global__ void rt_coop_total(const float* x, float* total, float* per_block, float* acc,
+                                         unsigned* arrived, int64_t n) {
   __shared__ float partial[256];
   float v = 0.f;
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
