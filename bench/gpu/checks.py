@@ -12,8 +12,10 @@ compiler/reference's MaxRelativeError, whose floor keeps values that are tiny
 only by cancellation from dominating. NaN or infinity where the reference has
 none (or a different shape) is +inf; NaN where the reference has NaN matches
 (callers that fill outputs with NaN check unwritten elements another way).
-bf16 limit 1e-2: one bf16 step (2^-7) between a kernel's float32 result and
-float64 rounded the other way passes, a lost term or a lost rounding does not
+bf16 limit 2e-2 (fp16 2e-3), about two steps of the type: the output's own
+rounding plus one rounded intermediate of the definition (a reduction cast to
+bf16) landing on the other side because the kernel sums in another order;
+a lost term or a lost rounding scores 3e-2 or more and fails
 (bench/gpu/checks_test.py). Integer and bool outputs must be equal.
 """
 
@@ -23,7 +25,7 @@ import math
 import sys
 
 FLOOR = 1e-3
-TOLERANCE = {"bfloat16": 1e-2, "float16": 2e-3, "float32": 1e-4, "float64": 1e-4}
+TOLERANCE = {"bfloat16": 2e-2, "float16": 2e-3, "float32": 1e-4, "float64": 1e-4}
 EXACT = ("bool", "int8", "int16", "int32", "int64", "uint8")
 
 

@@ -14,7 +14,7 @@ through the torch front end (client/python/fusiond/frontend_torch.py):
 
 Correctness (bench/gpu/checks.py): per output, the per-element relative
 error with a floor of 1e-3 times the output's largest value (the C++
-MaxRelativeError); bf16 outputs pass at <= 1e-2, fp16 at <= 2e-3, fp32 at
+MaxRelativeError); bf16 outputs pass at <= 2e-2, fp16 at <= 2e-3, fp32 at
 <= 1e-4; a NaN or infinity the reference lacks fails; the output's dtype must
 be eager's (torch's type promotion of the same definition). Our outputs are
 filled with NaN before each checked launch, so an element the kernels never
@@ -228,12 +228,28 @@ def tensor_bytes(ts):
     return sum(t.numel() * t.element_size() for t in ts if isinstance(t, torch.Tensor))
 
 
-def run_ours(fusion, inputs, ref, want_dtypes=None):
-    """One checked launch into NaN-filled outputs; returns (outputs, checks)."""
+def poisoned_outputs(fusion, inputs, device=DEVICE):
+    """The fusion's outputs for `inputs`, filled with what no kernel writes
+    by chance: NaN for floating types, the largest value for integers, True
+    for bool, so an element the kernels leave unwritten fails the check."""
     import torch
     plan = fusion.plan([tuple(x.shape) if isinstance(x, torch.Tensor) else None for x in inputs])
-    outs = [torch.full(s, float("nan"), dtype=runtime._torch_dtype(t.dtype), device=DEVICE)
-            for s, t in zip(plan.output_shapes, fusion.manifest.outputs)]
+    outs = []
+    for shape, spec in zip(plan.output_shapes, fusion.manifest.outputs):
+        dtype = runtime._torch_dtype(spec.dtype)
+        if dtype.is_floating_point:
+            fill = float("nan")
+        elif dtype == torch.bool:
+            fill = True
+        else:
+            fill = torch.iinfo(dtype).max
+        outs.append(torch.full(shape, fill, dtype=dtype, device=device))
+    return outs
+
+
+def run_ours(fusion, inputs, ref, want_dtypes=None):
+    """One checked launch into poisoned outputs; returns (outputs, checks)."""
+    outs = poisoned_outputs(fusion, inputs)
     fusion.run(inputs, outputs=outs)
     synchronize()
     return outs, check_outputs(outs, ref, want_dtypes)

@@ -50,6 +50,27 @@ gtest() {
   return $rc
 }
 
+# gtest_sharded LOG SHARDS CMD...: gtest with the binary's tests split into
+# SHARDS processes run at once (GoogleTest's GTEST_TOTAL_SHARDS): for
+# binaries whose time is CPU reference work; LOG holds every shard's output.
+gtest_sharded() {
+  local log=$1 shards=$2 i rc=0 pids=()
+  shift 2
+  for ((i = 0; i < shards; i++)); do
+    GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i "$@" >"$log.$i" 2>&1 &
+    pids+=($!)
+  done
+  for i in "${!pids[@]}"; do wait "${pids[$i]}" || rc=1; done
+  for ((i = 0; i < shards; i++)); do cat "$log.$i"; rm -f "$log.$i"; done >"$log"
+  grep -E "^\[  (PASSED|FAILED|SKIPPED) |FAILED|Failure|max rel err|closed form" "$log" | head -120
+  if [ "$rc" = 0 ] && grep -q "^\[  SKIPPED \]" "$log"; then
+    echo "skipped tests (the device run must run every one):"
+    grep "^\[  SKIPPED \]" "$log" | head -20
+    return 1
+  fi
+  return $rc
+}
+
 # pytest_step LOG CMD...: a Python unittest run; its last lines to stdout,
 # all of it to LOG; fails on a failure or a skipped test.
 pytest_step() {

@@ -12,7 +12,7 @@ namespace corpus {
 double OutputTolerance(DataType t) {
   switch (t) {
     case DataType::kBFloat16:
-      return 1e-2;
+      return 2e-2;
     case DataType::kHalf:
       return 2e-3;
     case DataType::kFloat:

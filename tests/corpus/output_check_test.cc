@@ -92,7 +92,7 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 TEST(OutputCheck, Limits) {
-  EXPECT_EQ(corpus::OutputTolerance(DataType::kBFloat16), 1e-2);
+  EXPECT_EQ(corpus::OutputTolerance(DataType::kBFloat16), 2e-2);
   EXPECT_EQ(corpus::OutputTolerance(DataType::kHalf), 2e-3);
   EXPECT_EQ(corpus::OutputTolerance(DataType::kFloat), 1e-4);
   EXPECT_EQ(corpus::OutputTolerance(DataType::kInt64), 0.0);

@@ -493,6 +493,8 @@ class _TorchProxy:
                 kwargs["device"] = self._device
             if args:
                 args = (self._shape(args[0]),) + args[1:]
+                if name == "randint":  # randint(high, size) / randint(low, high, size)
+                    args = tuple(self._shape(a) for a in args)
                 if (len(args) > 1 and all(isinstance(a, int) for a in args)
                         and name in ("randn", "rand", "zeros", "ones", "empty")):
                     args = tuple(self._size_map.get(a, a) for a in args)

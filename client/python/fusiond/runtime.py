@@ -115,9 +115,9 @@ def _torch_dtype(name: str):
         _TORCH_DTYPES.update({"bool": torch.bool, "int32": torch.int32, "int64": torch.int64,
                               "float16": torch.float16, "bfloat16": torch.bfloat16,
                               "float32": torch.float32, "float64": torch.float64})
-        for name in ("float8_e4m3fn", "float8_e5m2"):  # torch >= 2.1
-            if hasattr(torch, name):
-                _TORCH_DTYPES[name] = getattr(torch, name)
+        for fp8 in ("float8_e4m3fn", "float8_e5m2"):  # torch >= 2.1
+            if hasattr(torch, fp8):
+                _TORCH_DTYPES[fp8] = getattr(torch, fp8)
     return _TORCH_DTYPES[name]
 
 
