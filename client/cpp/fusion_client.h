@@ -10,8 +10,9 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "cache/reply_contents.h"
+#include "compiler/compile_result.h"
 #include "compiler/ir/graph.h"
-#include "compiler/pipeline.h"
 #include "proto/service.grpc.pb.h"
 
 namespace fusiond {
@@ -66,15 +67,17 @@ class FusionClient {
   std::unique_ptr<fusiond::v1::FusionCompiler::Stub> stub_;
 };
 
-// The request for a graph, its input shapes and options.
+// The request for a graph, its input shapes and options. The reply carries
+// what a launch needs (kernels' binaries and manifests, the fusion manifest),
+// plus the CUDA source and the compile report when `contents` asks.
 fusiond::v1::CompileRequest MakeCompileRequest(
     const Graph& graph, const std::vector<std::vector<int64_t>>& input_shapes,
-    const CompileOptions& options);
+    const CompileOptions& options, ReplyContents contents = {});
 
 // `fusionc --server HOST:PORT compile FILE --json`: compiles through the
 // daemon and returns the same report as the embedded cache
 // (CachedCompileResult::ReportJson): CompileResultToJson of the compiled
-// fusion with "cache": "hit" | "miss" first.
+// fusion with "cache": "hit" | "miss" first (asks the daemon for the report).
 absl::StatusOr<std::string> RemoteCompileReportJson(
     const std::string& server, const Graph& graph,
     const std::vector<std::vector<int64_t>>& input_shapes, const CompileOptions& options,

@@ -10,8 +10,8 @@
 #include "absl/status/statusor.h"
 #include "client/cpp/fusion_client.h"
 #include "client/fusionc/flags.h"
+#include "compiler/compile_result.h"
 #include "compiler/frontend/frontend.h"
-#include "compiler/pipeline.h"
 #include "proto/cache.pb.h"
 
 namespace fusiond {
@@ -47,17 +47,20 @@ absl::StatusOr<CachedCompile> CompileEmbedded(const ParsedFusion& fusion,
                                               const CompileOptions& options,
                                               const std::string& cache_dir,
                                               const RedisFlags& redis = {});
-// Compiles through the daemon at `server` (HOST:PORT).
+// Compiles through the daemon at `server` (HOST:PORT); the reply carries
+// the CUDA source and the report only when `contents` asks.
 absl::StatusOr<CachedCompile> CompileRemote(const ParsedFusion& fusion,
                                             const CompileOptions& options,
                                             const std::string& server,
-                                            const FusionClientOptions& client_options = {});
+                                            const FusionClientOptions& client_options = {},
+                                            ReplyContents contents = {});
 
 // The --json report: the compile report with "cache": "hit" | "miss".
 std::string CachedReportJson(const CachedCompile& c);
 // The plain report: cache status, one line per segment, the hash.
 std::string CachedSummary(const CachedCompile& c);
-// Writes DIR/manifest.json and each kernel's binary and source.
+// Writes DIR/manifest.json and each kernel's binary, and its source when the
+// result holds it.
 absl::Status WriteCachedArtifacts(const CachedCompile& c, const std::string& dir);
 
 }  // namespace fusionc

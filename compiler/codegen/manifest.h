@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "compiler/codegen/codegen.h"
-#include "compiler/pipeline.h"
+#include "compiler/compile_result.h"
 
 namespace fusiond {
 

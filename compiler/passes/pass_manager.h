@@ -1,5 +1,5 @@
 // The one wrapper that runs every optimization pass: it times the pass,
-// records a PassRecord (compiler/pipeline.h), keeps the IR text after the
+// records a PassRecord (compiler/passes/pass_record.h), keeps the IR text after the
 // pass when a dump was requested and the pass changed the graph, and runs
 // the IR verifier after every pass (debug builds and tests). A pass is a free
 // function with the PassFn signature; it returns whether it changed the
@@ -13,7 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "compiler/ir/graph.h"
-#include "compiler/pipeline.h"
+#include "compiler/passes/pass_record.h"
 
 namespace fusiond {
 
