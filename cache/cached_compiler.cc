@@ -450,7 +450,7 @@ absl::StatusOr<CachedCompileResult> CachedCompiler::Lookup(const FusionRequest& 
 }
 
 std::optional<CachedCompiler::PayloadHit> CachedCompiler::TryPayloadHit(
-    const std::string& raw_request) {
+    const std::string& raw_request, ReplyContents contents) {
   PayloadHit hit;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -460,11 +460,41 @@ std::optional<CachedCompiler::PayloadHit> CachedCompiler::TryPayloadHit(
   }
   Timer t;
   auto payload = cache_->LookupPayload(hit.cache_key);
-  hit.cache_io_micros = t.Micros();
   if (!payload.ok()) return std::nullopt;
   hit.payload = *std::move(payload);
+  if (!contents.everything()) {
+    std::shared_ptr<const std::string> trimmed = TrimmedPayload(hit, contents);
+    if (trimmed == nullptr) return std::nullopt;
+    hit.payload = std::move(trimmed);
+  }
+  hit.cache_io_micros = t.Micros();
   ++hits_;
   return hit;
+}
+
+std::shared_ptr<const std::string> CachedCompiler::TrimmedPayload(const PayloadHit& hit,
+                                                                  ReplyContents contents) {
+  const std::string key = std::string(1, static_cast<char>('0' + contents.index())) + hit.cache_key;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = trimmed_.find(key);
+    if (it != trimmed_.end() && it->second.full.lock() == hit.payload) return it->second.trimmed;
+  }
+  absl::StatusOr<std::shared_ptr<const std::string>> trimmed = TrimPayload(hit.payload, contents);
+  if (!trimmed.ok()) return nullptr;  // the parsing path reports it
+  const size_t size = key.size() + (*trimmed)->size();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (trimmed_bytes_ + size > options_.max_trimmed_bytes) {
+    trimmed_.clear();
+    trimmed_bytes_ = 0;
+  }
+  if (size <= options_.max_trimmed_bytes) {
+    auto [it, added] = trimmed_.try_emplace(key);
+    if (!added) trimmed_bytes_ -= it->first.size() + it->second.trimmed->size();
+    it->second = Trimmed{hit.payload, *trimmed};
+    trimmed_bytes_ += size;
+  }
+  return *trimmed;
 }
 
 void CachedCompiler::RememberRawRequest(const std::string& raw_request,

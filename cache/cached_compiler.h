@@ -34,6 +34,7 @@
 #include "cache/compile_worker.h"
 #include "cache/kernel_cache.h"
 #include "cache/kernel_text_store.h"
+#include "cache/reply_contents.h"
 #include "cache/shared_tier.h"
 #include "compiler/ir/builder.h"
 #include "compiler/nvrtc/nvrtc_cache.h"
@@ -84,6 +85,9 @@ struct CachedCompilerOptions {
   // Bytes of request keys remembered in memory (each of the two maps).
   // Default: 64 MiB.
   size_t max_memo_bytes = size_t{64} << 20;
+  // Bytes of trimmed hit payloads kept (replies without source or report).
+  // Default: 64 MiB.
+  size_t max_trimmed_bytes = size_t{64} << 20;
   // The pipeline in worker processes (CompileWorkerPool): the worker command,
   // e.g. {"/proc/self/exe", "--compile-worker"}; empty runs it in this
   // process (no time limit, no cancellation of a running compile).
@@ -154,14 +158,17 @@ class CachedCompiler {
 
   // The daemon's hit path, for a request seen before as the exact bytes the
   // client sent (no parsing, no copying of the record): the cache key and
-  // the verified serialized CompiledFusion. nullopt when the bytes are new or
-  // the record is gone; then parse the request and use CompileAsync.
+  // the verified serialized CompiledFusion with what `contents` asks for
+  // (trimmed once per record and kept while the record stays in memory).
+  // nullopt when the bytes are new or the record is gone; then parse the
+  // request and use CompileAsync.
   struct PayloadHit {
     std::string cache_key;
     std::shared_ptr<const std::string> payload;
     double cache_io_micros = 0;
   };
-  std::optional<PayloadHit> TryPayloadHit(const std::string& raw_request);
+  std::optional<PayloadHit> TryPayloadHit(const std::string& raw_request,
+                                          ReplyContents contents = ReplyContents::Everything());
   // Remembers (in memory) that `raw_request` resolved to `cache_key`.
   void RememberRawRequest(const std::string& raw_request, const std::string& cache_key);
 
@@ -192,6 +199,9 @@ class CachedCompiler {
   // The full pipeline, in a worker or in process.
   absl::StatusOr<WorkerResult> FullCompile(const FusionRequest& request,
                                            const std::function<bool()>& wanted);
+  // `hit`'s payload trimmed to `contents`, from trimmed_ or made now; null
+  // when the record does not parse.
+  std::shared_ptr<const std::string> TrimmedPayload(const PayloadHit& hit, ReplyContents contents);
   // True while some waiter of the flight still wants its result.
   bool FlightWanted(const std::string& request_key);
   void RememberIn(std::unordered_map<std::string, std::string>* memo, size_t* bytes,
@@ -218,6 +228,14 @@ class CachedCompiler {
   std::unordered_map<std::string, std::string> memo_;      // request key -> cache key
   std::unordered_map<std::string, std::string> raw_memo_;  // raw request -> cache key
   size_t memo_bytes_ = 0, raw_memo_bytes_ = 0;             // keys and values held
+  // Trimmed payloads for TryPayloadHit by contents and cache key, each with
+  // the full payload it came from (valid while that one is still served).
+  struct Trimmed {
+    std::weak_ptr<const std::string> full;
+    std::shared_ptr<const std::string> trimmed;
+  };
+  std::unordered_map<std::string, Trimmed> trimmed_;
+  size_t trimmed_bytes_ = 0;
 
   std::atomic<uint64_t> hits_{0}, misses_{0}, compiles_{0}, joins_{0}, rejected_{0},
       key_resolutions_{0}, shared_hits_{0}, worker_reuses_{0};

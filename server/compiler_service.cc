@@ -8,6 +8,8 @@
 #include <optional>
 #include <vector>
 
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/wire_format_lite.h"
 #include "server/status_map.h"
 
 namespace fusiond {
@@ -20,10 +22,13 @@ double SecondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-// Fills `response` from a result; the record is moved, not copied.
-void FillResponse(CachedCompileResult&& r, Clock::time_point start, pb::CompileResponse* response) {
+// Fills `response` from a result with what `contents` asks for; the record
+// is moved, not copied.
+void FillResponse(CachedCompileResult&& r, ReplyContents contents, Clock::time_point start,
+                  pb::CompileResponse* response) {
   response->set_cache(r.hit ? pb::HIT : pb::MISS);
   *response->mutable_result() = std::move(r.compiled);
+  TrimCompiledFusion(contents, response->mutable_result());
   response->set_cache_key(std::move(r.cache_key));
   response->set_server_micros(SecondsSince(start) * 1e6);
 }
@@ -48,6 +53,34 @@ std::string CodeName(grpc::StatusCode code) {
                                  "UNAUTHENTICATED"};
   int c = static_cast<int>(code);
   return c >= 0 && c <= 16 ? kNames[c] : "UNKNOWN";
+}
+
+// include_source and include_report of a serialized CompileRequest, read
+// without parsing the graph (the hit path's bytes parsed when first seen).
+ReplyContents RawReplyContents(const std::string& raw) {
+  using google::protobuf::internal::WireFormatLite;
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(raw.data()),
+                                            static_cast<int>(raw.size()));
+  ReplyContents contents;
+  while (uint32_t tag = in.ReadTag()) {
+    const int field = WireFormatLite::GetTagFieldNumber(tag);
+    const bool varint = WireFormatLite::GetTagWireType(tag) == WireFormatLite::WIRETYPE_VARINT;
+    if (varint && (field == pb::CompileRequest::kIncludeSourceFieldNumber ||
+                   field == pb::CompileRequest::kIncludeReportFieldNumber)) {
+      uint64_t value = 0;
+      if (!in.ReadVarint64(&value)) break;
+      bool& flag = field == pb::CompileRequest::kIncludeSourceFieldNumber ? contents.source
+                                                                          : contents.report;
+      flag = value != 0;
+    } else if (!WireFormatLite::SkipField(&in, tag)) {
+      break;
+    }
+  }
+  return contents;
+}
+
+ReplyContents RequestContents(const pb::CompileRequest& request) {
+  return ReplyContents{request.include_source(), request.include_report()};
 }
 
 void PutVarint(std::string* out, uint64_t v) {
@@ -135,6 +168,7 @@ class UnaryReactor : public grpc::ServerUnaryReactor {
         lookup_(lookup) {}
 
   void Start(const pb::CompileRequest& request) {
+    contents_ = RequestContents(request);
     auto done = [this](absl::StatusOr<CachedCompileResult> r) {
       if (!r.ok()) {
         bool miss = lookup_ && absl::IsNotFound(r.status());
@@ -169,7 +203,7 @@ class UnaryReactor : public grpc::ServerUnaryReactor {
       if (r) {
         if (!lookup_) compiler_->RememberRawRequest(raw_request_, r->cache_key);
         pb::CompileResponse response;
-        FillResponse(std::move(*r), start_, &response);
+        FillResponse(std::move(*r), contents_, start_, &response);
         *response_ = ToBuffer(response);
       }
       finished_ = true;
@@ -192,6 +226,7 @@ class UnaryReactor : public grpc::ServerUnaryReactor {
   std::string raw_request_;
   Clock::time_point start_;
   const bool lookup_;
+  ReplyContents contents_;
   std::mutex mu_;
   std::atomic<bool> finished_{false};
   std::atomic<int> refs_{2};  // OnDone + the compile callback
@@ -283,7 +318,8 @@ class StreamReactor : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
     out.set_index(index);
     if (r.ok()) {
       if (metrics_ && (r->hit || r->compiled_here)) metrics_->ObserveStages(r->stage_micros);
-      FillResponse(*std::move(r), start_, out.mutable_response());
+      FillResponse(*std::move(r), RequestContents(request_.requests(index)), start_,
+                   out.mutable_response());
     } else {
       grpc::Status st = ToGrpcStatus(r.status());
       out.set_code(st.error_code());
@@ -397,7 +433,8 @@ grpc::ServerUnaryReactor* CompilerService::Compile(grpc::CallbackServerContext* 
   }
   if (draining_) return FinishNow(context, metrics_, "Compile", start, DrainingStatus());
   std::string raw = BufferBytes(request);
-  if (std::optional<CachedCompiler::PayloadHit> hit = compiler_->TryPayloadHit(raw)) {
+  if (std::optional<CachedCompiler::PayloadHit> hit =
+          compiler_->TryPayloadHit(raw, RawReplyContents(raw))) {
     *response = HitResponse(*hit, start);
     if (metrics_) {
       metrics_->ObserveStage("cache_io", hit->cache_io_micros);

@@ -142,7 +142,7 @@ absl::StatusOr<fusiond::v1::StatsResponse> FusionClient::Stats() {
 
 fusiond::v1::CompileRequest MakeCompileRequest(
     const Graph& graph, const std::vector<std::vector<int64_t>>& input_shapes,
-    const CompileOptions& options) {
+    const CompileOptions& options, ReplyContents contents) {
   fusiond::v1::CompileRequest request;
   *request.mutable_graph() = ToProto(graph);
   for (const auto& shape : input_shapes) {
@@ -152,6 +152,8 @@ fusiond::v1::CompileRequest MakeCompileRequest(
   request.mutable_options()->set_arch(options.arch);
   request.mutable_options()->set_allow_precision_increase(options.allow_precision_increase);
   request.mutable_options()->set_general_kernels(options.general_kernels);
+  request.set_include_source(contents.source);
+  request.set_include_report(contents.report);
   return request;
 }
 
@@ -161,7 +163,7 @@ absl::StatusOr<std::string> RemoteCompileReportJson(
     const FusionClientOptions& client_options) {
   FusionClient client(server, client_options);
   absl::StatusOr<fusiond::v1::CompileResponse> response =
-      client.Compile(MakeCompileRequest(graph, input_shapes, options));
+      client.Compile(MakeCompileRequest(graph, input_shapes, options, ReplyContents{false, true}));
   if (!response.ok()) return response.status();
   return ReportWithCacheStatus(response->result(), response->cache() == fusiond::v1::HIT);
 }

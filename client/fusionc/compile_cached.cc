@@ -106,9 +106,11 @@ absl::StatusOr<CachedCompile> CompileEmbedded(const ParsedFusion& fusion,
 absl::StatusOr<CachedCompile> CompileRemote(const ParsedFusion& fusion,
                                             const CompileOptions& options,
                                             const std::string& server,
-                                            const FusionClientOptions& client_options) {
+                                            const FusionClientOptions& client_options,
+                                            ReplyContents contents) {
   FusionClient client(server, client_options);
-  auto response = client.Compile(MakeCompileRequest(fusion.graph, fusion.input_shapes, options));
+  auto response =
+      client.Compile(MakeCompileRequest(fusion.graph, fusion.input_shapes, options, contents));
   if (!response.ok()) return response.status();
   return CachedCompile{std::move(*response->mutable_result()),
                        response->cache() == fusiond::v1::HIT};
@@ -142,7 +144,7 @@ absl::Status WriteCachedArtifacts(const CachedCompile& c, const std::string& dir
   for (const auto& s : c.compiled.segments()) {
     if (!s.has_kernel()) continue;
     const auto& k = s.kernel();
-    files.emplace_back(k.kernel_name() + ".cu", k.cuda_source());
+    if (!k.cuda_source().empty()) files.emplace_back(k.kernel_name() + ".cu", k.cuda_source());
     files.emplace_back(k.kernel_name() + (k.is_ptx() ? ".ptx" : ".cubin"), k.binary());
   }
   files.emplace_back("manifest.json", c.compiled.manifest_json());

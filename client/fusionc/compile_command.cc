@@ -31,8 +31,8 @@ constexpr char kCompileUsage[] =
     "usage: fusionc compile FILE [--arch sm_90] [--shapes S] [--json] [--explain]\n"
     "                            [--dump PASS|all] [--allow-precision-increase] [--general]\n"
     "                            [--no-codegen] [--emit-cuda] [--out DIR]\n"
-    "                            [--server HOST:PORT | --cache-dir DIR [--redis HOST:PORT]\n"
-    "                             | --no-cache]\n"
+    "                            [--server HOST:PORT [--source] | --cache-dir DIR\n"
+    "                             [--redis HOST:PORT] | --no-cache]\n"
     "\n"
     "Parses the repro script FILE and runs the compile pipeline at the script's\n"
     "input sizes (--shapes, else the trailing `inputs = [...]` list, else the\n"
@@ -76,7 +76,13 @@ constexpr char kCompileUsage[] =
     "  --emit-cuda                 print every kernel's generated CUDA C++\n"
     "  --out DIR                   write DIR/manifest.json and one cubin (or PTX)\n"
     "                              per kernel (docs/manifest.md), plus the .cu\n"
-    "  --server HOST:PORT          compile through a fusiond daemon\n"
+    "                              (with --server: when --source asks for it)\n"
+    "  --server HOST:PORT          compile through a fusiond daemon; its reply holds\n"
+    "                              what a launch needs (cubins, manifests), plus the\n"
+    "                              report when --json prints it\n"
+    "  --source                    with --server: also fetch each kernel's CUDA C++\n"
+    "                              (written to --out DIR as .cu; the embedded cache\n"
+    "                              always has it)\n"
     "  --cache-dir DIR             the embedded kernel cache's directory\n"
     "  --redis HOST:PORT           behind the embedded cache, the cluster's shared\n"
     "                              tier (a local miss asks it before compiling; a\n"
@@ -143,7 +149,10 @@ int RunCachedCompile(const ParsedFlags& flags, const ParsedFusion& parsed,
   if (flags.Has("server")) {
     absl::StatusOr<FusionClientOptions> client_options = ClientOptionsFromFlags(flags);
     if (!client_options.ok()) return ReportError("compile", client_options.status());
-    compiled = CompileRemote(parsed, options, *flags.Get("server"), *client_options);
+    ReplyContents contents;
+    contents.source = flags.Has("source");
+    contents.report = flags.Has("json");
+    compiled = CompileRemote(parsed, options, *flags.Get("server"), *client_options, contents);
   } else {
     compiled = CompileEmbedded(parsed, options, flags.Get("cache-dir").value_or(""),
                                RedisFlagsFrom(flags));
@@ -167,7 +176,7 @@ int RunCompileCommand(const std::vector<std::string>& args) {
       {"explain", false}, {"dump", true},        {"allow-precision-increase", false},
       {"general", false}, {"no-codegen", false}, {"emit-cuda", false},
       {"out", true},      {"server", true},      {"cache-dir", true},
-      {"redis", true},    {"no-cache", false}};
+      {"redis", true},    {"no-cache", false},   {"source", false}};
 #ifdef FUSIONC_WITH_CACHE
   for (const FlagSpec& spec : SecurityFlagSpecs()) specs.push_back(spec);
 #endif

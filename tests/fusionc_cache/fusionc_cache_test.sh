@@ -60,6 +60,13 @@ if [ -n "$remote" ]; then
   again=$("$FUSIONC" --server 127.0.0.1:$port compile "$f" --json)
   check "second remote compile is a hit" test "$(field 'r["cache"]' <<<"$again")" = hit
   check "remote and embedded reports agree" test "$(field "$key" <<<"$again")" = "$(field "$key" <<<"$second")"
+  # A reply holds the CUDA source only when --source asks for it.
+  "$FUSIONC" --server 127.0.0.1:$port compile "$f" --out "$work/lean" >/dev/null
+  check "--server --out wrote a cubin" compgen -G "$work/lean/*.cubin" >/dev/null
+  check "--server --out without --source wrote no .cu" test -z "$(compgen -G "$work/lean/*.cu")"
+  "$FUSIONC" --server 127.0.0.1:$port compile "$f" --source --out "$work/full" >/dev/null
+  check "--server --source --out wrote the .cu" compgen -G "$work/full/*.cu" >/dev/null
+  check "the cubin is the same either way" cmp -s "$work"/lean/*.cubin "$work"/full/*.cubin
 fi
 "$FUSIONC" --server 127.0.0.1:$port compile "$f" --explain >/dev/null 2>&1
 check "--explain with --server is refused with exit 2" test $? -eq 2

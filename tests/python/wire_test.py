@@ -64,7 +64,7 @@ class WireFormTest(unittest.TestCase):
         shutil.rmtree(cls.tmp, ignore_errors=True)
 
     def hash_of(self, graph, shapes):
-        result = self.daemon.client.compile(graph, shapes=shapes)
+        result = self.daemon.client.compile(graph, shapes=shapes, report=True)
         return result.report()["canonical_hash"]
 
     def test_corpus_wire_form_matches_fusionc(self):

@@ -45,7 +45,7 @@ class DaemonTestCase(unittest.TestCase):
 class HitMissTest(DaemonTestCase):
     def test_second_request_hits_and_survives_restart_and_kill9(self):
         g = d.scaled_graph(1.5)
-        first = self.client.compile(g, SHAPES)
+        first = self.client.compile(g, SHAPES, source=True, report=True)
         self.assertEqual(first.cache, "miss")
         self.assertGreaterEqual(len(first.segments), 1)
         self.assertGreater(len(first.segment_graph(0).nodes), 0)
@@ -54,14 +54,29 @@ class HitMissTest(DaemonTestCase):
         report = first.report()
         self.assertEqual(report["cache"], "miss")
         self.assertIn("segments", report)
-        second = self.client.compile(g, SHAPES)
+        second = self.client.compile(g, SHAPES, source=True, report=True)
         self.assertEqual(second.cache, "hit")
         self.assertEqual(second.compiled, first.compiled)
         self.assertEqual(self.client.stats()["compiles"], 1)
+        # Without source and report (the default): the same kernels and
+        # manifests, fewer bytes, on the parsed and on the raw hit path.
+        for _ in range(2):
+            lean = self.client.compile(g, SHAPES)
+            self.assertEqual(lean.cache, "hit")
+            self.assertEqual([k.binary for k in lean.kernels], [k.binary for k in first.kernels])
+            self.assertEqual(lean.compiled.manifest_json, first.compiled.manifest_json)
+            self.assertEqual(lean.manifests(), first.manifests())
+            self.assertTrue(all(not k.cuda_source for k in lean.kernels))
+            self.assertEqual(lean.compiled.report_json, "")
+            with self.assertRaises(ValueError):
+                lean.report()
+        print(f"hit reply: {second.response.ByteSize()} bytes with source and report, "
+              f"{lean.response.ByteSize()} without", flush=True)
+        self.assertLess(lean.response.ByteSize(), second.response.ByteSize())
 
         self.assertEqual(self.daemon.restart().stop(), 0, "SIGTERM must exit cleanly")
         self.daemon.start()
-        third = self.client.compile(g, SHAPES)
+        third = self.client.compile(g, SHAPES, source=True, report=True)
         self.assertEqual(third.cache, "hit")
         self.assertEqual(third.compiled, first.compiled)
         stats = self.client.stats()
@@ -255,7 +270,8 @@ class LimitsTest(DaemonTestCase):
         d.wait_until(lambda: self.client.lookup(g, SHAPES) is not None or
                      self.client.stats()["compiles"] == 0 and self.client.stats()["in_flight"] == 0
                      and self.client.stats()["queue_depth"] == 0, 60, "the compile to settle")
-        self.assertEqual(self.client.compile(g, SHAPES).report()["cache"] in ("hit", "miss"), True)
+        self.assertEqual(self.client.compile(g, SHAPES, report=True).report()["cache"]
+                         in ("hit", "miss"), True)
 
     def test_too_many_nodes_is_resource_exhausted(self):
         self.daemon.stop()

@@ -39,7 +39,7 @@ class CompileResult:
         return list(self.response.result.segments)
 
     def segment_graph(self, index):
-        """Segment `index` as a fusion_pb2.FusionGraph."""
+        """Segment `index` as a fusion_pb2.FusionGraph (asked for with report=True)."""
         return fusion_pb2.FusionGraph.FromString(self.response.result.segments[index].graph)
 
     @property
@@ -48,8 +48,11 @@ class CompileResult:
         return [s.kernel for s in self.response.result.segments if s.HasField("kernel")]
 
     def report(self):
-        """The `fusionc compile --json` report as a dict, with "cache"."""
-        report = json.loads(self.response.result.report_json or "{}")
+        """The `fusionc compile --json` report as a dict, with "cache"
+        (the request must ask for it: report=True)."""
+        if not self.response.result.report_json:
+            raise ValueError("this reply carries no report; compile with report=True")
+        report = json.loads(self.response.result.report_json)
         return {"cache": self.cache, **report}
 
     def manifests(self):
@@ -73,12 +76,14 @@ class CompileResult:
 
 
 def make_request(graph, shapes=None, arch="sm_90", allow_precision_increase=False,
-                 general_kernels=False):
+                 general_kernels=False, source=False, report=False):
     """A CompileRequest: `graph` a fusion_pb2.FusionGraph (or its bytes),
     `shapes` one list of sizes per graph input (needed for symbolic ones).
     The kernels are for those shapes (their manifest's `requires` says which
     others they run at) unless `general_kernels`: then they run at every
-    shape and alignment, and compile ~1.4x slower."""
+    shape and alignment, and compile ~1.4x slower. The reply carries what a
+    launch needs; `source` adds each kernel's CUDA C++, `report` the compile
+    report (report_json, passes, segment graphs and reasons)."""
     request = service_pb2.CompileRequest()
     if isinstance(graph, (bytes, bytearray)):
         request.graph.ParseFromString(bytes(graph))
@@ -89,6 +94,8 @@ def make_request(graph, shapes=None, arch="sm_90", allow_precision_increase=Fals
     request.options.arch = arch
     request.options.allow_precision_increase = allow_precision_increase
     request.options.general_kernels = general_kernels
+    request.include_source = source
+    request.include_report = report
     return request
 
 
@@ -188,18 +195,21 @@ class FusionClient:
             raise FusionError(e.code(), e.details()) from None
 
     def compile(self, graph, shapes=None, arch="sm_90", allow_precision_increase=False,
-                timeout=None, general_kernels=False):
-        """Compiles (or fetches from the cache) one fusion -> CompileResult."""
-        request = make_request(graph, shapes, arch, allow_precision_increase, general_kernels)
+                timeout=None, general_kernels=False, source=False, report=False):
+        """Compiles (or fetches from the cache) one fusion -> CompileResult
+        (with the CUDA source and the report when `source` / `report`)."""
+        request = make_request(graph, shapes, arch, allow_precision_increase, general_kernels,
+                               source, report)
         return CompileResult(self._call(self._stub.Compile, request, timeout))
 
     def compile_request(self, request, timeout=None):
         return CompileResult(self._call(self._stub.Compile, request, timeout))
 
     def lookup(self, graph, shapes=None, arch="sm_90", allow_precision_increase=False,
-               timeout=None, general_kernels=False):
+               timeout=None, general_kernels=False, source=False, report=False):
         """The cached result, or None on a miss; never compiles."""
-        request = make_request(graph, shapes, arch, allow_precision_increase, general_kernels)
+        request = make_request(graph, shapes, arch, allow_precision_increase, general_kernels,
+                               source, report)
         try:
             return CompileResult(self._call(self._stub.Lookup, request, timeout))
         except FusionError as e:
