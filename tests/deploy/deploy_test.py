@@ -90,8 +90,27 @@ def dashboard():
         return json.load(f)
 
 
+def dashboard_panels(panels=None):
+    """Every panel, including those inside (collapsed) rows."""
+    for p in dashboard()["panels"] if panels is None else panels:
+        yield p
+        yield from dashboard_panels(p.get("panels", []))
+
+
 def dashboard_exprs():
-    return [t["expr"] for p in dashboard()["panels"] for t in p.get("targets", [])]
+    return [t["expr"] for p in dashboard_panels() for t in p.get("targets", [])]
+
+
+def dashboard_variable_queries():
+    """The template variables' queries (label_values(...): Grafana's, not PromQL)."""
+    out = []
+    for v in dashboard().get("templating", {}).get("list", []):
+        q = v.get("query")
+        if isinstance(q, dict):
+            q = q.get("query")
+        if v.get("type") == "query" and q:
+            out.append(q)
+    return out
 
 
 def metric_names(exprs):
@@ -184,8 +203,10 @@ class FilesTest(unittest.TestCase):
         self.assertGreater(int(unit["TimeoutStopSec"]), grace)
 
     def test_promtool_checks_and_unit_tests_the_rules(self):
-        if not os.path.exists(PROMTOOL):
-            self.skipTest(f"promtool not found at {PROMTOOL} (Debian's prometheus package ships it)")
+        # Never skipped: scripts/setup.sh installs Debian's prometheus, which ships promtool.
+        self.assertTrue(os.path.exists(PROMTOOL),
+                        f"promtool not found at {PROMTOOL}: run scripts/setup.sh (Debian's "
+                        "prometheus package ships it)")
         for args in (["check", "rules", os.path.join(DEPLOY, "prometheus", "alerts.yml")],
                      ["check", "config", os.path.join(DEPLOY, "prometheus", "prometheus.yml")],
                      ["test", "rules", os.path.join(HERE, "alerts_test.yml")]):
@@ -212,6 +233,31 @@ class FilesTest(unittest.TestCase):
         self.assertEqual(fusiond.__version__, VERSION,
                          "client/python/fusiond/_version.py differs from CMake's version")
 
+    def test_container_build_stage_has_every_build_dependency(self):
+        build = dockerfile_apt_packages()[0]
+        missing = sorted(setup_packages() - TEST_ONLY_PACKAGES - build)
+        self.assertFalse(missing, "scripts/setup.sh installs packages the Dockerfile's build stage "
+                                  "lacks (add them there, or to TEST_ONLY_PACKAGES if only tests "
+                                  "need them)")
+
+    def test_container_image_has_the_libraries_the_binaries_link(self):
+        """Without an engine to build with: every library fusiond and fusionc link
+        directly comes from a package the final stage installs (or one it depends on)."""
+        for tool in ("readelf", "dpkg-query", "dpkg"):
+            if shutil.which(tool) is None:
+                self.skipTest(f"{tool} not found: cannot map libraries to Debian packages")
+        final = installed_depends_closure(dockerfile_apt_packages()[-1])
+        for binary in (d.FUSIOND_BIN, FUSIONC_BIN):
+            dynamic = subprocess.run(["readelf", "-d", binary], capture_output=True, text=True,
+                                     timeout=30, check=True).stdout
+            for soname in re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", dynamic):
+                if soname.startswith(BASE_IMAGE_LIBS):
+                    continue
+                package = owning_package(soname)
+                self.assertIsNotNone(package, f"{binary}: no Debian package holds {soname}")
+                self.assertIn(package, final, f"{os.path.basename(binary)} links {soname} "
+                                              f"({package}), which the final image lacks")
+
     def test_container_file_builds(self):
         engine = next((e for e in ("docker", "podman") if shutil.which(e)), None)
         if engine is None:
@@ -227,6 +273,64 @@ class FilesTest(unittest.TestCase):
         run = subprocess.run([engine, "run", "--rm", f"fusiond-test:{VERSION or 'dev'}",
                               "--version"], capture_output=True, text=True, timeout=120)
         self.assertIn(f"fusiond {VERSION}", run.stdout, run.stderr)
+
+
+# setup.sh packages the image's build does not need (tests, tools, docs).
+TEST_ONLY_PACKAGES = {"redis-server", "openssl", "prometheus", "python3-numpy", "python3-yaml",
+                      "curl", "clang-format"}
+# Libraries every Debian image has, and NVRTC (copied from the build stage).
+BASE_IMAGE_LIBS = ("libc.so", "libm.so", "libstdc++.so", "libgcc_s.so", "ld-linux", "libz.so",
+                   "libdl.so", "librt.so", "libpthread.so", "libnvrtc")
+
+
+def dockerfile_apt_packages():
+    """Packages each stage of deploy/Dockerfile installs with apt-get, in stage order."""
+    with open(os.path.join(DEPLOY, "Dockerfile")) as f:
+        text = f.read().replace("\\\n", " ")
+    stages = re.split(r"^FROM\s", text, flags=re.M)[1:]
+    out = []
+    for stage in stages:
+        pkgs = set()
+        for m in re.finditer(r"apt-get install ([^&\n]*)", stage):
+            pkgs.update(w for w in m.group(1).split() if not w.startswith("-"))
+        out.append(pkgs)
+    return out
+
+
+def setup_packages():
+    with open(os.path.join(SOURCE, "scripts", "setup.sh")) as f:
+        m = re.search(r"^PKGS=\((.*?)^\)", f.read(), re.S | re.M)
+    return set(m.group(1).split())
+
+
+def installed_depends_closure(packages):
+    """`packages` and, through dpkg's records of what is installed here, what they depend on."""
+    seen, todo = set(), list(packages)
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        r = subprocess.run(["dpkg-query", "-W", "-f=${Depends}", p], capture_output=True,
+                           text=True, timeout=30)
+        for alternative in r.stdout.split(","):
+            name = alternative.split("|")[0].split("(")[0].strip().split(":")[0]
+            if name:
+                todo.append(name)
+    return seen
+
+
+def owning_package(soname):
+    """The Debian package holding the library `soname` here, or None."""
+    ldconfig = subprocess.run(["/sbin/ldconfig", "-p"], capture_output=True, text=True, timeout=30)
+    for line in ldconfig.stdout.splitlines():
+        parts = line.split()
+        if parts and parts[0] == soname:
+            path = os.path.realpath(parts[-1])
+            r = subprocess.run(["dpkg", "-S", path], capture_output=True, text=True, timeout=30)
+            if r.returncode == 0:
+                return r.stdout.split(":")[0].strip()
+    return None
 
 
 def health_check(target, service):
@@ -295,7 +399,8 @@ class LiveDaemonTest(unittest.TestCase):
         text = self.daemon.metrics_text()
         exported = exported_families(text)
         for source, names in (("alerts.yml", metric_names(rule_exprs())),
-                              ("fusiond-dashboard.json", metric_names(dashboard_exprs()))):
+                              ("fusiond-dashboard.json",
+                               metric_names(dashboard_exprs() + dashboard_variable_queries()))):
             missing = sorted(n for n in names if n not in exported)
             self.assertFalse(missing, f"{source} names metrics the daemon does not export")
         self.assertIn('fusiond_build_info{codegen="codegen-', text)
