@@ -39,6 +39,10 @@ struct CompileOptions {
   // one); must outlive the call. Not part of any cache key: it changes how
   // long a compile takes, never its result. Default: none.
   NvrtcOutputCache* nvrtc_cache = nullptr;
+  // Kernels of a split fusion generated and compiled at once
+  // (compiler/compile_kernels.h); 0: one per hardware thread, 1: one after
+  // another. Not part of any cache key: the kernels are the same. Default: 0.
+  int kernel_threads = 0;
   // What one compile may cost (graph nodes and depth, partition size, ops
   // per kernel), checked before the stage each protects; beyond a limit
   // the compile is refused with ResourceExhausted. Default: CompileLimits{}.

@@ -1,7 +1,8 @@
 // Cold compile time per fusion on this machine, split into our stages
 // (parse, verify, passes, segment, schedule, codegen) and NVRTC.
 //
-//   fusiond_compile_time [--repeat N] [--out FILE.json] [--goal-ms 150] FILES...
+//   fusiond_compile_time [--repeat N] [--out FILE.json] [--goal-ms 150]
+//                        [--kernel-threads N] FILES...
 //
 // Every file is compiled in a fresh child process (this binary run with
 // --single). The child first pays NVRTC's one-time start-up the way the
@@ -16,7 +17,10 @@
 //
 // NVRTC's own split (front end / NVVM / ptxas) comes from one more compile
 // of each kernel with NVRTC's time trace (--fdevice-time-trace), after the
-// warm ones: proportions of a warm compile, not of the cold one.
+// warm ones: proportions of a warm compile, not of the cold one (summed, and
+// per kernel in the JSON). The 1-minute load average is recorded before the
+// first file and after the last: other work on the machine inflates wall time
+// (the "cpu" column, this process's CPU time, much less).
 //
 // Where a CUDA driver is installed, NVRTC 13 keeps NVVM's and ptxas' output
 // in the driver's ComputeCache (~/.nv) keyed by the kernel's IR, so every
@@ -78,9 +82,10 @@ std::string MapJson(const std::map<std::string, double>& m) {
 }
 
 // NVRTC's phases for the kernels of `result`, microseconds summed over
-// kernels: the top-level events of its time trace. Empty without NVRTC or
-// when the trace cannot be read.
-std::map<std::string, double> NvrtcSplit(const CompileResult& result, const std::string& arch) {
+// kernels (and per kernel into `per_kernel`): the top-level events of its
+// time trace. Empty without NVRTC or when the trace cannot be read.
+std::map<std::string, double> NvrtcSplit(const CompileResult& result, const std::string& arch,
+                                         std::vector<std::map<std::string, double>>* per_kernel) {
   static const std::map<std::string, std::string> kPhases = {
       {"CUDA C++ Front-End", "front_end"}, {"LibNVVM", "nvvm"}, {"Total PTXAS Time", "ptxas"}};
   std::map<std::string, double> split;
@@ -103,12 +108,15 @@ std::map<std::string, double> NvrtcSplit(const CompileResult& result, const std:
     absl::StatusOr<runtime::JsonValue> trace = runtime::ParseJson(text.str());
     const runtime::JsonValue* events = trace.ok() ? trace->Find("traceEvents") : nullptr;
     if (events == nullptr || !events->is_array()) break;
+    std::map<std::string, double>& kernel = per_kernel->emplace_back();
     for (const runtime::JsonValue& e : events->items()) {
       const runtime::JsonValue* name = e.Find("name");
       const runtime::JsonValue* dur = e.Find("dur");
       if (name == nullptr || dur == nullptr || !name->is_string() || !dur->is_number()) continue;
       auto phase = kPhases.find(name->string_value());
-      if (phase != kPhases.end()) split[phase->second] += dur->number_value();
+      if (phase == kPhases.end()) continue;
+      split[phase->second] += dur->number_value();
+      kernel[phase->second] += dur->number_value();
     }
   }
   std::remove(base);
@@ -116,10 +124,12 @@ std::map<std::string, double> NvrtcSplit(const CompileResult& result, const std:
 }
 
 // Child mode: one JSON object on stdout.
-int Single(const std::string& path, int repeat, const std::string& arch, bool general) {
+int Single(const std::string& path, int repeat, const std::string& arch, bool general,
+           int kernel_threads) {
   CompileOptions options;
   options.arch = arch;
   options.general_kernels = general;
+  options.kernel_threads = kernel_threads;
   // NVRTC's one-time start-up (0 in a build without NVRTC).
   absl::StatusOr<double> start = WarmUpNvrtc(arch);
   const double start_us = start.ok() ? *start : 0;
@@ -173,22 +183,31 @@ int Single(const std::string& path, int repeat, const std::string& arch, bool ge
   }
   std::sort(warm.begin(), warm.end());
   double warm_median = warm.empty() ? -1 : warm[warm.size() / 2];
-  const std::map<std::string, double> split = NvrtcSplit(*result, arch);
+  std::vector<std::map<std::string, double>> split_per_kernel;
+  const std::map<std::string, double> split = NvrtcSplit(*result, arch, &split_per_kernel);
+  std::string per_kernel_json = "[";
+  for (size_t i = 0; i < split_per_kernel.size(); ++i) {
+    absl::StrAppend(&per_kernel_json, i ? ", " : "", MapJson(split_per_kernel[i]));
+  }
+  per_kernel_json += "]";
   std::printf(
       "{\"fusion\": \"%s\", \"segments\": %zu, \"kernels\": %d, \"binaries\": %s, "
       "\"nvrtc_start_us\": %.1f, \"cold_total_us\": %.1f, \"cold_cpu_us\": %.1f, "
       "\"cold_stage_us\": %s, "
-      "\"warm_median_us\": %.1f, \"warm_runs\": %zu, \"nvrtc_split_us\": %s}\n",
+      "\"warm_median_us\": %.1f, \"warm_runs\": %zu, \"nvrtc_split_us\": %s, "
+      "\"nvrtc_split_per_kernel_us\": %s}\n",
       Stem(path).c_str(), result->segments.size(), kernels, binaries ? "true" : "false", start_us,
-      total_us, cpu_us, MapJson(cold).c_str(), warm_median, warm.size(), MapJson(split).c_str());
+      total_us, cpu_us, MapJson(cold).c_str(), warm_median, warm.size(), MapJson(split).c_str(),
+      per_kernel_json.c_str());
   return 0;
 }
 
 // Runs `self --single FILE` and returns its last stdout line.
 std::string RunChild(const std::string& self, const std::string& path, int repeat,
-                     const std::string& arch, bool general) {
+                     const std::string& arch, bool general, int kernel_threads) {
   std::string cmd = absl::StrCat("'", self, "' --single '", path, "' --repeat ", repeat, " --arch ",
-                                 arch, general ? " --general" : "", " 2>/dev/null");
+                                 arch, general ? " --general" : "", " --kernel-threads ",
+                                 kernel_threads, " 2>/dev/null");
   FILE* pipe = popen(cmd.c_str(), "r");
   if (pipe == nullptr) return "";
   std::string out, line;
@@ -212,7 +231,7 @@ double Stage(const runtime::JsonValue& row, const char* key, const char* group =
 }
 
 int Main(int argc, char** argv) {
-  int repeat = 5;
+  int repeat = 5, kernel_threads = 0;
   double goal_ms = 150;
   bool nvrtc_cache = false, general = false;
   std::string out_path, single, arch = "sm_90";
@@ -234,20 +253,24 @@ int Main(int argc, char** argv) {
       nvrtc_cache = true;
     else if (a == "--general")
       general = true;
+    else if (a == "--kernel-threads")
+      kernel_threads = std::max(0, std::atoi(next().c_str()));
     else if (a == "--help" || a == "-h") {
       std::printf(
           "usage: %s [--repeat N] [--out FILE.json] [--goal-ms 150] [--arch sm_90] [--nvrtc-cache] "
-          "[--general] FILES...\n  --nvrtc-cache: leave the driver's ComputeCache on (NVRTC then "
-          "reuses NVVM and\n"
+          "[--general] [--kernel-threads N] FILES...\n  --nvrtc-cache: leave the driver's "
+          "ComputeCache on (NVRTC then reuses NVVM and\n"
           "  ptxas output of kernels it saw before; off by default: CUDA_CACHE_DISABLE=1)\n"
           "  --general: compile kernels for every shape and alignment (fusionc compile "
-          "--general)\n",
+          "--general)\n"
+          "  --kernel-threads N: a split fusion's kernels compiled N at once (0, the default: "
+          "one per\n  hardware thread; 1: one after another; CompileOptions::kernel_threads)\n",
           argv[0]);
       return 0;
     } else
       files.push_back(a);
   }
-  if (!single.empty()) return Single(single, repeat, arch, general);
+  if (!single.empty()) return Single(single, repeat, arch, general, kernel_threads);
   if (!nvrtc_cache) setenv("CUDA_CACHE_DISABLE", "1", /*overwrite=*/0);  // the children inherit it
   const char* cache_env = getenv("CUDA_CACHE_DISABLE");
   const std::string cache_note =
@@ -262,12 +285,14 @@ int Main(int argc, char** argv) {
   std::printf("%-24s %4s %9s %8s %8s %8s %8s %8s %9s %9s %9s %10s %8s %10s %9s  %s\n", "fusion",
               "kern", "parse", "verify", "passes", "segment", "schedule", "codegen", "nvrtc",
               "other", "start ms", "cold ms", "cpu ms", "warm ms", "fresh ms", "front/nvvm/ptxas");
+  std::string load_start;
+  std::ifstream("/proc/loadavg") >> load_start;
   std::vector<std::string> rows;
   bool any_error = false;
   bool goal_seen = false, goal_pass = false;
   double goal_value_ms = -1, goal_fresh_ms = -1;
   for (const std::string& f : files) {
-    std::string line = RunChild(self_path, f, repeat, arch, general);
+    std::string line = RunChild(self_path, f, repeat, arch, general, kernel_threads);
     absl::StatusOr<runtime::JsonValue> row = runtime::ParseJson(line);
     if (!row.ok() || !row->is_object()) {
       any_error = true;
@@ -316,14 +341,16 @@ int Main(int argc, char** argv) {
       "fresh process: start = NVRTC's one-time start-up there (a daemon pays it at start), "
       "cold = the first compile after it, fresh = start + cold; cpu = process CPU time of the "
       "cold compile; front/nvvm/ptxas = NVRTC's phases in one more, traced compile; %s; 1-min load "
-      "average %s on %ld cores; %s kernels)\n%s\n",
-      cache_note.c_str(), loadavg.c_str(), sysconf(_SC_NPROCESSORS_ONLN),
+      "average %s at the start, %s at the end, on %ld cores; %s kernels)\n%s\n",
+      cache_note.c_str(), load_start.c_str(), loadavg.c_str(), sysconf(_SC_NPROCESSORS_ONLN),
       general ? "general (--general)" : "specialized", goal_line.c_str());
   if (!out_path.empty()) {
     std::ofstream out(out_path);
     out << "{\n \"benchmark\": \"cold compile time per fusion (fresh process each, NVRTC start-up "
            "apart)\",\n"
+        << " \"loadavg_1min_at_start\": \"" << load_start << "\",\n"
         << " \"loadavg_1min_at_end\": \"" << loadavg << "\",\n"
+        << " \"kernel_threads\": " << kernel_threads << ",\n"
         << " \"nvrtc_cache\": \"" << cache_note << "\",\n"
         << " \"cores\": " << sysconf(_SC_NPROCESSORS_ONLN) << ",\n"
         << " \"arch\": \"" << arch << "\",\n \"warm_repeats\": " << repeat << ",\n"

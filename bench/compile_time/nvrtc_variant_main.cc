@@ -1,0 +1,228 @@
+// fusiond_nvrtc_variant: compiled artifacts compiled again with extra NVRTC
+// options, to measure what the options save here and to check on the GPU
+// that they cost no kernel speed (bench/compile_time/option_check.sh).
+//
+//   fusiond_nvrtc_variant [--repeat N] ARTIFACTS OUT -- OPTION...
+//
+// For every ARTIFACTS/<stem>/manifest.json (fusionc compile --out, e.g.
+// scripts/device_bundle.sh's .devcarry/artifacts), OUT/<stem>/ becomes a
+// copy whose cubins are compiled from the kernels' .cu with the pipeline's
+// options plus OPTION... Per kernel it prints ptxas' registers and static
+// shared memory both ways, whether the code differs (any cubin section but
+// ptxas' note of its own command line), and the median process CPU time of
+// N compiles both ways (CPU time: other work on the machine inflates wall
+// time far more). The manifests are copied unchanged: a kernel whose
+// registers changed keeps the grid sized for the baseline's (a cooperative
+// grid that no longer fits fails its launch on the GPU, which fails the
+// check). Exit status 1 when an artifact cannot be read or compiled.
+#include <time.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "client/runtime/json.h"
+#include "compiler/nvrtc/nvrtc_compiler.h"
+
+namespace fusiond {
+namespace {
+
+namespace fs = std::filesystem;
+
+double CpuMillis() {
+  timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+std::string ReadFile(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// An ELF64 file's sections by name (NOBITS ones by size only); empty when
+// `elf` is not a little-endian ELF64 file.
+std::map<std::string, std::string> ElfSections(const std::string& elf) {
+  std::map<std::string, std::string> out;
+  auto u16 = [&](size_t o) { return o + 2 <= elf.size() ? *(const uint16_t*)(elf.data() + o) : 0; };
+  auto u32 = [&](size_t o) {
+    return o + 4 <= elf.size() ? *(const uint32_t*)(elf.data() + o) : 0u;
+  };
+  auto u64 = [&](size_t o) {
+    return o + 8 <= elf.size() ? *(const uint64_t*)(elf.data() + o) : uint64_t{0};
+  };
+  if (elf.size() < 64 ||
+      elf.compare(0, 4,
+                  "\x7f"
+                  "ELF") != 0 ||
+      elf[4] != 2)
+    return out;
+  const uint64_t shoff = u64(0x28);
+  const uint16_t shentsize = u16(0x3a), shnum = u16(0x3c), shstrndx = u16(0x3e);
+  if (shentsize < 64 || shoff + uint64_t{shnum} * shentsize > elf.size() || shstrndx >= shnum) {
+    return out;
+  }
+  auto sh = [&](int i) { return shoff + uint64_t(i) * shentsize; };
+  const uint64_t strtab = u64(sh(shstrndx) + 0x18);
+  for (int i = 0; i < shnum; ++i) {
+    const uint64_t name_at = strtab + u32(sh(i));
+    if (name_at >= elf.size()) continue;
+    const std::string name(elf.c_str() + name_at);
+    const uint32_t type = u32(sh(i) + 4);
+    const uint64_t off = u64(sh(i) + 0x18), size = u64(sh(i) + 0x20);
+    if (type == 8) {  // SHT_NOBITS: no bytes in the file
+      out[name] = "nobits:" + std::to_string(size);
+    } else if (off + size <= elf.size()) {
+      out[name] = elf.substr(off, size);
+    }
+  }
+  return out;
+}
+
+// The sections in which two cubins differ, ptxas' note of its own command
+// line (.note.nv.tkinfo) left out: empty when the code is the same.
+std::vector<std::string> CodeDifferences(const std::string& a, const std::string& b) {
+  std::map<std::string, std::string> sa = ElfSections(a), sb = ElfSections(b);
+  if (sa.empty() || sb.empty()) return {"(not ELF)"};
+  std::vector<std::string> diff;
+  for (const auto& [name, bytes] : sa) {
+    if (name == ".note.nv.tkinfo") continue;
+    auto it = sb.find(name);
+    if (it == sb.end() || it->second != bytes) diff.push_back(name);
+  }
+  for (const auto& [name, bytes] : sb) {
+    if (name != ".note.nv.tkinfo" && !sa.count(name)) diff.push_back(name);
+  }
+  return diff;
+}
+
+struct Timed {
+  NvrtcOutput out;
+  double cpu_ms = 0;  // median over the repeats
+};
+
+absl::StatusOr<Timed> CompileTimed(const std::string& src, const std::string& kernel,
+                                   const NvrtcOptions& options, int repeat) {
+  std::vector<double> ms;
+  Timed t;
+  for (int i = 0; i < std::max(1, repeat); ++i) {
+    const double c0 = CpuMillis();
+    absl::StatusOr<NvrtcOutput> out = CompileWithNvrtc(src, kernel, options);
+    ms.push_back(CpuMillis() - c0);
+    if (!out.ok()) return out.status();
+    t.out = *std::move(out);
+  }
+  std::sort(ms.begin(), ms.end());
+  t.cpu_ms = ms[ms.size() / 2];
+  return t;
+}
+
+int Main(int argc, char** argv) {
+  int repeat = 3;
+  std::vector<std::string> pos, extra;
+  bool after_dashes = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (after_dashes) {
+      extra.push_back(a);
+    } else if (a == "--") {
+      after_dashes = true;
+    } else if (a == "--repeat" && i + 1 < argc) {
+      repeat = std::max(1, std::atoi(argv[++i]));
+    } else {
+      pos.push_back(a);
+    }
+  }
+  if (pos.size() != 2 || extra.empty()) {
+    std::fprintf(stderr, "usage: %s [--repeat N] ARTIFACTS OUT -- NVRTC_OPTION...\n", argv[0]);
+    return 2;
+  }
+  const fs::path in_dir = pos[0], out_dir = pos[1];
+  std::vector<fs::path> stems;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(in_dir, ec)) {
+    if (fs::exists(e.path() / "manifest.json")) stems.push_back(e.path());
+  }
+  if (ec || stems.empty()) {
+    std::fprintf(stderr, "no ARTIFACTS/<stem>/manifest.json under %s\n", in_dir.c_str());
+    return 1;
+  }
+  std::sort(stems.begin(), stems.end());
+  fs::create_directories(out_dir);
+  {
+    std::ofstream note(out_dir / "OPTIONS");
+    for (const std::string& o : extra) note << o << "\n";
+  }
+  NvrtcOptions base, variant;
+  variant.extra = extra;
+  int failed = 0, kernels = 0, changed = 0;
+  double base_total = 0, variant_total = 0;
+  std::printf("%-24s %-24s %9s %11s %10s %10s  %s\n", "fusion", "kernel", "registers",
+              "static smem", "base ms", "option ms", "code");
+  for (const fs::path& stem_dir : stems) {
+    const std::string stem = stem_dir.filename().string();
+    const fs::path dst = out_dir / stem;
+    fs::remove_all(dst, ec);
+    fs::copy(stem_dir, dst, fs::copy_options::recursive, ec);
+    absl::StatusOr<runtime::JsonValue> m = runtime::ParseJson(ReadFile(stem_dir / "manifest.json"));
+    const runtime::JsonValue* list = m.ok() ? m->Find("kernels") : nullptr;
+    if (ec || list == nullptr || !list->is_array()) {
+      std::printf("%-24s ERROR: cannot copy it or read its manifest's kernels\n", stem.c_str());
+      ++failed;
+      continue;
+    }
+    const runtime::JsonValue* arch = m->Find("arch");
+    if (arch != nullptr && arch->is_string()) base.arch = variant.arch = arch->string_value();
+    for (const runtime::JsonValue& k : list->items()) {
+      const runtime::JsonValue* name = k.Find("name");
+      if (name == nullptr || !name->is_string()) continue;
+      const std::string kernel = name->string_value();
+      const std::string src = ReadFile(stem_dir / (kernel + ".cu"));
+      absl::StatusOr<Timed> a = CompileTimed(src, kernel, base, repeat);
+      absl::StatusOr<Timed> b = a.ok() ? CompileTimed(src, kernel, variant, repeat) : a;
+      if (src.empty() || !a.ok() || !b.ok() || b->out.is_ptx) {
+        std::printf("%-24s %-24s ERROR: %s\n", stem.c_str(), kernel.c_str(),
+                    src.empty() ? "no .cu"
+                    : !b.ok()   ? std::string(b.status().message()).substr(0, 200).c_str()
+                                : "PTX, not a cubin");
+        ++failed;
+        continue;
+      }
+      std::ofstream(dst / (kernel + ".cubin"), std::ios::binary) << b->out.binary;
+      const std::vector<std::string> diff = CodeDifferences(a->out.binary, b->out.binary);
+      std::string diff_text = diff.empty() ? "same" : "DIFFERS:";
+      for (size_t i = 0; i < diff.size() && i < 3; ++i) diff_text += " " + diff[i];
+      if (diff.size() > 3)
+        diff_text += " and " + std::to_string(diff.size() - 3) + " more sections";
+      std::printf("%-24s %-24s %4d->%-4d %5d->%-5d %10.1f %10.1f  %s\n", stem.c_str(),
+                  kernel.c_str(), a->out.registers, b->out.registers, a->out.static_smem_bytes,
+                  b->out.static_smem_bytes, a->cpu_ms, b->cpu_ms, diff_text.c_str());
+      ++kernels;
+      changed += !diff.empty();
+      base_total += a->cpu_ms;
+      variant_total += b->cpu_ms;
+    }
+  }
+  std::string opts;
+  for (const std::string& o : extra) opts += " " + o;
+  std::printf(
+      "options%s: %d kernels, %d with other code; NVRTC CPU time %.1f -> %.1f ms (%+.1f%%; "
+      "medians of %d compiles each); cubins in %s\n",
+      opts.c_str(), kernels, changed, base_total, variant_total,
+      base_total > 0 ? 100.0 * (variant_total - base_total) / base_total : 0.0, repeat,
+      out_dir.c_str());
+  return failed ? 1 : 0;
+}
+
+}  // namespace
+}  // namespace fusiond
+
+int main(int argc, char** argv) { return fusiond::Main(argc, argv); }
