@@ -31,15 +31,15 @@ constexpr int64_t kMaxGridX = 2147483647;
 struct Access {
   ValueId v = kNone;
   std::string ptr;  // "in0", "out1"
-  int dt = 6;
-  int esize = 4;
-  bool has_r = false, has_i = false;
-  bool vec = false;     // its innermost axis is the row's innermost axis
-  bool fast_r = false;  // row-domain offset is the linear element index
-  std::vector<std::pair<int, std::string>> r_terms, i_terms;  // (ref axis, stride)
+  int type_id = 6;  // Ty<type_id>: the DataType's number
+  int elem_bytes = 4;
+  bool along_row = false, across_rows = false;
+  bool vectorized = false;     // its innermost axis is the row's innermost axis
+  bool linear_in_row = false;  // row-domain offset is the linear element index
+  std::vector<std::pair<int, std::string>> along_row_terms, across_row_terms;  // (ref axis, stride)
 };
 
-inline const char* OpId(OpKind op) {
+inline const char* ReduceOpId(OpKind op) {
   switch (op) {
     case OpKind::kMax:
       return "1";
@@ -52,7 +52,7 @@ inline const char* OpId(OpKind op) {
   }
 }
 
-inline std::string Identity(OpKind op, const char* t) {
+inline std::string ReductionIdentity(OpKind op, const char* t) {
   const bool f = std::string(t) == "float";
   switch (op) {
     case OpKind::kMax:
@@ -67,7 +67,7 @@ inline std::string Identity(OpKind op, const char* t) {
 }
 
 // The scheduler's name as docs/manifest.md spells it.
-inline const char* KindName(SchedulerKind k) {
+inline const char* ManifestSchedulerName(SchedulerKind k) {
   switch (k) {
     case SchedulerKind::kPointwise:
       return "pointwise";
@@ -93,14 +93,63 @@ inline bool LanesKernel(const HeuristicParams& hp) {
          hp.rows_per_block > 1;
 }
 
+// The kernel's launch shape, derived once from the heuristics
+// (Generator::PlanLaunchShape; docs/codegen.md, "Launch shape").
+struct LaunchShape {
+  int vector_width = 1;        // elements per vector access
+  int threads_x = 128;         // threads along a row (lanes kernels: along a channel)
+  int threads_y = 1;           // rows a block takes at once (lanes kernels: channels)
+  int chunks_per_thread = 1;   // vectors a thread keeps of a row (persistent batch)
+  int unroll = 1;              // unroll of the loops that stream a row
+  int64_t blocks_per_row = 1;  // blocks sharing a row (grid y)
+  int64_t row_blocks = 1;      // blocks along the rows (the grid's x cap)
+  bool pointwise = false;      // one row, no reductions
+  bool lanes = false;          // LanesKernel
+  bool persistent = false;     // rows held on chip (registers, or staged in shared memory)
+  bool row_split = false;      // blocks_per_row > 1 on a kind with rows
+  int64_t row_iterations = 1;  // a thread's loop iterations over the heuristics' row
+};
+
 class Generator {
  public:
   Generator(const KernelPlan& plan, const HeuristicParams& hp, const CodegenOptions& o)
-      : p_(plan), g_(*plan.graph), hp_(hp), o_(o) {}
+      : plan_(plan), graph_(*plan.graph), params_(hp), options_(o) {}
 
+  // The lowering steps in order (codegen.cc).
   absl::StatusOr<GeneratedKernel> Run();
 
  private:
+  // generator_setup.cc: the tensors' accesses and the kernel's input and
+  // output parameters, in the graph's order.
+  void DeclareTensors(GeneratedKernel& k);
+  // generator_shape.cc: the launch shape from the heuristics (shape_), the
+  // vector width narrowed to 16 bytes of the widest element, and the staged
+  // rows (PlanStaging).
+  absl::Status PlanLaunchShape();
+  // generator_shape.cc: everything else decided before the text: workspaces,
+  // clusters, reread rows, kept chunks, streaming stores, size parameters,
+  // accumulator types, run-time divisions, specialization, exact tiling and
+  // the blocks per SM.
+  absl::Status PlanKernelForm(GeneratedKernel& k);
+  // generator_setup.cc: the emission steps before the row loop, and the
+  // launch recipe after it.
+  void SetUpValueEmitter();
+  std::string Preludes() const;
+  void EmitSignature(const std::string& name, std::string& code) const;
+  absl::Status EmitIndexSetup(std::string& code);
+  void EmitColumnBuffers(std::string& code) const;
+  void EmitRowBases(std::string& code) const;
+  void EmitFirstRows(std::string& code) const;
+  void FillLaunch(GeneratedKernel& k) const;
+  // A cooperative grid: blocks share rows or the kernel has column
+  // reductions (both meet at grid barriers and take workspaces).
+  bool HasColumnReductions() const { return !plan_.col_reds.empty(); }
+  bool Cooperative() const { return shape_.row_split || HasColumnReductions(); }
+  // The most row slots one reduction stage exchanges.
+  size_t MaxSlotsPerStage() const;
+  std::string signature_;     // the kernel's parameter list
+  std::string divider_code_;  // PlanDividers' per-thread FzDivs
+  int min_blocks_ = 1;        // __launch_bounds__' second argument
   Access MakeAccess(ValueId v, std::string ptr) const;
   std::string OffsetLambda(const Access& a) const;
   // Whether the iteration space is static and under 2^31 elements (offsets
@@ -110,12 +159,12 @@ class Generator {
   // name of its FzDiv, made once per thread, and fz_q32 (j and the extents
   // fit the multiply-high division); empty when no offset divides so.
   std::string PlanDividers();
-  std::map<std::string, std::string> dividers_;
+  std::map<std::string, std::string> extent_dividers_;
   // A call of a's offset function at j where the vector paths run (`vec`:
   // vec_ok holds, and with it fz_q32), anywhere (`any`: in a body
   // instantiated for VW<VV>, VV 1 in the element loop) or outside them.
   enum class At { kVec, kAny, kElem };
-  std::string Ro(const Access& a, const std::string& j, At at) const;
+  std::string OffsetAt(const Access& a, const std::string& j, At at) const;
   // A per-element scope writing to *body: row values from the row scope,
   // inputs from the vector words (recorded in *used) or from memory.
   Scope ElementScope(std::string* body, std::map<ValueId, std::string>* memo,
@@ -136,25 +185,25 @@ class Generator {
                        const std::vector<int>& cols, bool final);
   std::string BlockReduce(const std::vector<int>& slots, const std::string& ind);
   // generator_lanes.cc: outer persistent kernels whose channels are adjacent
-  // in memory (HeuristicParams::rows_per_block > 1): a warp's lanes take BY_
+  // in memory (HeuristicParams::rows_per_block > 1): a warp's lanes take threads_y
   // consecutive rows (channels), its warps the row's chunks, so every load
   // is coalesced and block reductions go through shared memory only.
-  bool lanes_ = false;
   std::string LanesThreadIds() const;
   absl::StatusOr<std::string> LanesReductionScratch() const;
   std::string LanesBlockReduce(const std::vector<int>& slots, const std::string& ind) const;
   int LanesMinBlocks() const;
   // The squared-deviation slot of the var whose first slot is `slot`.
   int SecondMoment(int slot) const {
-    for (size_t i = 0; i < p_.row_slots.size(); ++i) {
-      if (p_.row_slots[i].node == p_.row_slots[slot].node && p_.row_slots[i].second_moment)
+    for (size_t i = 0; i < plan_.row_slots.size(); ++i) {
+      if (plan_.row_slots[i].node == plan_.row_slots[slot].node && plan_.row_slots[i].second_moment)
         return i;
     }
     return slot;
   }
   int FirstMoment(int slot) const {
-    for (size_t i = 0; i < p_.row_slots.size(); ++i) {
-      if (p_.row_slots[i].node == p_.row_slots[slot].node && !p_.row_slots[i].second_moment)
+    for (size_t i = 0; i < plan_.row_slots.size(); ++i) {
+      if (plan_.row_slots[i].node == plan_.row_slots[slot].node &&
+          !plan_.row_slots[i].second_moment)
         return i;
     }
     return slot;
@@ -164,8 +213,9 @@ class Generator {
   // iteration axes, in their storage type) one thread holds.
   int PersistentRowWords() const {
     int words = 0;
-    for (const auto& [v, a] : in_access_) {
-      if (a.has_r && a.has_i && a.vec && p_.needed[v] && !staged_) words += PB_ * ChunkWords(a);
+    for (const auto& [v, a] : input_access_) {
+      if (a.along_row && a.across_rows && a.vectorized && plan_.needed[v] && !rows_staged_)
+        words += shape_.chunks_per_thread * ChunkWords(a);
     }
     return words;
   }
@@ -173,9 +223,10 @@ class Generator {
   // norm's weight), loaded once per thread.
   int PersistentColWords() const {
     int words = 0;
-    for (const auto& [v, a] : in_access_) {
-      if (a.has_r && !a.has_i && a.vec && p_.needed[v] && !staged_ && !ColumnInSmem(a)) {
-        words += PB_ * ChunkWords(a);
+    for (const auto& [v, a] : input_access_) {
+      if (a.along_row && !a.across_rows && a.vectorized && plan_.needed[v] && !rows_staged_ &&
+          !ColumnInSmem(a)) {
+        words += shape_.chunks_per_thread * ChunkWords(a);
       }
     }
     return words;
@@ -183,39 +234,41 @@ class Generator {
   // Column operands kept in shared memory (HeuristicParams::smem_columns).
   int ColumnsInSmem() const {
     int n = 0;
-    for (const auto& [v, a] : in_access_) n += ColumnInSmem(a);
+    for (const auto& [v, a] : input_access_) n += ColumnInSmem(a);
     return n;
   }
   // Whether the next row is loaded into a second buffer while the current
   // one is reduced (double-buffering costs as many registers again: only
   // for small buffers).
-  bool PrefetchRows() const { return !exact_ && PersistentRowWords() <= 16; }
+  bool PrefetchRows() const { return !exact_tiling_ && PersistentRowWords() <= 16; }
 
   // Staged rows (HeuristicParams::smem_buffer on the inner persistent
   // kinds): the persistent row and column buffers live in dynamic shared
   // memory, filled with cp.async by the thread that later reads them,
-  // stages_ rows deep (the current row plus stages_ - 1 in flight).
-  bool Staged(const Access& a) const { return staged_ && a.has_r && a.vec && p_.needed[a.v]; }
+  // ring_stages_ rows deep (the current row plus ring_stages_ - 1 in flight).
+  bool Staged(const Access& a) const {
+    return rows_staged_ && a.along_row && a.vectorized && plan_.needed[a.v];
+  }
   // 32-bit words one vector chunk of tensor a takes in registers.
-  int ChunkWords(const Access& a) const { return (V_ * a.esize + 3) / 4; }
+  int ChunkWords(const Access& a) const { return (shape_.vector_width * a.elem_bytes + 3) / 4; }
   // A column operand kept in shared memory (HeuristicParams::smem_columns).
   bool ColumnInSmem(const Access& a) const {
-    return hp_.smem_columns && persistent_ && !staged_ && a.has_r && !a.has_i && a.vec &&
-           p_.needed[a.v] &&
-           (hp_.kind == SchedulerKind::kInnerPersistent ||
-            hp_.kind == SchedulerKind::kInnerOuterPersistent);
+    return params_.smem_columns && shape_.persistent && !rows_staged_ && a.along_row &&
+           !a.across_rows && a.vectorized && plan_.needed[a.v] &&
+           (params_.kind == SchedulerKind::kInnerPersistent ||
+            params_.kind == SchedulerKind::kInnerOuterPersistent);
   }
   // A staged column operand of 16-bit floats kept in shared memory as float
   // (decided by PlanStaging): widened once when the block starts, so no
-  // row's passes unpack it; a chunk is two halves of V_ / 2 floats, each
-  // half its own [k][ty][tx] array (16-byte slots at V_ = 8: no bank
+  // row's passes unpack it; a chunk is two halves of vector_width / 2 floats, each
+  // half its own [k][ty][tx] array (16-byte slots at vector_width = 8: no bank
   // conflicts). The element read is fz_elem (FloatColumnPrelude), which the
   // paths that load packed words from memory share.
   bool FloatColumn(const Access& a) const {
-    return float_cols_ && Staged(a) && !a.has_i && HalfFloat(a);
+    return float_columns_ && Staged(a) && !a.across_rows && HalfFloat(a);
   }
   static bool HalfFloat(const Access& a) {
-    return a.dt == 4 || a.dt == 5;
+    return a.type_id == 4 || a.type_id == 5;
   }  // Ty<4> f16, Ty<5> bf16
   // A body lambda's parameter for input a's chunk: packed words, or for a
   // float column either (const auto*: each call site instantiates its own).
@@ -233,16 +286,16 @@ class Generator {
   // The start of this block's (and ty's) partials of column reduction ci in
   // the column workspace: rows of `wstride` floats (rlen rounded up to 4, so
   // the epilogue reads 16-byte aligned float4s).
-  std::string WcolRow(size_t ci) const;
+  std::string ColumnPartialRow(size_t ci) const;
 
   // Cluster column partials (HeuristicParams::cluster_x): after the row
   // loop the blocks of a cluster put their column accumulators in shared
-  // memory, and each sums its 1/cluster_ share of the columns over the
+  // memory, and each sums its 1/cluster_x_ share of the columns over the
   // cluster's blocks (distributed shared memory, fixed order) into the
   // cluster's partial row. Validates the request (InvalidArgument).
   absl::Status PlanCluster();
   std::string ClusterPartials() const;
-  int cluster_ = 1;
+  int cluster_x_ = 1;
 
   // generator_requires.cc: whether this persistent kernel is specialized
   // (CodegenOptions::specialize), and if so its launch requirements in k;
@@ -251,45 +304,47 @@ class Generator {
   bool specialized_ = false;
   std::set<SymbolId> literal_symbols_;
 
-  bool staged_ = false;
-  bool float_cols_ = false;
+  bool rows_staged_ = false;
+  bool float_columns_ = false;
   // HeuristicParams::reread_rows on a kernel with rows in registers: the
   // row buffers pb_* fill with fz_ld_keep, and the final pass loads each
   // chunk again with fz_ld_done before it uses it (RereadPrelude).
-  bool reread_ = false;
+  bool reread_rows_ = false;
   // A block a row group, the row tiled exactly (a specialized reread_rows
-  // kernel whose literal row extent is BX_ * PB_ * V_, no split, no column
-  // reductions): no row loop, no next-row prefetch, no in-row guards, the
-  // grid covering every row group, and the block reduction in warp 0
-  // (BlockReduce). torch.compile's softmax backward kernel has that form.
-  bool exact_ = false;
-  bool tiled_exactly_ = false;  // PlanRequires: the row is BX_ * PB_ * V_ elements
+  // kernel whose literal row extent is threads_x * chunks_per_thread * vector_width, no split, no
+  // column reductions): no row loop, no next-row prefetch, no in-row guards, the grid covering
+  // every row group, and the block reduction in warp 0 (BlockReduce). torch.compile's softmax
+  // backward kernel has that form.
+  bool exact_tiling_ = false;
+  bool row_fills_tiles_ =
+      false;  // PlanRequires: the row is threads_x * chunks_per_thread * vector_width elements
   // The test that chunk `jj` of a persistent row lies in the row.
   std::string InRow(const std::string& jj) const {
-    return exact_ ? "true" : absl::StrCat(jj, " < rlen");
+    return exact_tiling_ ? "true" : absl::StrCat(jj, " < rlen");
   }
   // The load of chunk `src` of row input a into the words at `dst`.
   std::string RowChunkLoad(const Access& a, const std::string& dst, const std::string& src) const {
-    return reread_ ? absl::StrCat("fz_ld_keep<", V_ * a.esize, ">(", dst, ", ", src, ");")
-                   : absl::StrCat("Chunk<", V_ * a.esize, ">::ld(", dst, ", ", src, ");");
+    return reread_rows_ ? absl::StrCat("fz_ld_keep<", shape_.vector_width * a.elem_bytes, ">(", dst,
+                                       ", ", src, ");")
+                        : absl::StrCat("Chunk<", shape_.vector_width * a.elem_bytes, ">::ld(", dst,
+                                       ", ", src, ");");
   }
-  int stages_ = 0;
+  int ring_stages_ = 0;
   // Kept chunks (multi-pass kernels with HeuristicParams::smem_bytes): the
-  // first pass copies each thread's first keep_iters_ loop iterations of the
+  // first pass copies each thread's first kept_iterations_ loop iterations of the
   // inputs it streams into dynamic shared memory, and the later passes read
   // those there instead of memory. Slots are [iteration * U + u][word]
-  // [thread]; an input's words start at keep_word_[ptr] within a slot of
-  // keep_slot_words_.
-  bool keep_ = false;
-  int keep_iters_ = 0;
-  int stage_ = 0;          // the reduction stage being emitted (EmitStage)
-  int64_t row_iters_ = 1;  // a thread's loop iterations over the heuristics' row
-  int keep_slot_words_ = 0;
-  std::map<std::string, int> keep_word_;
+  // [thread]; an input's words start at kept_word_offset_[ptr] within a slot of
+  // kept_slot_words_.
+  bool keep_chunks_ = false;
+  int kept_iterations_ = 0;
+  int current_stage_ = 0;  // the reduction stage being emitted (EmitStage)
+  int kept_slot_words_ = 0;
+  std::map<std::string, int> kept_word_offset_;
   // Word q of this thread's kept chunk (fz_ki, u) of input a.
   std::string KeptWord(const Access& a, int q) const;
   // Plans the kept chunks in the first pass: which inputs, how many
-  // iterations (keep_iters_), and the dynamic shared memory they take.
+  // iterations (kept_iterations_), and the dynamic shared memory they take.
   void PlanKeep(const std::vector<const Access*>& ins);
   // How a vector loop reads its chunks: from memory; from memory, copying
   // the first iterations' to their kept slots; from the kept slots where
@@ -307,17 +362,16 @@ class Generator {
                              const std::string& in_row, const std::string& body,
                              const std::vector<const Access*>& ins,
                              const std::vector<int>& cols) const;
-  int64_t smem_bytes_ = 0;
-  std::map<std::string, int64_t> smem_off_;  // by pointer name
+  int64_t dynamic_smem_bytes_ = 0;
+  std::map<std::string, int64_t> staged_smem_offset_;  // by pointer name
 
-  const KernelPlan& p_;
-  const Graph& g_;
-  const HeuristicParams& hp_;
-  const CodegenOptions& o_;
-  int V_ = 1, BX_ = 128, BY_ = 1, PB_ = 1, U_ = 1;
-  bool pointwise_ = false, persistent_ = false, split_ = false;
-  int64_t row_blocks_ = 1;
-  std::string row_swap_;
+  const KernelPlan& plan_;
+  const Graph& graph_;
+  const HeuristicParams& params_;
+  const CodegenOptions& options_;
+  // Set once by PlanLaunchShape, read by every emission step.
+  LaunchShape shape_;
+  std::string next_row_code_;
   // Multi-pass inner-outer kernels take row groups from a counter (Run).
   bool dynamic_rows_ = false;
   // Vectorized output stores with the streaming (evict-first) hint: row
@@ -327,23 +381,23 @@ class Generator {
   bool streaming_stores_ = false;
   const char* StoreFn() const { return streaming_stores_ ? "stcs" : "st"; }
   std::map<ValueId, int> input_index_;
-  std::map<ValueId, Access> in_access_;  // tensor inputs with a row-domain part
-  std::vector<Access> out_access_;       // per graph output
-  std::vector<std::string> acc_type_;    // per row slot
+  std::map<ValueId, Access> input_access_;     // tensor inputs with a row-domain part
+  std::vector<Access> output_access_;          // per graph output
+  std::vector<std::string> accumulator_type_;  // per row slot
   // The type of the block reduction's shared-memory partials: float when
   // every row slot accumulates in float (a double round trip costs two
   // conversions per warp partial at 16 per clock per SM on sm_90, in every
   // thread, on every row), else double.
-  const char* RedType() const {
-    for (const std::string& t : acc_type_) {
+  const char* BlockPartialType() const {
+    for (const std::string& t : accumulator_type_) {
       if (t != "float") return "double";
     }
     return "float";
   }
-  std::map<ValueId, std::string> row_memo_;
-  std::string row_pending_;
+  std::map<ValueId, std::string> row_values_;
+  std::string row_code_;
   Scope row_scope_;
-  std::unique_ptr<ValueEmitter> em_;
+  std::unique_ptr<ValueEmitter> values_;
 };
 
 }  // namespace codegen_internal

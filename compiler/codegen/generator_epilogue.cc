@@ -15,23 +15,25 @@ namespace fusiond {
 namespace codegen_internal {
 
 absl::Status Generator::EmitColumnEpilogue(std::string& c) {
-  const size_t nc = p_.col_reds.size();
-  if (cluster_ > 1) {
+  const size_t nc = plan_.col_reds.size();
+  if (cluster_x_ > 1) {
     absl::StrAppend(&c, ClusterPartials());
-  } else if (persistent_) {
-    absl::StrAppend(&c, "  if (fits) {\n#pragma unroll\n    for (int k = 0; k < ", PB_,
-                    "; ++k) {\n      const i64 jj = (t + (i64)k * T) * ", V_,
-                    ";\n      if (jj < rlen) {\n");
+  } else if (shape_.persistent) {
+    absl::StrAppend(&c, "  if (fits) {\n#pragma unroll\n    for (int k = 0; k < ",
+                    shape_.chunks_per_thread, "; ++k) {\n      const i64 jj = (t + (i64)k * T) * ",
+                    shape_.vector_width, ";\n      if (jj < rlen) {\n");
     for (size_t ci = 0; ci < nc; ++ci) {
-      const std::string dst = absl::StrCat(WcolRow(ci), " + jj");
-      if (V_ % 4 == 0) {  // rlen % V == 0 here (fits): 16-byte aligned
-        absl::StrAppend(&c, "#pragma unroll\n        for (int l = 0; l < ", V_,
-                        "; l += 4) fz_st_partial(", dst, " + l, make_float4(cacc", ci, "[k * ", V_,
-                        " + l], cacc", ci, "[k * ", V_, " + l + 1], cacc", ci, "[k * ", V_,
-                        " + l + 2], cacc", ci, "[k * ", V_, " + l + 3]));\n");
+      const std::string dst = absl::StrCat(ColumnPartialRow(ci), " + jj");
+      if (shape_.vector_width % 4 == 0) {  // rlen % V == 0 here (fits): 16-byte aligned
+        absl::StrAppend(&c, "#pragma unroll\n        for (int l = 0; l < ", shape_.vector_width,
+                        "; l += 4) fz_st_partial(", dst, " + l, make_float4(cacc", ci, "[k * ",
+                        shape_.vector_width, " + l], cacc", ci, "[k * ", shape_.vector_width,
+                        " + l + 1], cacc", ci, "[k * ", shape_.vector_width, " + l + 2], cacc", ci,
+                        "[k * ", shape_.vector_width, " + l + 3]));\n");
       } else {
-        absl::StrAppend(&c, "#pragma unroll\n        for (int l = 0; l < ", V_, "; ++l) (", dst,
-                        ")[l] = cacc", ci, "[k * ", V_, " + l];\n");
+        absl::StrAppend(&c, "#pragma unroll\n        for (int l = 0; l < ", shape_.vector_width,
+                        "; ++l) (", dst, ")[l] = cacc", ci, "[k * ", shape_.vector_width,
+                        " + l];\n");
       }
     }
     absl::StrAppend(&c, "      }\n    }\n  }\n");
@@ -46,11 +48,12 @@ absl::Status Generator::EmitColumnEpilogue(std::string& c) {
   // 32-column tiles of one float per lane: layernorm backward 2048x8192
   // 49.0 -> 45.0 us on the H200.) L comes from the shape compiled for,
   // see EpilogueLanes.
-  const int nthreads = BX_ * BY_, nw = std::max(1, nthreads / 32);
-  const int64_t gx = std::max<int64_t>(1, hp_.grid_x),
-                blocks = gx * std::max<int64_t>(1, hp_.grid_y);
-  const int L = EpilogueLanes(hp_.inner_size, gx * BY_ / cluster_, blocks, nthreads), TW = 4 * L,
-            ng = nthreads / L;
+  const int nthreads = shape_.threads_x * shape_.threads_y, nw = std::max(1, nthreads / 32);
+  const int64_t gx = std::max<int64_t>(1, params_.grid_x),
+                blocks = gx * std::max<int64_t>(1, params_.grid_y);
+  const int L = EpilogueLanes(params_.inner_size, gx * shape_.threads_y / cluster_x_, blocks,
+                              nthreads),
+            TW = 4 * L, ng = nthreads / L;
   // The staged ring is dead past the row loop: the epilogue's tiles reuse
   // it instead of declaring 4 KiB a column reduction more, so the ring may
   // have all of the 227 KiB a block may ask for but the reductions'
@@ -59,17 +62,18 @@ absl::Status Generator::EmitColumnEpilogue(std::string& c) {
   // copies when it ends; the grid
   // barrier then orders every thread's last ring read before the tiles'
   // first write.
-  const bool tiles_in_ring = staged_ && cluster_ == 1 && smem_bytes_ >= int64_t{16} * nc * nw * L;
+  const bool tiles_in_ring =
+      rows_staged_ && cluster_x_ == 1 && dynamic_smem_bytes_ >= int64_t{16} * nc * nw * L;
   absl::StrAppend(&c, "  fz_grid_sync(bar);\n");
   // Every block is past its last take: the counter is zero for the next launch.
   if (dynamic_rows_)
     absl::StrAppend(&c, "  if (blockIdx.x == 0 && tx == 0 && ty == 0) bar[1] = 0;\n");
   // Partial rows: one per cluster where the clusters summed theirs (fits).
   const std::string P =
-      cluster_ > 1 ? absl::StrCat("fits ? (int)gridDim.x / ", cluster_, " : (int)gridDim.x")
-                   : absl::StrCat("gridDim.x * ", BY_);
+      cluster_x_ > 1 ? absl::StrCat("fits ? (int)gridDim.x / ", cluster_x_, " : (int)gridDim.x")
+                     : absl::StrCat("gridDim.x * ", shape_.threads_y);
   absl::StrAppend(
-      &c, "  {\n    const int P = ", P, ";\n", "    const int tid = ty * ", BX_,
+      &c, "  {\n    const int P = ", P, ";\n", "    const int tid = ty * ", shape_.threads_x,
       " + tx, lane = tid % ", L, ", grp = tid / ", L, ";\n",
       tiles_in_ring ? absl::StrCat("    float4 (*fz_cred)[", nw, "][", L, "] = (float4 (*)[", nw,
                                    "][", L, "])fz_smem;\n")
@@ -78,13 +82,13 @@ absl::Status Generator::EmitColumnEpilogue(std::string& c) {
       " c0 += (i64)gridDim.x * gridDim.y * ", TW, ") {\n      const i64 j4 = c0 + lane * 4;\n");
   std::string comb;
   for (size_t ci = 0; ci < nc; ++ci) {
-    const OpKind cop = g_.node(p_.col_reds[ci]).op;
-    const std::string id = Identity(cop, "float");
+    const OpKind cop = graph_.node(plan_.col_reds[ci]).op;
+    const std::string id = ReductionIdentity(cop, "float");
     absl::StrAppend(&c, "      float4 s", ci, " = make_float4(", id, ", ", id, ", ", id, ", ", id,
                     ");\n");
     for (const char* f : {"x", "y", "z", "w"}) {
-      absl::StrAppend(&comb, "          s", ci, ".", f, " = fz_comb<", OpId(cop), ", float>(s", ci,
-                      ".", f, ", v", ci, ".", f, ");\n");
+      absl::StrAppend(&comb, "          s", ci, ".", f, " = fz_comb<", ReduceOpId(cop),
+                      ", float>(s", ci, ".", f, ", v", ci, ".", f, ");\n");
     }
   }
   absl::StrAppend(&c, "      if (j4 < rlen) {\n#pragma unroll ", kEpilogueLoads,
@@ -95,11 +99,11 @@ absl::Status Generator::EmitColumnEpilogue(std::string& c) {
   }
   absl::StrAppend(&c, comb, "        }\n      }\n");
   for (size_t ci = 0; ci < nc; ++ci) {
-    const OpKind cop = g_.node(p_.col_reds[ci]).op;
+    const OpKind cop = graph_.node(plan_.col_reds[ci]).op;
     for (int o = L; o < 32; o *= 2) {
       for (const char* f : {"x", "y", "z", "w"}) {
-        absl::StrAppend(&c, "      s", ci, ".", f, " = fz_comb<", OpId(cop), ", float>(s", ci, ".",
-                        f, ", __shfl_xor_sync(0xffffffffu, s", ci, ".", f, ", ", o, "));\n");
+        absl::StrAppend(&c, "      s", ci, ".", f, " = fz_comb<", ReduceOpId(cop), ", float>(s", ci,
+                        ".", f, ", __shfl_xor_sync(0xffffffffu, s", ci, ".", f, ", ", o, "));\n");
       }
     }
     absl::StrAppend(&c, "      if ((tid & 31) < ", L, ") fz_cred[", ci, "][tid >> 5][lane] = s", ci,
@@ -113,35 +117,39 @@ absl::Status Generator::EmitColumnEpilogue(std::string& c) {
   std::map<ValueId, std::string> memo;
   Scope cs = Scope::Of(Scope::kCol, &body, "      ", &memo);
   cs.load = [&](ValueId v) {
-    const Access& a = in_access_.at(v);
-    return absl::StrCat("Ty<", a.dt, ">::load(", a.ptr, " + ", Ro(a, "j", At::kElem), ")");
+    const Access& a = input_access_.at(v);
+    return absl::StrCat("Ty<", a.type_id, ">::load(", a.ptr, " + ", OffsetAt(a, "j", At::kElem),
+                        ")");
   };
   for (size_t ci = 0; ci < nc; ++ci) {
-    const Node& n = g_.node(p_.col_reds[ci]);
+    const Node& n = graph_.node(plan_.col_reds[ci]);
     const ValueId out = n.outputs[0];
     const OpKind cop = n.op;
     absl::StrAppend(&body, "      float csum", ci, " = ((const float*)fz_cred[", ci, "][0])[q];\n",
-                    "      for (int w = 1; w < ", nw, "; ++w) csum", ci, " = fz_comb<", OpId(cop),
-                    ", float>(csum", ci, ", ((const float*)fz_cred[", ci, "][w])[q]);\n");
-    absl::StrAppend(&body, "      const ", ComputeTypeName(g_.value(out).dtype), " cv", out, " = ",
-                    RoundTo(g_.value(out).dtype,
-                            absl::StrCat("(", ComputeTypeName(g_.value(out).dtype), ")csum", ci)),
-                    ";\n");
+                    "      for (int w = 1; w < ", nw, "; ++w) csum", ci, " = fz_comb<",
+                    ReduceOpId(cop), ", float>(csum", ci, ", ((const float*)fz_cred[", ci,
+                    "][w])[q]);\n");
+    absl::StrAppend(
+        &body, "      const ", ComputeTypeName(graph_.value(out).dtype), " cv", out, " = ",
+        RoundTo(graph_.value(out).dtype,
+                absl::StrCat("(", ComputeTypeName(graph_.value(out).dtype), ")csum", ci)),
+        ";\n");
     memo[out] = absl::StrCat("cv", out);
   }
-  for (const Access& a : out_access_) {
-    if (p_.domain[a.v] != Domain::kCol) continue;
-    if (a.has_i) {
+  for (const Access& a : output_access_) {
+    if (plan_.domain[a.v] != Domain::kCol) continue;
+    if (a.across_rows) {
       return absl::UnimplementedError(
           "codegen: a column-reduction output broadcast along the rows");
     }
-    auto e = em_->Get(a.v, cs);
+    auto e = values_->Get(a.v, cs);
     if (!e.ok()) return e.status();
-    if (a.has_r) {
-      absl::StrAppend(&body, "      Ty<", a.dt, ">::store(", a.ptr, " + ", Ro(a, "j", At::kElem),
-                      ", ", *e, ");\n");
+    if (a.along_row) {
+      absl::StrAppend(&body, "      Ty<", a.type_id, ">::store(", a.ptr, " + ",
+                      OffsetAt(a, "j", At::kElem), ", ", *e, ");\n");
     } else {  // no row axes left (every row-domain axis has extent 1)
-      absl::StrAppend(&body, "      if (j == 0) Ty<", a.dt, ">::store(", a.ptr, ", ", *e, ");\n");
+      absl::StrAppend(&body, "      if (j == 0) Ty<", a.type_id, ">::store(", a.ptr, ", ", *e,
+                      ");\n");
     }
   }
   absl::StrAppend(&c, body, "      }\n      __syncthreads();\n    }\n  }\n");

@@ -2,9 +2,9 @@
 // or a sum over the outer axis of [M, N], broadcast back; the scheduler's
 // rows_per_block > 1). A "row" of the plan is then a column of the tensor,
 // its elements N apart. With the usual mapping a warp's lanes walk down one
-// column, one 2-byte element a 32-byte sector; here lanes take BY_
+// column, one 2-byte element a 32-byte sector; here lanes take threads_y
 // consecutive columns (coalesced: 64 bytes a warp for bf16) and the block's
-// BX_ lane groups (warps) split the column's rows, so a row's threads sit in
+// threads_x lane groups (warps) split the column's rows, so a row's threads sit in
 // different warps and its block reduction goes through shared memory alone.
 #include <algorithm>
 
@@ -14,12 +14,12 @@
 namespace fusiond {
 namespace codegen_internal {
 
-// The launch is (BX_, BY_) threads as for every kind; the linear thread id
+// The launch is (threads_x, threads_y) threads as for every kind; the linear thread id
 // is split the other way round: ty (the row) fastest.
 std::string Generator::LanesThreadIds() const {
-  return absl::StrCat("  const int fz_lin = threadIdx.y * ", BX_, " + threadIdx.x;\n",
-                      "  const int tx = fz_lin / ", BY_, ", ty = fz_lin % ", BY_,
-                      ";\n  (void)ty;\n");
+  return absl::StrCat("  const int fz_lin = threadIdx.y * ", shape_.threads_x, " + threadIdx.x;\n",
+                      "  const int tx = fz_lin / ", shape_.threads_y, ", ty = fz_lin % ",
+                      shape_.threads_y, ";\n  (void)ty;\n");
 }
 
 // Partials [buffer][slot][tx][ty]: the lanes of a warp (consecutive ty)
@@ -30,41 +30,42 @@ std::string Generator::LanesThreadIds() const {
 absl::StatusOr<std::string> Generator::LanesReductionScratch() const {
   constexpr int64_t kMaxLanesScratchBytes = 40 * 1024;
   size_t per_stage = 1;
-  for (int s = 0; s < p_.num_stages; ++s) {
+  for (int s = 0; s < plan_.num_stages; ++s) {
     size_t n = 0;
-    for (const auto& sl : p_.row_slots)
+    for (const auto& sl : plan_.row_slots)
       n += (sl.stage == s) + (sl.stage == s && sl.one_pass && !sl.second_moment);
     per_stage = std::max(per_stage, n);
   }
-  const int64_t bytes =
-      int64_t{2} * per_stage * BX_ * BY_ * (std::string(RedType()) == "float" ? 4 : 8);
+  const int64_t bytes = int64_t{2} * per_stage * shape_.threads_x * shape_.threads_y *
+                        (std::string(BlockPartialType()) == "float" ? 4 : 8);
   if (bytes > kMaxLanesScratchBytes) {
-    return absl::UnimplementedError(
-        absl::StrCat("codegen: a lanes kernel's block reduction needs ", bytes,
-                     " bytes of shared memory (", per_stage, " partials of ", BX_ * BY_,
-                     " threads, twice); at most ", kMaxLanesScratchBytes));
+    return absl::UnimplementedError(absl::StrCat(
+        "codegen: a lanes kernel's block reduction needs ", bytes, " bytes of shared memory (",
+        per_stage, " partials of ", shape_.threads_x * shape_.threads_y,
+        " threads, twice); at most ", kMaxLanesScratchBytes));
   }
-  return absl::StrCat("  __shared__ __align__(16) ", RedType(), " fz_red[2][", per_stage, "][", BX_,
-                      "][", BY_, "];\n  unsigned fz_rb = 0;\n");
+  return absl::StrCat("  __shared__ __align__(16) ", BlockPartialType(), " fz_red[2][", per_stage,
+                      "][", shape_.threads_x, "][", shape_.threads_y,
+                      "];\n  unsigned fz_rb = 0;\n");
 }
 
 // Every thread stores its partials, one barrier, and every thread combines
-// its row's BX_ partials in tx order (the same order in every thread of the
+// its row's threads_x partials in tx order (the same order in every thread of the
 // row, so they all hold the same bits). Two buffers alternate as in
 // BlockReduce: one barrier a reduction.
 std::string Generator::LanesBlockReduce(const std::vector<int>& slots,
                                         const std::string& ind) const {
-  if (BX_ == 1) return "";  // a thread a row: nothing to combine
+  if (shape_.threads_x == 1) return "";  // a thread a row: nothing to combine
   struct Chan {
     int f, s;
     size_t qf, qs, qn;
   };
   std::vector<Chan> chans;
   for (size_t q = 0; q < slots.size(); ++q) {
-    const ReductionSlot& sl = p_.row_slots[slots[q]];
+    const ReductionSlot& sl = plan_.row_slots[slots[q]];
     if (!sl.one_pass || sl.second_moment) continue;
     for (size_t r = 0; r < slots.size(); ++r) {
-      const ReductionSlot& o = p_.row_slots[slots[r]];
+      const ReductionSlot& o = plan_.row_slots[slots[r]];
       if (o.node == sl.node && o.second_moment)
         chans.push_back({slots[q], slots[r], q, r, slots.size() + chans.size()});
     }
@@ -74,27 +75,29 @@ std::string Generator::LanesBlockReduce(const std::vector<int>& slots,
   };
   std::string s = absl::StrCat(ind, "{");
   for (size_t q = 0; q < slots.size(); ++q) {
-    absl::StrAppend(&s, " fz_red[fz_rb][", q, "][tx][ty] = (", RedType(), ")acc", slots[q], ";");
+    absl::StrAppend(&s, " fz_red[fz_rb][", q, "][tx][ty] = (", BlockPartialType(), ")acc", slots[q],
+                    ";");
   }
   for (const Chan& c : chans)
-    absl::StrAppend(&s, " fz_red[fz_rb][", c.qn, "][tx][ty] = (", RedType(), ")wn", c.f, ";");
+    absl::StrAppend(&s, " fz_red[fz_rb][", c.qn, "][tx][ty] = (", BlockPartialType(), ")wn", c.f,
+                    ";");
   absl::StrAppend(&s, " }\n", ind, "__syncthreads();\n");
   for (size_t q = 0; q < slots.size(); ++q) {
-    const ReductionSlot& sl = p_.row_slots[slots[q]];
+    const ReductionSlot& sl = plan_.row_slots[slots[q]];
     if (sl.one_pass) continue;
-    const char* op = sl.second_moment ? "0" : OpId(g_.node(sl.node).op);
-    const std::string& t = acc_type_[slots[q]];
+    const char* op = sl.second_moment ? "0" : ReduceOpId(graph_.node(sl.node).op);
+    const std::string& t = accumulator_type_[slots[q]];
     absl::StrAppend(&s, ind, "acc", slots[q], " = ", at(t, q, "0"), ";\n", ind,
-                    "for (int w = 1; w < ", BX_, "; ++w) acc", slots[q], " = fz_comb<", op, ", ", t,
-                    ">(acc", slots[q], ", ", at(t, q, "w"), ");\n");
+                    "for (int w = 1; w < ", shape_.threads_x, "; ++w) acc", slots[q], " = fz_comb<",
+                    op, ", ", t, ">(acc", slots[q], ", ", at(t, q, "w"), ");\n");
   }
   for (const Chan& c : chans) {
-    const std::string& t = acc_type_[c.f];
+    const std::string& t = accumulator_type_[c.f];
     absl::StrAppend(&s, ind, "wn", c.f, " = ", at(t, c.qn, "0"), "; acc", c.f, " = ",
                     at(t, c.qf, "0"), "; acc", c.s, " = ", at(t, c.qs, "0"), ";\n", ind,
-                    "for (int w = 1; w < ", BX_, "; ++w) fz_chan(wn", c.f, ", acc", c.f, ", acc",
-                    c.s, ", ", at(t, c.qn, "w"), ", ", at(t, c.qf, "w"), ", ", at(t, c.qs, "w"),
-                    ");\n");
+                    "for (int w = 1; w < ", shape_.threads_x, "; ++w) fz_chan(wn", c.f, ", acc",
+                    c.f, ", acc", c.s, ", ", at(t, c.qn, "w"), ", ", at(t, c.qf, "w"), ", ",
+                    at(t, c.qs, "w"), ");\n");
   }
   absl::StrAppend(&s, ind, "fz_rb ^= 1;\n");
   return s;
@@ -102,11 +105,12 @@ std::string Generator::LanesBlockReduce(const std::vector<int>& slots,
 
 // Blocks a SM asked of ptxas: as many as leave a thread 64 registers (two of
 // 512 threads), the figure the heuristics size the grid for; a thread keeps
-// U_ x V_ loads in flight and nothing between the passes.
+// unroll x vector_width loads in flight and nothing between the passes.
 int Generator::LanesMinBlocks() const {
   constexpr int kLaneRegisters = 64;
-  const int n = o_.target.registers_per_sm / std::max(1, BX_ * BY_ * kLaneRegisters);
-  return std::clamp(n, 1, std::min(4, std::max(1, o_.max_min_blocks)));
+  const int n = options_.target.registers_per_sm /
+                std::max(1, shape_.threads_x * shape_.threads_y * kLaneRegisters);
+  return std::clamp(n, 1, std::min(4, std::max(1, options_.max_min_blocks)));
 }
 
 }  // namespace codegen_internal

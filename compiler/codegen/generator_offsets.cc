@@ -16,10 +16,10 @@ Access Generator::MakeAccess(ValueId v, std::string ptr) const {
   Access a;
   a.v = v;
   a.ptr = std::move(ptr);
-  const Value& val = g_.value(v);
-  a.dt = static_cast<int>(val.dtype);
-  a.esize = DataTypeSize(val.dtype);
-  const auto& m = p_.axis_map[v];
+  const Value& val = graph_.value(v);
+  a.type_id = static_cast<int>(val.dtype);
+  a.elem_bytes = DataTypeSize(val.dtype);
+  const auto& m = plan_.axis_map[v];
   std::vector<int> own;  // own non-1 axes (indices)
   for (int i = 0; i < val.rank(); ++i)
     if (m[i] >= 0) own.push_back(i);
@@ -27,34 +27,34 @@ Access Generator::MakeAccess(ValueId v, std::string ptr) const {
     std::vector<std::string> f;
     int64_t st = 1;
     for (size_t q = k + 1; q < own.size(); ++q) {
-      Extent e = g_.Canonical(val.shape[own[q]]);
+      Extent e = graph_.Canonical(val.shape[own[q]]);
       if (e.is_static())
         st *= e.size;
       else
-        f.push_back(p_.ExtentExpr(e));
+        f.push_back(plan_.ExtentExpr(e));
     }
     if (st != 1 || f.empty()) f.push_back(std::to_string(st));
     const int ra = m[own[k]];
-    auto& terms = (p_.r_mask >> ra & 1) ? a.r_terms : a.i_terms;
+    auto& terms = (plan_.r_mask >> ra & 1) ? a.along_row_terms : a.across_row_terms;
     terms.push_back({ra, absl::StrJoin(f, " * ")});
   }
-  a.has_r = !a.r_terms.empty();
-  a.has_i = !a.i_terms.empty();
-  a.vec = a.has_r && !own.empty() && m[own.back()] == p_.r_axes.back();
+  a.along_row = !a.along_row_terms.empty();
+  a.across_rows = !a.across_row_terms.empty();
+  a.vectorized = a.along_row && !own.empty() && m[own.back()] == plan_.r_axes.back();
   // Fast path: the trailing own axes are exactly the row axes, in order.
-  if (a.r_terms.size() == p_.r_axes.size() && own.size() >= p_.r_axes.size()) {
+  if (a.along_row_terms.size() == plan_.r_axes.size() && own.size() >= plan_.r_axes.size()) {
     bool ok = true;
-    for (size_t k = 0; k < p_.r_axes.size(); ++k) {
-      ok &= m[own[own.size() - p_.r_axes.size() + k]] == p_.r_axes[k];
+    for (size_t k = 0; k < plan_.r_axes.size(); ++k) {
+      ok &= m[own[own.size() - plan_.r_axes.size() + k]] == plan_.r_axes[k];
     }
-    a.fast_r = ok;
+    a.linear_in_row = ok;
   }
   return a;
 }
 
 bool Generator::SmallStaticSpace() const {
   int64_t elements = 1;
-  for (const Extent& e : p_.ref) {
+  for (const Extent& e : plan_.ref) {
     if (!e.is_static() || (e.size != 0 && elements >= INT32_MAX / e.size)) return false;
     elements *= e.size;
   }
@@ -62,54 +62,54 @@ bool Generator::SmallStaticSpace() const {
 }
 
 std::string Generator::PlanDividers() {
-  dividers_.clear();
+  extent_dividers_.clear();
   bool decomposes = false;
-  for (const auto& [v, a] : in_access_) decomposes |= a.has_r && !a.fast_r;
-  for (const Access& a : out_access_) decomposes |= a.has_r && !a.fast_r;
+  for (const auto& [v, a] : input_access_) decomposes |= a.along_row && !a.linear_in_row;
+  for (const Access& a : output_access_) decomposes |= a.along_row && !a.linear_in_row;
   // Only reductions: a pointwise kernel's row is the whole tensor, which can
   // pass 2^32 elements (a [32768, 131072] bf16 logits tensor), and its
   // vector path must keep working there, so it divides in 64 bits (bias-GELU
   // 8192x8192 ran within 1% either way).
-  if (pointwise_ || !decomposes || SmallStaticSpace()) return "";
+  if (shape_.pointwise || !decomposes || SmallStaticSpace()) return "";
   std::string s, small = "rlen <= 0xffffffffLL";
-  for (size_t k = 1; k < p_.r_axes.size(); ++k) {
-    const Extent& e = p_.ref[p_.r_axes[k]];
-    const std::string ext = p_.ExtentExpr(e);
-    if (e.is_static() || dividers_.count(ext)) continue;
-    const std::string name = absl::StrCat("fz_d", dividers_.size());
-    dividers_[ext] = name;
+  for (size_t k = 1; k < plan_.r_axes.size(); ++k) {
+    const Extent& e = plan_.ref[plan_.r_axes[k]];
+    const std::string ext = plan_.ExtentExpr(e);
+    if (e.is_static() || extent_dividers_.count(ext)) continue;
+    const std::string name = absl::StrCat("fz_d", extent_dividers_.size());
+    extent_dividers_[ext] = name;
     absl::StrAppend(&s, "  const FzDiv ", name, " = fz_div_make(", ext, ");\n");
     absl::StrAppend(&small, " && (", ext, ") <= 0x7fffffffLL");
   }
-  if (dividers_.empty()) return "";
+  if (extent_dividers_.empty()) return "";
   // Each decomposed offset within its row fits 32 bits (the vector paths
   // add it up in u32).
   std::set<std::string> bounds;
   auto bound = [&](const Access& a) {
-    if (!a.has_r || a.fast_r) return;
+    if (!a.along_row || a.linear_in_row) return;
     std::vector<std::string> terms;
-    for (const auto& [ra, stride] : a.r_terms) {
+    for (const auto& [ra, stride] : a.along_row_terms) {
       terms.push_back(
-          absl::StrCat("((i64)(", p_.ExtentExpr(p_.ref[ra]), ") - 1) * (i64)(", stride, ")"));
+          absl::StrCat("((i64)(", plan_.ExtentExpr(plan_.ref[ra]), ") - 1) * (i64)(", stride, ")"));
     }
     bounds.insert(absl::StrCat(" && ", absl::StrJoin(terms, " + "), " <= 0xffffffffLL"));
   };
-  for (const auto& [v, a] : in_access_) bound(a);
-  for (const Access& a : out_access_) bound(a);
+  for (const auto& [v, a] : input_access_) bound(a);
+  for (const Access& a : output_access_) bound(a);
   for (const std::string& b : bounds) absl::StrAppend(&small, b);
   return absl::StrCat(s, "  const bool fz_q32 = ", small, ";\n");
 }
 
-std::string Generator::Ro(const Access& a, const std::string& j, At at) const {
+std::string Generator::OffsetAt(const Access& a, const std::string& j, At at) const {
   const std::string fast = absl::StrCat("ro_", a.ptr, "(", j, ")");
-  if (dividers_.empty() || a.fast_r || at == At::kVec) return fast;
+  if (extent_dividers_.empty() || a.linear_in_row || at == At::kVec) return fast;
   const std::string general = absl::StrCat("ro64_", a.ptr, "(", j, ")");
   return at == At::kElem ? general : absl::StrCat("(VV == 1 ? ", general, " : ", fast, ")");
 }
 
 std::string Generator::OffsetLambda(const Access& a) const {
-  const std::string base = a.has_i ? absl::StrCat("rb_", a.ptr) : "0";
-  if (a.fast_r)
+  const std::string base = a.across_rows ? absl::StrCat("rb_", a.ptr) : "0";
+  if (a.linear_in_row)
     return absl::StrCat("  auto ro_", a.ptr, " = [&](i64 j) -> i64 { return ", base, " + j; };\n");
   // The decomposition of j over the row axes. A static iteration space under
   // 2^31 elements takes 32-bit arithmetic (a division by a literal becomes a
@@ -126,17 +126,17 @@ std::string Generator::OffsetLambda(const Access& a) const {
   // every such offset fits).
   auto decompose = [&](const char* t, bool magic) {
     std::string d = absl::StrCat(t, " q = (", t, ")j; ", t, " o = 0;");
-    for (int k = static_cast<int>(p_.r_axes.size()) - 1; k >= 0; --k) {
-      const int ax = p_.r_axes[k];
-      const std::string e = p_.ExtentExpr(p_.ref[ax]);
-      const auto div = dividers_.find(e);
-      const bool fast = magic && k > 0 && div != dividers_.end();
+    for (int k = static_cast<int>(plan_.r_axes.size()) - 1; k >= 0; --k) {
+      const int ax = plan_.r_axes[k];
+      const std::string e = plan_.ExtentExpr(plan_.ref[ax]);
+      const auto div = extent_dividers_.find(e);
+      const bool fast = magic && k > 0 && div != extent_dividers_.end();
       const std::string ext = absl::StrCat("(", t, ")(", e, ")");
       if (fast) absl::StrAppend(&d, " const u32 q", k, " = fz_div(q, ", div->second, ");");
       std::string coord = k == 0 ? "q"
                           : fast ? absl::StrCat("(q - q", k, " * ", div->second, ".d)")
                                  : absl::StrCat("(q % ", ext, ")");
-      for (const auto& [ra, stride] : a.r_terms) {
+      for (const auto& [ra, stride] : a.along_row_terms) {
         if (ra != ax) continue;
         absl::StrAppend(&d, " o += ", coord, " * (", t, ")(", stride, ");");
       }
@@ -146,7 +146,7 @@ std::string Generator::OffsetLambda(const Access& a) const {
     }
     return absl::StrCat(d, " return ", base, " + (i64)o; };\n");
   };
-  if (dividers_.empty()) {
+  if (extent_dividers_.empty()) {
     return absl::StrCat("  auto ro_", a.ptr, " = [&](i64 j) -> i64 { ",
                         decompose(SmallStaticSpace() ? "u32" : "i64", false));
   }

@@ -21,18 +21,20 @@ namespace codegen_internal {
 bool Generator::PlanRequires(int64_t bound, GeneratedKernel& k) {
   // Kernels with run-time extents over several row axes check more than
   // this (fz_q32: 32-bit offsets) and stay general.
-  if (!o_.specialize || !persistent_ || !dividers_.empty() || p_.r_axes.empty()) return false;
+  if (!options_.specialize || !shape_.persistent || !extent_dividers_.empty() ||
+      plan_.r_axes.empty())
+    return false;
   // The sizes compiled for must meet the conditions themselves.
-  const Extent& inner = p_.ref[p_.r_axes.back()];
+  const Extent& inner = plan_.ref[plan_.r_axes.back()];
   bool symbolic = false;
-  for (int a : p_.r_axes) symbolic |= !g_.Canonical(p_.ref[a]).is_static();
-  if (symbolic && o_.symbol_sizes.size() < g_.symbols.size()) return false;
-  const SizeBinding sizes{o_.symbol_sizes};
+  for (int a : plan_.r_axes) symbolic |= !graph_.Canonical(plan_.ref[a]).is_static();
+  if (symbolic && options_.symbol_sizes.size() < graph_.symbols.size()) return false;
+  const SizeBinding sizes{options_.symbol_sizes};
   int64_t rlen = 1;
-  for (int a : p_.r_axes) rlen *= sizes.Resolve(g_, p_.ref[a]);
-  const int64_t inner_size = sizes.Resolve(g_, inner);
-  if (inner_size <= 0 || inner_size % V_ != 0 || rlen > bound) return false;
-  tiled_exactly_ = rlen == bound;
+  for (int a : plan_.r_axes) rlen *= sizes.Resolve(graph_, plan_.ref[a]);
+  const int64_t inner_size = sizes.Resolve(graph_, inner);
+  if (inner_size <= 0 || inner_size % shape_.vector_width != 0 || rlen > bound) return false;
+  row_fills_tiles_ = rlen == bound;
   // A symbolic row's extents become the literals compiled for (codegen.cc),
   // as a static definition's are, so a symbolic definition and a static one
   // of the same shape get the same row arithmetic (docs/codegen.md,
@@ -41,26 +43,27 @@ bool Generator::PlanRequires(int64_t bound, GeneratedKernel& k) {
   // sizes); the row count stays a parameter, so another batch size still
   // shares the kernel text and NVRTC's work.
   if (symbolic) {
-    for (int a : p_.r_axes) {
-      const Extent e = g_.Canonical(p_.ref[a]);
+    for (int a : plan_.r_axes) {
+      const Extent e = graph_.Canonical(plan_.ref[a]);
       if (e.is_static() || literal_symbols_.count(e.symbol)) continue;
       literal_symbols_.insert(e.symbol);
-      k.requirements.push_back(
-          {p_.symbol_names.at(e.symbol), Requirement::Kind::kEquals, o_.symbol_sizes[e.symbol]});
+      k.requirements.push_back({plan_.symbol_names.at(e.symbol), Requirement::Kind::kEquals,
+                                options_.symbol_sizes[e.symbol]});
     }
   }
   // The pointers vec_ok tests.
   for (ParamBinding& b : k.params) {
     const Access* a = nullptr;
     if (b.kind == "input") {
-      for (const auto& [v, x] : in_access_) {
-        if (input_index_.at(v) == b.index && x.vec) a = &x;
+      for (const auto& [v, x] : input_access_) {
+        if (input_index_.at(v) == b.index && x.vectorized) a = &x;
       }
     } else if (b.kind == "output") {
-      const Access& x = out_access_[b.index];
-      if (x.vec && x.has_r) a = &x;
+      const Access& x = output_access_[b.index];
+      if (x.vectorized && x.along_row) a = &x;
     }
-    if (a != nullptr && V_ * a->esize > a->esize) b.align = V_ * a->esize;
+    if (a != nullptr && shape_.vector_width * a->elem_bytes > a->elem_bytes)
+      b.align = shape_.vector_width * a->elem_bytes;
   }
   return true;
 }

@@ -13,13 +13,13 @@ namespace fusiond {
 namespace codegen_internal {
 
 absl::Status Generator::EmitRowLoop(std::string& c, bool coop, bool cols) {
-  if (staged_) {
+  if (rows_staged_) {
     // The ring stage of the current row and the one the next copies fill.
-    absl::StrAppend(&c, "  int stage = 0, fill = ", stages_ - 1, ";\n");
-    row_swap_ += absl::StrCat("    stage = stage + 1 == ", stages_, " ? 0 : stage + 1;\n",
-                              "    fill = fill + 1 == ", stages_, " ? 0 : fill + 1;\n");
+    absl::StrAppend(&c, "  int stage = 0, fill = ", ring_stages_ - 1, ";\n");
+    next_row_code_ += absl::StrCat("    stage = stage + 1 == ", ring_stages_, " ? 0 : stage + 1;\n",
+                                   "    fill = fill + 1 == ", ring_stages_, " ? 0 : fill + 1;\n");
   }
-  // Rows a block visits: groups of BY_ rows. Statically every gridDim.x-th
+  // Rows a block visits: groups of threads_y rows. Statically every gridDim.x-th
   // group. In cooperative multi-pass inner-outer kernels a block takes
   // further groups from a counter as it goes (dynamic_rows_), so blocks that
   // the memory system serves faster take more rows and all reach the grid
@@ -31,30 +31,30 @@ absl::Status Generator::EmitRowLoop(std::string& c, bool coop, bool cols) {
   // top of an iteration and hands it to the block through shared memory at
   // the end of the next one, so the atomic has an iteration to return (g0 is
   // the current group, g1 the next; multi-pass kernels prefetch nothing).
-  // Group numbers are 32-bit (rows up to 2^32 x BY_).
-  dynamic_rows_ = coop && cols && !split_ && hp_.grid_y <= 1 && hp_.multi_pass &&
-                  hp_.kind == SchedulerKind::kInnerOuterPersistent;
+  // Group numbers are 32-bit (rows up to 2^32 x threads_y).
+  dynamic_rows_ = coop && cols && !shape_.row_split && params_.grid_y <= 1 && params_.multi_pass &&
+                  params_.kind == SchedulerKind::kInnerOuterPersistent;
   if (dynamic_rows_) {
     absl::StrAppend(
-        &c, "  const i64 ngroups = (rows + ", BY_, " - 1) / ", BY_, ";\n",
+        &c, "  const i64 ngroups = (rows + ", shape_.threads_y, " - 1) / ", shape_.threads_y, ";\n",
         "  __shared__ u32 fz_next[2];\n  u32 fz_take = 0, fz_took = 0;\n",
         "  u32 g0 = blockIdx.x + 0 * gridDim.x;\n  u32 g1 = blockIdx.x + 1 * gridDim.x;\n",
         "  for (unsigned it = 0; g0 < ngroups; ++it) {\n",
         "    if (tx == 0 && ty == 0) { fz_took = fz_take; fz_take = atomicAdd(bar + 1, 1u); }\n",
-        "    row = (i64)g0 * ", BY_, " + ty;\n    active = row < rows;\n");
-    row_swap_ +=
+        "    row = (i64)g0 * ", shape_.threads_y, " + ty;\n    active = row < rows;\n");
+    next_row_code_ +=
         "    if (tx == 0 && ty == 0) fz_next[it & 1] = it == 0 ? blockIdx.x + 2 * gridDim.x : "
         "3 * gridDim.x + fz_took;\n    __syncthreads();\n    g0 = g1;\n    g1 = fz_next[it & 1];\n";
-  } else if (exact_) {
+  } else if (exact_tiling_) {
     // A block a row group and a grid covering them all (LaunchGrid): the
     // loop's one iteration, without its bookkeeping or a next row to load.
-    absl::StrAppend(&c, "  {\n    row = (i64)blockIdx.x * ", BY_,
+    absl::StrAppend(&c, "  {\n    row = (i64)blockIdx.x * ", shape_.threads_y,
                     " + ty;\n    active = row < rows;\n");
   } else if (!coop) {
     // No grid barrier in the loop: each block stops after its last group (a
     // block-uniform test) without the 64-bit division a common count takes
     // (1% for a block a row, softmax forward 16384x4096 bf16 on the H200).
-    absl::StrAppend(&c, "  i64 it = 0;\n  for (i64 rg = (i64)blockIdx.x * ", BY_,
+    absl::StrAppend(&c, "  i64 it = 0;\n  for (i64 rg = (i64)blockIdx.x * ", shape_.threads_y,
                     "; rg < rows; rg += rstride, ++it) {\n",
                     "    row = rg + ty;\n    active = row < rows;\n");
   } else {
@@ -62,36 +62,38 @@ absl::Status Generator::EmitRowLoop(std::string& c, bool coop, bool cols) {
     // back to grid barriers.
     absl::StrAppend(&c, "  const i64 iters = (rows + rstride - 1) / rstride;\n",
                     "  for (i64 it = 0; it < iters; ++it) {\n",
-                    "    row = it * rstride + (i64)blockIdx.x * ", BY_, " + ty;\n",
+                    "    row = it * rstride + (i64)blockIdx.x * ", shape_.threads_y, " + ty;\n",
                     "    active = row < rows;\n");
   }
   // Row coordinates and bases.
-  if (!p_.i_axes.empty()) {
+  if (!plan_.i_axes.empty()) {
     absl::StrAppend(&c, "    rowbase(row);\n");
   }
-  if (persistent_) {
+  if (shape_.persistent) {
     // The row's persistent data was loaded one iteration ahead; load the
     // next row's now so its loads overlap this row's reductions.
     std::string swap;
     bool any = false;
     // Double-buffering costs as many registers again: only for small buffers.
-    const bool prefetch = PrefetchRows() && !staged_;
-    if (staged_) {
-      // Row it + stages_ - 1 into the stage row it - 1 used; then wait for
-      // row it (all but the newest stages_ - 1 groups complete).
-      absl::StrAppend(&c, "    {\n      const i64 srow = row + (i64)", stages_ - 1, " * rstride;\n",
-                      "      if (fits && srow < rows) {\n        rowbase(srow);\n",
+    const bool prefetch = PrefetchRows() && !rows_staged_;
+    if (rows_staged_) {
+      // Row it + ring_stages_ - 1 into the stage row it - 1 used; then wait for
+      // row it (all but the newest ring_stages_ - 1 groups complete).
+      absl::StrAppend(&c, "    {\n      const i64 srow = row + (i64)", ring_stages_ - 1,
+                      " * rstride;\n", "      if (fits && srow < rows) {\n        rowbase(srow);\n",
                       IssueStagedCopies("fill", false, "        "),
                       "        rowbase(row);\n      }\n      fz_cp_commit();\n      fz_cp_wait<",
-                      stages_ - 1, ">();\n    }\n");
+                      ring_stages_ - 1, ">();\n    }\n");
     }
-    for (auto& [v, a] : in_access_) {
-      if (!a.has_r || !a.has_i || !a.vec || !p_.needed[v] || staged_ || exact_) continue;
+    for (auto& [v, a] : input_access_) {
+      if (!a.along_row || !a.across_rows || !a.vectorized || !plan_.needed[v] || rows_staged_ ||
+          exact_tiling_)
+        continue;
       if (!prefetch) {
         const int w = ChunkWords(a);
         absl::StrAppend(&c, "    if (it > 0 && fits && active) {\n#pragma unroll\n",
-                        "      for (int k = 0; k < ", PB_,
-                        "; ++k) {\n        const i64 jj = (t + (i64)k * T) * ", V_,
+                        "      for (int k = 0; k < ", shape_.chunks_per_thread,
+                        "; ++k) {\n        const i64 jj = (t + (i64)k * T) * ", shape_.vector_width,
                         ";\n        if (jj < rlen) ",
                         RowChunkLoad(a, absl::StrCat("&pb_", a.ptr, "[k * ", w, "]"),
                                      absl::StrCat(a.ptr, " + ro_", a.ptr, "(jj)")),
@@ -100,17 +102,18 @@ absl::Status Generator::EmitRowLoop(std::string& c, bool coop, bool cols) {
       }
       any = true;
       const int w = ChunkWords(a);
-      absl::StrAppend(&c, "    u32 nb_", a.ptr, "[", PB_ * w, "];\n");
-      absl::StrAppend(&swap, "#pragma unroll\n    for (int q = 0; q < ", PB_ * w, "; ++q) pb_",
-                      a.ptr, "[q] = nb_", a.ptr, "[q];\n");
+      absl::StrAppend(&c, "    u32 nb_", a.ptr, "[", shape_.chunks_per_thread * w, "];\n");
+      absl::StrAppend(&swap, "#pragma unroll\n    for (int q = 0; q < ",
+                      shape_.chunks_per_thread * w, "; ++q) pb_", a.ptr, "[q] = nb_", a.ptr,
+                      "[q];\n");
     }
     std::string row_loads;
-    for (auto& [v, a] : in_access_) {
-      if (a.has_r || !a.has_i || !p_.needed[v]) continue;
-      const char* ct = ComputeTypeName(g_.value(v).dtype);
+    for (auto& [v, a] : input_access_) {
+      if (a.along_row || !a.across_rows || !plan_.needed[v]) continue;
+      const char* ct = ComputeTypeName(graph_.value(v).dtype);
       absl::StrAppend(&c, "    ", ct, " nr_", a.ptr, " = ", ct, "(0);\n");
-      absl::StrAppend(&row_loads, "      if (nact) nr_", a.ptr, " = Ty<", a.dt, ">::load(", a.ptr,
-                      " + rb_", a.ptr, ");\n");
+      absl::StrAppend(&row_loads, "      if (nact) nr_", a.ptr, " = Ty<", a.type_id, ">::load(",
+                      a.ptr, " + rb_", a.ptr, ");\n");
       absl::StrAppend(&swap, "    cr_", a.ptr, " = nr_", a.ptr, ";\n");
     }
     if (any || !row_loads.empty()) {
@@ -118,11 +121,12 @@ absl::Status Generator::EmitRowLoop(std::string& c, bool coop, bool cols) {
           &c,
           "    {\n      const i64 nrow = row + rstride;\n      const bool nact = nrow < rows;\n",
           "      rowbase(nrow);\n", row_loads, "      if (fits && nact) {\n#pragma unroll\n",
-          "        for (int k = 0; k < ", PB_,
-          "; ++k) {\n          const i64 jj = (t + (i64)k * T) * ", V_,
+          "        for (int k = 0; k < ", shape_.chunks_per_thread,
+          "; ++k) {\n          const i64 jj = (t + (i64)k * T) * ", shape_.vector_width,
           ";\n          if (jj < rlen) {\n");
-      for (auto& [v, a] : in_access_) {
-        if (!a.has_r || !a.has_i || !a.vec || !p_.needed[v] || !prefetch) continue;
+      for (auto& [v, a] : input_access_) {
+        if (!a.along_row || !a.across_rows || !a.vectorized || !plan_.needed[v] || !prefetch)
+          continue;
         const int w = ChunkWords(a);
         absl::StrAppend(&c, "            ",
                         RowChunkLoad(a, absl::StrCat("&nb_", a.ptr, "[k * ", w, "]"),
@@ -131,14 +135,14 @@ absl::Status Generator::EmitRowLoop(std::string& c, bool coop, bool cols) {
       }
       absl::StrAppend(&c, "          }\n        }\n      }\n      rowbase(row);\n    }\n");
     }
-    row_swap_ += swap;
+    next_row_code_ += swap;
   }
-  for (int s = 0; s < p_.num_stages; ++s) {
+  for (int s = 0; s < plan_.num_stages; ++s) {
     if (absl::Status st = EmitStage(s, c); !st.ok()) return st;
   }
   if (absl::Status st = EmitFinal(c); !st.ok()) return st;
-  absl::StrAppend(&c, row_swap_, "  }\n");
-  if (staged_) absl::StrAppend(&c, "  fz_cp_wait<0>();\n");
+  absl::StrAppend(&c, next_row_code_, "  }\n");
+  if (rows_staged_) absl::StrAppend(&c, "  fz_cp_wait<0>();\n");
   return absl::OkStatus();
 }
 

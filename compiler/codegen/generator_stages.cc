@@ -19,44 +19,50 @@ namespace codegen_internal {
 std::string Generator::LoopOver(const std::string& body, const std::vector<const Access*>& ins,
                                 const std::vector<int>& cols, bool final) {
   std::string s;
-  if (persistent_) {
-    absl::StrAppend(&s, "    if (fits) {\n#pragma unroll\n      for (int k = 0; k < ", PB_,
-                    "; ++k) {\n        const i64 jj = (t + (i64)k * T) * ", V_, ";\n");
+  if (shape_.persistent) {
+    absl::StrAppend(
+        &s, "    if (fits) {\n#pragma unroll\n      for (int k = 0; k < ", shape_.chunks_per_thread,
+        "; ++k) {\n        const i64 jj = (t + (i64)k * T) * ", shape_.vector_width, ";\n");
     // Staged chunks are copied from shared memory into registers first (one
     // 128-bit shared load per chunk).
     // So are column operands kept in shared memory.
     for (const Access* x : ins) {
       const int w = ChunkWords(*x);
       if (FloatColumn(*x)) {
-        absl::StrAppend(&s, "        u32 sw_", x->ptr, "[", V_, "];\n        if (active && ",
-                        InRow("jj"), ") { Chunk<", V_ * 2, ">::ld(sw_", x->ptr, ", ",
-                        FloatColumnHalf(*x, 0, "k"), "); Chunk<", V_ * 2, ">::ld(sw_", x->ptr,
-                        " + ", V_ / 2, ", ", FloatColumnHalf(*x, 1, "k"), "); }\n");
+        absl::StrAppend(
+            &s, "        u32 sw_", x->ptr, "[", shape_.vector_width, "];\n        if (active && ",
+            InRow("jj"), ") { Chunk<", shape_.vector_width * 2, ">::ld(sw_", x->ptr, ", ",
+            FloatColumnHalf(*x, 0, "k"), "); Chunk<", shape_.vector_width * 2, ">::ld(sw_", x->ptr,
+            " + ", shape_.vector_width / 2, ", ", FloatColumnHalf(*x, 1, "k"), "); }\n");
       } else if (Staged(*x)) {
         absl::StrAppend(&s, "        u32 sw_", x->ptr, "[", w, "];\n        if (active && ",
-                        InRow("jj"), ") Chunk<", V_ * x->esize, ">::ld(sw_", x->ptr, ", ",
-                        StagedChunk(*x, "stage", "k"), ");\n");
+                        InRow("jj"), ") Chunk<", shape_.vector_width * x->elem_bytes, ">::ld(sw_",
+                        x->ptr, ", ", StagedChunk(*x, "stage", "k"), ");\n");
       } else if (ColumnInSmem(*x)) {
         absl::StrAppend(&s, "        u32 sw_", x->ptr, "[", w, "];\n        if (active && ",
-                        InRow("jj"), ") Chunk<", V_ * x->esize, ">::ld(sw_", x->ptr, ", &cs_",
-                        x->ptr, "[(k * ", BX_, " + tx) * ", w, "]);\n");
-      } else if (reread_ && final && x->has_i) {
+                        InRow("jj"), ") Chunk<", shape_.vector_width * x->elem_bytes, ">::ld(sw_",
+                        x->ptr, ", &cs_", x->ptr, "[(k * ", shape_.threads_x, " + tx) * ", w,
+                        "]);\n");
+      } else if (reread_rows_ && final && x->across_rows) {
         // The row's chunk again, evict-first: its last use (reread_rows).
-        absl::StrAppend(&s, "        if (active && ", InRow("jj"), ") fz_ld_done<", V_ * x->esize,
-                        ">(&pb_", x->ptr, "[k * ", w, "], ", x->ptr, " + ro_", x->ptr, "(jj));\n");
+        absl::StrAppend(&s, "        if (active && ", InRow("jj"), ") fz_ld_done<",
+                        shape_.vector_width * x->elem_bytes, ">(&pb_", x->ptr, "[k * ", w, "], ",
+                        x->ptr, " + ro_", x->ptr, "(jj));\n");
       }
     }
-    absl::StrAppend(&s, "        if (active && ", InRow("jj"), ") ", body, "(VW<", V_, ">(), jj");
+    absl::StrAppend(&s, "        if (active && ", InRow("jj"), ") ", body, "(VW<",
+                    shape_.vector_width, ">(), jj");
     for (const Access* x : ins) {
       if (FloatColumn(*x)) {
         absl::StrAppend(&s, ", (const float*)sw_", x->ptr);
       } else if (Staged(*x) || ColumnInSmem(*x)) {
         absl::StrAppend(&s, ", sw_", x->ptr);
       } else {
-        absl::StrAppend(&s, ", &", x->has_i ? "pb_" : "cb_", x->ptr, "[k * ", ChunkWords(*x), "]");
+        absl::StrAppend(&s, ", &", x->across_rows ? "pb_" : "cb_", x->ptr, "[k * ", ChunkWords(*x),
+                        "]");
       }
     }
-    for (int c : cols) absl::StrAppend(&s, ", &cacc", c, "[k * ", V_, "]");
+    for (int c : cols) absl::StrAppend(&s, ", &cacc", c, "[k * ", shape_.vector_width, "]");
     absl::StrAppend(&s, ");\n      }\n    }");
     if (specialized_) return absl::StrCat(s, "\n");
     absl::StrAppend(&s, " else ");
@@ -71,31 +77,31 @@ std::string Generator::LoopOver(const std::string& body, const std::vector<const
   // it cost registers. Chunks map to threads the same way in every row,
   // which is all the column partials need. A kernel that keeps chunks
   // (generator_keep.cc) walks each thread's own chunks instead.
-  const bool backwards = final && hp_.multi_pass && p_.num_stages == 1;
-  const bool first = !final && stage_ == 0;
-  if (keep_ && first) PlanKeep(ins);
+  const bool backwards = final && params_.multi_pass && plan_.num_stages == 1;
+  const bool first = !final && current_stage_ == 0;
+  if (keep_chunks_ && first) PlanKeep(ins);
   absl::StrAppend(&s, "    if (vec_ok) {\n");
-  if (keep_ && keep_iters_ > 0) {
+  if (keep_chunks_ && kept_iterations_ > 0) {
     absl::StrAppend(&s, KeptVectorPath(first, backwards, body, ins, cols));
   } else {
-    const std::string fwd = absl::StrCat("(c0 + (i64)u * T) * ", V_);
-    absl::StrAppend(&s,
-                    VectorLoop(absl::StrCat("      for (i64 c0 = t; active && c0 * ", V_,
-                                            " < rlen; c0 += (i64)T * ", U_, ") {\n"),
-                               backwards ? absl::StrCat("rlen - ", V_, " - ", fwd) : fwd,
-                               backwards ? "jj >= 0" : "jj < rlen", Src::kMemory, body, ins, cols));
+    const std::string fwd = absl::StrCat("(c0 + (i64)u * T) * ", shape_.vector_width);
+    absl::StrAppend(
+        &s, VectorLoop(absl::StrCat("      for (i64 c0 = t; active && c0 * ", shape_.vector_width,
+                                    " < rlen; c0 += (i64)T * ", shape_.unroll, ") {\n"),
+                       backwards ? absl::StrCat("rlen - ", shape_.vector_width, " - ", fwd) : fwd,
+                       backwards ? "jj >= 0" : "jj < rlen", Src::kMemory, body, ins, cols));
   }
   absl::StrAppend(&s, "    } else {\n");
   // Element by element.
   absl::StrAppend(&s, "      for (i64 jj = t; active && jj < rlen; jj += T) {\n");
   for (const Access* x : ins) {
-    absl::StrAppend(&s, "        u32 w_", x->ptr, "[", (x->esize + 3) / 4, "];\n        Chunk<",
-                    x->esize, ">::ld(w_", x->ptr, ", ", x->ptr, " + ", Ro(*x, "jj", At::kElem),
-                    ");\n");
+    absl::StrAppend(&s, "        u32 w_", x->ptr, "[", (x->elem_bytes + 3) / 4,
+                    "];\n        Chunk<", x->elem_bytes, ">::ld(w_", x->ptr, ", ", x->ptr, " + ",
+                    OffsetAt(*x, "jj", At::kElem), ");\n");
   }
   absl::StrAppend(&s, "        ", body, "(VW<1>(), jj");
   for (const Access* x : ins) absl::StrAppend(&s, ", w_", x->ptr);
-  for (int c : cols) absl::StrAppend(&s, ", ", WcolRow(c), " + jj");
+  for (int c : cols) absl::StrAppend(&s, ", ", ColumnPartialRow(c), " + jj");
   absl::StrAppend(&s, ");\n      }\n    }\n");
   return s;
 }
@@ -103,7 +109,7 @@ std::string Generator::LoopOver(const std::string& body, const std::vector<const
 // One loop over this thread's chunk groups (`header` opens it and defines
 // c0): the U chunks of the inputs read from memory go out as one batch,
 // then the body runs on each chunk. kMemoryAndKeep also copies the chunks
-// to their kept slots in the first keep_iters_ iterations, after every load
+// to their kept slots in the first kept_iterations_ iterations, after every load
 // of the batch is issued (a loop of their own for those iterations made
 // ptxas spill the 4-D batch norm at its 128 registers; rolled, its chunks
 // went through the stack and the gain was gone). kKept reads the kept
@@ -113,25 +119,28 @@ std::string Generator::VectorLoop(const std::string& header, const std::string& 
                                   const std::string& in_row, Src src, const std::string& body,
                                   const std::vector<const Access*>& ins,
                                   const std::vector<int>& cols) const {
-  auto kept = [&](const Access* x) { return src == Src::kKept && keep_word_.count(x->ptr) > 0; };
+  auto kept = [&](const Access* x) {
+    return src == Src::kKept && kept_word_offset_.count(x->ptr) > 0;
+  };
   bool all_kept = src == Src::kKept;
   for (const Access* x : ins) all_kept = all_kept && kept(x);
   if (all_kept) return RolledKeptLoop(header, jj, in_row, body, ins, cols);
   std::string l = header;
   for (const Access* x : ins) {
     if (!kept(x))
-      absl::StrAppend(&l, "        u32 w_", x->ptr, "[", U_, "][", ChunkWords(*x), "];\n");
+      absl::StrAppend(&l, "        u32 w_", x->ptr, "[", shape_.unroll, "][", ChunkWords(*x),
+                      "];\n");
   }
-  absl::StrAppend(&l, "#pragma unroll\n        for (int u = 0; u < ", U_,
+  absl::StrAppend(&l, "#pragma unroll\n        for (int u = 0; u < ", shape_.unroll,
                   "; ++u) {\n          const i64 jj = ", jj, ";\n          if (", in_row, ") {\n");
   for (const Access* x : ins) {
     if (kept(x)) continue;
-    absl::StrAppend(&l, "            Chunk<", V_ * x->esize, ">::ld(w_", x->ptr, "[u], ", x->ptr,
-                    " + ro_", x->ptr, "(jj));\n");
+    absl::StrAppend(&l, "            Chunk<", shape_.vector_width * x->elem_bytes, ">::ld(w_",
+                    x->ptr, "[u], ", x->ptr, " + ro_", x->ptr, "(jj));\n");
   }
   std::string keep, reads;
   for (const Access* x : ins) {
-    if (src == Src::kMemoryAndKeep && keep_word_.count(x->ptr) > 0) {
+    if (src == Src::kMemoryAndKeep && kept_word_offset_.count(x->ptr) > 0) {
       for (int q = 0; q < ChunkWords(*x); ++q) {
         absl::StrAppend(&keep, " ", KeptWord(*x, q), " = w_", x->ptr, "[u][", q, "];");
       }
@@ -143,21 +152,22 @@ std::string Generator::VectorLoop(const std::string& header, const std::string& 
     }
   }
   const bool block = !keep.empty() || !reads.empty();
-  absl::StrAppend(&l, "          }\n        }\n#pragma unroll\n        for (int u = 0; u < ", U_,
-                  "; ++u) {\n          const i64 jj = ", jj, ";\n          if (", in_row, ") ",
+  absl::StrAppend(&l, "          }\n        }\n#pragma unroll\n        for (int u = 0; u < ",
+                  shape_.unroll, "; ++u) {\n          const i64 jj = ", jj, ";\n          if (",
+                  in_row, ") ",
                   keep.empty() ? (reads.empty() ? "" : absl::StrCat("{", reads, "\n            "))
-                               : absl::StrCat("{\n            if (fz_ki < ", keep_iters_, ") {",
-                                              keep, " }\n            "),
-                  body, "(VW<", V_, ">(), jj");
+                               : absl::StrCat("{\n            if (fz_ki < ", kept_iterations_,
+                                              ") {", keep, " }\n            "),
+                  body, "(VW<", shape_.vector_width, ">(), jj");
   for (const Access* x : ins)
     absl::StrAppend(&l, kept(x) ? ", k_" : ", w_", x->ptr, kept(x) ? "" : "[u]");
-  for (int c : cols) absl::StrAppend(&l, ", ", WcolRow(c), " + jj");
+  for (int c : cols) absl::StrAppend(&l, ", ", ColumnPartialRow(c), " + jj");
   absl::StrAppend(&l, block ? "); }\n" : ");\n", "        }\n      }\n");
   return l;
 }
 
 std::string Generator::BlockReduce(const std::vector<int>& slots, const std::string& ind) {
-  if (lanes_) return LanesBlockReduce(slots, ind);
+  if (shape_.lanes) return LanesBlockReduce(slots, ind);
   std::string s;
   // A one-pass var's three numbers: count wn<F>, mean acc<F>, squared
   // deviations acc<S>; its count takes an extra shared-memory entry.
@@ -167,61 +177,62 @@ std::string Generator::BlockReduce(const std::vector<int>& slots, const std::str
   };
   std::vector<Chan> chans;
   for (size_t q = 0; q < slots.size(); ++q) {
-    const ReductionSlot& sl = p_.row_slots[slots[q]];
+    const ReductionSlot& sl = plan_.row_slots[slots[q]];
     if (!sl.one_pass || sl.second_moment) continue;
     for (size_t r = 0; r < slots.size(); ++r) {
-      const ReductionSlot& o = p_.row_slots[slots[r]];
+      const ReductionSlot& o = plan_.row_slots[slots[r]];
       if (o.node == sl.node && o.second_moment) {
         chans.push_back({slots[q], slots[r], q, r, slots.size() + chans.size()});
       }
     }
   }
   for (size_t q = 0; q < slots.size(); ++q) {
-    const ReductionSlot& sl = p_.row_slots[slots[q]];
+    const ReductionSlot& sl = plan_.row_slots[slots[q]];
     if (sl.one_pass) continue;
-    const char* op = sl.second_moment ? "0" : OpId(g_.node(sl.node).op);
+    const char* op = sl.second_moment ? "0" : ReduceOpId(graph_.node(sl.node).op);
     absl::StrAppend(&s, ind, "acc", slots[q], " = fz_warp_reduce<", op, ">(acc", slots[q], ");\n");
   }
   for (const Chan& c : chans) {
     absl::StrAppend(&s, ind, "fz_warp_chan(wn", c.f, ", acc", c.f, ", acc", c.s, ");\n");
   }
-  if (BX_ > 32) {
+  if (shape_.threads_x > 32) {
     // Warp partials go to one of two buffers, alternating: one barrier per
     // reduction. Reduction k + 2 rewrites buffer k % 2 only after every
     // thread passed reduction k + 1's barrier, i.e. finished reading k.
     absl::StrAppend(&s, ind, "if ((tx & 31) == 0) {");
     for (size_t q = 0; q < slots.size(); ++q) {
-      absl::StrAppend(&s, " fz_red[fz_rb][ty][", q, "][tx >> 5] = (", RedType(), ")acc", slots[q],
-                      ";");
+      absl::StrAppend(&s, " fz_red[fz_rb][ty][", q, "][tx >> 5] = (", BlockPartialType(), ")acc",
+                      slots[q], ";");
     }
     for (const Chan& c : chans)
-      absl::StrAppend(&s, " fz_red[fz_rb][ty][", c.qn, "][tx >> 5] = (", RedType(), ")wn", c.f,
-                      ";");
+      absl::StrAppend(&s, " fz_red[fz_rb][ty][", c.qn, "][tx >> 5] = (", BlockPartialType(), ")wn",
+                      c.f, ";");
     absl::StrAppend(&s, " }\n", ind, "__syncthreads();\n");
-    const int warps = BX_ / 32;
-    // Exact kernels (exact_): warp 0 combines the warps' partials (a shuffle
+    const int warps = shape_.threads_x / 32;
+    // Exact kernels (exact_tiling_): warp 0 combines the warps' partials (a shuffle
     // tree) and hands the results out through shared memory after a second
     // barrier, as Triton's reductions do: softmax backward 16384x4096 bf16
     // on the H200 97.5 against 98.5 us with every thread reading all the
     // partials.
     std::string warp0, results;
     for (size_t q = 0; q < slots.size(); ++q) {
-      const ReductionSlot& sl = p_.row_slots[slots[q]];
+      const ReductionSlot& sl = plan_.row_slots[slots[q]];
       if (sl.one_pass) continue;
-      const char* op = sl.second_moment ? "0" : OpId(g_.node(sl.node).op);
-      const std::string& t = acc_type_[slots[q]];
+      const char* op = sl.second_moment ? "0" : ReduceOpId(graph_.node(sl.node).op);
+      const std::string& t = accumulator_type_[slots[q]];
       const std::string acc = absl::StrCat("acc", slots[q]);
       const std::string comb = absl::StrCat("fz_comb<", op, ", ", t, ">(");
-      if (exact_ && t == "float" && RedType() == t) {
+      if (exact_tiling_ && t == "float" && BlockPartialType() == t) {
         absl::StrAppend(
             &warp0, ind, "  ", t, " v", q, " = tx < ", warps, " ? fz_red[fz_rb][ty][", q,
-            "][tx] : ", sl.second_moment ? "0.0f" : Identity(g_.node(sl.node).op, t.c_str()), ";\n",
-            ind, "  v", q, " = fz_warp_reduce<", op, ">(v", q, ");\n", ind,
+            "][tx] : ",
+            sl.second_moment ? "0.0f" : ReductionIdentity(graph_.node(sl.node).op, t.c_str()),
+            ";\n", ind, "  v", q, " = fz_warp_reduce<", op, ">(v", q, ");\n", ind,
             "  if (tx == 0) fz_red[fz_rb][ty][", q, "][0] = v", q, ";\n");
         absl::StrAppend(&results, ind, acc, " = fz_red[fz_rb][ty][", q, "][0];\n");
         continue;
       }
-      if (t == "float" && RedType() == t && warps % 4 == 0) {
+      if (t == "float" && BlockPartialType() == t && warps % 4 == 0) {
         // A slot's float partials are contiguous and 16-byte aligned: four
         // per shared-memory load, combined in warp order as below.
         absl::StrAppend(&s, ind, "{\n", ind,
@@ -243,7 +254,7 @@ std::string Generator::BlockReduce(const std::vector<int>& slots, const std::str
                       results);
     }
     for (const Chan& c : chans) {
-      const std::string& t = acc_type_[c.f];
+      const std::string& t = accumulator_type_[c.f];
       const auto at = [&](const char* w, size_t q) {
         return absl::StrCat("(", t, ")fz_red[fz_rb][ty][", q, "][", w, "]");
       };
@@ -262,22 +273,23 @@ Scope Generator::ElementScope(std::string* body, std::map<ValueId, std::string>*
   Scope es = Scope::Of(Scope::kElem, body, "        ", memo);
   es.row = &row_scope_;
   es.load = [this, used](ValueId v) {
-    const Access& a = in_access_.at(v);
-    if (a.vec) {
+    const Access& a = input_access_.at(v);
+    if (a.vectorized) {
       used->insert(v);
-      if (FloatColumn(a)) return absl::StrCat("fz_elem<", a.dt, ">(w_", a.ptr, ", l)");
-      return absl::StrCat("Ty<", a.dt, ">::get(w_", a.ptr, ", l)");
+      if (FloatColumn(a)) return absl::StrCat("fz_elem<", a.type_id, ">(w_", a.ptr, ", l)");
+      return absl::StrCat("Ty<", a.type_id, ">::get(w_", a.ptr, ", l)");
     }
-    return absl::StrCat("Ty<", a.dt, ">::load(", a.ptr, " + ", Ro(a, "j + l", At::kAny), ")");
+    return absl::StrCat("Ty<", a.type_id, ">::load(", a.ptr, " + ", OffsetAt(a, "j + l", At::kAny),
+                        ")");
   };
   return es;
 }
 
 absl::Status Generator::EmitStage(int stage, std::string& code) {
-  stage_ = stage;
+  current_stage_ = stage;
   std::vector<int> slots;
-  for (size_t i = 0; i < p_.row_slots.size(); ++i) {
-    if (p_.row_slots[i].stage == stage) slots.push_back(static_cast<int>(i));
+  for (size_t i = 0; i < plan_.row_slots.size(); ++i) {
+    if (plan_.row_slots[i].stage == stage) slots.push_back(static_cast<int>(i));
   }
   std::string body, pending;
   std::map<ValueId, std::string> memo;
@@ -285,12 +297,12 @@ absl::Status Generator::EmitStage(int stage, std::string& code) {
   Scope es = ElementScope(&body, &memo, &used);
   std::string accum, post, moments;
   for (int i : slots) {
-    const ReductionSlot& sl = p_.row_slots[i];
+    const ReductionSlot& sl = plan_.row_slots[i];
     if (sl.one_pass && sl.second_moment) continue;  // with its first slot
-    const Node& n = g_.node(sl.node);
-    auto e = em_->Get(n.inputs[0], es);
+    const Node& n = graph_.node(sl.node);
+    auto e = values_->Get(n.inputs[0], es);
     if (!e.ok()) return e.status();
-    const std::string& t = acc_type_[i];
+    const std::string& t = accumulator_type_[i];
     if (sl.one_pass) {
       // Per thread, sums of x - K and (x - K)^2 with K its first element
       // (the shifted-data algorithm: exact algebra, cancellation only as
@@ -308,28 +320,29 @@ absl::Status Generator::EmitStage(int stage, std::string& code) {
       absl::StrAppend(&accum, "        { const ", t, " d = (", t, ")", *e, " - rmean",
                       FirstMoment(i), "; acc", i, " += d * d; }\n");
     } else {
-      absl::StrAppend(&accum, "        acc", i, " = fz_comb<", OpId(n.op), ", ", t, ">(acc", i,
-                      ", (", t, ")", *e, ");\n");
+      absl::StrAppend(&accum, "        acc", i, " = fz_comb<", ReduceOpId(n.op), ", ", t, ">(acc",
+                      i, ", (", t, ")", *e, ");\n");
     }
   }
   std::string fn = absl::StrCat("body", stage);
   std::vector<const Access*> ins;
   std::string params;
   for (ValueId v : used) {
-    ins.push_back(&in_access_.at(v));
-    absl::StrAppend(&params, ParamOf(in_access_.at(v)));
+    ins.push_back(&input_access_.at(v));
+    absl::StrAppend(&params, ParamOf(input_access_.at(v)));
   }
   // Row values the stage needs were appended to the row scope while emitting.
-  absl::StrAppend(&code, row_pending_);
-  row_pending_.clear();
+  absl::StrAppend(&code, row_code_);
+  row_code_.clear();
   for (int i : slots) {
-    const ReductionSlot& sl = p_.row_slots[i];
-    absl::StrAppend(
-        &code, "    ", acc_type_[i], " acc", i, " = ",
-        sl.second_moment || sl.one_pass ? "0" : Identity(g_.node(sl.node).op, acc_type_[i].c_str()),
-        ";\n");
+    const ReductionSlot& sl = plan_.row_slots[i];
+    absl::StrAppend(&code, "    ", accumulator_type_[i], " acc", i, " = ",
+                    sl.second_moment || sl.one_pass
+                        ? "0"
+                        : ReductionIdentity(graph_.node(sl.node).op, accumulator_type_[i].c_str()),
+                    ";\n");
     if (sl.one_pass && !sl.second_moment) {
-      absl::StrAppend(&code, "    ", acc_type_[i], " wn", i, " = 0, wk", i, " = 0;\n");
+      absl::StrAppend(&code, "    ", accumulator_type_[i], " wn", i, " = 0, wk", i, " = 0;\n");
     }
   }
   absl::StrAppend(&code, "    auto ", fn, " = [&](auto vw, i64 j", params,
@@ -338,15 +351,15 @@ absl::Status Generator::EmitStage(int stage, std::string& code) {
                   body, accum, "      }\n", post, "    };\n");
   absl::StrAppend(&code, LoopOver(fn, ins, {}, false), moments);
   absl::StrAppend(&code, BlockReduce(slots, "    "));
-  if (split_) {
+  if (shape_.row_split) {
     for (int i : slots) {
-      if (p_.row_slots[i].one_pass)
+      if (plan_.row_slots[i].one_pass)
         return absl::InternalError("codegen: one-pass var with a row split over blocks");
     }
     // Blocks sharing a row combine their partials through the workspace.
     absl::StrAppend(&code,
                     "    {\n      double* part = ws_row + (size_t)(par & 1) * part_stride;\n",
-                    "      const size_t base = ((size_t)(blockIdx.x * ", BY_,
+                    "      const size_t base = ((size_t)(blockIdx.x * ", shape_.threads_y,
                     " + ty) * gridDim.y) * ", std::max<size_t>(1, slots.size()), ";\n");
     absl::StrAppend(&code, "      if (tx == 0) {");
     for (size_t q = 0; q < slots.size(); ++q) {
@@ -355,32 +368,33 @@ absl::Status Generator::EmitStage(int stage, std::string& code) {
     }
     absl::StrAppend(&code, " }\n      fz_group_sync(bar);\n      par++;\n");
     for (size_t q = 0; q < slots.size(); ++q) {
-      const ReductionSlot& sl = p_.row_slots[slots[q]];
-      const char* op = sl.second_moment ? "0" : OpId(g_.node(sl.node).op);
-      const std::string& t = acc_type_[slots[q]];
-      absl::StrAppend(&code, "      acc", slots[q], " = ",
-                      sl.second_moment ? "0" : Identity(g_.node(sl.node).op, t.c_str()),
-                      ";\n      for (int b = tx; b < (int)gridDim.y; b += ", BX_, ") acc", slots[q],
-                      " = fz_comb<", op, ", ", t, ">(acc", slots[q], ", (", t,
-                      ")part[base + (size_t)b * ", slots.size(), " + ", q, "]);\n");
+      const ReductionSlot& sl = plan_.row_slots[slots[q]];
+      const char* op = sl.second_moment ? "0" : ReduceOpId(graph_.node(sl.node).op);
+      const std::string& t = accumulator_type_[slots[q]];
+      absl::StrAppend(
+          &code, "      acc", slots[q], " = ",
+          sl.second_moment ? "0" : ReductionIdentity(graph_.node(sl.node).op, t.c_str()),
+          ";\n      for (int b = tx; b < (int)gridDim.y; b += ", shape_.threads_x, ") acc",
+          slots[q], " = fz_comb<", op, ", ", t, ">(acc", slots[q], ", (", t,
+          ")part[base + (size_t)b * ", slots.size(), " + ", q, "]);\n");
     }
     absl::StrAppend(&code, BlockReduce(slots, "      "), "    }\n");
   }
   // Results as row values.
   for (int i : slots) {
-    const ReductionSlot& sl = p_.row_slots[i];
-    const Node& n = g_.node(sl.node);
+    const ReductionSlot& sl = plan_.row_slots[i];
+    const Node& n = graph_.node(sl.node);
     const bool var = n.op == OpKind::kVar || n.op == OpKind::kVarMean;
-    const std::string& t = acc_type_[i];
+    const std::string& t = accumulator_type_[i];
     if (var && !sl.second_moment) {
       // One pass: the merged mean itself; else the sum over the row.
       absl::StrAppend(&code, "    const ", t, " rmean", i, " = acc", i,
                       sl.one_pass ? "" : absl::StrCat(" / (", t, ")rlen"), ";\n");
       if (n.op == OpKind::kVarMean) {
         ValueId mean = n.outputs[1];
-        absl::StrAppend(&code, "    const ", ComputeTypeName(g_.value(mean).dtype), " rv", mean,
-                        " = ", RoundTo(g_.value(mean).dtype, absl::StrCat("rmean", i)), ";\n");
-        row_memo_[mean] = absl::StrCat("rv", mean);
+        absl::StrAppend(&code, "    const ", ComputeTypeName(graph_.value(mean).dtype), " rv", mean,
+                        " = ", RoundTo(graph_.value(mean).dtype, absl::StrCat("rmean", i)), ";\n");
+        row_values_[mean] = absl::StrCat("rv", mean);
       }
       continue;
     }
@@ -389,11 +403,12 @@ absl::Status Generator::EmitStage(int stage, std::string& code) {
     if (var) {
       val = absl::StrCat("(acc", i, " / (", t, ")(rlen - ", n.attrs.correction, "))");
     }
-    absl::StrAppend(&code, "    const ", ComputeTypeName(g_.value(out).dtype), " rv", out, " = ",
-                    RoundTo(g_.value(out).dtype,
-                            absl::StrCat("(", ComputeTypeName(g_.value(out).dtype), ")", val)),
+    absl::StrAppend(&code, "    const ", ComputeTypeName(graph_.value(out).dtype), " rv", out,
+                    " = ",
+                    RoundTo(graph_.value(out).dtype,
+                            absl::StrCat("(", ComputeTypeName(graph_.value(out).dtype), ")", val)),
                     ";\n");
-    row_memo_[out] = absl::StrCat("rv", out);
+    row_values_[out] = absl::StrCat("rv", out);
   }
   return absl::OkStatus();
 }
@@ -404,66 +419,66 @@ absl::Status Generator::EmitFinal(std::string& code) {
   std::set<ValueId> used;
   Scope es = ElementScope(&body, &memo, &used);
   std::string pre, post, rowstores;
-  for (size_t k = 0; k < out_access_.size(); ++k) {
-    const Access& a = out_access_[k];
-    if (p_.domain[a.v] == Domain::kCol) continue;
-    if (a.has_r) {
+  for (size_t k = 0; k < output_access_.size(); ++k) {
+    const Access& a = output_access_[k];
+    if (plan_.domain[a.v] == Domain::kCol) continue;
+    if (a.along_row) {
       // A cast to the stored 16-bit type needs no rounding of its own: the
       // store rounds (to nearest even) exactly as the cast would.
       ValueId src = a.v;
-      const Node* dn = g_.def(a.v);
-      if (a.vec && dn != nullptr && dn->op == OpKind::kCast &&
-          (a.dt == static_cast<int>(DataType::kBFloat16) ||
-           a.dt == static_cast<int>(DataType::kHalf)) &&
-          g_.value(dn->inputs[0]).dtype == DataType::kFloat &&
-          p_.domain[dn->inputs[0]] == Domain::kElem) {
+      const Node* dn = graph_.def(a.v);
+      if (a.vectorized && dn != nullptr && dn->op == OpKind::kCast &&
+          (a.type_id == static_cast<int>(DataType::kBFloat16) ||
+           a.type_id == static_cast<int>(DataType::kHalf)) &&
+          graph_.value(dn->inputs[0]).dtype == DataType::kFloat &&
+          plan_.domain[dn->inputs[0]] == Domain::kElem) {
         src = dn->inputs[0];
       }
-      auto e = em_->Get(src, es);
+      auto e = values_->Get(src, es);
       if (!e.ok()) return e.status();
       // Outputs without row axes (column-only) are written by the first row.
-      const std::string guard = a.has_i || p_.i_axes.empty() ? "" : "if (row == 0) ";
-      if (a.vec && a.esize == 2) {
+      const std::string guard = a.across_rows || plan_.i_axes.empty() ? "" : "if (row == 0) ";
+      if (a.vectorized && a.elem_bytes == 2) {
         // 16-bit outputs: rounded two at a time (one cvt per pair) after the loop.
         absl::StrAppend(&pre, "      u32 wo", k, "[(VV + 1) / 2];\n      float fo", k, "[VV];\n");
         absl::StrAppend(&body, "        fo", k, "[l] = ", *e, ";\n");
-        absl::StrAppend(&post, "      Ty<", a.dt, ">::template pack<VV>(wo", k, ", fo", k,
+        absl::StrAppend(&post, "      Ty<", a.type_id, ">::template pack<VV>(wo", k, ", fo", k,
                         ");\n      ", guard, "Chunk<VV * 2>::", StoreFn(), "(", a.ptr, " + ",
-                        Ro(a, "j", At::kAny), ", wo", k, ");\n");
-      } else if (a.vec) {
-        absl::StrAppend(&pre, "      u32 wo", k, "[(VV * ", a.esize, " + 3) / 4] = {};\n");
-        absl::StrAppend(&body, "        Ty<", a.dt, ">::put(wo", k, ", l, ", *e, ");\n");
-        absl::StrAppend(&post, "      ", guard, "Chunk<VV * ", a.esize, ">::", StoreFn(), "(",
-                        a.ptr, " + ", Ro(a, "j", At::kAny), ", wo", k, ");\n");
+                        OffsetAt(a, "j", At::kAny), ", wo", k, ");\n");
+      } else if (a.vectorized) {
+        absl::StrAppend(&pre, "      u32 wo", k, "[(VV * ", a.elem_bytes, " + 3) / 4] = {};\n");
+        absl::StrAppend(&body, "        Ty<", a.type_id, ">::put(wo", k, ", l, ", *e, ");\n");
+        absl::StrAppend(&post, "      ", guard, "Chunk<VV * ", a.elem_bytes, ">::", StoreFn(), "(",
+                        a.ptr, " + ", OffsetAt(a, "j", At::kAny), ", wo", k, ");\n");
       } else {
-        absl::StrAppend(&body, "        ", guard, "Ty<", a.dt, ">::store(", a.ptr, " + ",
-                        Ro(a, "j + l", At::kAny), ", ", *e, ");\n");
+        absl::StrAppend(&body, "        ", guard, "Ty<", a.type_id, ">::store(", a.ptr, " + ",
+                        OffsetAt(a, "j + l", At::kAny), ", ", *e, ");\n");
       }
     } else {
-      auto e = em_->Get(a.v, row_scope_);
+      auto e = values_->Get(a.v, row_scope_);
       if (!e.ok()) return e.status();
       std::string off = "0";
-      if (a.has_i) off = absl::StrCat("rb_", a.ptr);
-      absl::StrAppend(&rowstores, "    if (active && tx == 0 && blockIdx.y == 0) Ty<", a.dt,
+      if (a.across_rows) off = absl::StrCat("rb_", a.ptr);
+      absl::StrAppend(&rowstores, "    if (active && tx == 0 && blockIdx.y == 0) Ty<", a.type_id,
                       ">::store(", a.ptr, " + ", off, ", ", *e, ");\n");
     }
   }
   std::vector<int> cols;
-  for (size_t c = 0; c < p_.col_reds.size(); ++c) {
-    const Node& n = g_.node(p_.col_reds[c]);
-    auto e = em_->Get(n.inputs[0], es);
+  for (size_t c = 0; c < plan_.col_reds.size(); ++c) {
+    const Node& n = graph_.node(plan_.col_reds[c]);
+    auto e = values_->Get(n.inputs[0], es);
     if (!e.ok()) return e.status();
-    absl::StrAppend(&body, "        cp", c, "[l] = fz_comb<", OpId(n.op), ", float>(cp", c,
+    absl::StrAppend(&body, "        cp", c, "[l] = fz_comb<", ReduceOpId(n.op), ", float>(cp", c,
                     "[l], (float)", *e, ");\n");
     cols.push_back(static_cast<int>(c));
   }
-  absl::StrAppend(&code, row_pending_);
-  row_pending_.clear();
+  absl::StrAppend(&code, row_code_);
+  row_code_.clear();
   std::vector<const Access*> ins;
   std::string params;
   for (ValueId v : used) {
-    ins.push_back(&in_access_.at(v));
-    absl::StrAppend(&params, ParamOf(in_access_.at(v)));
+    ins.push_back(&input_access_.at(v));
+    absl::StrAppend(&params, ParamOf(input_access_.at(v)));
   }
   for (int c : cols) absl::StrAppend(&params, ", float* cp", c);
   absl::StrAppend(&code, "    auto fin = [&](auto vw, i64 j", params,

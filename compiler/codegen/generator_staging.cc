@@ -18,84 +18,96 @@ constexpr int kMaxStages = 4;
 }  // namespace
 
 bool Generator::PlanStaging() {
-  const bool inner = hp_.kind == SchedulerKind::kInnerPersistent ||
-                     hp_.kind == SchedulerKind::kInnerOuterPersistent;
-  if (!hp_.smem_buffer || !inner || hp_.multi_pass) return false;
-  staged_ = true;  // for Staged() below
+  const bool inner = params_.kind == SchedulerKind::kInnerPersistent ||
+                     params_.kind == SchedulerKind::kInnerOuterPersistent;
+  if (!params_.smem_buffer || !inner || params_.multi_pass) return false;
+  rows_staged_ = true;  // for Staged() below
   int64_t row_bytes = 0, col_bytes = 0, widen_bytes = 0;
-  for (const auto& [v, a] : in_access_) {
+  for (const auto& [v, a] : input_access_) {
     if (!Staged(a)) continue;
-    const int chunk = V_ * a.esize;
+    const int chunk = shape_.vector_width * a.elem_bytes;
     if (chunk != 4 && chunk != 8 && chunk != 16) {  // cp.async sizes
-      staged_ = false;
+      rows_staged_ = false;
       return false;
     }
-    (a.has_i ? row_bytes : col_bytes) += int64_t{chunk} * PB_ * BX_ * BY_;
-    if (!a.has_i && HalfFloat(a)) widen_bytes += int64_t{V_} * (4 - a.esize) * PB_ * BX_ * BY_;
+    (a.across_rows ? row_bytes : col_bytes) +=
+        int64_t{chunk} * shape_.chunks_per_thread * shape_.threads_x * shape_.threads_y;
+    if (!a.across_rows && HalfFloat(a))
+      widen_bytes += int64_t{shape_.vector_width} * (4 - a.elem_bytes) * shape_.chunks_per_thread *
+                     shape_.threads_x * shape_.threads_y;
   }
   if (row_bytes == 0) {
-    staged_ = false;
+    rows_staged_ = false;
     return false;
   }
   // As many stages as the heuristics' shared-memory budget holds.
   const auto stages_for = [&](int64_t cols) {
     return static_cast<int>(
-        std::min<int64_t>(kMaxStages, std::max<int64_t>(hp_.smem_bytes - cols, 0) / row_bytes));
+        std::min<int64_t>(kMaxStages, std::max<int64_t>(params_.smem_bytes - cols, 0) / row_bytes));
   };
   // 16-bit columns as float (kMaxFloatColumnBatch) where the budget holds
   // them beside the two stages the heuristics plan (or as many as without).
   const int narrow = stages_for(col_bytes), wide = stages_for(col_bytes + widen_bytes);
-  float_cols_ = widen_bytes > 0 && PB_ <= kMaxFloatColumnBatch && wide >= std::min(narrow, 2);
-  stages_ = float_cols_ ? wide : narrow;
-  if (stages_ < 1) {
-    staged_ = false;
+  float_columns_ = widen_bytes > 0 && shape_.chunks_per_thread <= kMaxFloatColumnBatch &&
+                   wide >= std::min(narrow, 2);
+  ring_stages_ = float_columns_ ? wide : narrow;
+  if (ring_stages_ < 1) {
+    rows_staged_ = false;
     return false;
   }
   int64_t off = 0;
-  for (const auto& [v, a] : in_access_) {
+  for (const auto& [v, a] : input_access_) {
     if (!Staged(a)) continue;
-    smem_off_[a.ptr] = off;
-    off += int64_t{V_} * (FloatColumn(a) ? 4 : a.esize) * PB_ * BX_ * BY_ * (a.has_i ? stages_ : 1);
+    staged_smem_offset_[a.ptr] = off;
+    off += int64_t{shape_.vector_width} * (FloatColumn(a) ? 4 : a.elem_bytes) *
+           shape_.chunks_per_thread * shape_.threads_x * shape_.threads_y *
+           (a.across_rows ? ring_stages_ : 1);
   }
-  smem_bytes_ = off;
+  dynamic_smem_bytes_ = off;
   return true;
 }
 
 std::string Generator::StagedChunk(const Access& a, const std::string& stage,
                                    const std::string& k) const {
   const std::string slot =
-      a.has_i ? absl::StrCat("((", stage, ") * ", PB_, " + (", k, "))") : absl::StrCat("(", k, ")");
-  return absl::StrCat("(u32*)(fz_smem + ", smem_off_.at(a.ptr), " + ((", slot, " * ", BY_,
-                      " + ty) * ", BX_, " + tx) * ", V_ * a.esize, ")");
+      a.across_rows ? absl::StrCat("((", stage, ") * ", shape_.chunks_per_thread, " + (", k, "))")
+                    : absl::StrCat("(", k, ")");
+  return absl::StrCat("(u32*)(fz_smem + ", staged_smem_offset_.at(a.ptr), " + ((", slot, " * ",
+                      shape_.threads_y, " + ty) * ", shape_.threads_x, " + tx) * ",
+                      shape_.vector_width * a.elem_bytes, ")");
 }
 
 std::string Generator::FloatColumnHalf(const Access& a, int half, const std::string& k) const {
-  const int64_t half_bytes = int64_t{V_} * 2 * PB_ * BX_ * BY_;
-  return absl::StrCat("(u32*)(fz_smem + ", smem_off_.at(a.ptr) + half * half_bytes, " + (((", k,
-                      ") * ", BY_, " + ty) * ", BX_, " + tx) * ", V_ * 2, ")");
+  const int64_t half_bytes = int64_t{shape_.vector_width} * 2 * shape_.chunks_per_thread *
+                             shape_.threads_x * shape_.threads_y;
+  return absl::StrCat("(u32*)(fz_smem + ", staged_smem_offset_.at(a.ptr) + half * half_bytes,
+                      " + (((", k, ") * ", shape_.threads_y, " + ty) * ", shape_.threads_x,
+                      " + tx) * ", shape_.vector_width * 2, ")");
 }
 
 std::string Generator::IssueStagedCopies(const std::string& stage, bool cols,
                                          const std::string& ind) const {
   std::string s =
-      absl::StrCat(ind, "#pragma unroll\n", ind, "for (int k = 0; k < ", PB_, "; ++k) {\n", ind,
-                   "  const i64 jj = (t + (i64)k * T) * ", V_, ";\n", ind, "  if (jj < rlen) {\n");
-  for (const auto& [v, a] : in_access_) {
-    if (!Staged(a) || a.has_i == cols) continue;
+      absl::StrCat(ind, "#pragma unroll\n", ind, "for (int k = 0; k < ", shape_.chunks_per_thread,
+                   "; ++k) {\n", ind, "  const i64 jj = (t + (i64)k * T) * ", shape_.vector_width,
+                   ";\n", ind, "  if (jj < rlen) {\n");
+  for (const auto& [v, a] : input_access_) {
+    if (!Staged(a) || a.across_rows == cols) continue;
     if (FloatColumn(a)) {
       // Loaded and widened once; the thread reads back only its own slots.
-      absl::StrAppend(&s, ind, "    u32 cw[", ChunkWords(a), "], fw[", V_, "];\n", ind,
-                      "    Chunk<", V_ * a.esize, ">::ld(cw, ", a.ptr, " + ro_", a.ptr, "(jj));\n",
-                      ind, "#pragma unroll\n", ind, "    for (int l = 0; l < ", V_,
-                      "; ++l) fw[l] = __float_as_uint(Ty<", a.dt, ">::get(cw, l));\n");
+      absl::StrAppend(&s, ind, "    u32 cw[", ChunkWords(a), "], fw[", shape_.vector_width, "];\n",
+                      ind, "    Chunk<", shape_.vector_width * a.elem_bytes, ">::ld(cw, ", a.ptr,
+                      " + ro_", a.ptr, "(jj));\n", ind, "#pragma unroll\n", ind,
+                      "    for (int l = 0; l < ", shape_.vector_width,
+                      "; ++l) fw[l] = __float_as_uint(Ty<", a.type_id, ">::get(cw, l));\n");
       for (int half = 0; half < 2; ++half) {
-        // One shared store of V_ / 2 words (16, 8 or 4 bytes).
-        const int w0 = half * V_ / 2;
+        // One shared store of vector_width / 2 words (16, 8 or 4 bytes).
+        const int w0 = half * shape_.vector_width / 2;
         const std::string dst = FloatColumnHalf(a, half, "k");
-        if (V_ == 8) {
+        if (shape_.vector_width == 8) {
           absl::StrAppend(&s, ind, "    *(uint4*)", dst, " = make_uint4(fw[", w0, "], fw[", w0 + 1,
                           "], fw[", w0 + 2, "], fw[", w0 + 3, "]);\n");
-        } else if (V_ == 4) {
+        } else if (shape_.vector_width == 4) {
           absl::StrAppend(&s, ind, "    *(uint2*)", dst, " = make_uint2(fw[", w0, "], fw[", w0 + 1,
                           "]);\n");
         } else {
@@ -104,8 +116,8 @@ std::string Generator::IssueStagedCopies(const std::string& stage, bool cols,
       }
       continue;
     }
-    absl::StrAppend(&s, ind, "    fz_cp_async<", V_ * a.esize, ">(", StagedChunk(a, stage, "k"),
-                    ", ", a.ptr, " + ro_", a.ptr, "(jj));\n");
+    absl::StrAppend(&s, ind, "    fz_cp_async<", shape_.vector_width * a.elem_bytes, ">(",
+                    StagedChunk(a, stage, "k"), ", ", a.ptr, " + ro_", a.ptr, "(jj));\n");
   }
   absl::StrAppend(&s, ind, "  }\n", ind, "}\n");
   return s;
