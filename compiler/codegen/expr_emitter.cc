@@ -298,4 +298,21 @@ absl::StatusOr<std::string> EmitPointwise(const Graph& g, const Node& n,
   return RoundTo(rt, e);
 }
 
+absl::StatusOr<std::string> EmitRandom(const Graph& g, const Node& n,
+                                       const std::vector<std::string>& operands,
+                                       const std::string& index) {
+  if (!IsRandom(n.op) || operands.size() != 4) {
+    return absl::InternalError(absl::StrCat("codegen: ", OpName(n.op), " (node ", n.id,
+                                            ") is not a random op of four operands"));
+  }
+  const DataType rt = g.value(n.outputs[0]).dtype;
+  const bool d = rt == DataType::kDouble;
+  const char* t = d ? "double" : "float";
+  const std::string e = absl::StrCat(
+      n.op == OpKind::kUniform ? "fz_uniform_" : "fz_normal_", d ? "d" : "f", "((", t, ")(",
+      operands[0], "), (", t, ")(", operands[1], "), (unsigned long long)(", operands[2],
+      "), (unsigned long long)(", operands[3], "), (unsigned long long)(", index, "))");
+  return RoundTo(rt, e);
+}
+
 }  // namespace fusiond

@@ -35,6 +35,13 @@ absl::StatusOr<std::string> EmitPointwise(const Graph& g, const Node& n,
                                           const std::vector<std::string>& operands,
                                           const ExprOptions& options);
 
+// The expression of random op n's (uniform, normal) element at linear index
+// `index` of its output, from its four scalar operands (compiler/ir/philox.h;
+// the kernel's prelude holds RandomPrelude()).
+absl::StatusOr<std::string> EmitRandom(const Graph& g, const Node& n,
+                                       const std::vector<std::string>& operands,
+                                       const std::string& index);
+
 }  // namespace fusiond
 
 #endif  // FUSIOND_COMPILER_CODEGEN_EXPR_EMITTER_H_

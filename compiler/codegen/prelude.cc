@@ -1,5 +1,7 @@
 #include "compiler/codegen/prelude.h"
 
+#include "compiler/ir/philox.h"
+
 namespace fusiond {
 namespace {
 
@@ -429,5 +431,7 @@ const char* ClusterPrelude() { return kClusterPrelude; }
 const char* DividerPrelude() { return kDividerPrelude; }
 const char* FloatColumnPrelude() { return kFloatColumnPrelude; }
 const char* RereadPrelude() { return kRereadPrelude; }
+
+const char* RandomPrelude() { return PhiloxDeviceSource(); }
 
 }  // namespace fusiond

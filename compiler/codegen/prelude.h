@@ -28,6 +28,9 @@ const char* FloatColumnPrelude();
 // fz_ld_keep / fz_ld_done: row chunk loads with evict-last, then evict-first
 // cache policies, in kernels that re-read their rows (reread_rows).
 const char* RereadPrelude();
+// fz_uniform_f/_d, fz_normal_f/_d (compiler/ir/philox.h): in kernels with
+// random ops.
+const char* RandomPrelude();
 
 }  // namespace fusiond
 

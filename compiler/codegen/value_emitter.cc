@@ -42,6 +42,9 @@ absl::StatusOr<std::optional<std::string>> ValueEmitter::BeginScalar(ValueId v, 
   } else if (IsPointwise(n->op)) {
     p->step = Pending::kScalarPointwise;
     p->operands = n->inputs;
+  } else if (IsRandom(n->op)) {  // every extent 1: element 0
+    p->step = Pending::kPointwise;
+    p->operands = n->inputs;
   } else {
     return absl::UnimplementedError(
         absl::StrCat("codegen: ", OpName(n->op), " of a value that varies along nothing"));
@@ -156,6 +159,19 @@ absl::StatusOr<std::string> ValueEmitter::Finish(Pending& p) {
       break;
   }
   const Value& val = g_.value(p.v);
+  if (IsRandom(n.op)) {
+    std::string index = "0";
+    if (val.is_tensor && p_.domain[p.v] != Domain::kScalar) {
+      if (!s.index) {
+        return absl::UnimplementedError(absl::StrCat("codegen: ", OpName(n.op), " (node ", n.id,
+                                                     ") in a scope without indices"));
+      }
+      index = s.index(p.v);
+    }
+    auto e = EmitRandom(g_, n, p.ops, index);
+    if (!e.ok()) return e.status();
+    return Declare(p.v, s, *e);
+  }
   // Division of elements by a row value: one reciprocal per row, a multiply
   // per element (within 2 ulp; only where every output is 16-bit).
   if (n.op == OpKind::kDiv && opt_.approx_transcendentals && s.kind == Scope::kElem && s.row &&

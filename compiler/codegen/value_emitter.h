@@ -25,6 +25,9 @@ struct Scope {
   std::map<ValueId, std::string>* memo = nullptr;
   // The expression loading an input tensor in this scope (compute type).
   std::function<std::string(ValueId)> load;
+  // The linear (row-major) index of this scope's element in a random op's
+  // output (an i64 expression); random ops are refused where it is unset.
+  std::function<std::string(ValueId)> index;
   // Row scope used for row values referenced from an element scope.
   Scope* row = nullptr;
 

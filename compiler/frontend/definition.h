@@ -49,6 +49,8 @@ class DefinitionLowering {
   // fd.ops.full / zeros / ones (a broadcast of the fill value), and a clear
   // error for the tensor factories not supported; nullopt for other names.
   std::optional<absl::StatusOr<PyValue>> FactoryOp(const Expr& call, const Expr& op_name);
+  // fd.ops.uniform / normal / rand_like / randn_like.
+  absl::StatusOr<PyValue> RandomOp(const Expr& call, const Expr& op_name);
   absl::StatusOr<PyValue> TensorMethod(const Expr& call, const std::string& method);
   absl::StatusOr<PyValue> SizeOf(const Expr& at, ValueId tensor, const Expr* axis);
 
@@ -80,6 +82,7 @@ class DefinitionLowering {
   std::map<std::pair<ValueId, int64_t>, ValueId> size_nodes_;  // (tensor, axis) -> size
   std::vector<InputSpec> concrete_;                            // the inputs list, when there is one
   int literal_count_ = 0;
+  int unseeded_random_ops_ = 0;  // random ops without rng_seed / rng_offset so far
   bool saw_definition_ = false;
   bool saw_def_ = false;
   Location definition_loc_;

@@ -279,6 +279,8 @@ absl::StatusOr<PyValue> DefinitionLowering::OpCall(const Expr& call, const Expr&
           break;  // squeeze, permute
       }
       break;
+    case OpCategory::kRandom:  // handled by FactoryOp
+      return absl::InternalError(absl::StrCat(fname, " reached OpCall"));
   }
   auto args = BindArguments(call, fname, params, required, errors_);
   if (!args.ok()) return args.status();

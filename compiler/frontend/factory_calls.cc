@@ -12,8 +12,10 @@ namespace frontend {
 std::optional<absl::StatusOr<PyValue>> DefinitionLowering::FactoryOp(const Expr& call,
                                                                      const Expr& op_name) {
   const std::string& name = op_name.text;
-  if (name == "iota" || name == "uniform" || name == "normal" || name == "rand_like" ||
-      name == "randn_like" || name == "slice" || name == "pad" || name == "cat") {
+  if (name == "uniform" || name == "normal" || name == "rand_like" || name == "randn_like") {
+    return RandomOp(call, op_name);
+  }
+  if (name == "iota" || name == "slice" || name == "pad" || name == "cat") {
     return absl::StatusOr<PyValue>(errors_.Error(
         op_name.loc,
         absl::StrCat("fd.ops.", name,
@@ -60,6 +62,83 @@ std::optional<absl::StatusOr<PyValue>> DefinitionLowering::FactoryOp(const Expr&
   v.kind = PyValue::Kind::kValue;
   v.id = *out;
   return absl::StatusOr<PyValue>(v);
+}
+
+// fd.ops.uniform(minval, maxval, shape, rng_seed, rng_offset, dtype),
+// normal(mean, std, shape, ...), rand_like(x, rng_seed, rng_offset) and
+// randn_like (x's shape and dtype). Without rng_seed / rng_offset a random op
+// takes seed 0 and, as offset, how many such ops came before it in the
+// definition: distinct streams, the same numbers at every launch.
+absl::StatusOr<PyValue> DefinitionLowering::RandomOp(const Expr& call, const Expr& op_name) {
+  const std::string& name = op_name.text;
+  const std::string fname = absl::StrCat("fd.ops.", name);
+  const bool like = name == "rand_like" || name == "randn_like";
+  const bool uniform = name == "uniform" || name == "rand_like";
+  std::vector<std::string> params = like ? std::vector<std::string>{"arg", "rng_seed", "rng_offset"}
+                                         : std::vector<std::string>{uniform ? "minval" : "mean",
+                                                                    uniform ? "maxval" : "std",
+                                                                    "shape",
+                                                                    "rng_seed",
+                                                                    "rng_offset",
+                                                                    "dtype"};
+  auto args = BindArguments(call, fname, params, like ? 1 : 3, errors_);
+  if (!args.ok()) return args.status();
+  const std::vector<const Expr*>& a = *args;
+  Attrs attrs;
+  std::vector<ValueId> operands;
+  if (like) {
+    auto x = Operand(*a[0]);
+    if (!x.ok()) return x.status();
+    const Value& xv = g_->value(*x);
+    if (!xv.is_tensor) {
+      return errors_.Error(a[0]->loc, absl::StrCat(fname, " of ", ValueName(*g_, *x), ", a scalar"),
+                           "a tensor whose shape and dtype the result takes");
+    }
+    attrs.shape = xv.shape;
+    attrs.dtype = xv.dtype;
+    operands = {b_.DefineConstant(0, DataType::kDouble), b_.DefineConstant(1, DataType::kDouble)};
+  } else {
+    for (int k = 0; k < 2; ++k) {
+      auto v = Operand(*a[k]);
+      if (!v.ok()) return v.status();
+      operands.push_back(*v);
+    }
+    auto shape = ShapeArg(*a[2], false);
+    if (!shape.ok()) return shape.status();
+    attrs.shape = *shape;
+    attrs.dtype = DataType::kFloat;
+    if (const Expr* d = a[5]) {
+      auto t = DTypeArg(*d, false);
+      if (!t.ok()) return t.status();
+      attrs.dtype = **t;
+    }
+  }
+  const int seed_arg = like ? 1 : 3;
+  if ((a[seed_arg] == nullptr) != (a[seed_arg + 1] == nullptr)) {
+    const Expr* given = a[seed_arg] ? a[seed_arg] : a[seed_arg + 1];
+    return errors_.Error(given->loc, absl::StrCat(fname, " has only one of rng_seed, rng_offset"),
+                         "both (integer scalars) or neither");
+  }
+  if (a[seed_arg] == nullptr) {
+    operands.push_back(b_.DefineConstant(0, DataType::kInt64));
+    operands.push_back(b_.DefineConstant(unseeded_random_ops_++, DataType::kInt64));
+  } else {
+    for (int k = seed_arg; k <= seed_arg + 1; ++k) {
+      auto v = Operand(*a[k]);
+      if (!v.ok()) return v.status();
+      operands.push_back(*v);
+    }
+  }
+  auto outs = b_.AddNode(uniform ? OpKind::kUniform : OpKind::kNormal, operands, attrs);
+  if (!outs.ok()) {
+    return errors_.At(call.loc, outs.status(),
+                      "scalar parameters, integer rng_seed and rng_offset, a shape and a "
+                      "floating dtype (Float, Double, Half, BFloat16)");
+  }
+  PyValue v;
+  v.kind = PyValue::Kind::kValue;
+  v.id = (*outs)[0];
+  return v;
 }
 
 }  // namespace frontend

@@ -71,6 +71,10 @@ class GraphBuilder {
                                                       const std::vector<ValueId>& operands);
   absl::StatusOr<std::vector<std::pair<bool, std::vector<Extent>>>> InferShape(
       OpKind op, const std::vector<ValueId>& in, Attrs& attrs, std::vector<DataType>& dtypes);
+  // uniform / normal: scalar parameters, integer seed and offset, a shape
+  // and a floating dtype (builder_random.cc).
+  absl::StatusOr<std::vector<std::pair<bool, std::vector<Extent>>>> InferRandom(
+      OpKind op, const std::vector<ValueId>& in, Attrs& attrs, std::vector<DataType>& dtypes);
 
   Graph* g_;
   GraphLimits limits_;

@@ -20,6 +20,8 @@ int Arity(OpCategory c) {
       return 2;
     case OpCategory::kTernary:
       return 3;
+    case OpCategory::kRandom:
+      return 4;
     default:
       return 1;
   }
@@ -153,6 +155,7 @@ absl::StatusOr<std::vector<std::pair<bool, std::vector<Extent>>>> GraphBuilder::
     dtypes = {DataType::kInt64};
     return Result{{false, {}}};
   }
+  if (cat == OpCategory::kRandom) return InferRandom(op, in, attrs, dtypes);
   // broadcast_in_dim of a scalar (no broadcast_dims) fills a tensor with it:
   // what fd.ops.full / zeros / ones become.
   if (!x.is_tensor && op != OpKind::kBroadcastInDim) {

@@ -82,6 +82,8 @@ constexpr OpInfo kOps[] = {
     {OpKind::kVar, "var", OpCategory::kReduction},
     {OpKind::kVarMean, "var_mean", OpCategory::kVarMean},
     {OpKind::kSize, "size", OpCategory::kSize},
+    {OpKind::kUniform, "uniform", OpCategory::kRandom},
+    {OpKind::kNormal, "normal", OpCategory::kRandom},
 };
 
 const OpInfo* Find(OpKind op) {
@@ -180,5 +182,7 @@ bool IsReduction(OpKind op) {
   OpCategory c = CategoryOf(op);
   return c == OpCategory::kReduction || c == OpCategory::kVarMean;
 }
+
+bool IsRandom(OpKind op) { return CategoryOf(op) == OpCategory::kRandom; }
 
 }  // namespace fusiond

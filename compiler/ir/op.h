@@ -86,6 +86,10 @@ enum class OpKind : int {
   kVarMean = 110,
   // Scalar: the extent of one axis of a tensor.
   kSize = 120,
+  // Random tensors (lo/mean, hi/std, seed, offset): counter-based Philox,
+  // a pure function of (seed, offset, element index); compiler/ir/philox.h.
+  kUniform = 130,
+  kNormal,
 };
 
 enum class OpCategory {
@@ -97,6 +101,7 @@ enum class OpCategory {
   kReduction,
   kVarMean,
   kSize,
+  kRandom,
 };
 
 OpCategory CategoryOf(OpKind op);
@@ -118,6 +123,7 @@ bool IsPointwise(OpKind op);
 // squeeze, reshape, permute).
 bool IsShapeOp(OpKind op);
 bool IsReduction(OpKind op);  // sum, max, min, prod, var, var_mean
+bool IsRandom(OpKind op);     // uniform, normal
 
 }  // namespace fusiond
 

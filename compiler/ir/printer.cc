@@ -36,6 +36,10 @@ std::string AttrString(const Graph& g, const Node& n) {
     case OpCategory::kSize:
       parts.push_back(absl::StrCat("axis=", a.axis));
       break;
+    case OpCategory::kRandom:
+      parts.push_back(absl::StrCat("shape=", Shape(g, a.shape)));
+      parts.push_back(absl::StrCat("dtype=", DataTypeName(*a.dtype)));
+      break;
     case OpCategory::kShape:
       switch (n.op) {
         case OpKind::kBroadcastInDim:

@@ -61,6 +61,9 @@ unsigned AttrsRead(OpKind op) {
     case OpKind::kSqueeze:
     case OpKind::kPermute:
       return kDims;
+    case OpKind::kUniform:
+    case OpKind::kNormal:
+      return kShape | kDtype;
     default:
       break;
   }

@@ -145,6 +145,12 @@ absl::StatusOr<std::vector<HostTensor>> Evaluate(const Graph& g,
         outs = std::move(*v);
         break;
       }
+      case OpCategory::kRandom: {
+        auto v = reference_internal::EvalRandom(n, in, types[0], out_shape);
+        if (!v.ok()) return v.status();
+        outs.push_back(std::move(*v));
+        break;
+      }
       case OpCategory::kSize: {
         const int64_t axis = n.attrs.axis < 0 ? n.attrs.axis + in[0]->rank() : n.attrs.axis;
         if (axis < 0 || axis >= in[0]->rank()) {

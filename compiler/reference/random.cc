@@ -1,0 +1,48 @@
+// The reference's random ops: the same Philox stream as the kernels
+// (compiler/ir/philox.h), element by element in row-major order.
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/ir/philox.h"
+#include "compiler/reference/eval_internal.h"
+
+namespace fusiond {
+namespace reference_internal {
+
+absl::StatusOr<View> EvalRandom(const Node& n, const std::vector<const View*>& in,
+                                DataType out_dtype, const Shape& out_shape) {
+  if (in.size() != 4) {
+    return absl::InternalError(
+        absl::StrCat("reference: ", OpName(n.op), " node ", n.id, " has ", in.size(), " operands"));
+  }
+  const double a = in[0]->data()[0], b = in[1]->data()[0];
+  // Integer scalars hold whole numbers; seed and offset are their 64-bit
+  // two's complement.
+  auto word = [](double v) {
+    return static_cast<uint64_t>(std::isfinite(v) ? static_cast<int64_t>(v) : 0);
+  };
+  const uint64_t seed = word(in[2]->data()[0]), offset = word(in[3]->data()[0]);
+  View out = NewView(out_shape, out_dtype);
+  double* dst = out.buf->data();
+  const int64_t count = out.numel();
+  const bool uniform = n.op == OpKind::kUniform;
+  if (out_dtype == DataType::kDouble) {
+    for (int64_t i = 0; i < count; ++i) {
+      const uint64_t k = static_cast<uint64_t>(i);
+      dst[i] = uniform ? PhiloxUniformDouble(a, b, seed, offset, k)
+                       : PhiloxNormalDouble(a, b, seed, offset, k);
+    }
+  } else {
+    const float fa = static_cast<float>(a), fb = static_cast<float>(b);
+    for (int64_t i = 0; i < count; ++i) {
+      const uint64_t k = static_cast<uint64_t>(i);
+      dst[i] = uniform ? PhiloxUniformFloat(fa, fb, seed, offset, k)
+                       : PhiloxNormalFloat(fa, fb, seed, offset, k);
+    }
+    RoundBuffer(out_dtype, dst, count);  // half, bfloat16: rounded once
+  }
+  return out;
+}
+
+}  // namespace reference_internal
+}  // namespace fusiond
