@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # fusiond_compile_time end to end: the table and JSON carry NVRTC's start-up,
 # the cold and warm compiles, the stages and NVRTC's phases; the goal line passes or fails
-# with --goal-ms and sets the exit status; --general says so; a file that does not parse is an
-# ERROR row naming why, and exit status 1.
+# with --goal-ms and sets the exit status; --general says so; a two-kernel fusion compiles with
+# --kernel-threads 1 and 2 and reports each kernel's NVRTC phases; a file that does not parse is
+# an ERROR row naming why, and exit status 1.
 # Usage: compile_time_test.sh FUSIOND_COMPILE_TIME CORPUS_DIR
 set -uo pipefail
 BIN=$1
@@ -39,6 +40,23 @@ check "--general: JSON" python3 -c 'import json, sys; assert json.load(open(sys.
 out=$("$BIN" --repeat 0 --goal-ms 0.001 "$CORPUS/rmsnorm_bwd_manual.py"); rc=$?
 check "impossible goal: exit $rc" test $rc -eq 1
 check "impossible goal: FAIL" grep -q ": FAIL (in a fresh process" <<<"$out"
+# A fusion of two kernels (bench/compile_time/fusions): compiled at once or one after another,
+# NVRTC's phases per kernel.
+TWO=$(dirname "$0")/fusions/row_then_total.py
+for threads in 1 2; do
+  out=$("$BIN" --repeat 0 --kernel-threads $threads --out "$T/two$threads.json" "$TWO"); rc=$?
+  check "two kernels, --kernel-threads $threads: exit $rc" test $rc -eq 0
+  check "two kernels, --kernel-threads $threads: JSON" python3 - "$T/two$threads.json" $threads <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = d["fusions"][0]
+assert d["kernel_threads"] == int(sys.argv[2]), d["kernel_threads"]
+assert f["kernels"] == 2 and f["binaries"] is True, f
+per = f["nvrtc_split_per_kernel_us"]
+assert len(per) == 2 and all(sorted(k) == ["front_end", "nvvm", "ptxas"] for k in per), per
+assert float(d["loadavg_1min_at_start"]) >= 0, d
+PY
+done
 printf 'with FusionDefinition() as fd:\n    T0 = fd.define_tensor(shape=[-1], dtype=DataType.Nope)\n' >"$T/bad.py"
 out=$("$BIN" --repeat 0 "$T/bad.py"); rc=$?
 echo "$out"

@@ -12,5 +12,7 @@ CORPUS=${FUSIOND_CORPUS_DIR:-tests/corpus/fusions}
 ninja -C "$BUILD" -j2 fusiond_compile_time >/dev/null
 mkdir -p bench/results
 JSON=${JSON:-bench/results/compile-time-$(date -u +%F-%H%M).json}
+# The corpus, then a fusion of two kernels (bench/compile_time/fusions: the
+# kernels compiled at once, CompileOptions::kernel_threads).
 "$BUILD/bench/compile_time/fusiond_compile_time" --out "$JSON" \
-  "$@" "$CORPUS"/*.py
+  "$@" "$CORPUS"/*.py bench/compile_time/fusions/*.py

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# fusiond_nvrtc_variant end to end on one artifact (fusiond_cgdev's): an option
+# that leaves the code alone (-w) says "same", one that changes it (ptxas -O1)
+# says DIFFERS and writes a different cubin beside the copied manifest; no
+# option, or no artifacts, is an error. option_check.sh run without a
+# prepared bundle exits 1 naming what is missing.
+# Usage: nvrtc_variant_test.sh FUSIOND_NVRTC_VARIANT FUSIOND_CGDEV CORPUS_DIR
+set -uo pipefail
+VARIANT=$1
+CGDEV=$2
+CORPUS=$3
+HERE=$(cd "$(dirname "$0")" && pwd)
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail=0
+check() {  # check WHAT CONDITION...
+  local what=$1; shift
+  if ! "$@"; then echo "FAIL: $what"; fail=1; fi
+}
+export CUDA_CACHE_DISABLE=1
+"$CGDEV" "$CORPUS/rmsnorm_bwd_manual.py" "$T/arts/rmsnorm_bwd_manual" >/dev/null || { echo "FAIL: cgdev"; exit 1; }
+cubin=$(cd "$T/arts/rmsnorm_bwd_manual" && ls -- *.cubin)
+out=$("$VARIANT" --repeat 1 "$T/arts" "$T/same" -- -w); rc=$?
+echo "$out"
+check "-w: exit $rc" test $rc -eq 0
+check "-w: same code" grep -qE "^rmsnorm_bwd_manual .* same$" <<<"$out"
+check "-w: summary" grep -q "options -w: 1 kernels, 0 with other code" <<<"$out"
+check "-w: manifest copied" cmp -s "$T/arts/rmsnorm_bwd_manual/manifest.json" "$T/same/rmsnorm_bwd_manual/manifest.json"
+check "-w: OPTIONS" grep -qx -- "-w" "$T/same/OPTIONS"
+out=$("$VARIANT" --repeat 1 "$T/arts" "$T/o1" -- --ptxas-options=-O1); rc=$?
+echo "$out"
+check "-O1: exit $rc" test $rc -eq 0
+check "-O1: differs" grep -qE "^rmsnorm_bwd_manual .* DIFFERS: .*\.text\." <<<"$out"
+check "-O1: another cubin" bash -c "! cmp -s '$T/arts/rmsnorm_bwd_manual/$cubin' '$T/o1/rmsnorm_bwd_manual/$cubin'"
+"$VARIANT" "$T/arts" "$T/none" >/dev/null 2>&1; rc=$?
+check "no option: exit $rc" test $rc -eq 2
+"$VARIANT" "$T/nothing" "$T/none" -- -w >/dev/null 2>&1; rc=$?
+check "no artifacts: exit $rc" test $rc -eq 1
+out=$(FUSIOND_DEVCARRY="$T/nobundle" OUT="$T/out" bash "$HERE/option_check.sh" run 1 2>&1); rc=$?
+check "run without a bundle: exit $rc" test $rc -eq 1
+check "run without a bundle: says what" grep -q "option_check: no $T/nobundle/fusions/CORPUS" <<<"$out"
+exit $fail
