@@ -384,6 +384,9 @@ class Generator {
   std::map<ValueId, Access> input_access_;     // tensor inputs with a row-domain part
   std::vector<Access> output_access_;          // per graph output
   std::vector<std::string> accumulator_type_;  // per row slot
+  // Random ops' results: their offsets in a contiguous tensor of their
+  // shape are their elements' indices.
+  std::map<ValueId, Access> rng_access_;
   // The type of the block reduction's shared-memory partials: float when
   // every row slot accumulates in float (a double round trip costs two
   // conversions per warp partial at 16 per clock per SM on sm_90, in every

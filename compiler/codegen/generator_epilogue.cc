@@ -121,6 +121,7 @@ absl::Status Generator::EmitColumnEpilogue(std::string& c) {
     return absl::StrCat("Ty<", a.type_id, ">::load(", a.ptr, " + ", OffsetAt(a, "j", At::kElem),
                         ")");
   };
+  cs.index = [this](ValueId v) { return OffsetAt(rng_access_.at(v), "j", At::kElem); };
   for (size_t ci = 0; ci < nc; ++ci) {
     const Node& n = graph_.node(plan_.col_reds[ci]);
     const ValueId out = n.outputs[0];

@@ -33,6 +33,12 @@ void Generator::DeclareTensors(GeneratedKernel& k) {
     k.params.push_back({"output", static_cast<int>(i), ""});
     output_access_.push_back(MakeAccess(graph_.outputs[i], absl::StrCat("out", i)));
   }
+  // Random ops: the offsets of a contiguous tensor of their shape are their
+  // elements' indices (no pointer).
+  for (const Node& n : graph_.nodes) {
+    if (IsRandom(n.op) && plan_.needed[n.outputs[0]])
+      rng_access_[n.outputs[0]] = MakeAccess(n.outputs[0], absl::StrCat("rng", n.outputs[0]));
+  }
 }
 
 void Generator::SetUpValueEmitter() {
@@ -51,6 +57,10 @@ void Generator::SetUpValueEmitter() {
                         a.across_rows ? "rb_" + a.ptr : "0",
                         ") : ", ComputeTypeName(graph_.value(v).dtype), "(0))");
   };
+  row_scope_.index = [&](ValueId v) {
+    const Access& a = rng_access_.at(v);
+    return a.across_rows ? "rb_" + a.ptr : std::string("0");
+  };
 }
 
 std::string Generator::Preludes() const {
@@ -64,6 +74,7 @@ std::string Generator::Preludes() const {
       })) {
     c += Fp8Prelude();  // Ty<8>, Ty<9>
   }
+  if (!rng_access_.empty()) c += RandomPrelude();
   return c;
 }
 
@@ -177,10 +188,14 @@ absl::Status Generator::EmitIndexSetup(std::string& c) {
     if (a.across_rows) absl::StrAppend(&c, "  i64 rb_", a.ptr, " = 0;\n");
   for (auto& a : output_access_)
     if (a.across_rows) absl::StrAppend(&c, "  i64 rb_", a.ptr, " = 0;\n");
+  for (auto& [v, a] : rng_access_)
+    if (a.across_rows) absl::StrAppend(&c, "  i64 rb_", a.ptr, " = 0;\n");
   absl::StrAppend(&c, "  i64 row = 0;\n  bool active = false;\n");
   for (auto& [v, a] : input_access_)
     if (a.along_row) absl::StrAppend(&c, OffsetLambda(a));
   for (auto& a : output_access_)
+    if (a.along_row) absl::StrAppend(&c, OffsetLambda(a));
+  for (auto& [v, a] : rng_access_)
     if (a.along_row) absl::StrAppend(&c, OffsetLambda(a));
   return absl::OkStatus();
 }
@@ -253,6 +268,8 @@ void Generator::EmitRowBases(std::string& c) const {
     for (auto& [v, a] : input_access_)
       if (a.across_rows) rb += base(a);
     for (auto& a : output_access_)
+      if (a.across_rows) rb += base(a);
+    for (auto& [v, a] : rng_access_)
       if (a.across_rows) rb += base(a);
     absl::StrAppend(&rb, "  };\n");
     if (!plan_.i_axes.empty()) c += rb;

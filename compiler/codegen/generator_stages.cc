@@ -282,6 +282,7 @@ Scope Generator::ElementScope(std::string* body, std::map<ValueId, std::string>*
     return absl::StrCat("Ty<", a.type_id, ">::load(", a.ptr, " + ", OffsetAt(a, "j + l", At::kAny),
                         ")");
   };
+  es.index = [this](ValueId v) { return OffsetAt(rng_access_.at(v), "j + l", At::kElem); };
   return es;
 }
 
