@@ -138,6 +138,7 @@ absl::StatusOr<std::string> CachedCompiler::ResolveKey(
     job.input_shapes = request.input_shapes;
     job.options = CachedOptions(request.options, false);
     job.limits = options_.graph_limits;
+    ++front_halves_;
     absl::StatusOr<WorkerResult> r = workers_->Run(job, wanted);
     ++key_resolutions_;
     if (!r.ok()) return r.status();
@@ -147,6 +148,7 @@ absl::StatusOr<std::string> CachedCompiler::ResolveKey(
     absl::StatusOr<Graph> graph = Parse(request, stage_micros);
     if (!graph.ok()) return graph.status();
     Timer t;
+    ++front_halves_;
     absl::StatusOr<CompileResult> scheduled = CompileFusion(
         *graph, request.input_shapes, CachedOptions(request.options, /*generate_code=*/false));
     (*stage_micros)["key"] += t.Micros();
@@ -276,81 +278,115 @@ void CachedCompiler::RunFlight(const std::string& request_key, const FusionReque
   }
 }
 
-absl::StatusOr<CachedCompileResult> CachedCompiler::CompileMiss(const std::string& request_key,
-                                                                const FusionRequest& request) {
-  CachedCompileResult r;
-  const std::function<bool()> wanted = [this, &request_key] { return FlightWanted(request_key); };
-  absl::StatusOr<std::string> key = ResolveKey(request, request_key, wanted, &r.stage_micros);
-  if (!key.ok()) return key.status();
-  r.cache_key = *key;
+CachedCompiler::KeyClaim::~KeyClaim() { Release(); }
+
+void CachedCompiler::KeyClaim::Release() {
+  if (!registered) return;
+  std::lock_guard<std::mutex> lock(owner->mu_);
+  owner->key_flights_.erase(key);
+  done.set_value();
+  registered = false;
+}
+
+bool CachedCompiler::Claim(const std::string& key, KeyClaim* claim, CachedCompileResult* r) {
+  r->cache_key = key;
   // Another request (a different one with the same key) may have stored it.
-  auto found = TimedLookup(*key, &r.stage_micros);
+  auto found = TimedLookup(key, &r->stage_micros);
   if (found.ok()) {
-    r.compiled = *std::move(found);
-    r.hit = true;
-    return r;
+    r->compiled = *std::move(found);
+    r->hit = true;
+    return true;
   }
   // Single flight by cache key: wait for a compile of the same key.
-  std::promise<void> done;
   for (;;) {
     std::shared_future<void> other;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      auto it = key_flights_.find(*key);
+      auto it = key_flights_.find(key);
       if (it == key_flights_.end()) {
-        key_flights_[*key] = done.get_future().share();
+        key_flights_[key] = claim->done.get_future().share();
+        claim->key = key;
+        claim->registered = true;
         break;
       }
       other = it->second;
     }
     other.wait();
-    found = TimedLookup(*key, &r.stage_micros);
+    found = TimedLookup(key, &r->stage_micros);
     if (found.ok()) {
-      r.compiled = *std::move(found);
-      return r;  // a miss for this request, compiled by the other one
+      r->compiled = *std::move(found);
+      return true;  // a miss for this request, compiled by the other one
     }
   }
-  auto release = [&] {
-    std::lock_guard<std::mutex> lock(mu_);
-    key_flights_.erase(*key);
-    done.set_value();
-  };
   // One compile per cluster (cache/compile_lease.h): while another daemon
   // holds the key's lease, wait for its record instead of compiling. The
-  // hold lives until after the publish below.
-  std::unique_ptr<CompileLease::Hold> lease;
+  // hold lives until after the publish.
   if (options_.lease != nullptr) {
-    lease = options_.lease->AcquireOrWait(*key);
-    if (lease->published()) {
-      found = TimedLookup(*key, &r.stage_micros);
+    claim->lease = options_.lease->AcquireOrWait(key);
+    if (claim->lease->published()) {
+      found = TimedLookup(key, &r->stage_micros);
       if (found.ok()) {
-        release();
-        r.compiled = *std::move(found);
-        return r;  // a miss for this request, compiled by another daemon
+        r->compiled = *std::move(found);
+        return true;  // a miss for this request, compiled by another daemon
       }
     }
   }
-  const std::string arch = CachedOptions(request.options, true).arch;
-  absl::StatusOr<WorkerResult> compiled = FullCompile(request, wanted);
-  if (!compiled.ok()) {
-    release();
-    return compiled.status();
+  return false;
+}
+
+absl::StatusOr<CachedCompileResult> CachedCompiler::CompileMiss(const std::string& request_key,
+                                                                const FusionRequest& request) {
+  CachedCompileResult r;
+  const std::function<bool()> wanted = [this, &request_key] { return FlightWanted(request_key); };
+  KeyClaim claim{this};
+  absl::StatusOr<std::string> known = KnownKey(request_key);
+  if (!known.ok() && !absl::IsNotFound(known.status())) return known.status();
+  absl::StatusOr<WorkerResult> compiled = absl::UnknownError("not compiled");
+  if (known.ok()) {
+    if (Claim(*known, &claim, &r)) return r;
+    compiled = FullCompile(request, wanted, nullptr);
+  } else {
+    // A request not seen before: the compile's own front half finds the key,
+    // which is claimed before code generation (the front half runs once).
+    bool served = false;
+    absl::Status gate_error;
+    const KeyGate gate = [&](const std::string& key) {
+      ++key_resolutions_;
+      Remember(request_key, key);
+      gate_error = cache_->InsertRequest(request_key, key);
+      if (!gate_error.ok()) return false;
+      served = Claim(key, &claim, &r);
+      return !served;
+    };
+    compiled = FullCompile(request, wanted, gate);
+    if (!gate_error.ok()) return gate_error;
+    if (served) {
+      if (compiled.ok()) {
+        for (const auto& [stage, micros] : compiled->stage_micros) r.stage_micros[stage] += micros;
+      }
+      return r;
+    }
   }
+  if (!compiled.ok()) return compiled.status();
+  // The key claimed (a known request's may differ from the one a compile
+  // computes only across a version change; the claim decides).
+  const std::string key = claim.registered ? claim.key : compiled->cache_key;
   ++compiles_;
   for (const auto& [stage, micros] : compiled->stage_micros) r.stage_micros[stage] += micros;
+  r.cache_key = key;
   r.compiled = std::move(compiled->compiled);
   r.compiled_here = true;
   Timer t;
-  absl::Status inserted = cache_->Insert(*key, r.compiled);
-  if (inserted.ok()) text_store_.Index(*key, r.compiled, arch);
+  absl::Status inserted = cache_->Insert(key, r.compiled);
+  if (inserted.ok()) text_store_.Index(key, r.compiled, CachedOptions(request.options, true).arch);
   r.stage_micros["cache_io"] += t.Micros();
   if (inserted.ok() && options_.shared != nullptr) {
     // Best effort: a failed publish only costs other daemons a compile.
     Timer remote;
-    (void)options_.shared->Put(*key, r.compiled.SerializeAsString());
+    (void)options_.shared->Put(key, r.compiled.SerializeAsString());
     r.stage_micros["shared_io"] += remote.Micros();
   }
-  release();
+  claim.Release();
   // A cache that cannot store it still serves the compile (storage_errors).
   (void)inserted;
   if (options_.on_compiled) options_.on_compiled(r);
@@ -358,31 +394,22 @@ absl::StatusOr<CachedCompileResult> CachedCompiler::CompileMiss(const std::strin
 }
 
 absl::StatusOr<WorkerResult> CachedCompiler::FullCompile(const FusionRequest& request,
-                                                         const std::function<bool()>& wanted) {
+                                                         const std::function<bool()>& wanted,
+                                                         const KeyGate& gate) {
   WorkerJob job;
-  job.kind = WorkerJobKind::kCompile;
+  job.kind = gate ? WorkerJobKind::kKeyThenCompile : WorkerJobKind::kCompile;
+  job.graph = request.graph;
+  job.input_shapes = request.input_shapes;
   job.options = CachedOptions(request.options, true);
   job.limits = options_.graph_limits;
+  ++front_halves_;
   if (workers_) {
-    job.graph = request.graph;
-    job.input_shapes = request.input_shapes;
-    absl::StatusOr<WorkerResult> r = workers_->Run(job, wanted);
+    absl::StatusOr<WorkerResult> r = workers_->Run(job, wanted, gate);
     if (r.ok()) worker_reuses_ += r->nvrtc_reuses;
     return r;
   }
-  // In process: RunWorkerJob's work with this process' NVRTC cache.
-  std::map<std::string, double> parse_micros;
-  absl::StatusOr<Graph> graph = Parse(request, &parse_micros);
-  if (!graph.ok()) return graph.status();
-  CompileOptions options = job.options;
-  options.nvrtc_cache = &nvrtc_cache_;
-  absl::StatusOr<CompileResult> compiled = CompileFusion(*graph, request.input_shapes, options);
-  if (!compiled.ok()) return compiled.status();
-  WorkerResult out;
-  out.stage_micros = compiled->stage_micros;
-  for (const auto& [stage, us] : parse_micros) out.stage_micros[stage] += us;
-  out.compiled = CompiledFusionFromResult(*compiled);
-  return out;
+  // In process, with this process' NVRTC cache (its reuses count there).
+  return RunWorkerJob(job, &nvrtc_cache_, gate);
 }
 
 absl::StatusOr<CachedCompileResult> CachedCompiler::Compile(FusionRequest request) {
@@ -512,6 +539,7 @@ CachedCompilerStats CachedCompiler::Stats() const {
   s.joins = joins_;
   s.rejected = rejected_;
   s.key_resolutions = key_resolutions_;
+  s.front_halves = front_halves_;
   s.nvrtc_reuses = nvrtc_cache_.Stats().hits + worker_reuses_;
   if (workers_) {
     CompileWorkerPoolStats w = workers_->Stats();

@@ -113,7 +113,10 @@ struct CachedCompilerStats {
   uint64_t compiles = 0;         // full compiles run
   uint64_t joins = 0;            // requests that joined a compile in flight
   uint64_t rejected = 0;         // misses refused: compile queue full
-  uint64_t key_resolutions = 0;  // front-half runs to find a cache key
+  uint64_t key_resolutions = 0;  // cache keys found by a front half (not remembered)
+  // Front halves run (verify, passes, segmentation, scheduling): one per
+  // Lookup of a new request, one per compile (a new request's included).
+  uint64_t front_halves = 0;
   // Kernels of full compiles whose text was compiled before, in this process
   // or in a stored record (a symbolic definition at a new batch size, say):
   // NVRTC not run for them.
@@ -196,9 +199,26 @@ class CachedCompiler {
                                          const std::string& request_key,
                                          const std::function<bool()>& wanted,
                                          std::map<std::string, double>* stage_micros);
-  // The full pipeline, in a worker or in process.
+  // The full pipeline, in a worker or in process; with `gate`, the key its
+  // front half finds is put to the gate before code generation.
   absl::StatusOr<WorkerResult> FullCompile(const FusionRequest& request,
-                                           const std::function<bool()>& wanted);
+                                           const std::function<bool()>& wanted,
+                                           const KeyGate& gate);
+  // A miss's hold on a cache key: its flight in key_flights_ (released once,
+  // waking requests of the same key) and its compile lease.
+  struct KeyClaim {
+    CachedCompiler* owner;
+    std::string key;
+    bool registered = false;
+    std::promise<void> done;
+    std::unique_ptr<CompileLease::Hold> lease;
+    ~KeyClaim();
+    void Release();
+  };
+  // Serves `key` from the cache, after a compile of it in flight here, or
+  // after another daemon's (its lease): true with `r` filled. False when
+  // this request must compile it, holding `claim`.
+  bool Claim(const std::string& key, KeyClaim* claim, CachedCompileResult* r);
   // `hit`'s payload trimmed to `contents`, from trimmed_ or made now; null
   // when the record does not parse.
   std::shared_ptr<const std::string> TrimmedPayload(const PayloadHit& hit, ReplyContents contents);
@@ -238,7 +258,7 @@ class CachedCompiler {
   size_t trimmed_bytes_ = 0;
 
   std::atomic<uint64_t> hits_{0}, misses_{0}, compiles_{0}, joins_{0}, rejected_{0},
-      key_resolutions_{0}, shared_hits_{0}, worker_reuses_{0};
+      key_resolutions_{0}, shared_hits_{0}, worker_reuses_{0}, front_halves_{0};
   std::atomic<bool> stopping_{false};
   // The pipeline's processes; null when it runs in this process.
   std::unique_ptr<CompileWorkerPool> workers_;

@@ -307,18 +307,20 @@ constexpr size_t kJobStackBytes = size_t{256} << 20;
 struct JobCall {
   const WorkerJob* job;
   NvrtcOutputCache* cache;
+  const KeyGate* gate;
   absl::StatusOr<WorkerResult> result = absl::InternalError("job did not run");
 };
 
 void* RunJobThread(void* arg) {
   auto* call = static_cast<JobCall*>(arg);
-  call->result = RunWorkerJob(*call->job, call->cache);
+  call->result = RunWorkerJob(*call->job, call->cache, *call->gate);
   return nullptr;
 }
 
 }  // namespace
 
-absl::StatusOr<WorkerResult> RunWorkerJob(const WorkerJob& job, NvrtcOutputCache* nvrtc_cache) {
+absl::StatusOr<WorkerResult> RunWorkerJob(const WorkerJob& job, NvrtcOutputCache* nvrtc_cache,
+                                          const KeyGate& gate) {
   WorkerResult out;
   Clock::time_point t = Clock::now();
   absl::StatusOr<Graph> graph = FromProto(job.graph, job.limits);
@@ -327,17 +329,20 @@ absl::StatusOr<WorkerResult> RunWorkerJob(const WorkerJob& job, NvrtcOutputCache
   CompileOptions options = job.options;
   if (options.arch.empty()) options.arch = "sm_90";
   options.dump_pass.clear();
-  options.generate_code = job.kind == WorkerJobKind::kCompile;
+  options.generate_code = false;  // the front half first: it gives the key
   options.nvrtc_cache = nvrtc_cache;
   t = Clock::now();
   absl::StatusOr<CompileResult> result = CompileFusion(*graph, job.input_shapes, options);
   if (!result.ok()) return result.status();
   options.generate_code = true;  // the key is the full compile's
   out.cache_key = MakeCacheKey(*result, options).Encode();
-  if (job.kind == WorkerJobKind::kKey) {
+  const bool stop = job.kind == WorkerJobKind::kKey ||
+                    (job.kind == WorkerJobKind::kKeyThenCompile && gate && !gate(out.cache_key));
+  if (stop) {
     out.stage_micros["key"] = MicrosSince(t);
     return out;
   }
+  if (absl::Status s = GenerateKernels(options, &*result); !s.ok()) return s;
   for (const auto& [stage, us] : result->stage_micros) out.stage_micros[stage] += us;
   for (const SegmentResult& s : result->segments) {
     if (s.kernel && s.kernel->nvrtc_reused) ++out.nvrtc_reuses;
@@ -354,13 +359,21 @@ int RunCompileWorker(int fd) {
   (void)WarmUpNvrtc("sm_90");  // before the first job, not during it
   ParentStore store(fd);
   NvrtcOutputCache cache(uint64_t{64} << 20, &store);
+  const KeyGate gate = [fd](const std::string& key) {
+    char type;
+    std::string body;
+    if (!WriteFrame(fd, 'K', key) || !ReadFrame(fd, &type, &body) || type != 'G') {
+      _exit(3);  // the parent is gone or out of step
+    }
+    return body == "1";
+  };
   for (;;) {
     char type;
     std::string body;
     if (!ReadFrame(fd, &type, &body)) return 0;  // the parent closed: done
     WorkerJob job;
     if (type != 'J' || !DecodeJob(body, &job)) return 2;
-    JobCall call{&job, &cache};
+    JobCall call{&job, &cache, &gate};
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, kJobStackBytes);
@@ -429,7 +442,8 @@ void CompileWorkerPool::Kill(Worker* w) {
 }
 
 absl::StatusOr<WorkerResult> CompileWorkerPool::Run(const WorkerJob& job,
-                                                    const std::function<bool()>& wanted) {
+                                                    const std::function<bool()>& wanted,
+                                                    const KeyGate& gate) {
   const std::string frame = EncodeJob(job);
   for (int attempt = 0;; ++attempt) {
     Worker w;
@@ -449,7 +463,7 @@ absl::StatusOr<WorkerResult> CompileWorkerPool::Run(const WorkerJob& job,
     // An idle worker may have died since its last job: one retry.
     bool sent = WriteFrame(w.fd, 'J', frame);
     absl::StatusOr<WorkerResult> result =
-        sent ? Await(&w, wanted) : absl::InternalError("compile worker gone");
+        sent ? Await(&w, wanted, gate) : absl::InternalError("compile worker gone");
     bool keep = sent && w.pid > 0;
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -465,8 +479,9 @@ absl::StatusOr<WorkerResult> CompileWorkerPool::Run(const WorkerJob& job,
 }
 
 absl::StatusOr<WorkerResult> CompileWorkerPool::Await(Worker* w,
-                                                      const std::function<bool()>& wanted) {
-  const Clock::time_point start = Clock::now();
+                                                      const std::function<bool()>& wanted,
+                                                      const KeyGate& gate) {
+  Clock::time_point start = Clock::now();
   for (;;) {
     struct pollfd p = {w->fd, POLLIN, 0};
     int ready = poll(&p, 1, 20);
@@ -505,6 +520,13 @@ absl::StatusOr<WorkerResult> CompileWorkerPool::Await(Worker* w,
         std::optional<NvrtcOutput> found;
         if (ok && store_ != nullptr) found = store_->Find(source, name, options);
         if (!WriteFrame(w->fd, 'A', EncodeOutput(found))) continue;  // EOF next round
+        continue;
+      }
+      if (type == 'K') {
+        const Clock::time_point asked = Clock::now();
+        const bool go = !gate || gate(body);
+        start += Clock::now() - asked;                 // a lease wait is not the compile's time
+        (void)WriteFrame(w->fd, 'G', go ? "1" : "0");  // on failure: EOF next round
         continue;
       }
       if (type != 'R') {

@@ -8,6 +8,8 @@
 //   parent -> worker  'J' job          worker -> parent  'R' result
 //   worker -> parent  'F' find a kernel text's NVRTC output (KernelTextStore)
 //   parent -> worker  'A' the answer to 'F'
+//   worker -> parent  'K' the cache key a kKeyThenCompile job found
+//   parent -> worker  'G' the answer to 'K': "1" generate code, "0" stop
 //
 // The parent bounds each job (time limit), kills the worker when no caller
 // wants the result any more or the daemon stops, and starts a new worker in
@@ -38,7 +40,15 @@ namespace fusiond {
 enum class WorkerJobKind : uint8_t {
   kKey = 1,      // the front half only: the cache key
   kCompile = 2,  // the full pipeline: the cache key and the compiled fusion
+  // The front half, then the key goes to the parent's KeyGate, which says
+  // whether to go on with code generation (a new request's miss runs the
+  // front half once) or stop with the key alone (another compile has it).
+  kKeyThenCompile = 3,
 };
+
+// Given the cache key a kKeyThenCompile job found: true to generate code,
+// false to stop there.
+using KeyGate = std::function<bool(const std::string& cache_key)>;
 
 struct WorkerJob {
   WorkerJobKind kind = WorkerJobKind::kKey;
@@ -50,15 +60,17 @@ struct WorkerJob {
 
 struct WorkerResult {
   std::string cache_key;
-  fusiond::v1::CompiledFusion compiled;  // kCompile only
+  fusiond::v1::CompiledFusion compiled;  // kCompile, and kKeyThenCompile unless stopped
   // "parse", "key" (kKey) or the pipeline's stages (kCompile).
   std::map<std::string, double> stage_micros;
   int nvrtc_reuses = 0;  // kernels whose NVRTC output was found, not compiled
 };
 
 // Runs one job in this process (what a worker does with a 'J' frame; also
-// the in-process path). `nvrtc_cache` may be null.
-absl::StatusOr<WorkerResult> RunWorkerJob(const WorkerJob& job, NvrtcOutputCache* nvrtc_cache);
+// the in-process path). `nvrtc_cache` may be null; `gate` answers a
+// kKeyThenCompile job's key (none: go on).
+absl::StatusOr<WorkerResult> RunWorkerJob(const WorkerJob& job, NvrtcOutputCache* nvrtc_cache,
+                                          const KeyGate& gate = nullptr);
 
 // The worker's main loop on `fd` (a connected socket); returns the exit code.
 // Ignores SIGTERM / SIGINT (the parent stops it) and dies with the parent.
@@ -93,7 +105,10 @@ class CompileWorkerPool {
   // Runs `job` in a worker. `wanted` (may be empty) is polled while it runs:
   // false kills the worker (Cancelled). ResourceExhausted past the time
   // limit; Internal when the worker dies; Unavailable once stopping.
-  absl::StatusOr<WorkerResult> Run(const WorkerJob& job, const std::function<bool()>& wanted);
+  // `gate` answers a kKeyThenCompile job's key on this thread; the time it
+  // takes (a lease wait) does not count against the time limit.
+  absl::StatusOr<WorkerResult> Run(const WorkerJob& job, const std::function<bool()>& wanted,
+                                   const KeyGate& gate = nullptr);
   // Kills the running workers and refuses new jobs (shutdown).
   void Stop();
 
@@ -106,8 +121,9 @@ class CompileWorkerPool {
   };
   absl::StatusOr<Worker> Spawn();
   void Kill(Worker* w);
-  // Waits for the worker's result, answering its 'F' frames.
-  absl::StatusOr<WorkerResult> Await(Worker* w, const std::function<bool()>& wanted);
+  // Waits for the worker's result, answering its 'F' and 'K' frames.
+  absl::StatusOr<WorkerResult> Await(Worker* w, const std::function<bool()>& wanted,
+                                     const KeyGate& gate);
 
   const CompileWorkerPoolOptions options_;
   NvrtcOutputStore* const store_;

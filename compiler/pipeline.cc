@@ -132,9 +132,19 @@ absl::StatusOr<CompileResult> CompileFusion(const Graph& graph,
   }
   schedule.Stop();
 
+  if (options.generate_code) {
+    if (absl::Status s = GenerateKernels(options, &result); !s.ok()) return s;
+  }
+  return result;
+}
+
+absl::Status GenerateKernels(const CompileOptions& options, CompileResult* scheduled) {
+  CompileResult& result = *scheduled;
+  auto target = LookupTarget(options.arch);
+  if (!target.ok()) return target.status();
   // Generate and compile: one kernel per segment (codegen, then NVRTC;
   // CompileSegment times both), a split fusion's kernels at once.
-  if (options.generate_code) {
+  {
     std::vector<KernelJob> jobs(result.segments.size());
     for (size_t i = 0; i < jobs.size(); ++i) {
       const SegmentResult& seg = result.segments[i];
@@ -165,7 +175,7 @@ absl::StatusOr<CompileResult> CompileFusion(const Graph& graph,
     result.stage_micros["codegen"] += codegen;
     result.stage_micros["nvrtc"] += overlapped ? std::max(0.0, wall - codegen) : nvrtc;
   }
-  return result;
+  return absl::OkStatus();
 }
 
 std::string CompileResultToJson(const CompileResult& result) {

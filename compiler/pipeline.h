@@ -20,6 +20,12 @@ absl::StatusOr<CompileResult> CompileFusion(const Graph& graph,
                                             const std::vector<std::vector<int64_t>>& input_shapes,
                                             const CompileOptions& options);
 
+// The back half on its own: code generation and NVRTC for every segment of
+// `result`, a CompileFusion result with generate_code false (the front half,
+// which gives the cache key). CompileFusion with generate_code is the two in
+// a row, so a cache miss runs verify, passes, segmentation and scheduling once.
+absl::Status GenerateKernels(const CompileOptions& options, CompileResult* result);
+
 // The `fusionc compile --json` report: {"segments":[{"scheduler":...,
 // "heuristics":{...}, ...}], "canonical_hash":..., "passes":[...], ...}.
 std::string CompileResultToJson(const CompileResult& result);
