@@ -228,6 +228,28 @@ def tensor_bytes(ts):
     return sum(t.numel() * t.element_size() for t in ts if isinstance(t, torch.Tensor))
 
 
+def max_rel_error_on_device(out, ref, floor=checks.FLOOR):
+    """checks.max_rel_error computed by torch where the tensors are (for
+    outputs too large to copy to the host in float64)."""
+    import torch
+    o, r = out.to(torch.float64), ref.to(device=out.device, dtype=torch.float64)
+    if o.shape != r.shape:
+        return math.inf
+    if r.numel() == 0:
+        return 0.0
+    if bool((torch.isnan(o) != torch.isnan(r)).any()):
+        return math.inf
+    if bool(((torch.isinf(o) | torch.isinf(r)) & (o != r)).any()):
+        return math.inf
+    fin = torch.isfinite(r)
+    scale = float(r[fin].abs().max()) if bool(fin.any()) else 0.0
+    both = fin & torch.isfinite(o)
+    if not bool(both.any()):
+        return 0.0
+    err = (o[both] - r[both]).abs() / r[both].abs().clamp(min=max(floor * scale, 1e-30))
+    return float(err.max())
+
+
 def poisoned_outputs(fusion, inputs, device=DEVICE):
     """The fusion's outputs for `inputs`, filled with what no kernel writes
     by chance: NaN for floating types, the largest value for integers, True

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `pip install ./client/python` into a fresh virtual environment, offline
-# (--no-index: grpcio and protobuf come from the system's site-packages),
+# (--no-index; the [server] extra's grpcio and protobuf, where the daemon
+# client is tested, come from the system's site-packages),
 # then `import fusiond` from outside the checkout and the package's non-GPU
 # tests against the installed copy.
 # Usage: venv_install_test.sh PYTHON SOURCE_DIR WORK_DIR [FUSIONC]
@@ -45,7 +46,9 @@ if os.environ["FUSIOND_EXPECT_PB2"] == "1":
 for mod in mods:
     __import__(mod)
 reqs = md.requires("fusiond")
-assert any(r.startswith("grpcio") for r in reqs) and any(r.startswith("protobuf") for r in reqs), reqs
+server = [r for r in reqs if "extra == 'server'" in r.replace('"', "'")]
+assert any(r.startswith("grpcio") for r in server) and any(r.startswith("protobuf") for r in server), reqs
+assert not [r for r in reqs if "extra ==" not in r], f"a required dependency: {reqs}"
 print("entry point, modules and declared dependencies: ok")
 PY
 export FUSIOND_TEST_INSTALLED=1
