@@ -298,14 +298,27 @@ absl::StatusOr<std::string> EmitPointwise(const Graph& g, const Node& n,
   return RoundTo(rt, e);
 }
 
-absl::StatusOr<std::string> EmitRandom(const Graph& g, const Node& n,
-                                       const std::vector<std::string>& operands,
-                                       const std::string& index) {
+absl::StatusOr<std::string> EmitIndexed(const Graph& g, const Node& n,
+                                        const std::vector<std::string>& operands,
+                                        const std::string& index) {
+  const DataType rt = g.value(n.outputs[0]).dtype;
+  if (n.op == OpKind::kIota && operands.size() == 2) {
+    // start + step * i: in i64 for integers, else in double with the product
+    // and the sum each rounded (as the reference), then the dtype's rounding.
+    if (IsIntegral(rt)) {
+      return Conv(DataType::kInt64, rt,
+                  absl::StrCat("((i64)(", operands[0], ") + (i64)(", operands[1], ") * (i64)(",
+                               index, "))"));
+    }
+    return RoundTo(rt,
+                   Conv(DataType::kDouble, rt,
+                        absl::StrCat("__dadd_rn((double)(", operands[0], "), __dmul_rn((double)(",
+                                     operands[1], "), (double)(", index, ")))")));
+  }
   if (!IsRandom(n.op) || operands.size() != 4) {
     return absl::InternalError(absl::StrCat("codegen: ", OpName(n.op), " (node ", n.id,
-                                            ") is not a random op of four operands"));
+                                            ") is not an op computed from indices"));
   }
-  const DataType rt = g.value(n.outputs[0]).dtype;
   const bool d = rt == DataType::kDouble;
   const char* t = d ? "double" : "float";
   const std::string e = absl::StrCat(

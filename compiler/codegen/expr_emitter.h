@@ -35,12 +35,13 @@ absl::StatusOr<std::string> EmitPointwise(const Graph& g, const Node& n,
                                           const std::vector<std::string>& operands,
                                           const ExprOptions& options);
 
-// The expression of random op n's (uniform, normal) element at linear index
-// `index` of its output, from its four scalar operands (compiler/ir/philox.h;
-// the kernel's prelude holds RandomPrelude()).
-absl::StatusOr<std::string> EmitRandom(const Graph& g, const Node& n,
-                                       const std::vector<std::string>& operands,
-                                       const std::string& index);
+// The expression of the element at linear index `index` of the output of n,
+// an op computed from indices (IsIndexed: uniform, normal, iota), from its
+// scalar operands (compiler/ir/philox.h; the prelude of a kernel with random
+// ops holds RandomPrelude()).
+absl::StatusOr<std::string> EmitIndexed(const Graph& g, const Node& n,
+                                        const std::vector<std::string>& operands,
+                                        const std::string& index);
 
 }  // namespace fusiond
 

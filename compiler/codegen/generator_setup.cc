@@ -33,10 +33,10 @@ void Generator::DeclareTensors(GeneratedKernel& k) {
     k.params.push_back({"output", static_cast<int>(i), ""});
     output_access_.push_back(MakeAccess(graph_.outputs[i], absl::StrCat("out", i)));
   }
-  // Random ops: the offsets of a contiguous tensor of their shape are their
-  // elements' indices (no pointer).
+  // Ops computed from indices (random ones, iota): the offsets of a
+  // contiguous tensor of their shape are their elements' indices (no pointer).
   for (const Node& n : graph_.nodes) {
-    if (IsRandom(n.op) && plan_.needed[n.outputs[0]])
+    if (IsIndexed(n.op) && plan_.needed[n.outputs[0]])
       rng_access_[n.outputs[0]] = MakeAccess(n.outputs[0], absl::StrCat("rng", n.outputs[0]));
   }
 }
@@ -74,7 +74,10 @@ std::string Generator::Preludes() const {
       })) {
     c += Fp8Prelude();  // Ty<8>, Ty<9>
   }
-  if (!rng_access_.empty()) c += RandomPrelude();
+  if (std::any_of(graph_.nodes.begin(), graph_.nodes.end(),
+                  [](const Node& n) { return IsRandom(n.op); })) {
+    c += RandomPrelude();
+  }
   return c;
 }
 

@@ -244,7 +244,7 @@ absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise, bool one_p
     for (ValueId in : n.inputs) u |= p.vary[in];
     if (IsReduction(n.op)) u &= ~p.ReducedAxes(n);
     if (n.op == OpKind::kSize) u = 0;
-    if (IsRandom(n.op)) u = ~0u;  // a random tensor varies along all its axes
+    if (IsIndexed(n.op)) u = ~0u;  // values from indices vary along all their axes
     for (ValueId o : n.outputs) p.vary[o] = u & p.shape_mask[o];
   }
   // Row domain R.

@@ -42,7 +42,7 @@ absl::StatusOr<std::optional<std::string>> ValueEmitter::BeginScalar(ValueId v, 
   } else if (IsPointwise(n->op)) {
     p->step = Pending::kScalarPointwise;
     p->operands = n->inputs;
-  } else if (IsRandom(n->op)) {  // every extent 1: element 0
+  } else if (IsIndexed(n->op)) {  // every extent 1: element 0
     p->step = Pending::kPointwise;
     p->operands = n->inputs;
   } else {
@@ -159,7 +159,7 @@ absl::StatusOr<std::string> ValueEmitter::Finish(Pending& p) {
       break;
   }
   const Value& val = g_.value(p.v);
-  if (IsRandom(n.op)) {
+  if (IsIndexed(n.op)) {
     std::string index = "0";
     if (val.is_tensor && p_.domain[p.v] != Domain::kScalar) {
       if (!s.index) {
@@ -168,7 +168,7 @@ absl::StatusOr<std::string> ValueEmitter::Finish(Pending& p) {
       }
       index = s.index(p.v);
     }
-    auto e = EmitRandom(g_, n, p.ops, index);
+    auto e = EmitIndexed(g_, n, p.ops, index);
     if (!e.ok()) return e.status();
     return Declare(p.v, s, *e);
   }

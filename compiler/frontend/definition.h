@@ -49,8 +49,9 @@ class DefinitionLowering {
   // fd.ops.full / zeros / ones (a broadcast of the fill value), and a clear
   // error for the tensor factories not supported; nullopt for other names.
   std::optional<absl::StatusOr<PyValue>> FactoryOp(const Expr& call, const Expr& op_name);
-  // fd.ops.uniform / normal / rand_like / randn_like.
+  // fd.ops.uniform / normal / rand_like / randn_like, fd.ops.iota.
   absl::StatusOr<PyValue> RandomOp(const Expr& call, const Expr& op_name);
+  absl::StatusOr<PyValue> IotaOp(const Expr& call, const Expr& op_name);
   absl::StatusOr<PyValue> TensorMethod(const Expr& call, const std::string& method);
   absl::StatusOr<PyValue> SizeOf(const Expr& at, ValueId tensor, const Expr* axis);
 

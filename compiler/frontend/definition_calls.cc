@@ -279,7 +279,7 @@ absl::StatusOr<PyValue> DefinitionLowering::OpCall(const Expr& call, const Expr&
           break;  // squeeze, permute
       }
       break;
-    case OpCategory::kRandom:  // handled by FactoryOp
+    case OpCategory::kIndexed:  // handled by FactoryOp
       return absl::InternalError(absl::StrCat(fname, " reached OpCall"));
   }
   auto args = BindArguments(call, fname, params, required, errors_);

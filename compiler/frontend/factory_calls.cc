@@ -1,7 +1,8 @@
-// DefinitionLowering::FactoryOp: tensors made from nothing but sizes and a
-// value. fd.ops.full(shape, fill_value, dtype), zeros(shape, dtype) and
+// DefinitionLowering::FactoryOp: tensors made from nothing but sizes and
+// scalars. fd.ops.full(shape, fill_value, dtype), zeros(shape, dtype) and
 // ones(shape, dtype) become broadcast_in_dim of the (cast) fill scalar to the
-// shape, so every later stage sees an ordinary broadcast.
+// shape, so every later stage sees an ordinary broadcast; iota and the random
+// ops (uniform, normal, rand_like, randn_like) are ops of their own.
 #include "absl/strings/str_cat.h"
 #include "compiler/frontend/definition.h"
 #include "compiler/ir/printer.h"
@@ -15,7 +16,8 @@ std::optional<absl::StatusOr<PyValue>> DefinitionLowering::FactoryOp(const Expr&
   if (name == "uniform" || name == "normal" || name == "rand_like" || name == "randn_like") {
     return RandomOp(call, op_name);
   }
-  if (name == "iota" || name == "slice" || name == "pad" || name == "cat") {
+  if (name == "iota") return IotaOp(call, op_name);
+  if (name == "slice" || name == "pad" || name == "cat") {
     return absl::StatusOr<PyValue>(errors_.Error(
         op_name.loc,
         absl::StrCat("fd.ops.", name,
@@ -62,6 +64,47 @@ std::optional<absl::StatusOr<PyValue>> DefinitionLowering::FactoryOp(const Expr&
   v.kind = PyValue::Kind::kValue;
   v.id = *out;
   return absl::StatusOr<PyValue>(v);
+}
+
+// fd.ops.iota(length, start, step, dtype): [length] with element i
+// start + step * i (start 0, step 1, dtype Int by default).
+absl::StatusOr<PyValue> DefinitionLowering::IotaOp(const Expr& call, const Expr& op_name) {
+  auto args = BindArguments(call, "fd.ops.iota", {"length", "start", "step", "dtype"}, 1, errors_);
+  if (!args.ok()) return args.status();
+  const std::vector<const Expr*>& a = *args;
+  auto length = Eval(*a[0]);
+  if (!length.ok()) return length.status();
+  auto extent = ExtentArg(*length, *a[0], false);
+  if (!extent.ok()) return extent.status();
+  Attrs attrs;
+  attrs.shape = {*extent};
+  attrs.dtype = DataType::kInt64;
+  if (const Expr* d = a[3]) {
+    auto t = DTypeArg(*d, false);
+    if (!t.ok()) return t.status();
+    attrs.dtype = **t;
+  }
+  const DataType t = *attrs.dtype;
+  std::vector<ValueId> operands;
+  for (int k = 1; k <= 2; ++k) {
+    if (a[k] == nullptr) {
+      operands.push_back(
+          b_.DefineConstant(k == 1 ? 0 : 1, IsIntegral(t) ? DataType::kInt64 : DataType::kDouble));
+      continue;
+    }
+    auto v = Operand(*a[k]);
+    if (!v.ok()) return v.status();
+    operands.push_back(*v);
+  }
+  auto outs = b_.AddNode(OpKind::kIota, operands, attrs);
+  if (!outs.ok()) {
+    return errors_.At(call.loc, outs.status(),
+                      "a length (a number or a size), scalar start and step, a numeric dtype");
+  }
+  PyValue v;
+  v.kind = PyValue::Kind::kValue;
+  v.id = (*outs)[0];
+  return v;
 }
 
 // fd.ops.uniform(minval, maxval, shape, rng_seed, rng_offset, dtype),

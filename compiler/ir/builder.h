@@ -72,8 +72,11 @@ class GraphBuilder {
   absl::StatusOr<std::vector<std::pair<bool, std::vector<Extent>>>> InferShape(
       OpKind op, const std::vector<ValueId>& in, Attrs& attrs, std::vector<DataType>& dtypes);
   // uniform / normal: scalar parameters, integer seed and offset, a shape
-  // and a floating dtype (builder_random.cc).
-  absl::StatusOr<std::vector<std::pair<bool, std::vector<Extent>>>> InferRandom(
+  // and a floating dtype; iota: scalar start and step, a rank-1 shape and a
+  // numeric dtype (builder_random.cc).
+  absl::StatusOr<std::vector<std::pair<bool, std::vector<Extent>>>> InferIndexed(
+      OpKind op, const std::vector<ValueId>& in, Attrs& attrs, std::vector<DataType>& dtypes);
+  absl::StatusOr<std::vector<std::pair<bool, std::vector<Extent>>>> InferIota(
       OpKind op, const std::vector<ValueId>& in, Attrs& attrs, std::vector<DataType>& dtypes);
 
   Graph* g_;

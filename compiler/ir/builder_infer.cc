@@ -14,13 +14,14 @@ using builder_internal::Category;
 
 namespace {
 
-int Arity(OpCategory c) {
-  switch (c) {
+int Arity(OpKind op) {
+  if (op == OpKind::kIota) return 2;
+  switch (CategoryOf(op)) {
     case OpCategory::kBinary:
       return 2;
     case OpCategory::kTernary:
       return 3;
-    case OpCategory::kRandom:
+    case OpCategory::kIndexed:
       return 4;
     default:
       return 1;
@@ -58,8 +59,8 @@ absl::StatusOr<std::vector<ValueId>> GraphBuilder::AddNode(OpKind op, std::vecto
     return Bad(op, absl::StrCat("the graph exceeds the limit of ", limits_.max_nodes, " nodes"));
   }
   const OpCategory cat = CategoryOf(op);
-  if (static_cast<int>(in.size()) != Arity(cat)) {
-    return Bad(op, absl::StrCat("takes ", Arity(cat), " operand(s), got ", in.size()));
+  if (static_cast<int>(in.size()) != Arity(op)) {
+    return Bad(op, absl::StrCat("takes ", Arity(op), " operand(s), got ", in.size()));
   }
   for (ValueId v : in) {
     if (absl::Status s = CheckValue(v, std::string(OpName(op)).c_str()); !s.ok()) {
@@ -155,7 +156,7 @@ absl::StatusOr<std::vector<std::pair<bool, std::vector<Extent>>>> GraphBuilder::
     dtypes = {DataType::kInt64};
     return Result{{false, {}}};
   }
-  if (cat == OpCategory::kRandom) return InferRandom(op, in, attrs, dtypes);
+  if (cat == OpCategory::kIndexed) return InferIndexed(op, in, attrs, dtypes);
   // broadcast_in_dim of a scalar (no broadcast_dims) fills a tensor with it:
   // what fd.ops.full / zeros / ones become.
   if (!x.is_tensor && op != OpKind::kBroadcastInDim) {

@@ -82,8 +82,9 @@ constexpr OpInfo kOps[] = {
     {OpKind::kVar, "var", OpCategory::kReduction},
     {OpKind::kVarMean, "var_mean", OpCategory::kVarMean},
     {OpKind::kSize, "size", OpCategory::kSize},
-    {OpKind::kUniform, "uniform", OpCategory::kRandom},
-    {OpKind::kNormal, "normal", OpCategory::kRandom},
+    {OpKind::kUniform, "uniform", OpCategory::kIndexed},
+    {OpKind::kNormal, "normal", OpCategory::kIndexed},
+    {OpKind::kIota, "iota", OpCategory::kIndexed},
 };
 
 const OpInfo* Find(OpKind op) {
@@ -183,6 +184,8 @@ bool IsReduction(OpKind op) {
   return c == OpCategory::kReduction || c == OpCategory::kVarMean;
 }
 
-bool IsRandom(OpKind op) { return CategoryOf(op) == OpCategory::kRandom; }
+bool IsRandom(OpKind op) { return op == OpKind::kUniform || op == OpKind::kNormal; }
+
+bool IsIndexed(OpKind op) { return CategoryOf(op) == OpCategory::kIndexed; }
 
 }  // namespace fusiond

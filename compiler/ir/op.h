@@ -86,10 +86,12 @@ enum class OpKind : int {
   kVarMean = 110,
   // Scalar: the extent of one axis of a tensor.
   kSize = 120,
-  // Random tensors (lo/mean, hi/std, seed, offset): counter-based Philox,
-  // a pure function of (seed, offset, element index); compiler/ir/philox.h.
+  // Tensors computed from their elements' indices. Random ones (lo/mean,
+  // hi/std, seed, offset): counter-based Philox, a pure function of (seed,
+  // offset, element index); compiler/ir/philox.h. iota (start, step).
   kUniform = 130,
   kNormal,
+  kIota,
 };
 
 enum class OpCategory {
@@ -101,7 +103,7 @@ enum class OpCategory {
   kReduction,
   kVarMean,
   kSize,
-  kRandom,
+  kIndexed,  // uniform, normal, iota
 };
 
 OpCategory CategoryOf(OpKind op);
@@ -124,6 +126,7 @@ bool IsPointwise(OpKind op);
 bool IsShapeOp(OpKind op);
 bool IsReduction(OpKind op);  // sum, max, min, prod, var, var_mean
 bool IsRandom(OpKind op);     // uniform, normal
+bool IsIndexed(OpKind op);    // uniform, normal, iota: values from element indices
 
 }  // namespace fusiond
 

@@ -36,7 +36,7 @@ std::string AttrString(const Graph& g, const Node& n) {
     case OpCategory::kSize:
       parts.push_back(absl::StrCat("axis=", a.axis));
       break;
-    case OpCategory::kRandom:
+    case OpCategory::kIndexed:
       parts.push_back(absl::StrCat("shape=", Shape(g, a.shape)));
       parts.push_back(absl::StrCat("dtype=", DataTypeName(*a.dtype)));
       break;

@@ -63,6 +63,7 @@ unsigned AttrsRead(OpKind op) {
       return kDims;
     case OpKind::kUniform:
     case OpKind::kNormal:
+    case OpKind::kIota:
       return kShape | kDtype;
     default:
       break;

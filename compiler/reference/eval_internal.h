@@ -129,9 +129,9 @@ absl::StatusOr<View> EvalPointwise(const Node& n, const std::vector<const View*>
                                    DataType out_dtype, const Shape& out_shape);
 absl::StatusOr<View> EvalShapeOp(const Node& n, const View& in, const Shape& out_shape);
 // uniform / normal: element i of out_shape (row-major) from Philox
-// (compiler/ir/philox.h), rounded to out_dtype.
-absl::StatusOr<View> EvalRandom(const Node& n, const std::vector<const View*>& in,
-                                DataType out_dtype, const Shape& out_shape);
+// (compiler/ir/philox.h), rounded to out_dtype; iota: start + step * i.
+absl::StatusOr<View> EvalIndexed(const Node& n, const std::vector<const View*>& in,
+                                 DataType out_dtype, const Shape& out_shape);
 absl::StatusOr<std::vector<View>> EvalReduction(const Node& n, const View& in,
                                                 const std::vector<DataType>& out_dtypes,
                                                 const Shape& out_shape);

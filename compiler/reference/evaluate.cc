@@ -145,8 +145,8 @@ absl::StatusOr<std::vector<HostTensor>> Evaluate(const Graph& g,
         outs = std::move(*v);
         break;
       }
-      case OpCategory::kRandom: {
-        auto v = reference_internal::EvalRandom(n, in, types[0], out_shape);
+      case OpCategory::kIndexed: {
+        auto v = reference_internal::EvalIndexed(n, in, types[0], out_shape);
         if (!v.ok()) return v.status();
         outs.push_back(std::move(*v));
         break;

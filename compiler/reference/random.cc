@@ -1,5 +1,6 @@
-// The reference's random ops: the same Philox stream as the kernels
-// (compiler/ir/philox.h), element by element in row-major order.
+// The reference's ops computed from element indices: the random ones with
+// the same Philox stream as the kernels (compiler/ir/philox.h), element by
+// element in row-major order, and iota.
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
@@ -8,9 +9,29 @@
 
 namespace fusiond {
 namespace reference_internal {
+namespace {
 
-absl::StatusOr<View> EvalRandom(const Node& n, const std::vector<const View*>& in,
-                                DataType out_dtype, const Shape& out_shape) {
+// start + step * i, in double with the product and the sum each rounded
+// (this file is compiled without contraction, as the kernels' iota), then
+// rounded to the dtype.
+View Iota(const std::vector<const View*>& in, DataType out_dtype, const Shape& out_shape) {
+  const double start = in[0]->data()[0], step = in[1]->data()[0];
+  View out = NewView(out_shape, out_dtype);
+  double* dst = out.buf->data();
+  const int64_t count = out.numel();
+  for (int64_t i = 0; i < count; ++i) {
+    const double product = step * static_cast<double>(i);
+    dst[i] = start + product;
+  }
+  RoundBuffer(out_dtype, dst, count);
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<View> EvalIndexed(const Node& n, const std::vector<const View*>& in,
+                                 DataType out_dtype, const Shape& out_shape) {
+  if (n.op == OpKind::kIota && in.size() == 2) return Iota(in, out_dtype, out_shape);
   if (in.size() != 4) {
     return absl::InternalError(
         absl::StrCat("reference: ", OpName(n.op), " node ", n.id, " has ", in.size(), " operands"));

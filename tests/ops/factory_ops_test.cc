@@ -105,9 +105,44 @@ TEST(FactoryOps, ClearErrors) {
                                 "fill_value is T0, a tensor"));
   EXPECT_TRUE(absl::StrContains(err("    T1 = fd.ops.full([2])\n"),
                                 "fd.ops.full is missing argument 'fill_value'"));
-  EXPECT_TRUE(absl::StrContains(
-      err("    T1 = fd.ops.iota(8, 0, 1, DataType.Int)\n"),
-      "fd.ops.iota (an op whose values depend on the element's index) is not supported"));
+  // Not supported yet: a located error naming the op.
+  for (const char* op : {"slice", "pad", "cat"}) {
+    const std::string e = err(absl::StrCat("    T1 = fd.ops.", op, "(T0, [0], [1])\n"));
+    EXPECT_TRUE(absl::StrContains(
+        e, absl::StrCat("fd.ops.", op,
+                        " (an op whose values depend on the element's index) is not supported")))
+        << e;
+    EXPECT_TRUE(absl::StrContains(e, "f.py:6:")) << e;
+  }
+  EXPECT_TRUE(absl::StrContains(err("    T1 = fd.ops.iota(8, dtype=DataType.Bool)\n"),
+                                "iota: dtype bool is not supported"));
+  EXPECT_TRUE(absl::StrContains(err("    T1 = fd.ops.iota(8, 0.5, 1, DataType.Int)\n"),
+                                "iota: start is float64 but the dtype is int64"));
+}
+
+// fd.ops.iota(length, start, step, dtype): start + step * i over [length],
+// the length a number or a size; positions scaled and broadcast as rotary
+// embeddings use them.
+TEST(FactoryOps, Iota) {
+  auto out = RunAndCompile(
+      absl::StrCat(kInput,
+                   "    T1 = fd.ops.iota(T0.size(1), dtype=DataType.Int)\n"
+                   "    T2 = fd.ops.iota(4, 2.0, -0.5, DataType.Float)\n"
+                   "    T3 = fd.ops.iota(length=3, start=5, step=3, dtype=DataType.Int32)\n"
+                   "    T4 = fd.ops.broadcast_in_dim(fd.ops.cast(T1, DataType.Float), "
+                   "shape=T0.shape(), broadcast_dims=[1])\n"
+                   "    T5 = fd.ops.mul(T0, T4)\n"
+                   "    fd.add_output(T1)\n    fd.add_output(T2)\n    fd.add_output(T3)\n"
+                   "    fd.add_output(T5)\n"),
+      "inputs = [torch.randn((2, 5), dtype=torch.float32)]\n");
+  ASSERT_EQ(out.size(), 4u);
+  EXPECT_EQ(out[0].dtype, DataType::kInt64);
+  EXPECT_EQ(out[0].data, (std::vector<double>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(out[1].data, (std::vector<double>{2, 1.5, 1, 0.5}));
+  EXPECT_EQ(out[2].dtype, DataType::kInt32);
+  EXPECT_EQ(out[2].data, (std::vector<double>{5, 8, 11}));
+  // Inputs -3 -2 -1 0 1 / 2 3 -3 -2 -1, times the column index.
+  EXPECT_EQ(out[3].data, (std::vector<double>{0, -2, -2, 0, 4, 0, 3, -6, -6, -4}));
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 #    any artifact is missing;
 #  - fusiond_ops_gpu_check (tests/ops/gpu_check_main.cc, bundled with its
 #    libraries under .devcarry/ops/bin and lib) runs the fusions with random
-#    ops listed in .devcarry/ops/RANDOM, each under its pipeline schedule and
+#    ops or iota (which the torch reference lacks) listed in .devcarry/ops/RANDOM, each under its pipeline schedule and
 #    the other schedules fusiond_cgdev compiles below (.devcarry/ops/<stem>.alt<k>/),
 #    against the CPU reference: random values and masks bit for bit.
 # Usage: tests/ops/prepare_gpu.sh [BUILD_DIR]   (default build)
@@ -34,7 +34,7 @@ for f in "$OUT"/fusions/*.py; do
     tail -3 "$OUT/$stem.log" >&2
     failed=1
   fi
-  grep -qE "fd\.ops\.(uniform|normal|rand_like|randn_like)\(" "$f" || harness+=("$OUT/fusions/$stem.py")
+  grep -qE "fd\.ops\.(uniform|normal|rand_like|randn_like|iota)\(" "$f" || harness+=("$OUT/fusions/$stem.py")
 done
 
 # Other schedules of the single-kernel random fusions (hand-set heuristics:
@@ -54,7 +54,7 @@ alts() {
 : >"$OUT/RANDOM"
 for f in "$OUT"/fusions/*.py; do
   stem=$(basename "$f" .py)
-  grep -qE "fd\.ops\.(uniform|normal|rand_like|randn_like)\(" "$f" || continue
+  grep -qE "fd\.ops\.(uniform|normal|rand_like|randn_like|iota)\(" "$f" || continue
   line="$stem"
   IFS='|' read -r -a sets <<<"$(alts "$stem")"
   k=0
