@@ -290,7 +290,7 @@ int Main(int argc, char** argv) {
   std::vector<std::string> rows;
   bool any_error = false;
   bool goal_seen = false, goal_pass = false;
-  double goal_value_ms = -1, goal_fresh_ms = -1;
+  double goal_value_ms = -1, goal_fresh_ms = -1, goal_cpu_ms = -1;
   for (const std::string& f : files) {
     std::string line = RunChild(self_path, f, repeat, arch, general, kernel_threads);
     absl::StatusOr<runtime::JsonValue> row = runtime::ParseJson(line);
@@ -325,15 +325,18 @@ int Main(int argc, char** argv) {
       goal_seen = true;
       goal_value_ms = cold_ms;
       goal_fresh_ms = start_ms + cold_ms;
+      goal_cpu_ms = row->Find("cold_cpu_us")->number_value() / 1000;
       goal_pass = cold_ms < goal_ms && row->Find("binaries")->bool_value();
     }
   }
   std::string goal_line =
-      goal_seen ? absl::StrFormat(
-                      "goal: rmsnorm_bwd_manual cold end to end %.1f ms < %.0f ms: %s "
-                      "(in a fresh process, with NVRTC's start-up: %.1f ms)",
-                      goal_value_ms, goal_ms, goal_pass ? "PASS" : "FAIL", goal_fresh_ms)
-                : "goal: rmsnorm_bwd_manual not among the files";
+      goal_seen
+          ? absl::StrFormat(
+                "goal: rmsnorm_bwd_manual cold end to end %.1f ms < %.0f ms: %s "
+                "(in a fresh process, with NVRTC's start-up: %.1f ms; the cold compile's "
+                "CPU time: %.1f ms)",
+                goal_value_ms, goal_ms, goal_pass ? "PASS" : "FAIL", goal_fresh_ms, goal_cpu_ms)
+          : "goal: rmsnorm_bwd_manual not among the files";
   std::string loadavg;
   std::ifstream("/proc/loadavg") >> loadavg;
   std::printf(
@@ -357,7 +360,8 @@ int Main(int argc, char** argv) {
         << " \"kernels\": \"" << (general ? "general" : "specialized") << "\",\n"
         << " \"goal\": {\"fusion\": \"rmsnorm_bwd_manual\", \"limit_ms\": " << goal_ms
         << ", \"cold_ms\": " << goal_value_ms << ", \"fresh_process_ms\": " << goal_fresh_ms
-        << ", \"pass\": " << (goal_pass ? "true" : "false") << "},\n \"fusions\": [\n  ";
+        << ", \"cpu_ms\": " << goal_cpu_ms << ", \"pass\": " << (goal_pass ? "true" : "false")
+        << "},\n \"fusions\": [\n  ";
     for (size_t i = 0; i < rows.size(); ++i) out << (i ? ",\n  " : "") << rows[i];
     out << "\n ]\n}\n";
     std::printf("wrote %s\n", out_path.c_str());

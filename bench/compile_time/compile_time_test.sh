@@ -31,6 +31,7 @@ split = f["nvrtc_split_us"]  # NVRTC's time trace: its three phases
 assert sorted(split) == ["front_end", "nvvm", "ptxas"] and min(split.values()) > 0, split
 assert d["nvrtc_cache"] == "CUDA_CACHE_DISABLE=1", d  # the driver's ComputeCache off by default
 assert d["goal"]["pass"] is True and d["goal"]["fresh_process_ms"] >= d["goal"]["cold_ms"], d["goal"]
+assert 0 < d["goal"]["cpu_ms"], d["goal"]
 assert d["kernels"] == "specialized", d["kernels"]
 PY
 out=$("$BIN" --repeat 0 --goal-ms 100000 --general --out "$T/general.json" "$CORPUS/rmsnorm_bwd_manual.py"); rc=$?
