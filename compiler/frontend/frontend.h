@@ -11,7 +11,10 @@
 // fd.define_scalar(value | None, dtype), fd.define_vector([...], dtype=Int),
 // fd.ops.<op> for every op of compiler/ir/op.h (kwargs dims, keepdim, dtype
 // (DataType.Null = default), shape, broadcast_dims, correction,
-// is_broadcast_dim, new_shape), fd.ops.full / zeros / ones, T.size(i),
+// is_broadcast_dim, new_shape), fd.ops.full / zeros / ones, fd.ops.iota,
+// fd.ops.uniform / normal / rand_like / randn_like (rng_seed and rng_offset
+// integer scalars; without them seed 0 and, per such op, its position
+// among them as offset: the same numbers at every launch), T.size(i),
 // T.shape(), Python numbers and float("inf" / "-inf" / "nan") as scalar
 // operands, integer arithmetic in sizes (1 << 20), sizes computed with
 // fd.ops.add / sub / mul / div as shape entries (valued from static sizes or
