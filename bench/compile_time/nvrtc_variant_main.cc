@@ -11,10 +11,11 @@
 // shared memory both ways, whether the code differs (any cubin section but
 // ptxas' note of its own command line), and the median process CPU time of
 // N compiles both ways (CPU time: other work on the machine inflates wall
-// time far more). The manifests are copied unchanged: a kernel whose
-// registers changed keeps the grid sized for the baseline's (a cooperative
-// grid that no longer fits fails its launch on the GPU, which fails the
-// check). Exit status 1 when an artifact cannot be read or compiled.
+// time far more). The baseline compiled here must have the code of the
+// artifact's cubin (else an error: other flags built it). The manifests are copied unchanged: a
+// kernel whose registers changed keeps the grid sized for the baseline's (a cooperative grid that
+// no longer fits fails its launch on the GPU, which fails the check). Exit status 1 when an
+// artifact cannot be read or compiled.
 #include <time.h>
 
 #include <algorithm>
@@ -196,6 +197,19 @@ int Main(int argc, char** argv) {
                     src.empty() ? "no .cu"
                     : !b.ok()   ? std::string(b.status().message()).substr(0, 200).c_str()
                                 : "PTX, not a cubin");
+        ++failed;
+        continue;
+      }
+      // The baseline compiled here must be the artifact's own cubin, or the
+      // flags here are not the ones that built it.
+      const runtime::JsonValue* file = k.Find("binary");
+      const std::string stored =
+          file != nullptr && file->is_string() ? ReadFile(stem_dir / file->string_value()) : "";
+      if (!CodeDifferences(stored, a->out.binary).empty()) {
+        std::printf(
+            "%-24s %-24s ERROR: compiled here without the option, the code differs from "
+            "the artifact's cubin (other NVRTC flags or version?)\n",
+            stem.c_str(), kernel.c_str());
         ++failed;
         continue;
       }
