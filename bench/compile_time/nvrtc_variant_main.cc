@@ -2,12 +2,14 @@
 // options, to measure what the options save here and to check on the GPU
 // that they cost no kernel speed (bench/compile_time/option_check.sh).
 //
-//   fusiond_nvrtc_variant [--repeat N] ARTIFACTS OUT -- OPTION...
+//   fusiond_nvrtc_variant [--repeat N] [--replace FROM TO]... ARTIFACTS OUT [-- OPTION...]
 //
 // For every ARTIFACTS/<stem>/manifest.json (fusionc compile --out, e.g.
 // scripts/device_bundle.sh's .devcarry/artifacts), OUT/<stem>/ becomes a
 // copy whose cubins are compiled from the kernels' .cu with the pipeline's
-// options plus OPTION... Per kernel it prints ptxas' registers and static
+// options plus OPTION..., after every FROM in the .cu is replaced by TO (a
+// code generation idea tried on the corpus kernels; the edited .cu is
+// written beside the cubin). Per kernel it prints ptxas' registers and static
 // shared memory both ways, whether the code differs (any cubin section but
 // ptxas' note of its own command line), and the median process CPU time of
 // N compiles both ways (CPU time: other work on the machine inflates wall
@@ -129,114 +131,156 @@ absl::StatusOr<Timed> CompileTimed(const std::string& src, const std::string& ke
   return t;
 }
 
-int Main(int argc, char** argv) {
+struct Args {
   int repeat = 3;
-  std::vector<std::string> pos, extra;
+  fs::path in_dir, out_dir;
+  std::vector<std::string> extra;                                 // NVRTC options
+  std::vector<std::pair<std::string, std::string>> replacements;  // in the variant's .cu
+};
+
+struct Totals {
+  int failed = 0, kernels = 0, changed = 0, edited = 0;
+  double base_ms = 0, variant_ms = 0;
+};
+
+// One kernel of an artifact: compiled both ways, the variant's cubin (and
+// edited .cu) written into `dst`, one row printed.
+void VariantKernel(const Args& args, const fs::path& stem_dir, const fs::path& dst,
+                   const runtime::JsonValue& k, const NvrtcOptions& base,
+                   const NvrtcOptions& variant, Totals* t) {
+  const runtime::JsonValue* name = k.Find("name");
+  if (name == nullptr || !name->is_string()) return;
+  const std::string stem = stem_dir.filename().string(), kernel = name->string_value();
+  const std::string src = ReadFile(stem_dir / (kernel + ".cu"));
+  std::string edited = src;
+  for (const auto& [from, to] : args.replacements) {
+    for (size_t at = edited.find(from); at != std::string::npos;
+         at = edited.find(from, at + to.size())) {
+      edited.replace(at, from.size(), to);
+    }
+  }
+  absl::StatusOr<Timed> a = CompileTimed(src, kernel, base, args.repeat);
+  absl::StatusOr<Timed> b = a.ok() ? CompileTimed(edited, kernel, variant, args.repeat) : a;
+  if (src.empty() || !a.ok() || !b.ok() || b->out.is_ptx) {
+    std::printf("%-24s %-24s ERROR: %s\n", stem.c_str(), kernel.c_str(),
+                src.empty() ? "no .cu"
+                : !b.ok()   ? std::string(b.status().message()).substr(0, 200).c_str()
+                            : "PTX, not a cubin");
+    ++t->failed;
+    return;
+  }
+  // The baseline compiled here must be the artifact's own cubin, or the
+  // flags here are not the ones that built it.
+  const runtime::JsonValue* file = k.Find("binary");
+  const std::string stored =
+      file != nullptr && file->is_string() ? ReadFile(stem_dir / file->string_value()) : "";
+  if (!CodeDifferences(stored, a->out.binary).empty()) {
+    std::printf(
+        "%-24s %-24s ERROR: compiled here without the option, the code differs from "
+        "the artifact's cubin (other NVRTC flags or version?)\n",
+        stem.c_str(), kernel.c_str());
+    ++t->failed;
+    return;
+  }
+  std::ofstream(dst / (kernel + ".cubin"), std::ios::binary) << b->out.binary;
+  if (edited != src) std::ofstream(dst / (kernel + ".cu"), std::ios::binary) << edited;
+  const std::vector<std::string> diff = CodeDifferences(a->out.binary, b->out.binary);
+  std::string diff_text = diff.empty() ? "same" : "DIFFERS:";
+  for (size_t i = 0; i < diff.size() && i < 3; ++i) diff_text += " " + diff[i];
+  if (diff.size() > 3) diff_text += " and " + std::to_string(diff.size() - 3) + " more sections";
+  std::printf("%-24s %-24s %4d->%-4d %5d->%-5d %10.1f %10.1f  %s%s\n", stem.c_str(), kernel.c_str(),
+              a->out.registers, b->out.registers, a->out.static_smem_bytes,
+              b->out.static_smem_bytes, a->cpu_ms, b->cpu_ms, edited != src ? "(.cu edited) " : "",
+              diff_text.c_str());
+  ++t->kernels;
+  t->changed += !diff.empty();
+  t->edited += edited != src;
+  t->base_ms += a->cpu_ms;
+  t->variant_ms += b->cpu_ms;
+}
+
+// 0 when parsed; else the exit status (2: usage).
+int ParseArgs(int argc, char** argv, Args* args) {
+  std::vector<std::string> pos;
   bool after_dashes = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (after_dashes) {
-      extra.push_back(a);
+      args->extra.push_back(a);
     } else if (a == "--") {
       after_dashes = true;
     } else if (a == "--repeat" && i + 1 < argc) {
-      repeat = std::max(1, std::atoi(argv[++i]));
+      args->repeat = std::max(1, std::atoi(argv[++i]));
+    } else if (a == "--replace" && i + 2 < argc && argv[i + 1][0] != '\0') {
+      args->replacements.emplace_back(argv[i + 1], argv[i + 2]);
+      i += 2;
     } else {
       pos.push_back(a);
     }
   }
-  if (pos.size() != 2 || extra.empty()) {
-    std::fprintf(stderr, "usage: %s [--repeat N] ARTIFACTS OUT -- NVRTC_OPTION...\n", argv[0]);
+  if (pos.size() != 2 || (args->extra.empty() && args->replacements.empty())) {
+    std::fprintf(stderr,
+                 "usage: %s [--repeat N] [--replace FROM TO]... ARTIFACTS OUT [-- NVRTC_OPTION...]"
+                 "\n(at least one option or replacement)\n",
+                 argv[0]);
     return 2;
   }
-  const fs::path in_dir = pos[0], out_dir = pos[1];
+  args->in_dir = pos[0];
+  args->out_dir = pos[1];
+  return 0;
+}
+
+int Main(int argc, char** argv) {
+  Args args;
+  if (int rc = ParseArgs(argc, argv, &args); rc != 0) return rc;
   std::vector<fs::path> stems;
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator(in_dir, ec)) {
+  for (const auto& e : fs::directory_iterator(args.in_dir, ec)) {
     if (fs::exists(e.path() / "manifest.json")) stems.push_back(e.path());
   }
   if (ec || stems.empty()) {
-    std::fprintf(stderr, "no ARTIFACTS/<stem>/manifest.json under %s\n", in_dir.c_str());
+    std::fprintf(stderr, "no ARTIFACTS/<stem>/manifest.json under %s\n", args.in_dir.c_str());
     return 1;
   }
   std::sort(stems.begin(), stems.end());
-  fs::create_directories(out_dir);
-  {
-    std::ofstream note(out_dir / "OPTIONS");
-    for (const std::string& o : extra) note << o << "\n";
+  fs::create_directories(args.out_dir);
+  std::string what;  // the variant, as OPTIONS records it and the summary prints it
+  for (const std::string& o : args.extra) what += o + "\n";
+  for (const auto& [from, to] : args.replacements) {
+    what += "replace '" + from + "' with '" + to + "' in the .cu\n";
   }
+  std::ofstream(args.out_dir / "OPTIONS") << what;
   NvrtcOptions base, variant;
-  variant.extra = extra;
-  int failed = 0, kernels = 0, changed = 0;
-  double base_total = 0, variant_total = 0;
+  variant.extra = args.extra;
+  Totals t;
   std::printf("%-24s %-24s %9s %11s %10s %10s  %s\n", "fusion", "kernel", "registers",
               "static smem", "base ms", "option ms", "code");
   for (const fs::path& stem_dir : stems) {
     const std::string stem = stem_dir.filename().string();
-    const fs::path dst = out_dir / stem;
+    const fs::path dst = args.out_dir / stem;
     fs::remove_all(dst, ec);
     fs::copy(stem_dir, dst, fs::copy_options::recursive, ec);
     absl::StatusOr<runtime::JsonValue> m = runtime::ParseJson(ReadFile(stem_dir / "manifest.json"));
     const runtime::JsonValue* list = m.ok() ? m->Find("kernels") : nullptr;
     if (ec || list == nullptr || !list->is_array()) {
       std::printf("%-24s ERROR: cannot copy it or read its manifest's kernels\n", stem.c_str());
-      ++failed;
+      ++t.failed;
       continue;
     }
     const runtime::JsonValue* arch = m->Find("arch");
     if (arch != nullptr && arch->is_string()) base.arch = variant.arch = arch->string_value();
     for (const runtime::JsonValue& k : list->items()) {
-      const runtime::JsonValue* name = k.Find("name");
-      if (name == nullptr || !name->is_string()) continue;
-      const std::string kernel = name->string_value();
-      const std::string src = ReadFile(stem_dir / (kernel + ".cu"));
-      absl::StatusOr<Timed> a = CompileTimed(src, kernel, base, repeat);
-      absl::StatusOr<Timed> b = a.ok() ? CompileTimed(src, kernel, variant, repeat) : a;
-      if (src.empty() || !a.ok() || !b.ok() || b->out.is_ptx) {
-        std::printf("%-24s %-24s ERROR: %s\n", stem.c_str(), kernel.c_str(),
-                    src.empty() ? "no .cu"
-                    : !b.ok()   ? std::string(b.status().message()).substr(0, 200).c_str()
-                                : "PTX, not a cubin");
-        ++failed;
-        continue;
-      }
-      // The baseline compiled here must be the artifact's own cubin, or the
-      // flags here are not the ones that built it.
-      const runtime::JsonValue* file = k.Find("binary");
-      const std::string stored =
-          file != nullptr && file->is_string() ? ReadFile(stem_dir / file->string_value()) : "";
-      if (!CodeDifferences(stored, a->out.binary).empty()) {
-        std::printf(
-            "%-24s %-24s ERROR: compiled here without the option, the code differs from "
-            "the artifact's cubin (other NVRTC flags or version?)\n",
-            stem.c_str(), kernel.c_str());
-        ++failed;
-        continue;
-      }
-      std::ofstream(dst / (kernel + ".cubin"), std::ios::binary) << b->out.binary;
-      const std::vector<std::string> diff = CodeDifferences(a->out.binary, b->out.binary);
-      std::string diff_text = diff.empty() ? "same" : "DIFFERS:";
-      for (size_t i = 0; i < diff.size() && i < 3; ++i) diff_text += " " + diff[i];
-      if (diff.size() > 3)
-        diff_text += " and " + std::to_string(diff.size() - 3) + " more sections";
-      std::printf("%-24s %-24s %4d->%-4d %5d->%-5d %10.1f %10.1f  %s\n", stem.c_str(),
-                  kernel.c_str(), a->out.registers, b->out.registers, a->out.static_smem_bytes,
-                  b->out.static_smem_bytes, a->cpu_ms, b->cpu_ms, diff_text.c_str());
-      ++kernels;
-      changed += !diff.empty();
-      base_total += a->cpu_ms;
-      variant_total += b->cpu_ms;
+      VariantKernel(args, stem_dir, dst, k, base, variant, &t);
     }
   }
-  std::string opts;
-  for (const std::string& o : extra) opts += " " + o;
+  std::replace(what.begin(), what.end(), '\n', ' ');
   std::printf(
-      "options%s: %d kernels, %d with other code; NVRTC CPU time %.1f -> %.1f ms (%+.1f%%; "
-      "medians of %d compiles each); cubins in %s\n",
-      opts.c_str(), kernels, changed, base_total, variant_total,
-      base_total > 0 ? 100.0 * (variant_total - base_total) / base_total : 0.0, repeat,
-      out_dir.c_str());
-  return failed ? 1 : 0;
+      "variant %s: %d kernels, %d with other code, %d with an edited .cu; NVRTC CPU time %.1f -> "
+      "%.1f ms (%+.1f%%; medians of %d compiles each); cubins in %s\n",
+      what.c_str(), t.kernels, t.changed, t.edited, t.base_ms, t.variant_ms,
+      t.base_ms > 0 ? 100.0 * (t.variant_ms - t.base_ms) / t.base_ms : 0.0, args.repeat,
+      args.out_dir.c_str());
+  return t.failed ? 1 : 0;
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # fusiond_nvrtc_variant end to end on one artifact (fusiond_cgdev's): an option
 # that leaves the code alone (-w) says "same", one that changes it (ptxas -O1)
-# says DIFFERS and writes a different cubin beside the copied manifest; no
+# says DIFFERS and writes a different cubin beside the copied manifest; a
+# --replace in the source compiles the edited .cu and keeps it; no
 # option, or no artifacts, is an error. option_check.sh run without a
 # prepared bundle exits 1 naming what is missing.
 # Usage: nvrtc_variant_test.sh FUSIOND_NVRTC_VARIANT FUSIOND_CGDEV CORPUS_DIR
@@ -24,7 +25,7 @@ out=$("$VARIANT" --repeat 1 "$T/arts" "$T/same" -- -w); rc=$?
 echo "$out"
 check "-w: exit $rc" test $rc -eq 0
 check "-w: same code" grep -qE "^rmsnorm_bwd_manual .* same$" <<<"$out"
-check "-w: summary" grep -q "options -w: 1 kernels, 0 with other code" <<<"$out"
+check "-w: summary" grep -q "variant -w : 1 kernels, 0 with other code, 0 with an edited .cu" <<<"$out"
 check "-w: manifest copied" cmp -s "$T/arts/rmsnorm_bwd_manual/manifest.json" "$T/same/rmsnorm_bwd_manual/manifest.json"
 check "-w: OPTIONS" grep -qx -- "-w" "$T/same/OPTIONS"
 out=$("$VARIANT" --repeat 1 "$T/arts" "$T/o1" -- --ptxas-options=-O1); rc=$?
@@ -32,6 +33,13 @@ echo "$out"
 check "-O1: exit $rc" test $rc -eq 0
 check "-O1: differs" grep -qE "^rmsnorm_bwd_manual .* DIFFERS: .*\.text\." <<<"$out"
 check "-O1: another cubin" bash -c "! cmp -s '$T/arts/rmsnorm_bwd_manual/$cubin' '$T/o1/rmsnorm_bwd_manual/$cubin'"
+# A code generation idea: the column epilogue's two unrolled loads made one.
+out=$("$VARIANT" --repeat 1 --replace "#pragma unroll 2" "#pragma unroll 1" "$T/arts" "$T/edit"); rc=$?
+echo "$out"
+check "--replace: exit $rc" test $rc -eq 0
+check "--replace: edited and differs" grep -qE "^rmsnorm_bwd_manual .* \(\.cu edited\) DIFFERS: \.text\." <<<"$out"
+check "--replace: the edited .cu" grep -q "#pragma unroll 1" "$T/edit/rmsnorm_bwd_manual/${cubin%.cubin}.cu"
+check "--replace: OPTIONS" grep -q "replace '#pragma unroll 2' with '#pragma unroll 1'" "$T/edit/OPTIONS"
 "$VARIANT" "$T/arts" "$T/none" >/dev/null 2>&1; rc=$?
 check "no option: exit $rc" test $rc -eq 2
 "$VARIANT" "$T/nothing" "$T/none" -- -w >/dev/null 2>&1; rc=$?

@@ -4,11 +4,13 @@
 # option, timed side by side on the lent GPU.
 #
 #   here:  scripts/device_bundle.sh [BUILD_DIR]          (.devcarry/artifacts, the baseline)
-#          bash bench/compile_time/option_check.sh prepare [BUILD_DIR] -- OPTION...
+#          bash bench/compile_time/option_check.sh prepare [BUILD_DIR] [--replace FROM TO]... [-- OPTION...]
 #            recompiles every artifact's .cu with the pipeline's options plus
-#            OPTION... into .devcarry/nvrtc_variant/ (fusiond_nvrtc_variant: it
-#            prints registers, whether the code differs, NVRTC CPU time both ways)
+#            OPTION... (after replacing FROM by TO in it: a code generation idea)
+#            into .devcarry/nvrtc_variant/ (fusiond_nvrtc_variant: it prints
+#            registers, whether the code differs, NVRTC CPU time both ways)
 #   there: OUT=$OUT bash bench/compile_time/option_check.sh run [ROUNDS]   (carry .devcarry)
+#            (the device needs only .devcarry: fusions/, artifacts/, nvrtc_variant/)
 #            ROUNDS (default 2) interleaved rounds of bench/gpu/run.py over the
 #            corpus (no torch.compile), baseline then option; per fusion the best
 #            round of each (do_bench with preallocated outputs, and steady state)
@@ -24,14 +26,13 @@ case "${1:-}" in
   prepare)
     shift
     BUILD=build-rt
-    if [ "${1:-}" != "--" ] && [ -n "${1:-}" ]; then BUILD=$1; shift; fi
-    [ "${1:-}" = "--" ] && shift
-    [ $# -gt 0 ] || { echo "option_check prepare: no NVRTC option after --" >&2; exit 2; }
+    case "${1:-}" in --* | "") ;; *) BUILD=$1; shift ;; esac
+    [ $# -gt 0 ] || { echo "option_check prepare: no --replace and no NVRTC option after --" >&2; exit 2; }
     [ -d "$D/artifacts" ] || { echo "option_check: no $D/artifacts (run scripts/device_bundle.sh first)" >&2; exit 1; }
     ninja -C "$BUILD" -j2 fusiond_nvrtc_variant >/dev/null || exit 1
     rm -rf "${D:?}/nvrtc_variant"
     CUDA_CACHE_DISABLE=1 "$BUILD/bench/compile_time/fusiond_nvrtc_variant" "$D/artifacts" \
-      "$D/nvrtc_variant" -- "$@"
+      "$D/nvrtc_variant" "$@"
     ;;
   run)
     ROUNDS=${2:-2}
@@ -41,7 +42,7 @@ case "${1:-}" in
     for need in "$D/fusions/CORPUS" "$D/artifacts" "$D/nvrtc_variant/OPTIONS"; do
       [ -e "$need" ] || { echo "option_check: no $need (prepare it here first)"; exit 1; }
     done
-    echo "option: $(tr '\n' ' ' <"$D/nvrtc_variant/OPTIONS")"
+    echo "variant: $(tr '\n' ' ' <"$D/nvrtc_variant/OPTIONS")"
     mapfile -t corpus < <(sed "s|^|$D/fusions/|" "$D/fusions/CORPUS")
     for round in $(seq 1 "$ROUNDS"); do
       for side in base option; do
