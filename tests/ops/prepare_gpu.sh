@@ -39,7 +39,7 @@ done
 
 # Other schedules of the single-kernel random fusions (hand-set heuristics:
 # another vector width, threads, persistent batch, a multi-pass kernel that
-# computes the random values once per pass); random_ops_1024x4096 is two
+# computes the random values once per pass, an outer kernel without lanes); random_ops_1024x4096 is two
 # segments, random_ops_onekernel_1024x4096 the same values in one.
 alts() {
   case "$1" in
@@ -49,6 +49,8 @@ alts() {
       echo "vectorize=2 block_x=512 persistent_batch=8|multi_pass=true vectorize=8 block_x=128 persistent_batch=1" ;;
     dropout_bwd_2048x8192) echo "vectorize=1 unroll=1 block_x=128 block_y=4" ;;
     random_ops_onekernel_1024x4096) echo "vectorize=1 block_x=256|vectorize=4 block_x=128 unroll=4" ;;
+    dropout_softmax_dim0_2048x8192) echo "rows_per_block=1" ;;
+    dropout_row_col_sums_2048x4096) echo "vectorize=2 block_x=256 persistent_batch=8" ;;
   esac
 }
 : >"$OUT/RANDOM"

@@ -384,5 +384,70 @@ TEST(RandomOps, DropoutFusesWithNorms) {
   }
 }
 
+// Random values in every kind of kernel the schedulers make: each compiles
+// with NVRTC (the GPU check runs the dropout fusions; these cover the
+// element, row and column scopes of the other kinds).
+TEST(RandomOps, CompileInEveryKernelKind) {
+  if (NvrtcVersion() == "none") GTEST_SKIP() << "no NVRTC in this build";
+  const std::string x =
+      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)\n";
+  const std::string drop = absl::StrCat(
+      kSeeds,
+      "    T2 = fd.ops.mul(T0, fd.ops.lt(fd.ops.uniform(0.0, 1.0, T0.shape(), S0, S1), 0.9))\n");
+  struct Case {
+    std::string name, body, shape;
+  };
+  const std::vector<Case> cases = {
+      {"outer normalization (mean over dim 0, back to the elements)",
+       "    T3 = fd.ops.sum(T2, dims=[0], keepdim=False, dtype=DataType.Null)\n"
+       "    T4 = fd.ops.broadcast_in_dim(T3, shape=T0.shape(), broadcast_dims=[1])\n"
+       "    fd.add_output(fd.ops.sub(T2, T4))\n",
+       "(8192, 256)"},
+      {"softmax over dim 0",
+       "    T3 = fd.ops.max(T2, dims=[0], keepdim=False, dtype=DataType.Null)\n"
+       "    T4 = fd.ops.exp(fd.ops.sub(T2, fd.ops.broadcast_in_dim(T3, shape=T0.shape(), "
+       "broadcast_dims=[1])))\n"
+       "    T5 = fd.ops.sum(T4, dims=[0], keepdim=False, dtype=DataType.Null)\n"
+       "    fd.add_output(fd.ops.div(T4, fd.ops.broadcast_in_dim(T5, shape=T0.shape(), "
+       "broadcast_dims=[1])))\n",
+       "(2048, 8192)"},
+      {"wide rows (multi-pass)",
+       "    T3 = fd.ops.sum(T2, dims=[1], keepdim=False, dtype=DataType.Null)\n"
+       "    T4 = fd.ops.broadcast_in_dim(T3, shape=T0.shape(), broadcast_dims=[0])\n"
+       "    fd.add_output(fd.ops.sub(T2, T4))\n",
+       "(128, 131072)"},
+      {"a random value per row ([M, 1])",
+       "    T3 = fd.ops.uniform(0.0, 1.0, [T0.size(0), 1], S0, S1)\n"
+       "    T4 = fd.ops.add(T2, T3)\n"
+       "    T5 = fd.ops.sum(T4, dims=[1], keepdim=False, dtype=DataType.Null)\n"
+       "    fd.add_output(fd.ops.div(T4, fd.ops.broadcast_in_dim(T5, shape=T0.shape(), "
+       "broadcast_dims=[0])))\n",
+       "(1024, 4096)"},
+      {"row and column reductions (inner-outer)",
+       "    T3 = fd.ops.sum(T2, dims=[1], keepdim=False, dtype=DataType.Null)\n"
+       "    T4 = fd.ops.sum(T2, dims=[0], keepdim=False, dtype=DataType.Null)\n"
+       "    T5 = fd.ops.sub(T2, fd.ops.broadcast_in_dim(T3, shape=T0.shape(), "
+       "broadcast_dims=[0]))\n"
+       "    fd.add_output(T5)\n    fd.add_output(T4)\n",
+       "(2048, 4096)"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto p = ParseReproScript(Script(absl::StrCat(x, drop, c.body),
+                                     absl::StrCat("inputs = [torch.randn(", c.shape, "), 5, 6]\n")),
+                              "k.py");
+    ASSERT_TRUE(p.ok()) << p.status();
+    auto compiled = CompileFusion(p->graph, p->input_shapes, CompileOptions{});
+    ASSERT_TRUE(compiled.ok()) << compiled.status();
+    bool random = false;
+    for (const SegmentResult& s : compiled->segments) {
+      ASSERT_TRUE(s.kernel.has_value());
+      EXPECT_FALSE(s.kernel->binary.empty());
+      random |= absl::StrContains(s.kernel->cuda_source, "fz_uniform_f(");
+    }
+    EXPECT_TRUE(random);
+  }
+}
+
 }  // namespace
 }  // namespace fusiond
