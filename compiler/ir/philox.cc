@@ -135,20 +135,31 @@
         }                                                                                          \
         const double r = sine ? fz_rng_dfma(fz_rng_dmul(t, t2), p, t) : fz_rng_dfma(t2, p, 1.0);   \
         return fz_rng_dmul(sign, r);                                                               \
-      } inline float fz_uniform_f(float lo, float hi, unsigned long long seed,                     \
-                                  unsigned long long offset, unsigned long long index) {           \
-        const FzPhilox4 r = fz_philox(seed, offset, index);                                        \
-        return fz_rng_fadd(lo, fz_rng_fmul(fz_rng_fsub(hi, lo), fz_rng_u24(r.x[0], 0u)));          \
+      } /* Word k of a block, without indexing an array (registers only). */                       \
+      inline unsigned fz_rng_word(const FzPhilox4& r, unsigned k) {                                \
+        return k == 0u ? r.x[0] : k == 1u ? r.x[1] : k == 2u ? r.x[2] : r.x[3];                    \
+      } /* Element i takes word i % 4 of block i / 4 (float uniform), words                        \
+           2 (i % 2) and 2 (i % 2) + 1 of block i / 2 (float normal, double                        \
+           uniform), or all of block i (double normal). */                                         \
+      inline float fz_uniform_f(float lo, float hi, unsigned long long seed,                       \
+                                unsigned long long offset, unsigned long long index) {             \
+        const FzPhilox4 r = fz_philox(seed, offset, index >> 2);                                   \
+        const float u = fz_rng_u24(fz_rng_word(r, (unsigned)index & 3u), 0u);                      \
+        return fz_rng_fadd(lo, fz_rng_fmul(fz_rng_fsub(hi, lo), u));                               \
       } inline double fz_uniform_d(double lo, double hi, unsigned long long seed,                  \
                                    unsigned long long offset, unsigned long long index) {          \
-        const FzPhilox4 r = fz_philox(seed, offset, index);                                        \
-        return fz_rng_dadd(lo, fz_rng_dmul(fz_rng_dsub(hi, lo), fz_rng_u53(r.x[0], r.x[1], 0u)));  \
+        const FzPhilox4 r = fz_philox(seed, offset, index >> 1);                                   \
+        const unsigned k = ((unsigned)index & 1u) * 2u;                                            \
+        const double u = fz_rng_u53(fz_rng_word(r, k), fz_rng_word(r, k + 1u), 0u);                \
+        return fz_rng_dadd(lo, fz_rng_dmul(fz_rng_dsub(hi, lo), u));                               \
       } inline float fz_normal_f(float mean, float sd, unsigned long long seed,                    \
                                  unsigned long long offset, unsigned long long index) {            \
-        const FzPhilox4 r = fz_philox(seed, offset, index);                                        \
+        const FzPhilox4 r = fz_philox(seed, offset, index >> 1);                                   \
+        const unsigned k = ((unsigned)index & 1u) * 2u;                                            \
         const float radius =                                                                       \
-            fz_rng_fsqrt(fz_rng_fmul(-2.0f, fz_rng_logf(fz_rng_u24(r.x[0], 1u))));                 \
-        const float z = fz_rng_fmul(radius, fz_rng_cos2pif(fz_rng_u24(r.x[1], 0u)));               \
+            fz_rng_fsqrt(fz_rng_fmul(-2.0f, fz_rng_logf(fz_rng_u24(fz_rng_word(r, k), 1u))));      \
+        const float z =                                                                            \
+            fz_rng_fmul(radius, fz_rng_cos2pif(fz_rng_u24(fz_rng_word(r, k + 1u), 0u)));           \
         return fz_rng_fadd(mean, fz_rng_fmul(sd, z));                                              \
       } inline double fz_normal_d(double mean, double sd, unsigned long long seed,                 \
                                   unsigned long long offset, unsigned long long index) {           \

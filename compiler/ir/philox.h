@@ -1,18 +1,21 @@
 // The random numbers of `uniform` and `normal`, defined bit for bit.
 //
 // Element i (the linear, row-major index in the op's output shape) of a
-// random op with integer seed S and offset O is computed from one
-// Philox4x32-10 block (Salmon et al., "Parallel random numbers: as easy as
-// 1, 2, 3", SC'11): key (S mod 2^32, S >> 32), counter (i mod 2^32, i >> 32,
-// O mod 2^32, O >> 32), S and O taken as 64-bit two's complement. Its four
-// words x0..x3 give:
+// random op with integer seed S and offset O is computed from words of
+// Philox4x32-10 block b (Salmon et al., "Parallel random numbers: as easy as
+// 1, 2, 3", SC'11): key (S mod 2^32, S >> 32), counter (b mod 2^32, b >> 32,
+// O mod 2^32, O >> 32), S and O taken as 64-bit two's complement; a block's
+// four words x0..x3 serve consecutive elements:
 //   float (also half, bfloat16: computed in float, rounded once):
-//     u  = (x0 >> 8) * 2^-24                        in [0, 1)
-//     uniform(lo, hi) = lo + (hi - lo) * u          (float ops, each rounded)
-//     u1 = ((x0 >> 8) + 1) * 2^-24, u2 = (x1 >> 8) * 2^-24
-//     normal(mean, std) = mean + std * sqrt(-2 log u1) * cos(2 pi u2)
-//   double: u = ((x0 << 21) | (x1 >> 11)) * 2^-53, u1 from (x0, x1) + 1 and
-//     u2 from (x2, x3) the same way, the same formulas in double.
+//     uniform: b = i / 4, w = x[i % 4]
+//       u  = (w >> 8) * 2^-24                       in [0, 1)
+//       uniform(lo, hi) = lo + (hi - lo) * u        (float ops, each rounded)
+//     normal: b = i / 2, (w1, w2) = (x[2 (i % 2)], x[2 (i % 2) + 1])
+//       u1 = ((w1 >> 8) + 1) * 2^-24, u2 = (w2 >> 8) * 2^-24
+//       normal(mean, std) = mean + std * sqrt(-2 log u1) * cos(2 pi u2)
+//   double: uniform b = i / 2, u = ((w1 << 21) | (w2 >> 11)) * 2^-53;
+//     normal b = i, u1 from (x0, x1) + 1 and u2 from (x2, x3) the same way;
+//     the same formulas in double.
 // log and cos are our own (range reduction and fixed polynomials) and every
 // operation is an explicit IEEE one (add, sub, mul, div, sqrt, fma: round
 // to nearest even), so the CPU reference and the generated kernels compute

@@ -117,15 +117,18 @@ TEST(RandomOps, ReferenceIsTheDocumentedStream) {
   ASSERT_EQ(out.size(), 3u);
   const uint64_t seed = static_cast<uint64_t>(int64_t{-77}), offset = 3;
   for (uint64_t i = 0; i < 300; ++i) {
-    const auto x = MyPhilox(seed, offset, i);
-    const float u = static_cast<float>(x[0] >> 8) / 16777216.0f;
+    // Float uniform: word i % 4 of block i / 4; double uniform and float
+    // normal: words 2 (i % 2), 2 (i % 2) + 1 of block i / 2.
+    const auto x4 = MyPhilox(seed, offset, i / 4);
+    const float u = static_cast<float>(x4[i % 4] >> 8) / 16777216.0f;
     const float want = -2.0f + 5.0f * u;
     EXPECT_EQ(out[0].data[i], static_cast<double>(want)) << i;
-    const double u53 =
-        static_cast<double>((uint64_t{x[0]} << 21) | (x[1] >> 11)) / 9007199254740992.0;
+    const auto x2 = MyPhilox(seed, offset, i / 2);
+    const uint32_t w1 = x2[2 * (i % 2)], w2 = x2[2 * (i % 2) + 1];
+    const double u53 = static_cast<double>((uint64_t{w1} << 21) | (w2 >> 11)) / 9007199254740992.0;
     EXPECT_EQ(out[2].data[i], u53) << i;
-    const double u1 = static_cast<double>((x[0] >> 8) + 1) / 16777216.0;
-    const double u2 = static_cast<double>(x[1] >> 8) / 16777216.0;
+    const double u1 = static_cast<double>((w1 >> 8) + 1) / 16777216.0;
+    const double u2 = static_cast<double>(w2 >> 8) / 16777216.0;
     const double z = std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2);
     EXPECT_NEAR(out[1].data[i], 1.5 + 2.0 * z, 4e-6 * (1 + std::fabs(z))) << i;
     // The float normal is exactly the documented float computation.
