@@ -16,9 +16,11 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/frontend/frontend.h"
 #include "compiler/ir/binding.h"
+#include "compiler/ir/ir_proto.h"
 #include "compiler/ir/philox.h"
 #include "compiler/ir/printer.h"
 #include "compiler/nvrtc/nvrtc_compiler.h"
+#include "compiler/passes/canonical.h"
 #include "compiler/passes/optimize.h"
 #include "compiler/pipeline.h"
 #include "compiler/reference/reference.h"
@@ -257,6 +259,28 @@ TEST(RandomOps, ClearErrors) {
   const std::string e = err("    T2 = fd.ops.uniform(0.0, 1.0, [4], S0, S1, DataType.Int)\n");
   EXPECT_TRUE(absl::StrContains(e, "r.py:")) << e;
   EXPECT_TRUE(absl::StrContains(e, "INVALID_ARGUMENT")) << e;
+}
+
+// The wire form (what clients send the daemon) keeps random ops and iota:
+// read back, the graph hashes and evaluates the same.
+TEST(RandomOps, WireFormRoundTrip) {
+  ParsedFusion p;
+  auto before = Reference(
+      absl::StrCat("    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+                   "dtype=DataType.Float)\n",
+                   kSeeds,
+                   "    T2 = fd.ops.uniform(0.5, 2.0, T0.shape(), S0, S1, DataType.BFloat16)\n"
+                   "    T3 = fd.ops.normal(0.0, 1.0, [T0.size(0), 1], S0, S1)\n"
+                   "    T4 = fd.ops.iota(T0.size(1), 1, 2)\n"
+                   "    fd.add_output(T2)\n    fd.add_output(T3)\n    fd.add_output(T4)\n"),
+      "inputs = [torch.randn((3, 7)), 9, 10]\n", &p);
+  ASSERT_EQ(before.size(), 3u);
+  auto back = FromProto(ToProto(p.graph));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(CanonicalHash(*back), CanonicalHash(p.graph));
+  auto after = Evaluate(*back, ListInputs(p));
+  ASSERT_TRUE(after.ok()) << after.status();
+  for (size_t i = 0; i < before.size(); ++i) EXPECT_EQ((*after)[i].data, before[i].data) << i;
 }
 
 // Dropout keeps each element with probability 1 - p: the mask's mean is
