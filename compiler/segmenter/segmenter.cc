@@ -49,6 +49,22 @@ class Partitioner {
   bool Reaches(int from, int to, bool skip_direct) const;
   void ComputeGroupEdges();
 
+  // Run's steps: one group per compute node (an error when one cannot be
+  // scheduled alone), greedy merging, then the segments in a topological
+  // order of the groups with the reason for each boundary.
+  absl::Status StartGroups();
+  // Whether a scheduler takes the union of groups a and b.
+  bool AcceptsMerge(int a, int b) const;
+  // The producer -> consumer merge that moves the most bytes, or false.
+  bool FindProducerConsumerMerge(int* best_a, int* best_b) const;
+  // Independent groups to join, those reading the most bytes in common first.
+  bool FindIndependentMerge(int* best_a, int* best_b) const;
+  void MergeGreedily();
+  std::vector<int> TopologicalOrder() const;
+  // Why group grp is a segment apart from the earlier ones (index_of: their
+  // group -> segment index; first: no earlier segment).
+  std::string BoundaryReason(int grp, const std::map<int, int>& index_of, bool first) const;
+
   // A compute node, or a metadata op that makes a graph output out of
   // graph inputs only (it needs a kernel of its own).
   bool Compute(const Node& n) const { return IsCompute(g_, n) || forced_[n.id]; }
@@ -292,7 +308,7 @@ bool Partitioner::Accepts(const std::set<NodeId>& nodes) const {
   return ok;
 }
 
-absl::StatusOr<std::vector<Segment>> Partitioner::Run() {
+absl::Status Partitioner::StartGroups() {
   forced_.assign(g_.nodes.size(), 0);
   for (ValueId o : g_.outputs) {
     const Node* d = g_.def(o);
@@ -324,69 +340,85 @@ absl::StatusOr<std::vector<Segment>> Partitioner::Run() {
           "node ", NodeString(g_, n), " cannot be scheduled even alone: ", alone.reason));
     }
   }
-  // Greedy merging, most bytes saved first.
+  return absl::OkStatus();
+}
+
+bool Partitioner::AcceptsMerge(int a, int b) const {
+  std::set<NodeId> merged = groups_[a];
+  merged.insert(groups_[b].begin(), groups_[b].end());
+  return Accepts(merged);
+}
+
+bool Partitioner::FindProducerConsumerMerge(int* best_a, int* best_b) const {
+  // Producer -> consumer merges, by the bytes the cut would move.
+  std::vector<std::tuple<int64_t, int, int>> edges;
+  for (size_t a = 0; a < groups_.size(); ++a) {
+    for (int b : succ_[a]) {
+      int64_t bytes = 0;
+      for (ValueId v : Crossing(static_cast<int>(a), b)) bytes += Bytes(v);
+      edges.emplace_back(-bytes, static_cast<int>(a), b);
+    }
+  }
+  std::sort(edges.begin(), edges.end());
+  for (const auto& [neg_bytes, a, b] : edges) {
+    if (Reaches(a, b, /*skip_direct=*/true)) continue;  // the merge would be cyclic
+    if (!AcceptsMerge(a, b)) continue;
+    *best_a = a;
+    *best_b = b;
+    return true;
+  }
+  return false;
+}
+
+bool Partitioner::FindIndependentMerge(int* best_a, int* best_b) const {
+  // No producer/consumer merge left: join independent groups (fewer
+  // kernels), those reading the most bytes in common first; with many
+  // groups only those that share something.
+  std::vector<int> live;
+  std::vector<std::set<ValueId>> sources(groups_.size());
+  for (size_t a = 0; a < groups_.size(); ++a) {
+    if (groups_[a].empty()) continue;
+    live.push_back(static_cast<int>(a));
+    sources[a] = Sources(groups_[a]);
+  }
+  std::vector<std::tuple<int64_t, int, int>> pairs;
+  for (size_t i = 0; i < live.size(); ++i) {
+    for (size_t j = i + 1; j < live.size(); ++j) {
+      const int a = live[i], b = live[j];
+      int64_t bytes = 0;
+      for (ValueId v : sources[a]) bytes += sources[b].count(v) ? Bytes(v) : 0;
+      if (bytes == 0 && live.size() > 32) continue;
+      pairs.emplace_back(-bytes, a, b);
+    }
+  }
+  std::sort(pairs.begin(), pairs.end());
+  for (const auto& [neg_bytes, a, b] : pairs) {
+    if (Reaches(a, b, false) || Reaches(b, a, false)) continue;
+    if (!AcceptsMerge(a, b)) continue;
+    *best_a = a;
+    *best_b = b;
+    return true;
+  }
+  return false;
+}
+
+void Partitioner::MergeGreedily() {
+  // Most bytes saved first.
   while (true) {
     ComputeGroupEdges();
     int best_a = -1, best_b = -1;
-    // Producer -> consumer merges, by the bytes the cut would move.
-    std::vector<std::tuple<int64_t, int, int>> edges;
-    for (size_t a = 0; a < groups_.size(); ++a) {
-      for (int b : succ_[a]) {
-        int64_t bytes = 0;
-        for (ValueId v : Crossing(static_cast<int>(a), b)) bytes += Bytes(v);
-        edges.emplace_back(-bytes, static_cast<int>(a), b);
-      }
-    }
-    std::sort(edges.begin(), edges.end());
-    for (const auto& [neg_bytes, a, b] : edges) {
-      if (Reaches(a, b, /*skip_direct=*/true)) continue;  // the merge would be cyclic
-      std::set<NodeId> merged = groups_[a];
-      merged.insert(groups_[b].begin(), groups_[b].end());
-      if (!Accepts(merged)) continue;
-      best_a = a;
-      best_b = b;
+    if (!FindProducerConsumerMerge(&best_a, &best_b) && !FindIndependentMerge(&best_a, &best_b))
       break;
-    }
-    if (best_a < 0) {
-      // No producer/consumer merge left: join independent groups (fewer
-      // kernels), those reading the most bytes in common first; with many
-      // groups only those that share something.
-      std::vector<int> live;
-      std::vector<std::set<ValueId>> sources(groups_.size());
-      for (size_t a = 0; a < groups_.size(); ++a) {
-        if (groups_[a].empty()) continue;
-        live.push_back(static_cast<int>(a));
-        sources[a] = Sources(groups_[a]);
-      }
-      std::vector<std::tuple<int64_t, int, int>> pairs;
-      for (size_t i = 0; i < live.size(); ++i) {
-        for (size_t j = i + 1; j < live.size(); ++j) {
-          const int a = live[i], b = live[j];
-          int64_t bytes = 0;
-          for (ValueId v : sources[a]) bytes += sources[b].count(v) ? Bytes(v) : 0;
-          if (bytes == 0 && live.size() > 32) continue;
-          pairs.emplace_back(-bytes, a, b);
-        }
-      }
-      std::sort(pairs.begin(), pairs.end());
-      for (const auto& [neg_bytes, a, b] : pairs) {
-        if (Reaches(a, b, false) || Reaches(b, a, false)) continue;
-        std::set<NodeId> merged = groups_[a];
-        merged.insert(groups_[b].begin(), groups_[b].end());
-        if (!Accepts(merged)) continue;
-        best_a = a;
-        best_b = b;
-        break;
-      }
-    }
-    if (best_a < 0) break;
     for (NodeId n : groups_[best_b]) group_of_[n] = best_a;
     groups_[best_a].insert(groups_[best_b].begin(), groups_[best_b].end());
     groups_[best_b].clear();
   }
-  // Segments in a topological order of the groups (by first node otherwise).
-  // Depth-first with an explicit stack (a chain of groups may be long): a
-  // group is placed once every group it reads from is.
+}
+
+std::vector<int> Partitioner::TopologicalOrder() const {
+  // A topological order of the groups (by first node otherwise). Depth-first
+  // with an explicit stack (a chain of groups may be long): a group is
+  // placed once every group it reads from is.
   std::vector<int> order;
   std::set<int> done;
   struct Visit {
@@ -417,48 +449,60 @@ absl::StatusOr<std::vector<Segment>> Partitioner::Run() {
       stack.pop_back();
     }
   }
+  return order;
+}
+
+std::string Partitioner::BoundaryReason(int grp, const std::map<int, int>& index_of,
+                                        bool first) const {
+  std::vector<std::string> cuts;
+  for (const auto& [other, idx] : index_of) {
+    std::set<ValueId> crossing = Crossing(other, grp);
+    if (crossing.empty()) continue;
+    std::set<NodeId> merged = groups_[other];
+    merged.insert(groups_[grp].begin(), groups_[grp].end());
+    ScheduleChoice m = Try(merged);
+    std::vector<std::string> names;
+    int64_t bytes = 0;
+    for (ValueId v : crossing) {
+      names.push_back(absl::StrCat(ValueName(g_, v), " : ", TypeString(g_, v)));
+      bytes += Bytes(v);
+    }
+    cuts.push_back(absl::StrCat(
+        "reads ", absl::StrJoin(names, ", "), " (", bytes, " bytes) from segment ", idx, ": ",
+        m.accepted ? "merging would make the segments cyclic"
+                   : absl::StrCat("one kernel for both is refused: ", m.reason)));
+  }
+  if (cuts.empty() && !first) {
+    // Independent of every earlier segment: say why it is not part of one.
+    std::vector<std::string> why;
+    for (const auto& [other, idx] : index_of) {
+      std::set<NodeId> merged = groups_[other];
+      merged.insert(groups_[grp].begin(), groups_[grp].end());
+      ScheduleChoice m = Try(merged);
+      why.push_back(absl::StrCat("segment ", idx, ": ",
+                                 m.accepted ? "merging would make the segments cyclic"
+                                            : absl::StrCat("refused: ", m.reason)));
+    }
+    cuts.push_back(absl::StrCat("reads nothing from earlier segments; one kernel with them: ",
+                                absl::StrJoin(why, "; ")));
+  }
+  return absl::StrJoin(cuts, "; ");
+}
+
+absl::StatusOr<std::vector<Segment>> Partitioner::Run() {
+  if (absl::Status s = StartGroups(); !s.ok()) return s;
+  MergeGreedily();
+  // Segments in a topological order of the groups.
   std::vector<Segment> segments;
   std::map<int, int> index_of;
-  for (int grp : order) {
+  for (int grp : TopologicalOrder()) {
     Segment seg;
     ScheduleChoice c = Try(groups_[grp], &seg);
     if (!c.accepted)
       return absl::InternalError(absl::StrCat("segment refused after merging: ", c.reason));
     seg.kind = c.kind;
     seg.scheduler_reason = c.reason;
-    std::vector<std::string> cuts;
-    for (const auto& [other, idx] : index_of) {
-      std::set<ValueId> crossing = Crossing(other, grp);
-      if (crossing.empty()) continue;
-      std::set<NodeId> merged = groups_[other];
-      merged.insert(groups_[grp].begin(), groups_[grp].end());
-      ScheduleChoice m = Try(merged);
-      std::vector<std::string> names;
-      int64_t bytes = 0;
-      for (ValueId v : crossing) {
-        names.push_back(absl::StrCat(ValueName(g_, v), " : ", TypeString(g_, v)));
-        bytes += Bytes(v);
-      }
-      cuts.push_back(absl::StrCat(
-          "reads ", absl::StrJoin(names, ", "), " (", bytes, " bytes) from segment ", idx, ": ",
-          m.accepted ? "merging would make the segments cyclic"
-                     : absl::StrCat("one kernel for both is refused: ", m.reason)));
-    }
-    if (cuts.empty() && !segments.empty()) {
-      // Independent of every earlier segment: say why it is not part of one.
-      std::vector<std::string> why;
-      for (const auto& [other, idx] : index_of) {
-        std::set<NodeId> merged = groups_[other];
-        merged.insert(groups_[grp].begin(), groups_[grp].end());
-        ScheduleChoice m = Try(merged);
-        why.push_back(absl::StrCat("segment ", idx, ": ",
-                                   m.accepted ? "merging would make the segments cyclic"
-                                              : absl::StrCat("refused: ", m.reason)));
-      }
-      cuts.push_back(absl::StrCat("reads nothing from earlier segments; one kernel with them: ",
-                                  absl::StrJoin(why, "; ")));
-    }
-    seg.boundary_reason = absl::StrJoin(cuts, "; ");
+    seg.boundary_reason = BoundaryReason(grp, index_of, segments.empty());
     index_of[grp] = static_cast<int>(segments.size());
     segments.push_back(std::move(seg));
   }
