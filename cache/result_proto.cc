@@ -27,6 +27,11 @@ void ParamsToProto(const HeuristicParams& p, fusiond::v1::HeuristicParams* out) 
   out->set_cluster_x(p.cluster_x);
   out->set_smem_columns(p.smem_columns);
   out->set_reread_rows(p.reread_rows);
+  out->set_one_pass_variance(p.one_pass_variance);
+  out->set_dynamic_rows(p.dynamic_rows);
+  out->set_streaming_stores(p.streaming_stores);
+  out->set_exact_tiling(p.exact_tiling);
+  out->set_blocks_per_sm(p.blocks_per_sm);
   out->set_hash(p.Hash());
 }
 

@@ -49,23 +49,11 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
 
 absl::StatusOr<GeneratedKernel> GenerateKernel(const Graph& g, const HeuristicParams& params,
                                                const CodegenOptions& options) {
-  // var/var_mean in one stage where it saves a pass over memory: in kernels
-  // that re-read the row (multi_pass; layernorm forward 128x131072 36.4 ->
-  // 33.4 us on the H200). With the row in registers the merge's latency per
-  // row cost more than the block reduction it saves (2048x8192 22.0 -> 24.0
-  // us in steady state; 16384x4096 equal), so persistent kernels keep two
-  // stages. Not where blocks share a row (the cross-block combine through
-  // the workspace sums plain partials); the same split as Generator::Run's.
-  // Lanes kernels (generator_lanes.cc) reduce their channels as rows, column
-  // sums included.
-  const bool lanes = codegen_internal::LanesKernel(params);
-  const bool outer = params.kind == SchedulerKind::kOuterPersistent || lanes;
-  const bool row_split = outer ? params.grid_x > 1
-                               : params.kind != SchedulerKind::kPointwise &&
-                                     params.kind != SchedulerKind::kOuterReduction &&
-                                     params.grid_y > 1;
-  auto plan = PlanKernel(g, params.kind == SchedulerKind::kPointwise,
-                         params.multi_pass && !row_split, lanes);
+  // var/var_mean in one stage where the heuristics say so
+  // (HeuristicParams::one_pass_variance). Lanes kernels (generator_lanes.cc)
+  // reduce their channels as rows, column sums included.
+  auto plan = PlanKernel(g, params.kind == SchedulerKind::kPointwise, params.one_pass_variance,
+                         codegen_internal::LanesKernel(params));
   if (!plan.ok()) return plan.status();
   codegen_internal::Generator gen(*plan, params, options);
   return gen.Run();

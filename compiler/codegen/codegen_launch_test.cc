@@ -44,8 +44,9 @@ TEST(Codegen, LaunchGridReadsTheTargetsLimits) {
 TEST(Codegen, LaunchBoundsReadTheTarget) {
   CodegenOptions quarter_registers;
   quarter_registers.target.registers_per_sm = DefaultTarget().registers_per_sm / 4;
-  auto two = GenerateKernel(Softmax(), SoftmaxParams(256, 2, 100), CodegenOptions{});
-  auto one = GenerateKernel(Softmax(), SoftmaxParams(256, 2, 100), quarter_registers);
+  const HeuristicParams softmax = Decided(Softmax(), SoftmaxParams(256, 2, 100), {{4096, 16384}});
+  auto two = GenerateKernel(Softmax(), softmax, CodegenOptions{});
+  auto one = GenerateKernel(Softmax(), softmax, quarter_registers);
   ASSERT_TRUE(two.ok() && one.ok());
   EXPECT_EQ(two->min_blocks, 2);
   EXPECT_EQ(one->min_blocks, 1);
@@ -57,7 +58,8 @@ TEST(Codegen, LaunchBoundsReadTheTarget) {
   hp.grid_y = 16;  // 256 blocks: two a SM on 132 SMs, one on 264
   CodegenOptions more_sms;
   more_sms.target.sm_count = 264;
-  auto outer = GenerateKernel(ImageChannelCentering({256, 64, 56, 56}), hp, more_sms);
+  const Graph image = ImageChannelCentering({256, 64, 56, 56});
+  auto outer = GenerateKernel(image, Decided(image, hp, {}, more_sms.target), more_sms);
   ASSERT_TRUE(outer.ok()) << outer.status();
   EXPECT_EQ(outer->min_blocks, 1);
 }
@@ -65,7 +67,7 @@ TEST(Codegen, LaunchBoundsReadTheTarget) {
 TEST(Codegen, ColumnReductionIsCooperativeWithWorkspace) {
   Graph g = ScaleAndColumnSum();
   HeuristicParams hp = InnerOuterParams(1000);
-  auto k = GenerateKernel(g, hp, CodegenOptions{});
+  auto k = GenerateKernel(g, Decided(g, hp), CodegenOptions{});
   ASSERT_TRUE(k.ok()) << k.status();
   EXPECT_TRUE(k->cooperative);
   EXPECT_TRUE(k->needs_workspace);
@@ -95,7 +97,7 @@ TEST(Codegen, ColumnReductionIsCooperativeWithWorkspace) {
   hp.block_x = 32;
   hp.grid_x = 4;
   hp.inner_size = 8192;
-  k = GenerateKernel(g, hp, CodegenOptions{});
+  k = GenerateKernel(g, Decided(g, hp), CodegenOptions{});
   ASSERT_TRUE(k.ok()) << k.status();
   EXPECT_NE(k->source.find("for (int q = tid; q < 64; q += 32)"), std::string::npos);
   EXPECT_NE(k->source.find("__shfl_xor_sync(0xffffffffu, s0.x, 16)"), std::string::npos);
@@ -104,7 +106,7 @@ TEST(Codegen, ColumnReductionIsCooperativeWithWorkspace) {
   EXPECT_NE(k->source.find("l += 4) fz_st_partial(wcol + "), std::string::npos);
   HeuristicParams narrow = hp;
   narrow.vectorize = 2;
-  auto k2 = GenerateKernel(g, narrow, CodegenOptions{});
+  auto k2 = GenerateKernel(g, Decided(g, narrow), CodegenOptions{});
   ASSERT_TRUE(k2.ok()) << k2.status();
   EXPECT_EQ(k2->source.find("fz_st_partial(wcol + "), std::string::npos);
   // Persistent: the static row order. Multi-pass: row groups from the
@@ -112,7 +114,7 @@ TEST(Codegen, ColumnReductionIsCooperativeWithWorkspace) {
   EXPECT_EQ(k->source.find("atomicAdd(bar + 1, 1u)"), std::string::npos);
   EXPECT_NE(k->source.find("for (i64 it = 0; it < iters; ++it)"), std::string::npos);
   hp.multi_pass = true;
-  k = GenerateKernel(g, hp, CodegenOptions{});
+  k = GenerateKernel(g, Decided(g, hp), CodegenOptions{});
   ASSERT_TRUE(k.ok()) << k.status();
   EXPECT_NE(k->source.find("fz_take = atomicAdd(bar + 1, 1u)"), std::string::npos);
   EXPECT_NE(k->source.find("for (unsigned it = 0; g0 < ngroups; ++it)"), std::string::npos);
@@ -290,7 +292,7 @@ TEST(Codegen, ExactRereadKernelsTakeABlockARowWithoutLoop) {
   hp.reread_rows = true;
   CodegenOptions o;
   o.symbol_sizes = {16384, 4096};
-  auto k = GenerateKernel(g, hp, o);
+  auto k = GenerateKernel(g, Decided(g, hp, {{16384, 4096}}), o);
   ASSERT_TRUE(k.ok()) << k.status();
   EXPECT_EQ(k->source.find("rg < rows"), std::string::npos) << k->source;
   EXPECT_EQ(k->source.find("nb_in0"), std::string::npos);
@@ -321,7 +323,7 @@ TEST(Codegen, ExactRereadKernelsTakeABlockARowWithoutLoop) {
   hp.inner_size = 16384;
   hp.persistent_batch = 4;
   o.symbol_sizes = {4096, 16384};
-  auto wide = GenerateKernel(g, hp, o);
+  auto wide = GenerateKernel(g, Decided(g, hp, {{16384, 4096}}), o);
   ASSERT_TRUE(wide.ok()) << wide.status();
   EXPECT_NE(wide->source.find("rg < rows"), std::string::npos);
   EXPECT_NE(wide->source.find("jj < rlen"), std::string::npos);

@@ -22,14 +22,15 @@ using namespace codegen_test;  // NOLINT: the shared test graphs
 TEST(Codegen, OnlyMultiPassKernelsMergeVarInOnePass) {
   Graph g = Normalize();
   HeuristicParams hp = SoftmaxParams(256, 4, 2048);  // rows in registers
-  auto persistent = GenerateKernel(g, hp, CodegenOptions{});
+  const std::vector<std::vector<int64_t>> shapes = {{4096, 16384}};
+  auto persistent = GenerateKernel(g, Decided(g, hp, shapes), CodegenOptions{});
   ASSERT_TRUE(persistent.ok()) << persistent.status();
   EXPECT_EQ(persistent->source.find("fz_warp_chan(wn"), std::string::npos);
   hp.kind = SchedulerKind::kInnerReduction;
   hp.multi_pass = true;
   hp.persistent_batch = 1;
   hp.unroll = 4;
-  auto multi = GenerateKernel(g, hp, CodegenOptions{});
+  auto multi = GenerateKernel(g, Decided(g, hp, shapes), CodegenOptions{});
   ASSERT_TRUE(multi.ok()) << multi.status();
   EXPECT_NE(multi->source.find("fz_warp_chan(wn"), std::string::npos);
   // The count takes a third shared-memory entry per warp.
@@ -44,14 +45,14 @@ TEST(Codegen, SymbolicKernelTakesSizesAsParameters) {
   HeuristicParams hp = SoftmaxParams(256, 2, 100);
   CodegenOptions o;
   o.kernel_name = "softmax_k";
-  auto k = GenerateKernel(g, hp, o);
+  auto k = GenerateKernel(g, Decided(g, hp, {{4096, 16384}}), o);
   ASSERT_TRUE(k.ok()) << k.status();
   EXPECT_NE(k->source.find("extern \"C\" __global__ void __launch_bounds__(256, 2) softmax_k("),
             std::string::npos);
   // Small row buffers, 256 threads: two blocks per SM; 512 threads: one.
   hp.block_x = 512;
   hp.persistent_batch = 1;
-  auto k512 = GenerateKernel(g, hp, o);
+  auto k512 = GenerateKernel(g, Decided(g, hp, {{4096, 16384}}), o);
   ASSERT_TRUE(k512.ok()) << k512.status();
   EXPECT_NE(k512->source.find("__launch_bounds__(512, 1) softmax_k("), std::string::npos);
   EXPECT_NE(k->source.find("i64 s0, i64 s1"), std::string::npos);
@@ -254,18 +255,18 @@ TEST(Codegen, OuterPersistentGridsAskForTheBlocksASmTheyWereSizedFor) {
   hp.unroll = 4;
   hp.grid_x = 16;
   hp.grid_y = 16;
-  auto k = GenerateKernel(g, hp, CodegenOptions{});
+  auto k = GenerateKernel(g, Decided(g, hp), CodegenOptions{});
   ASSERT_TRUE(k.ok()) << k.status();
   EXPECT_NE(k->source.find("__launch_bounds__(256, 2)"), std::string::npos);
   EXPECT_EQ(k->min_blocks, 2);
   hp.grid_x = 8;
-  k = GenerateKernel(g, hp, CodegenOptions{});
+  k = GenerateKernel(g, Decided(g, hp), CodegenOptions{});
   ASSERT_TRUE(k.ok()) << k.status();
   EXPECT_NE(k->source.find("__launch_bounds__(256, 1)"), std::string::npos);
   // Blocks of 128 threads, 32 a channel: four a SM (the same 128 registers).
   hp.block_x = 128;
   hp.grid_x = 32;
-  k = GenerateKernel(g, hp, CodegenOptions{});
+  k = GenerateKernel(g, Decided(g, hp), CodegenOptions{});
   ASSERT_TRUE(k.ok()) << k.status();
   EXPECT_NE(k->source.find("__launch_bounds__(128, 4)"), std::string::npos);
 }

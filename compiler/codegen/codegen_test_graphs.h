@@ -9,7 +9,10 @@
 #include <vector>
 
 #include "compiler/codegen/codegen.h"
+#include "compiler/ir/binding.h"
 #include "compiler/ir/builder.h"
+#include "compiler/scheduler/analysis.h"
+#include "compiler/scheduler/kernel_heuristics.h"
 #include "compiler/scheduler/target.h"
 
 namespace fusiond {
@@ -149,6 +152,25 @@ inline HeuristicParams InnerOuterParams(int64_t grid_x) {
   hp.vectorize = 4;
   hp.block_x = 64;
   hp.grid_x = grid_x;
+  return hp;
+}
+
+// hp with code generation's choices (one_pass_variance, streaming_stores,
+// blocks_per_sm, ...) decided as the heuristics decide them for g at
+// `shapes` (one per input; empty: a static graph's own), as the pipeline does.
+inline HeuristicParams Decided(const Graph& g, HeuristicParams hp,
+                               std::vector<std::vector<int64_t>> shapes = {},
+                               const Target& target = DefaultTarget()) {
+  if (shapes.empty()) {
+    for (ValueId in : g.inputs) {
+      std::vector<int64_t> shape;
+      for (const Extent& e : g.value(in).shape) shape.push_back(g.Canonical(e).size);
+      shapes.push_back(shape);
+    }
+  }
+  auto sizes = BindShapes(g, shapes);
+  EXPECT_TRUE(sizes.ok()) << sizes.status();
+  if (sizes.ok()) DecideKernelForm(AnalyzeFusion(g, *sizes), target, &hp);
   return hp;
 }
 

@@ -374,12 +374,9 @@ class Generator {
   std::string next_row_code_;
   // Multi-pass inner-outer kernels take row groups from a counter (Run).
   bool dynamic_rows_ = false;
-  // Vectorized output stores with the streaming (evict-first) hint: row
-  // kernels (inner persistent or inner reduction) that stream one row input
-  // (the forwards): softmax forward 16384x4096 76.4 -> 72.7 us on the H200;
-  // with two streamed inputs (the backwards) they were 1-11% slower.
-  bool streaming_stores_ = false;
-  const char* StoreFn() const { return streaming_stores_ ? "stcs" : "st"; }
+  // Vectorized output stores, with the streaming (evict-first) hint where
+  // the heuristics ask for it (HeuristicParams::streaming_stores).
+  const char* StoreFn() const { return params_.streaming_stores ? "stcs" : "st"; }
   std::map<ValueId, int> input_index_;
   std::map<ValueId, Access> input_access_;     // tensor inputs with a row-domain part
   std::vector<Access> output_access_;          // per graph output

@@ -107,10 +107,7 @@ std::string Generator::LanesBlockReduce(const std::vector<int>& slots,
 // 512 threads), the figure the heuristics size the grid for; a thread keeps
 // unroll x vector_width loads in flight and nothing between the passes.
 int Generator::LanesMinBlocks() const {
-  constexpr int kLaneRegisters = 64;
-  const int n = options_.target.registers_per_sm /
-                std::max(1, shape_.threads_x * shape_.threads_y * kLaneRegisters);
-  return std::clamp(n, 1, std::min(4, std::max(1, options_.max_min_blocks)));
+  return std::max(1, std::min(params_.blocks_per_sm, options_.max_min_blocks));
 }
 
 }  // namespace codegen_internal

@@ -19,21 +19,16 @@ absl::Status Generator::EmitRowLoop(std::string& c, bool coop, bool cols) {
     next_row_code_ += absl::StrCat("    stage = stage + 1 == ", ring_stages_, " ? 0 : stage + 1;\n",
                                    "    fill = fill + 1 == ", ring_stages_, " ? 0 : fill + 1;\n");
   }
-  // Rows a block visits: groups of threads_y rows. Statically every gridDim.x-th
-  // group. In cooperative multi-pass inner-outer kernels a block takes
-  // further groups from a counter as it goes (dynamic_rows_), so blocks that
-  // the memory system serves faster take more rows and all reach the grid
-  // barrier together (rmsnorm backward 512x65536 bf16 268.3 -> 246.3 us on
-  // the H200). Persistent kernels lost with it (layernorm backward 2048x8192
-  // 41.6 -> 58.3 us, rmsnorm backward 33.4 -> 36.1, steady state; the cause
-  // was not found) and keep the static order.
+  // Rows a block visits: groups of threads_y rows. Statically every
+  // gridDim.x-th group; where the heuristics ask (dynamic_rows: cooperative
+  // multi-pass inner-outer kernels) a block takes further groups from a
+  // counter as it goes.
   // A block's first three groups are static; thread 0 takes a number at the
   // top of an iteration and hands it to the block through shared memory at
   // the end of the next one, so the atomic has an iteration to return (g0 is
   // the current group, g1 the next; multi-pass kernels prefetch nothing).
   // Group numbers are 32-bit (rows up to 2^32 x threads_y).
-  dynamic_rows_ = coop && cols && !shape_.row_split && params_.grid_y <= 1 && params_.multi_pass &&
-                  params_.kind == SchedulerKind::kInnerOuterPersistent;
+  dynamic_rows_ = params_.dynamic_rows && coop && cols && !shape_.row_split;
   if (dynamic_rows_) {
     absl::StrAppend(
         &c, "  const i64 ngroups = (rows + ", shape_.threads_y, " - 1) / ", shape_.threads_y, ";\n",

@@ -115,13 +115,6 @@ absl::Status Generator::PlanKernelForm(GeneratedKernel& k) {
   }
   keep_chunks_ = params_.multi_pass && plan_.num_stages >= 1 && !shape_.persistent &&
                  !rows_staged_ && cluster_x_ == 1 && !shape_.lanes && params_.smem_bytes > 0;
-  {
-    int streamed = 0;
-    for (auto& [v, a] : input_access_) streamed += a.along_row && a.across_rows && plan_.needed[v];
-    streaming_stores_ = !shape_.pointwise && streamed == 1 &&
-                        (params_.kind == SchedulerKind::kInnerPersistent ||
-                         params_.kind == SchedulerKind::kInnerReduction);
-  }
   for (SymbolId s : plan_.symbol_order) {
     const std::string& name = plan_.symbol_names.at(s);
     k.params.push_back({"size", 0, name});
@@ -154,11 +147,10 @@ absl::Status Generator::PlanKernelForm(GeneratedKernel& k) {
       shape_.persistent && PlanRequires(shape_.blocks_per_row * shape_.threads_x *
                                             shape_.chunks_per_thread * shape_.vector_width,
                                         k);
-  // Exact kernels (exact_tiling_): no row loop nor guards, up to three chunks a
-  // thread (softmax backward 8192x8192: 97.2 us against 103.4 with the loop,
-  // torch.compile 96.7; at four chunks, 4096x16384, the loop's kernel won).
-  exact_tiling_ =
-      reread_rows_ && specialized_ && row_fills_tiles_ && !coop && shape_.chunks_per_thread <= 3;
+  // Exact kernels (HeuristicParams::exact_tiling): no row loop nor guards,
+  // where the kernel is specialized to a row that fills the block's tile.
+  exact_tiling_ = params_.exact_tiling && reread_rows_ && specialized_ && row_fills_tiles_ &&
+                  !coop && shape_.chunks_per_thread <= 3;
   // The size parameters; literal ones (PlanRequires) stay in the signature,
   // renamed and unused, and the body declares them.
   for (SymbolId s : plan_.symbol_order) {
@@ -182,69 +174,49 @@ size_t Generator::MaxSlotsPerStage() const {
 // Registers per thread: the row buffers hold u32 words of the inputs'
 // storage type (twice when the next row is prefetched into a second buffer),
 // the column buffers once more, plus about 32 for indices, reductions and
-// temporaries. An inner persistent kernel of <= 256 threads asks ptxas for
-// as many blocks per SM (up to four) as its estimate fits; with (T, 1) ptxas
-// takes as many registers as it likes (layernorm forward 2048x8192: two
-// blocks a SM, 36.9 -> 33.9 us). Not for 512 threads (softmax backward
-// capped at 64 registers was slower) nor for cooperative kernels, whose grid
-// the heuristics size for the blocks they expect to be resident.
+// temporaries. The heuristics decide the blocks per SM
+// (HeuristicParams::blocks_per_sm): cooperative kernels ask for that count;
+// an inner persistent kernel asks for as many up to it as its estimate fits
+// (two at most for more than 128 threads, beyond that for 256 threads only
+// without a prefetch buffer and with kRegisterMargin to spare: the estimate
+// runs low); with (T, 1) ptxas takes as many registers as it likes.
+// CompileSegment lowers options_.max_min_blocks when ptxas spills.
 int Generator::MinBlocksPerSm(bool coop) const {
   if (shape_.lanes) return LanesMinBlocks();
   int min_blocks = 1;
   const int regs_per_sm = options_.target.registers_per_sm;
   const int max_regs = options_.target.max_registers_per_thread;
+  const int planned = params_.blocks_per_sm;
   if (shape_.persistent && !coop && params_.kind == SchedulerKind::kInnerPersistent) {
     const int estimate =
         32 + PersistentColWords() + PersistentRowWords() * (PrefetchRows() ? 2 : 1);
     const int threads = shape_.threads_x * shape_.threads_y;
-    // The estimate runs low (rmsnorm forward 256x4: 80 against 102 used), so
-    // more than two blocks for 128 threads, where four still leave ptxas
-    // 128 registers, and for 256 threads only without a prefetch buffer and
-    // with kRegisterMargin to spare (softmax forward 4096x16384 at 256 x 8:
-    // three blocks, 80 registers, 71.0 us against 74.7 for 128 x 16 at four).
-    // Two or more columns in shared memory (layernorm forward's weight and
-    // bias) leave the rows most of the registers: six blocks of 128 threads
-    // (layernorm forward 16384x4096: 77.4 -> 75.4 us; with the weight alone,
-    // rmsnorm forward, six were not faster).
-    const int most = threads <= 128 ? (ColumnsInSmem() >= 2 ? 6 : 4) : 2;
+    const int most = threads <= 128 ? planned : std::min(planned, 2);
     for (int n = std::min(most, options_.max_min_blocks); n >= 2 && min_blocks == 1; --n) {
       if (threads <= 256 && estimate <= std::min(max_regs, regs_per_sm / (n * threads)))
         min_blocks = n;
     }
-    // Rows re-read for the output pass (reread_rows) at 512 threads: two
-    // blocks where the estimate allows (softmax backward 4096x16384, 63
-    // registers: 96.9 us against 107.1 at one block, ptxas then taking 71).
-    if (reread_rows_ && threads == 512 && options_.max_min_blocks >= 2 &&
+    // Rows re-read for the output pass at 512 threads: two blocks where the
+    // estimate allows.
+    if (reread_rows_ && threads == 512 && planned >= 2 && options_.max_min_blocks >= 2 &&
         estimate <= regs_per_sm / (2 * threads)) {
       min_blocks = 2;
     }
-    // Exact kernels of 1024 threads: two blocks (32 registers; softmax
-    // backward 4096x16384 at 1024 x 2 took 32 with one asked). The estimate
-    // runs high without a row loop; CompileSegment asks for one if ptxas
-    // spills.
-    if (exact_tiling_ && threads == 1024 && options_.max_min_blocks >= 2) min_blocks = 2;
+    // Exact kernels of 1024 threads: the estimate runs high without a row
+    // loop; CompileSegment asks for one block if ptxas spills.
+    if (exact_tiling_ && threads == 1024 && planned >= 2 && options_.max_min_blocks >= 2) {
+      min_blocks = 2;
+    }
     if (threads == 256 && min_blocks == 2 && !PrefetchRows()) {
-      for (int n = std::min(4, options_.max_min_blocks); n > 2 && min_blocks == 2; --n) {
+      for (int n = std::min(planned, options_.max_min_blocks); n > 2 && min_blocks == 2; --n) {
         if (estimate + kRegisterMargin <= regs_per_sm / (n * threads)) min_blocks = n;
       }
     }
   } else if (coop && shape_.row_split &&
              (params_.kind == SchedulerKind::kInnerOuterPersistent ||
               params_.kind == SchedulerKind::kOuterPersistent)) {
-    // Rows (channels) split over blocks: the heuristics sized grid_x x grid_y
-    // for the blocks per SM they expect resident (SplitWideRows, the outer
-    // persistent multi-pass rounds); ask ptxas for that (at most two for
-    // inner-outer rows, four for outer persistent blocks of <= 128 threads:
-    // the same 128 registers a thread as two of 256).
-    const int64_t planned =
-        std::max<int64_t>(1, params_.grid_x) * std::max<int64_t>(1, params_.grid_y);
-    const int most = params_.kind == SchedulerKind::kOuterPersistent &&
-                             shape_.threads_x * shape_.threads_y <= 128
-                         ? 4
-                         : 2;
-    min_blocks = static_cast<int>(
-        std::clamp<int64_t>((planned + options_.target.sm_count - 1) / options_.target.sm_count, 1,
-                            std::min(most, options_.max_min_blocks)));
+    // Rows (channels) split over blocks: the grid was sized for these.
+    min_blocks = std::max(1, std::min(planned, options_.max_min_blocks));
   }
   return min_blocks;
 }

@@ -189,6 +189,7 @@ TensorSummary Analyzer::Summarize(ValueId v, Mask inner_axes, Mask column_axes) 
   const Mask c = Covered(v);
   t.varies_inner = (c & inner_axes) != 0;
   t.full = (c & nontrivial_) == nontrivial_;
+  t.varies_outer = (c & nontrivial_ & ~inner_axes) != 0;
   t.column = column_axes != 0 && (derived_[v] & column_axes) == column_axes;
   return t;
 }

@@ -39,9 +39,11 @@ struct TensorSummary {
   bool varies_inner = false;  // indexed by the reduced (row) axes or the innermost axis
   bool full = false;          // spans the whole iteration space
   bool column = false;        // an output of the column reductions
+  bool varies_outer = false;  // indexed by a space axis of extent > 1 besides the inner ones
 
   auto Key() const {
-    return std::make_tuple(static_cast<int>(dtype), numel, varies_inner, full, column);
+    return std::make_tuple(static_cast<int>(dtype), numel, varies_inner, full, column,
+                           varies_outer);
   }
   bool operator<(const TensorSummary& o) const { return Key() < o.Key(); }
   bool operator==(const TensorSummary& o) const { return Key() == o.Key(); }

@@ -84,6 +84,22 @@ struct HeuristicParams {
   // registers (as torch.compile's Triton kernels do; docs/codegen.md).
   bool reread_rows = false;
 
+  // Code generation's choices beyond the launch shape, set by
+  // DecideKernelForm (heuristics_kernel_form.cc) from the fields above.
+  // var/var_mean in one stage (a merged count, mean and deviations).
+  bool one_pass_variance = false;
+  // Cooperative multi-pass inner-outer kernels: blocks take row groups from
+  // a counter instead of a static order.
+  bool dynamic_rows = false;
+  // Output stores with the streaming (evict-first) cache hint.
+  bool streaming_stores = false;
+  // Re-read kernels whose row fills the block's tile: no row loop, a block a
+  // row group (taken where the kernel is specialized to such a row).
+  bool exact_tiling = false;
+  // Blocks per SM asked of ptxas (__launch_bounds__): the count cooperative
+  // grids were sized for, an upper bound for inner persistent kernels.
+  int blocks_per_sm = 1;
+
   std::string ToString() const;  // one line, "kind=inner_persistent vectorize=8 ..."
   std::string ToJson() const;    // one JSON object with every field
   uint64_t Hash() const;         // stable across runs and builds

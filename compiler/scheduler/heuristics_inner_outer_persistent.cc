@@ -41,7 +41,7 @@ bool SplitWideRows(const FusionAnalysis& a, const Target& t, int64_t vectors, He
 
 }  // namespace
 
-HeuristicParams InnerOuterPersistentHeuristics(const FusionAnalysis& a, const Target& t) {
+static HeuristicParams InnerOuterPersistentShape(const FusionAnalysis& a, const Target& t) {
   HeuristicParams p;
   p.kind = SchedulerKind::kInnerOuterPersistent;
   p.outer_size = a.outer_size;
@@ -132,6 +132,12 @@ HeuristicParams InnerOuterPersistentHeuristics(const FusionAnalysis& a, const Ta
       p.grid_y == 1 && p.block_y == 1 && p.vectorize % 4 == 0 && p.grid_x >= 2) {
     p.cluster_x = 2;
   }
+  return p;
+}
+
+HeuristicParams InnerOuterPersistentHeuristics(const FusionAnalysis& a, const Target& t) {
+  HeuristicParams p = InnerOuterPersistentShape(a, t);
+  DecideKernelForm(a, t, &p);
   return p;
 }
 

@@ -11,7 +11,8 @@
 
 namespace fusiond {
 
-std::optional<HeuristicParams> InnerPersistentHeuristics(const FusionAnalysis& a, const Target& t) {
+static std::optional<HeuristicParams> InnerPersistentShape(const FusionAnalysis& a,
+                                                           const Target& t) {
   HeuristicParams p;
   p.kind = SchedulerKind::kInnerPersistent;
   p.outer_size = a.outer_size;
@@ -104,7 +105,7 @@ std::optional<HeuristicParams> InnerPersistentHeuristics(const FusionAnalysis& a
   return p;
 }
 
-HeuristicParams InnerReductionHeuristics(const FusionAnalysis& a, const Target& t) {
+static HeuristicParams InnerReductionShape(const FusionAnalysis& a, const Target& t) {
   HeuristicParams p;
   p.kind = SchedulerKind::kInnerReduction;
   p.outer_size = a.outer_size;
@@ -123,6 +124,18 @@ HeuristicParams InnerReductionHeuristics(const FusionAnalysis& a, const Target& 
   for (const TensorSummary& in : a.inputs) columns |= in.varies_inner && !in.full;
   if (!columns && p.block_x >= 512)
     p.smem_bytes = std::max<int64_t>(0, t.smem_per_block - kStaticSmemReserve);
+  return p;
+}
+
+std::optional<HeuristicParams> InnerPersistentHeuristics(const FusionAnalysis& a, const Target& t) {
+  std::optional<HeuristicParams> p = InnerPersistentShape(a, t);
+  if (p) DecideKernelForm(a, t, &*p);
+  return p;
+}
+
+HeuristicParams InnerReductionHeuristics(const FusionAnalysis& a, const Target& t) {
+  HeuristicParams p = InnerReductionShape(a, t);
+  DecideKernelForm(a, t, &p);
   return p;
 }
 

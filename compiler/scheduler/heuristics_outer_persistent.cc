@@ -77,7 +77,7 @@ HeuristicParams OuterLanesHeuristics(const FusionAnalysis& a, const Target& t, S
   return p;
 }
 
-HeuristicParams OuterPersistentHeuristics(const FusionAnalysis& a, const Target& t) {
+static HeuristicParams OuterPersistentShape(const FusionAnalysis& a, const Target& t) {
   if (a.reduced_contiguous <= 1) {
     return OuterLanesHeuristics(a, t, SchedulerKind::kOuterPersistent, a.outer_size,
                                 a.reduced_strided, true);
@@ -155,6 +155,12 @@ HeuristicParams OuterPersistentHeuristics(const FusionAnalysis& a, const Target&
     p.smem_bytes = std::max<int64_t>(
         0, std::min(t.smem_per_block, t.smem_per_sm / per_sm) - kStaticSmemReserve);
   }
+  return p;
+}
+
+HeuristicParams OuterPersistentHeuristics(const FusionAnalysis& a, const Target& t) {
+  HeuristicParams p = OuterPersistentShape(a, t);
+  DecideKernelForm(a, t, &p);
   return p;
 }
 

@@ -8,7 +8,7 @@
 
 namespace fusiond {
 
-HeuristicParams OuterReductionHeuristics(const FusionAnalysis& a, const Target& t) {
+static HeuristicParams OuterReductionShape(const FusionAnalysis& a, const Target& t) {
   // Only column results (a bias gradient): a lane a column reads the input
   // once and sums whole columns, with no partial rows to write and read
   // back (OuterLanesHeuristics). With full outputs the row form below reads
@@ -36,6 +36,12 @@ HeuristicParams OuterReductionHeuristics(const FusionAnalysis& a, const Target& 
   const int64_t row_steps = CeilDiv(a.outer_size, int64_t{p.block_y} * p.unroll);
   p.grid_y = std::max<int64_t>(1, std::min(row_steps, resident / p.grid_x));
   p.grid_reduction = p.grid_y > 1;
+  return p;
+}
+
+HeuristicParams OuterReductionHeuristics(const FusionAnalysis& a, const Target& t) {
+  HeuristicParams p = OuterReductionShape(a, t);
+  DecideKernelForm(a, t, &p);
   return p;
 }
 

@@ -12,7 +12,7 @@ namespace {
 constexpr int64_t kMaxGridY = 65535;
 }  // namespace
 
-HeuristicParams PointwiseHeuristics(const FusionAnalysis& a, const Target& t) {
+static HeuristicParams PointwiseShape(const FusionAnalysis& a, const Target& t) {
   HeuristicParams p;
   p.kind = SchedulerKind::kPointwise;
   p.outer_size = a.outer_size;
@@ -31,6 +31,12 @@ HeuristicParams PointwiseHeuristics(const FusionAnalysis& a, const Target& t) {
   p.unroll = deep ? 4 : 1;
   const int64_t blocks = CeilDiv(accesses, p.block_x * p.unroll);
   p.grid_x = std::max<int64_t>(1, std::min(blocks, deep ? kMaxGridY : 2 * resident));
+  return p;
+}
+
+HeuristicParams PointwiseHeuristics(const FusionAnalysis& a, const Target& t) {
+  HeuristicParams p = PointwiseShape(a, t);
+  DecideKernelForm(a, t, &p);
   return p;
 }
 

@@ -28,6 +28,13 @@ HeuristicParams OuterReductionHeuristics(const FusionAnalysis& a, const Target& 
 HeuristicParams OuterLanesHeuristics(const FusionAnalysis& a, const Target& t, SchedulerKind kind,
                                      int64_t columns, int64_t rlen, bool rereads);
 
+// Code generation's choices beyond the launch shape (one_pass_variance,
+// dynamic_rows, streaming_stores, exact_tiling, blocks_per_sm), from the
+// other fields and the summary; every heuristic function above ends with it
+// (heuristics_kernel_form.cc). Parameters changed by hand (tests, the
+// fusiond_cgdev tool) call it again.
+void DecideKernelForm(const FusionAnalysis& a, const Target& t, HeuristicParams* p);
+
 // --- shared helpers (heuristics_common.cc) ---
 
 inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
