@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <system_error>
 #include <thread>
 
 #include "absl/status/status.h"
@@ -34,7 +35,13 @@ std::vector<absl::StatusOr<KernelArtifact>> CompileKernels(const std::vector<Ker
   const int n = KernelThreads(threads, jobs.size());
   std::vector<std::thread> pool;
   pool.reserve(n - 1);
-  for (int t = 1; t < n; ++t) pool.emplace_back(work);
+  for (int t = 1; t < n; ++t) {
+    try {
+      pool.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;  // no more threads to be had: the ones running take every job
+    }
+  }
   work();
   for (std::thread& t : pool) t.join();
   return out;
