@@ -31,7 +31,8 @@ struct NvrtcOutput {
 
 // Compiles `source`, whose entry point is `kernel_name` (extern "C").
 // Internal with the NVRTC log and the kernel name when compilation fails;
-// Unavailable when this build has no NVRTC.
+// Unavailable when this build has no NVRTC. Safe to call from several threads
+// at once (each call is its own NVRTC program; CompileKernels relies on it).
 absl::StatusOr<NvrtcOutput> CompileWithNvrtc(const std::string& source,
                                              const std::string& kernel_name,
                                              const NvrtcOptions& options);
