@@ -30,6 +30,30 @@ class Analyzer {
   Mask Covered(ValueId v) const;
   TensorSummary Summarize(ValueId v, Mask inner_axes, Mask column_axes) const;
 
+  // Run's steps. The space: the largest tensor (empty axes count as 1 for
+  // size and as real axes for the tie-break), then the most axes of extent
+  // != 1.
+  void ChooseSpace();
+  // Places every value in the space and checks the reductions; false (with
+  // failure_) when something has no place.
+  bool PlaceValues();
+  // The reduced axes of the row (inner), column (outer) and mixed
+  // reductions; `conflict` when two of one kind reduce different axes.
+  struct ReductionKinds {
+    std::optional<Mask> inner, outer, mixed;
+    std::string conflict;
+  };
+  ReductionKinds GroupReductions() const;
+  // The pattern, reason and sizes of a fusion without reductions.
+  void ClassifyPointwise(FusionAnalysis* a, Mask* inner_axes) const;
+  // The pattern, reason and sizes of a fusion with reductions of `kinds`.
+  void ClassifyReductions(const ReductionKinds& kinds, FusionAnalysis* a, Mask* inner_axes,
+                          Mask* column_axes) const;
+  // The product of the extents of the space axes in m.
+  int64_t Product(Mask m) const;
+  // Whether a value derived from reductions over s is indexed by s again.
+  bool BroadcastBack(Mask s) const;
+
   const Graph& g_;
   const SizeBinding& sizes_;
   std::vector<int64_t> space_;
@@ -194,16 +218,9 @@ TensorSummary Analyzer::Summarize(ValueId v, Mask inner_axes, Mask column_axes) 
   return t;
 }
 
-FusionAnalysis Analyzer::Run() {
-  FusionAnalysis a;
-  const int nv = static_cast<int>(g_.values.size());
-  shape_.resize(nv);
-  map_.resize(nv);
-  derived_.assign(nv, 0);
-  // The space: the largest tensor (empty axes count as 1 for size and as
-  // real axes for the tie-break), then the most axes of extent != 1.
+void Analyzer::ChooseSpace() {
   std::tuple<int64_t, int, size_t> best{-1, 0, 0};
-  for (ValueId v = 0; v < nv; ++v) {
+  for (ValueId v = 0; v < static_cast<int>(g_.values.size()); ++v) {
     if (!g_.value(v).is_tensor) continue;
     shape_[v] = sizes_.Shape(g_, v);
     int64_t numel = 1;
@@ -218,11 +235,9 @@ FusionAnalysis Analyzer::Run() {
       space_ = shape_[v];
     }
   }
-  a.space = space_;
-  if (space_.size() > 30) {
-    a.reason = "rank above 30";
-    return a;
-  }
+}
+
+bool Analyzer::PlaceValues() {
   for (size_t i = 0; i < space_.size(); ++i) {
     if (space_[i] != 1) nontrivial_ |= Mask{1} << i;
   }
@@ -240,19 +255,16 @@ FusionAnalysis Analyzer::Run() {
   for (const Node& n : g_.nodes) {
     if (!failure_.empty() || !CheckNode(n)) break;
   }
-  a.num_reductions = static_cast<int>(reductions_.size());
   if (failure_.empty()) {
     for (ValueId o : g_.outputs) {
       if (!map_[o])
         Fail(absl::StrCat("output ", ValueName(g_, o), " has no place in the iteration space"));
     }
   }
-  if (!failure_.empty()) {
-    a.reason = failure_;
-    return a;
-  }
+  return failure_.empty();
+}
 
-  // Classify the reductions by their axes.
+Analyzer::ReductionKinds Analyzer::GroupReductions() const {
   const int rank = static_cast<int>(space_.size());
   std::vector<int> axes;
   for (int i = 0; i < rank; ++i) {
@@ -263,111 +275,152 @@ FusionAnalysis Analyzer::Run() {
     for (size_t i = 0; i < k; ++i) m |= Mask{1} << axes[i];
     return m;
   };
-  std::optional<Mask> inner, outer, mixed;
-  std::string conflict;
+  ReductionKinds kinds;
   for (const auto& [node, s] : reductions_) {
     bool is_inner = false, is_outer = false;
     for (size_t k = 0; k < axes.size(); ++k) {
       if (s == (nontrivial_ & ~prefix(k))) is_inner = true;
       if (k > 0 && s == prefix(k)) is_outer = true;
     }
-    std::optional<Mask>& slot = is_inner ? inner : is_outer ? outer : mixed;
+    std::optional<Mask>& slot = is_inner ? kinds.inner : is_outer ? kinds.outer : kinds.mixed;
     if (slot && *slot != s) {
-      conflict = absl::StrCat("reductions over different axes of one kind (",
-                              NodeString(g_, g_.node(node)), ")");
+      kinds.conflict = absl::StrCat("reductions over different axes of one kind (",
+                                    NodeString(g_, g_.node(node)), ")");
     }
     slot = s;
   }
-  auto product = [&](Mask m) {
-    int64_t p = 1;
-    for (int i = 0; i < rank; ++i)
-      if (m >> i & 1) p *= space_[i];
-    return p;
-  };
-  auto broadcast_back = [&](Mask s) {
-    for (ValueId v = 0; v < nv; ++v) {
-      if (map_[v] && (derived_[v] & s) && (Covered(v) & derived_[v] & s)) return true;
-    }
-    return false;
-  };
-  const int64_t total = product(nontrivial_);
-  Mask inner_axes = 0, column_axes = 0;
-  if (!conflict.empty()) {
-    a.reason = conflict;
-  } else if (reductions_.empty()) {
-    a.pattern = FusionPattern::kPointwise;
-    a.reason = "no reductions";
-    inner_axes = rank > 0 ? Mask{1} << (rank - 1) : 0;
-    // The inner extent: trailing axes every input spans fully or not at all.
-    int64_t inner_size = 1;
-    for (int i = rank - 1; i >= 0; --i) {
-      if (space_[i] == 1) continue;
-      bool mergeable = true;
-      if (inner_size > 1) {
-        for (ValueId in : g_.inputs) {
-          if (!g_.value(in).is_tensor) continue;
-          Mask c = Covered(in);
-          Mask tail = nontrivial_ & ~((Mask{1} << i) - 1);
-          if ((c & tail) != 0 && (c & tail) != tail) mergeable = false;
-        }
-      }
-      if (!mergeable) break;
-      inner_size *= space_[i];
-    }
-    a.inner_size = inner_size;
-    a.outer_size = total / std::max<int64_t>(inner_size, 1);
-    for (ValueId o : g_.outputs) {
-      if ((Covered(o) & nontrivial_) != nontrivial_) {
-        a.pattern = FusionPattern::kUnsupported;
-        a.reason = absl::StrCat("pointwise outputs of different sizes (", TypeString(g_, o), ")");
+  return kinds;
+}
+
+int64_t Analyzer::Product(Mask m) const {
+  const int rank = static_cast<int>(space_.size());
+  int64_t p = 1;
+  for (int i = 0; i < rank; ++i)
+    if (m >> i & 1) p *= space_[i];
+  return p;
+}
+
+bool Analyzer::BroadcastBack(Mask s) const {
+  const int nv = static_cast<int>(g_.values.size());
+  for (ValueId v = 0; v < nv; ++v) {
+    if (map_[v] && (derived_[v] & s) && (Covered(v) & derived_[v] & s)) return true;
+  }
+  return false;
+}
+
+void Analyzer::ClassifyPointwise(FusionAnalysis* a, Mask* inner_axes) const {
+  const int rank = static_cast<int>(space_.size());
+  a->pattern = FusionPattern::kPointwise;
+  a->reason = "no reductions";
+  *inner_axes = rank > 0 ? Mask{1} << (rank - 1) : 0;
+  // The inner extent: trailing axes every input spans fully or not at all.
+  int64_t inner_size = 1;
+  for (int i = rank - 1; i >= 0; --i) {
+    if (space_[i] == 1) continue;
+    bool mergeable = true;
+    if (inner_size > 1) {
+      for (ValueId in : g_.inputs) {
+        if (!g_.value(in).is_tensor) continue;
+        Mask c = Covered(in);
+        Mask tail = nontrivial_ & ~((Mask{1} << i) - 1);
+        if ((c & tail) != 0 && (c & tail) != tail) mergeable = false;
       }
     }
-    if (layout_ops_) a.reason = "no reductions; reshape/permute handled as index remapping";
-  } else if (layout_ops_) {
-    a.reason = "reshape or permute inside a reduction fusion";
+    if (!mergeable) break;
+    inner_size *= space_[i];
+  }
+  a->inner_size = inner_size;
+  a->outer_size = Product(nontrivial_) / std::max<int64_t>(inner_size, 1);
+  for (ValueId o : g_.outputs) {
+    if ((Covered(o) & nontrivial_) != nontrivial_) {
+      a->pattern = FusionPattern::kUnsupported;
+      a->reason = absl::StrCat("pointwise outputs of different sizes (", TypeString(g_, o), ")");
+    }
+  }
+  if (layout_ops_) a->reason = "no reductions; reshape/permute handled as index remapping";
+}
+
+void Analyzer::ClassifyReductions(const ReductionKinds& kinds, FusionAnalysis* a, Mask* inner_axes,
+                                  Mask* column_axes) const {
+  const std::optional<Mask>& inner = kinds.inner;
+  const std::optional<Mask>& outer = kinds.outer;
+  const std::optional<Mask>& mixed = kinds.mixed;
+  const int64_t total = Product(nontrivial_);
+  if (layout_ops_) {
+    a->reason = "reshape or permute inside a reduction fusion";
   } else if (inner && !mixed && (!outer || *outer == (nontrivial_ & ~*inner))) {
-    inner_axes = *inner;
-    a.inner_size = product(*inner);
-    a.outer_size = total / std::max<int64_t>(a.inner_size, 1);
+    *inner_axes = *inner;
+    a->inner_size = Product(*inner);
+    a->outer_size = total / std::max<int64_t>(a->inner_size, 1);
     if (!outer) {
-      a.pattern = FusionPattern::kInner;
-      a.reason = "row reductions over the innermost axes";
-    } else if (broadcast_back(*outer)) {
-      a.reason = "column reduction results are used again in the full iteration space";
+      a->pattern = FusionPattern::kInner;
+      a->reason = "row reductions over the innermost axes";
+    } else if (BroadcastBack(*outer)) {
+      a->reason = "column reduction results are used again in the full iteration space";
     } else {
-      column_axes = *outer;
-      a.pattern = FusionPattern::kInnerOuter;
-      a.reason = "row reductions plus column reductions whose results are outputs";
+      *column_axes = *outer;
+      a->pattern = FusionPattern::kInnerOuter;
+      a->reason = "row reductions plus column reductions whose results are outputs";
     }
   } else if (outer && !inner && !mixed) {
-    inner_axes = nontrivial_ & ~*outer;
-    a.inner_size = product(inner_axes);
-    a.outer_size = product(*outer);
-    if (broadcast_back(*outer)) {
-      a.pattern = FusionPattern::kOuterPersistent;
-      a.reason = "column reductions whose results are used again in the full iteration space";
-      a.outer_size = a.inner_size;
-      a.reduced_strided = product(*outer);
-      a.inner_size = a.reduced_strided;
+    *inner_axes = nontrivial_ & ~*outer;
+    a->inner_size = Product(*inner_axes);
+    a->outer_size = Product(*outer);
+    if (BroadcastBack(*outer)) {
+      a->pattern = FusionPattern::kOuterPersistent;
+      a->reason = "column reductions whose results are used again in the full iteration space";
+      a->outer_size = a->inner_size;
+      a->reduced_strided = Product(*outer);
+      a->inner_size = a->reduced_strided;
     } else {
-      a.pattern = FusionPattern::kOuter;
-      a.reason = "column reductions over the outermost axes";
+      a->pattern = FusionPattern::kOuter;
+      a->reason = "column reductions over the outermost axes";
     }
   } else if (mixed && !inner && !outer) {
-    a.pattern = FusionPattern::kOuterPersistent;
-    a.reason = "reductions over axes on both sides of a kept axis";
+    a->pattern = FusionPattern::kOuterPersistent;
+    a->reason = "reductions over axes on both sides of a kept axis";
     const Mask kept = nontrivial_ & ~*mixed;
     int last_kept = 0;
-    for (int i = 0; i < rank; ++i)
+    for (int i = 0; i < static_cast<int>(space_.size()); ++i)
       if (kept >> i & 1) last_kept = i;
     Mask after = *mixed & ~((Mask{2} << last_kept) - 1);
-    inner_axes = after;
-    a.outer_size = product(kept);
-    a.inner_size = product(*mixed);
-    a.reduced_contiguous = product(after);
-    a.reduced_strided = a.inner_size / std::max<int64_t>(a.reduced_contiguous, 1);
+    *inner_axes = after;
+    a->outer_size = Product(kept);
+    a->inner_size = Product(*mixed);
+    a->reduced_contiguous = Product(after);
+    a->reduced_strided = a->inner_size / std::max<int64_t>(a->reduced_contiguous, 1);
   } else {
-    a.reason = "row, column and mixed reductions that no single kernel pattern covers";
+    a->reason = "row, column and mixed reductions that no single kernel pattern covers";
+  }
+}
+
+FusionAnalysis Analyzer::Run() {
+  FusionAnalysis a;
+  const int nv = static_cast<int>(g_.values.size());
+  shape_.resize(nv);
+  map_.resize(nv);
+  derived_.assign(nv, 0);
+  ChooseSpace();
+  a.space = space_;
+  if (space_.size() > 30) {
+    a.reason = "rank above 30";
+    return a;
+  }
+  const bool placed = PlaceValues();
+  a.num_reductions = static_cast<int>(reductions_.size());
+  if (!placed) {
+    a.reason = failure_;
+    return a;
+  }
+  // Classify the reductions by their axes.
+  const ReductionKinds kinds = GroupReductions();
+  Mask inner_axes = 0, column_axes = 0;
+  if (!kinds.conflict.empty()) {
+    a.reason = kinds.conflict;
+  } else if (reductions_.empty()) {
+    ClassifyPointwise(&a, &inner_axes);
+  } else {
+    ClassifyReductions(kinds, &a, &inner_axes, &column_axes);
   }
   // Empty tensors: heuristics size kernels for at least one element.
   for (int64_t* v : {&a.outer_size, &a.inner_size, &a.reduced_contiguous, &a.reduced_strided}) {
