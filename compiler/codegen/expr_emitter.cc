@@ -69,15 +69,18 @@ std::string RoundTo(DataType t, const std::string& expr) {
   return expr;
 }
 
-absl::StatusOr<std::string> EmitPointwise(const Graph& g, const Node& n,
-                                          const std::vector<std::string>& ops,
-                                          const ExprOptions& options) {
+namespace {
+
+// The ops of one operand (and casts) as an expression of the result's
+// compute type, unrounded; false when n.op is not one of them.
+bool EmitUnary(const Graph& g, const Node& n, const std::vector<std::string>& ops,
+               const ExprOptions& options, std::string* out) {
   const DataType rt = g.value(n.outputs[0]).dtype;
   auto in_t = [&](int i) { return g.value(n.inputs[i]).dtype; };
   auto arg = [&](int i) { return Conv(in_t(i), rt, ops[i]); };
   const bool fl = IsFloatingPoint(rt);
   const bool approx = options.approx_transcendentals && IsF32Like(rt);
-  std::string e;
+  std::string& e = *out;
   switch (n.op) {
     case OpKind::kCast:
       e = Conv(in_t(0), rt, ops[0]);
@@ -173,6 +176,45 @@ absl::StatusOr<std::string> EmitPointwise(const Graph& g, const Node& n,
     case OpKind::kBitwiseNot:
       e = absl::StrCat(rt == DataType::kBool ? "(!" : "(~", arg(0), ")");
       break;
+    default:
+      return false;
+  }
+  return true;
+}
+
+// base ** exponent: small constant exponents of floats as products, a
+// square root or a reciprocal; integer pow is refused.
+absl::StatusOr<std::string> EmitPow(const Graph& g, const Node& n, const std::string& b,
+                                    const std::string& exponent) {
+  const DataType rt = g.value(n.outputs[0]).dtype;
+  const bool fl = IsFloatingPoint(rt);
+  const Value& ex = g.value(n.inputs[1]);
+  if (ex.is_constant() && fl) {
+    const double c = *ex.constant;
+    if (c == 1) return b;
+    if (c == 2) return absl::StrCat("(", b, " * ", b, ")");
+    if (c == 3) return absl::StrCat("(", b, " * ", b, " * ", b, ")");
+    if (c == 0.5) return absl::StrCat(Fn("sqrt", rt), "(", b, ")");
+    if (c == -1) return absl::StrCat("(", Literal(1, rt), " / ", b, ")");
+  }
+  if (!fl) {
+    return absl::UnimplementedError(absl::StrCat("codegen: integer pow (node ", n.id, ")"));
+  }
+  return absl::StrCat(Fn("pow", rt), "(", b, ", ", exponent, ")");
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> EmitPointwise(const Graph& g, const Node& n,
+                                          const std::vector<std::string>& ops,
+                                          const ExprOptions& options) {
+  const DataType rt = g.value(n.outputs[0]).dtype;
+  auto in_t = [&](int i) { return g.value(n.inputs[i]).dtype; };
+  auto arg = [&](int i) { return Conv(in_t(i), rt, ops[i]); };
+  const bool fl = IsFloatingPoint(rt);
+  std::string e;
+  if (EmitUnary(g, n, ops, options, &e)) return RoundTo(rt, e);
+  switch (n.op) {
     case OpKind::kAdd:
       e = absl::StrCat("(", arg(0), " + ", arg(1), ")");
       break;
@@ -186,35 +228,9 @@ absl::StatusOr<std::string> EmitPointwise(const Graph& g, const Node& n,
       e = absl::StrCat("(", arg(0), " / ", arg(1), ")");
       break;
     case OpKind::kPow: {
-      const Value& ex = g.value(n.inputs[1]);
-      const std::string b = arg(0);
-      if (ex.is_constant() && fl) {
-        const double c = *ex.constant;
-        if (c == 1) {
-          e = b;
-          break;
-        }
-        if (c == 2) {
-          e = absl::StrCat("(", b, " * ", b, ")");
-          break;
-        }
-        if (c == 3) {
-          e = absl::StrCat("(", b, " * ", b, " * ", b, ")");
-          break;
-        }
-        if (c == 0.5) {
-          e = absl::StrCat(Fn("sqrt", rt), "(", b, ")");
-          break;
-        }
-        if (c == -1) {
-          e = absl::StrCat("(", Literal(1, rt), " / ", b, ")");
-          break;
-        }
-      }
-      if (!fl) {
-        return absl::UnimplementedError(absl::StrCat("codegen: integer pow (node ", n.id, ")"));
-      }
-      e = absl::StrCat(Fn("pow", rt), "(", b, ", ", arg(1), ")");
+      auto pow = EmitPow(g, n, arg(0), arg(1));
+      if (!pow.ok()) return pow.status();
+      e = *pow;
       break;
     }
     case OpKind::kFmod:

@@ -170,6 +170,7 @@ class Generator {
   Scope ElementScope(std::string* body, std::map<ValueId, std::string>* memo,
                      std::set<ValueId>* used);
   absl::Status EmitStage(int stage, std::string& code);
+  absl::Status EmitCrossBlockCombine(const std::vector<int>& slots, std::string& code);
   absl::Status EmitFinal(std::string& code);
   // The blocks a SM the kernel asks ptxas for (__launch_bounds__' second
   // argument; coop: a cooperative grid).
@@ -177,10 +178,15 @@ class Generator {
   // generator_row_loop.cc: the loop over a block's rows, to the end of the
   // final pass (coop: a cooperative grid; cols: column reductions).
   absl::Status EmitRowLoop(std::string& code, bool coop, bool cols);
+  // The loop's head: the rows (row groups) a block visits, in a static order,
+  // from a counter (dynamic_rows) or one group (exact tiling).
+  void EmitRowLoopHead(std::string& code, bool coop, bool cols);
+  void EmitNextRowLoads(std::string& code);
   // generator_epilogue.cc: the column partials, the grid barrier and the
   // tiles that sum them into the column outputs (kernels with column
   // reductions).
   absl::Status EmitColumnEpilogue(std::string& code);
+  void EmitColumnPartials(std::string& code) const;
   std::string LoopOver(const std::string& body, const std::vector<const Access*>& ins,
                        const std::vector<int>& cols, bool final);
   std::string BlockReduce(const std::vector<int>& slots, const std::string& ind);

@@ -14,7 +14,10 @@
 namespace fusiond {
 namespace codegen_internal {
 
-absl::Status Generator::EmitColumnEpilogue(std::string& c) {
+// This block's column partials into the workspace: summed over the cluster
+// first (cluster_x > 1), or the accumulators of a persistent kernel's row
+// slots (16-byte stores that stay in L2 where the vector width allows).
+void Generator::EmitColumnPartials(std::string& c) const {
   const size_t nc = plan_.col_reds.size();
   if (cluster_x_ > 1) {
     absl::StrAppend(&c, ClusterPartials());
@@ -38,6 +41,11 @@ absl::Status Generator::EmitColumnEpilogue(std::string& c) {
     }
     absl::StrAppend(&c, "      }\n    }\n  }\n");
   }
+}
+
+absl::Status Generator::EmitColumnEpilogue(std::string& c) {
+  const size_t nc = plan_.col_reds.size();
+  EmitColumnPartials(c);
   // After the barrier every block sums the P partials of a tile of 4L
   // columns at a time: L lanes read the tile as float4s, the block's other
   // threads split the partials (group g takes every NG-th one), so each
@@ -56,12 +64,9 @@ absl::Status Generator::EmitColumnEpilogue(std::string& c) {
             TW = 4 * L, ng = nthreads / L;
   // The staged ring is dead past the row loop: the epilogue's tiles reuse
   // it instead of declaring 4 KiB a column reduction more, so the ring may
-  // have all of the 227 KiB a block may ask for but the reductions'
-  // scratch (same kernel times on the H200; a third staged row of 16K-wide
-  // rows, which then fits, was slower). The row loop waits for all its
-  // copies when it ends; the grid
-  // barrier then orders every thread's last ring read before the tiles'
-  // first write.
+  // have all of the 227 KiB a block may ask for but the reductions' scratch.
+  // The row loop waits for all its copies when it ends; the grid barrier
+  // then orders every thread's last ring read before the tiles' first write.
   const bool tiles_in_ring =
       rows_staged_ && cluster_x_ == 1 && dynamic_smem_bytes_ >= int64_t{16} * nc * nw * L;
   absl::StrAppend(&c, "  fz_grid_sync(bar);\n");

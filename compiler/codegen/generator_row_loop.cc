@@ -12,7 +12,7 @@
 namespace fusiond {
 namespace codegen_internal {
 
-absl::Status Generator::EmitRowLoop(std::string& c, bool coop, bool cols) {
+void Generator::EmitRowLoopHead(std::string& c, bool coop, bool cols) {
   if (rows_staged_) {
     // The ring stage of the current row and the one the next copies fill.
     absl::StrAppend(&c, "  int stage = 0, fill = ", ring_stages_ - 1, ";\n");
@@ -60,78 +60,83 @@ absl::Status Generator::EmitRowLoop(std::string& c, bool coop, bool cols) {
                     "    row = it * rstride + (i64)blockIdx.x * ", shape_.threads_y, " + ty;\n",
                     "    active = row < rows;\n");
   }
+}
+
+// The row's persistent data was loaded one iteration ahead; load the next
+// row's now so its loads overlap this row's reductions (registers, or the
+// staged ring's copies), and queue the swap for the loop's end.
+void Generator::EmitNextRowLoads(std::string& c) {
+  std::string swap;
+  bool any = false;
+  // Double-buffering costs as many registers again: only for small buffers.
+  const bool prefetch = PrefetchRows() && !rows_staged_;
+  if (rows_staged_) {
+    // Row it + ring_stages_ - 1 into the stage row it - 1 used; then wait for
+    // row it (all but the newest ring_stages_ - 1 groups complete).
+    absl::StrAppend(&c, "    {\n      const i64 srow = row + (i64)", ring_stages_ - 1,
+                    " * rstride;\n", "      if (fits && srow < rows) {\n        rowbase(srow);\n",
+                    IssueStagedCopies("fill", false, "        "),
+                    "        rowbase(row);\n      }\n      fz_cp_commit();\n      fz_cp_wait<",
+                    ring_stages_ - 1, ">();\n    }\n");
+  }
+  for (auto& [v, a] : input_access_) {
+    if (!a.along_row || !a.across_rows || !a.vectorized || !plan_.needed[v] || rows_staged_ ||
+        exact_tiling_)
+      continue;
+    if (!prefetch) {
+      const int w = ChunkWords(a);
+      absl::StrAppend(&c, "    if (it > 0 && fits && active) {\n#pragma unroll\n",
+                      "      for (int k = 0; k < ", shape_.chunks_per_thread,
+                      "; ++k) {\n        const i64 jj = (t + (i64)k * T) * ", shape_.vector_width,
+                      ";\n        if (jj < rlen) ",
+                      RowChunkLoad(a, absl::StrCat("&pb_", a.ptr, "[k * ", w, "]"),
+                                   absl::StrCat(a.ptr, " + ro_", a.ptr, "(jj)")),
+                      "\n      }\n    }\n");
+      continue;
+    }
+    any = true;
+    const int w = ChunkWords(a);
+    absl::StrAppend(&c, "    u32 nb_", a.ptr, "[", shape_.chunks_per_thread * w, "];\n");
+    absl::StrAppend(&swap, "#pragma unroll\n    for (int q = 0; q < ", shape_.chunks_per_thread * w,
+                    "; ++q) pb_", a.ptr, "[q] = nb_", a.ptr, "[q];\n");
+  }
+  std::string row_loads;
+  for (auto& [v, a] : input_access_) {
+    if (a.along_row || !a.across_rows || !plan_.needed[v]) continue;
+    const char* ct = ComputeTypeName(graph_.value(v).dtype);
+    absl::StrAppend(&c, "    ", ct, " nr_", a.ptr, " = ", ct, "(0);\n");
+    absl::StrAppend(&row_loads, "      if (nact) nr_", a.ptr, " = Ty<", a.type_id, ">::load(",
+                    a.ptr, " + rb_", a.ptr, ");\n");
+    absl::StrAppend(&swap, "    cr_", a.ptr, " = nr_", a.ptr, ";\n");
+  }
+  if (any || !row_loads.empty()) {
+    absl::StrAppend(
+        &c, "    {\n      const i64 nrow = row + rstride;\n      const bool nact = nrow < rows;\n",
+        "      rowbase(nrow);\n", row_loads, "      if (fits && nact) {\n#pragma unroll\n",
+        "        for (int k = 0; k < ", shape_.chunks_per_thread,
+        "; ++k) {\n          const i64 jj = (t + (i64)k * T) * ", shape_.vector_width,
+        ";\n          if (jj < rlen) {\n");
+    for (auto& [v, a] : input_access_) {
+      if (!a.along_row || !a.across_rows || !a.vectorized || !plan_.needed[v] || !prefetch)
+        continue;
+      const int w = ChunkWords(a);
+      absl::StrAppend(&c, "            ",
+                      RowChunkLoad(a, absl::StrCat("&nb_", a.ptr, "[k * ", w, "]"),
+                                   absl::StrCat(a.ptr, " + ro_", a.ptr, "(jj)")),
+                      "\n");
+    }
+    absl::StrAppend(&c, "          }\n        }\n      }\n      rowbase(row);\n    }\n");
+  }
+  next_row_code_ += swap;
+}
+
+absl::Status Generator::EmitRowLoop(std::string& c, bool coop, bool cols) {
+  EmitRowLoopHead(c, coop, cols);
   // Row coordinates and bases.
   if (!plan_.i_axes.empty()) {
     absl::StrAppend(&c, "    rowbase(row);\n");
   }
-  if (shape_.persistent) {
-    // The row's persistent data was loaded one iteration ahead; load the
-    // next row's now so its loads overlap this row's reductions.
-    std::string swap;
-    bool any = false;
-    // Double-buffering costs as many registers again: only for small buffers.
-    const bool prefetch = PrefetchRows() && !rows_staged_;
-    if (rows_staged_) {
-      // Row it + ring_stages_ - 1 into the stage row it - 1 used; then wait for
-      // row it (all but the newest ring_stages_ - 1 groups complete).
-      absl::StrAppend(&c, "    {\n      const i64 srow = row + (i64)", ring_stages_ - 1,
-                      " * rstride;\n", "      if (fits && srow < rows) {\n        rowbase(srow);\n",
-                      IssueStagedCopies("fill", false, "        "),
-                      "        rowbase(row);\n      }\n      fz_cp_commit();\n      fz_cp_wait<",
-                      ring_stages_ - 1, ">();\n    }\n");
-    }
-    for (auto& [v, a] : input_access_) {
-      if (!a.along_row || !a.across_rows || !a.vectorized || !plan_.needed[v] || rows_staged_ ||
-          exact_tiling_)
-        continue;
-      if (!prefetch) {
-        const int w = ChunkWords(a);
-        absl::StrAppend(&c, "    if (it > 0 && fits && active) {\n#pragma unroll\n",
-                        "      for (int k = 0; k < ", shape_.chunks_per_thread,
-                        "; ++k) {\n        const i64 jj = (t + (i64)k * T) * ", shape_.vector_width,
-                        ";\n        if (jj < rlen) ",
-                        RowChunkLoad(a, absl::StrCat("&pb_", a.ptr, "[k * ", w, "]"),
-                                     absl::StrCat(a.ptr, " + ro_", a.ptr, "(jj)")),
-                        "\n      }\n    }\n");
-        continue;
-      }
-      any = true;
-      const int w = ChunkWords(a);
-      absl::StrAppend(&c, "    u32 nb_", a.ptr, "[", shape_.chunks_per_thread * w, "];\n");
-      absl::StrAppend(&swap, "#pragma unroll\n    for (int q = 0; q < ",
-                      shape_.chunks_per_thread * w, "; ++q) pb_", a.ptr, "[q] = nb_", a.ptr,
-                      "[q];\n");
-    }
-    std::string row_loads;
-    for (auto& [v, a] : input_access_) {
-      if (a.along_row || !a.across_rows || !plan_.needed[v]) continue;
-      const char* ct = ComputeTypeName(graph_.value(v).dtype);
-      absl::StrAppend(&c, "    ", ct, " nr_", a.ptr, " = ", ct, "(0);\n");
-      absl::StrAppend(&row_loads, "      if (nact) nr_", a.ptr, " = Ty<", a.type_id, ">::load(",
-                      a.ptr, " + rb_", a.ptr, ");\n");
-      absl::StrAppend(&swap, "    cr_", a.ptr, " = nr_", a.ptr, ";\n");
-    }
-    if (any || !row_loads.empty()) {
-      absl::StrAppend(
-          &c,
-          "    {\n      const i64 nrow = row + rstride;\n      const bool nact = nrow < rows;\n",
-          "      rowbase(nrow);\n", row_loads, "      if (fits && nact) {\n#pragma unroll\n",
-          "        for (int k = 0; k < ", shape_.chunks_per_thread,
-          "; ++k) {\n          const i64 jj = (t + (i64)k * T) * ", shape_.vector_width,
-          ";\n          if (jj < rlen) {\n");
-      for (auto& [v, a] : input_access_) {
-        if (!a.along_row || !a.across_rows || !a.vectorized || !plan_.needed[v] || !prefetch)
-          continue;
-        const int w = ChunkWords(a);
-        absl::StrAppend(&c, "            ",
-                        RowChunkLoad(a, absl::StrCat("&nb_", a.ptr, "[k * ", w, "]"),
-                                     absl::StrCat(a.ptr, " + ro_", a.ptr, "(jj)")),
-                        "\n");
-      }
-      absl::StrAppend(&c, "          }\n        }\n      }\n      rowbase(row);\n    }\n");
-    }
-    next_row_code_ += swap;
-  }
+  if (shape_.persistent) EmitNextRowLoads(c);
   for (int s = 0; s < plan_.num_stages; ++s) {
     if (absl::Status st = EmitStage(s, c); !st.ok()) return st;
   }

@@ -286,6 +286,37 @@ Scope Generator::ElementScope(std::string* body, std::map<ValueId, std::string>*
   return es;
 }
 
+// Blocks sharing a row combine their stage's partials through the workspace
+// (plain partials: one-pass variances are not split).
+absl::Status Generator::EmitCrossBlockCombine(const std::vector<int>& slots, std::string& code) {
+  for (int i : slots) {
+    if (plan_.row_slots[i].one_pass)
+      return absl::InternalError("codegen: one-pass var with a row split over blocks");
+  }
+  // Blocks sharing a row combine their partials through the workspace.
+  absl::StrAppend(&code, "    {\n      double* part = ws_row + (size_t)(par & 1) * part_stride;\n",
+                  "      const size_t base = ((size_t)(blockIdx.x * ", shape_.threads_y,
+                  " + ty) * gridDim.y) * ", std::max<size_t>(1, slots.size()), ";\n");
+  absl::StrAppend(&code, "      if (tx == 0) {");
+  for (size_t q = 0; q < slots.size(); ++q) {
+    absl::StrAppend(&code, " part[base + (size_t)blockIdx.y * ", slots.size(), " + ", q,
+                    "] = (double)acc", slots[q], ";");
+  }
+  absl::StrAppend(&code, " }\n      fz_group_sync(bar);\n      par++;\n");
+  for (size_t q = 0; q < slots.size(); ++q) {
+    const ReductionSlot& sl = plan_.row_slots[slots[q]];
+    const char* op = sl.second_moment ? "0" : ReduceOpId(graph_.node(sl.node).op);
+    const std::string& t = accumulator_type_[slots[q]];
+    absl::StrAppend(&code, "      acc", slots[q], " = ",
+                    sl.second_moment ? "0" : ReductionIdentity(graph_.node(sl.node).op, t.c_str()),
+                    ";\n      for (int b = tx; b < (int)gridDim.y; b += ", shape_.threads_x,
+                    ") acc", slots[q], " = fz_comb<", op, ", ", t, ">(acc", slots[q], ", (", t,
+                    ")part[base + (size_t)b * ", slots.size(), " + ", q, "]);\n");
+  }
+  absl::StrAppend(&code, BlockReduce(slots, "      "), "    }\n");
+  return absl::OkStatus();
+}
+
 absl::Status Generator::EmitStage(int stage, std::string& code) {
   current_stage_ = stage;
   std::vector<int> slots;
@@ -353,33 +384,7 @@ absl::Status Generator::EmitStage(int stage, std::string& code) {
   absl::StrAppend(&code, LoopOver(fn, ins, {}, false), moments);
   absl::StrAppend(&code, BlockReduce(slots, "    "));
   if (shape_.row_split) {
-    for (int i : slots) {
-      if (plan_.row_slots[i].one_pass)
-        return absl::InternalError("codegen: one-pass var with a row split over blocks");
-    }
-    // Blocks sharing a row combine their partials through the workspace.
-    absl::StrAppend(&code,
-                    "    {\n      double* part = ws_row + (size_t)(par & 1) * part_stride;\n",
-                    "      const size_t base = ((size_t)(blockIdx.x * ", shape_.threads_y,
-                    " + ty) * gridDim.y) * ", std::max<size_t>(1, slots.size()), ";\n");
-    absl::StrAppend(&code, "      if (tx == 0) {");
-    for (size_t q = 0; q < slots.size(); ++q) {
-      absl::StrAppend(&code, " part[base + (size_t)blockIdx.y * ", slots.size(), " + ", q,
-                      "] = (double)acc", slots[q], ";");
-    }
-    absl::StrAppend(&code, " }\n      fz_group_sync(bar);\n      par++;\n");
-    for (size_t q = 0; q < slots.size(); ++q) {
-      const ReductionSlot& sl = plan_.row_slots[slots[q]];
-      const char* op = sl.second_moment ? "0" : ReduceOpId(graph_.node(sl.node).op);
-      const std::string& t = accumulator_type_[slots[q]];
-      absl::StrAppend(
-          &code, "      acc", slots[q], " = ",
-          sl.second_moment ? "0" : ReductionIdentity(graph_.node(sl.node).op, t.c_str()),
-          ";\n      for (int b = tx; b < (int)gridDim.y; b += ", shape_.threads_x, ") acc",
-          slots[q], " = fz_comb<", op, ", ", t, ">(acc", slots[q], ", (", t,
-          ")part[base + (size_t)b * ", slots.size(), " + ", q, "]);\n");
-    }
-    absl::StrAppend(&code, BlockReduce(slots, "      "), "    }\n");
+    if (absl::Status st = EmitCrossBlockCombine(slots, code); !st.ok()) return st;
   }
   // Results as row values.
   for (int i : slots) {

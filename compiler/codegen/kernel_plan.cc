@@ -156,12 +156,16 @@ uint32_t KernelPlan::ReducedAxes(const Node& n) const {
   return d;
 }
 
-absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise, bool one_pass_var,
-                                      bool reduced_rows) {
-  KernelPlan p;
-  p.graph = &g;
-  const size_t nv = g.values.size();
-  // Symbol names in input order.
+namespace {
+
+// A node is computed when any of its outputs is needed (var_mean's mean
+// alone, say).
+bool Computed(const KernelPlan& p, const Node& n) {
+  return std::any_of(n.outputs.begin(), n.outputs.end(), [&p](ValueId o) { return p.needed[o]; });
+}
+
+// The size symbols' kernel names ("s0", ...) in input order.
+void NameSymbols(const Graph& g, KernelPlan& p) {
   for (ValueId in : g.inputs) {
     for (const Extent& e0 : g.value(in).shape) {
       Extent e = g.Canonical(e0);
@@ -171,7 +175,11 @@ absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise, bool one_p
       }
     }
   }
-  // Reference: the widest rank; per axis the first extent that is not 1.
+}
+
+// The reference shape: the widest rank; per axis the first extent that is
+// not 1.
+absl::Status PlanReference(const Graph& g, KernelPlan& p) {
   for (const Value& v : g.values)
     if (v.is_tensor) p.rank = std::max(p.rank, v.rank());
   if (p.rank == 0) return absl::UnimplementedError("codegen: segment has no tensor of rank > 0");
@@ -187,7 +195,12 @@ absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise, bool one_p
   for (const Node& n : g.nodes) {
     if (n.op == OpKind::kReshape) return Unsupported(g, n, "reshape is not supported");
   }
-  // Axis maps: seed full-rank values one at a time, propagate to a fixpoint.
+  return absl::OkStatus();
+}
+
+// Axis maps: seed full-rank values one at a time, propagate to a fixpoint.
+void MapAxes(const Graph& g, KernelPlan& p) {
+  const size_t nv = g.values.size();
   std::vector<std::vector<int>>& m = p.axis_map;
   m.resize(nv);
   for (size_t v = 0; v < nv; ++v) m[v].assign(g.values[v].rank(), kUnknown);
@@ -205,8 +218,11 @@ absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise, bool one_p
     }
     if (!seeded) break;
   }
-  // Needed values.
-  p.needed.assign(nv, false);
+}
+
+// The values an output depends on.
+void MarkNeeded(const Graph& g, KernelPlan& p) {
+  p.needed.assign(g.values.size(), false);
   for (ValueId o : g.outputs) p.needed[o] = true;
   for (int i = static_cast<int>(g.nodes.size()) - 1; i >= 0; --i) {
     const Node& n = g.nodes[i];
@@ -215,11 +231,13 @@ absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise, bool one_p
     if (any)
       for (ValueId in : n.inputs) p.needed[in] = true;
   }
-  // A node is computed when any of its outputs is needed (var_mean's mean
-  // alone, say).
-  const auto computed = [&p](const Node& n) {
-    return std::any_of(n.outputs.begin(), n.outputs.end(), [&p](ValueId o) { return p.needed[o]; });
-  };
+}
+
+// Each value's axes in the reference space (shape_mask) and the axes it
+// varies along by dataflow (vary).
+absl::Status PlaceAxes(const Graph& g, KernelPlan& p) {
+  const size_t nv = g.values.size();
+  std::vector<std::vector<int>>& m = p.axis_map;
   p.vary.assign(nv, 0);
   p.shape_mask.assign(nv, 0);
   for (size_t v = 0; v < nv; ++v) {
@@ -247,14 +265,22 @@ absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise, bool one_p
     if (IsIndexed(n.op)) u = ~0u;  // values from indices vary along all their axes
     for (ValueId o : n.outputs) p.vary[o] = u & p.shape_mask[o];
   }
+  return absl::OkStatus();
+}
+
+// The row domain R (r_axes) and the iteration axes (i_axes); *reds gets the
+// computed reductions that reduce something.
+absl::Status PlanRowDomain(const Graph& g, bool pointwise, bool reduced_rows, KernelPlan& p,
+                           std::vector<NodeId>* reds_out) {
+  const size_t nv = g.values.size();
+  std::vector<NodeId>& reds = *reds_out;
   // Row domain R.
   const uint32_t all = (p.rank >= 32 ? ~0u : Bit(p.rank) - 1);
   // The innermost axis that is not a broadcast (extent 1) one.
   int last = p.rank - 1;
   while (last > 0 && p.ref[last].is_broadcast()) --last;
-  std::vector<NodeId> reds;
   for (const Node& n : g.nodes) {
-    if (!IsReduction(n.op) || !computed(n)) continue;
+    if (!IsReduction(n.op) || !Computed(p, n)) continue;
     uint32_t eff = p.ReducedAxes(n) & p.vary[n.inputs[0]];
     if (eff == 0) {
       p.trivial_reds.push_back(n.id);
@@ -299,9 +325,17 @@ absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise, bool one_p
   }
   p.r_axes = AxesOf(p.r_mask, p.rank);
   p.i_axes = AxesOf(all & ~p.r_mask, p.rank);
+  return absl::OkStatus();
+}
+
+// Row and column reductions; each value's domain (element, row, column,
+// scalar), refusing mixes the kernel cannot hold. *is_col: per node.
+absl::Status PlanDomains(const Graph& g, const std::vector<NodeId>& reds, KernelPlan& p,
+                         std::vector<bool>* is_col_out) {
+  const size_t nv = g.values.size();
+  std::vector<bool>& is_col = *is_col_out;
   // Classify reductions; column reductions mark their results.
   std::vector<bool> post_col(nv, false);
-  std::vector<bool> is_col(g.nodes.size(), false);
   for (NodeId id : reds) {
     const Node& n = g.node(id);
     const uint32_t in_vary = p.vary[n.inputs[0]];
@@ -351,20 +385,26 @@ absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise, bool one_p
     }
   }
   for (const Node& n : g.nodes) {
-    if (!computed(n) || p.domain[n.outputs[0]] == Domain::kCol) continue;
+    if (!Computed(p, n) || p.domain[n.outputs[0]] == Domain::kCol) continue;
     for (ValueId in : n.inputs) {
       if (p.domain[in] == Domain::kCol) {
         return Unsupported(g, n, "uses a column-reduction result in the row domain");
       }
     }
   }
-  // Stages.
-  p.avail.assign(nv, 0);
+  return absl::OkStatus();
+}
+
+// The row reductions' slots and stages (a var takes two stages, or one in
+// one pass).
+void PlanStages(const Graph& g, const std::vector<NodeId>& reds, const std::vector<bool>& is_col,
+                bool one_pass_var, KernelPlan& p) {
+  p.avail.assign(g.values.size(), 0);
   for (const Node& n : g.nodes) {
     int a = 0;
     for (ValueId in : n.inputs) a = std::max(a, p.avail[in]);
     const bool row_red = IsReduction(n.op) && !is_col[n.id] &&
-                         std::count(reds.begin(), reds.end(), n.id) && computed(n);
+                         std::count(reds.begin(), reds.end(), n.id) && Computed(p, n);
     if (row_red) {
       const bool two = n.op == OpKind::kVar || n.op == OpKind::kVarMean;
       const bool one_pass = two && one_pass_var;
@@ -378,7 +418,24 @@ absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise, bool one_p
   std::stable_sort(
       p.row_slots.begin(), p.row_slots.end(),
       [](const ReductionSlot& x, const ReductionSlot& y) { return x.stage < y.stage; });
-  return p;
 }
 
+}  // namespace
+
+absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise, bool one_pass_var,
+                                      bool reduced_rows) {
+  KernelPlan p;
+  p.graph = &g;
+  NameSymbols(g, p);
+  if (absl::Status s = PlanReference(g, p); !s.ok()) return s;
+  MapAxes(g, p);
+  MarkNeeded(g, p);
+  if (absl::Status s = PlaceAxes(g, p); !s.ok()) return s;
+  std::vector<NodeId> reds;
+  if (absl::Status s = PlanRowDomain(g, pointwise, reduced_rows, p, &reds); !s.ok()) return s;
+  std::vector<bool> is_col(g.nodes.size(), false);
+  if (absl::Status s = PlanDomains(g, reds, p, &is_col); !s.ok()) return s;
+  PlanStages(g, reds, is_col, one_pass_var, p);
+  return p;
+}
 }  // namespace fusiond
