@@ -2,6 +2,7 @@
 // the same Philox stream as the kernels (compiler/ir/philox.h), element by
 // element in row-major order, and iota.
 #include <cmath>
+#include <cstdint>
 
 #include "absl/strings/str_cat.h"
 #include "compiler/ir/philox.h"
@@ -38,9 +39,18 @@ absl::StatusOr<View> EvalIndexed(const Node& n, const std::vector<const View*>& 
   }
   const double a = in[0]->data()[0], b = in[1]->data()[0];
   // Integer scalars hold whole numbers; seed and offset are their 64-bit
-  // two's complement.
+  // two's complement. Kernels receive them as doubles (exact up to 2^53)
+  // and convert as the GPU does (cvt.rzi.s64.f64): saturating, NaN to 0.
   auto word = [](double v) {
-    return static_cast<uint64_t>(std::isfinite(v) ? static_cast<int64_t>(v) : 0);
+    int64_t w = 0;
+    if (v >= 9223372036854775808.0) {
+      w = INT64_MAX;
+    } else if (v <= -9223372036854775808.0) {
+      w = INT64_MIN;
+    } else if (v == v) {
+      w = static_cast<int64_t>(v);
+    }
+    return static_cast<uint64_t>(w);
   };
   const uint64_t seed = word(in[2]->data()[0]), offset = word(in[3]->data()[0]);
   View out = NewView(out_shape, out_dtype);

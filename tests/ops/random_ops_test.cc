@@ -242,6 +242,19 @@ TEST(RandomOps, UnseededOpsAreDistinctStreams) {
   }
 }
 
+// Seeds and offsets travel to kernels as doubles: exact up to 2^53.
+TEST(RandomOps, LargeSeedsAndNegativeOffsets) {
+  auto out = Reference(absl::StrCat(kSeeds,
+                                    "    T2 = fd.ops.uniform(0.0, 1.0, [8], S0, S1)\n"
+                                    "    fd.add_output(T2)\n"),
+                       "inputs = [9007199254740991, -9007199254740991]\n");
+  ASSERT_EQ(out.size(), 1u);
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(out[0].data[i], PhiloxUniformFloat(0, 1, uint64_t{9007199254740991},
+                                                 static_cast<uint64_t>(-9007199254740991LL), i));
+  }
+}
+
 TEST(RandomOps, ClearErrors) {
   auto err = [](const std::string& body) {
     auto p =
