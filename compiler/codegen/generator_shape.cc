@@ -54,24 +54,14 @@ absl::Status Generator::PlanLaunchShape() {
         absl::StrCat("codegen: bad launch parameters vectorize=", params_.vectorize,
                      " block_x=", params_.block_x, " block_y=", params_.block_y));
   }
-  if (shape_.persistent && (params_.kind == SchedulerKind::kOuterPersistent ||
-                            params_.kind == SchedulerKind::kOuterReduction)) {
-    // Slots per thread for the sizes the heuristics saw.
-    int64_t rlen = 1;
-    for (int a : plan_.r_axes) {
-      rlen *= plan_.ref[a].is_static() ? plan_.ref[a].size : 0;
-    }
-    if (rlen == 0) {  // symbolic: the sizes the heuristics saw
-      rlen = params_.kind == SchedulerKind::kOuterPersistent
-                 ? std::max<int64_t>(1, params_.outer_size * params_.inner_size) /
-                       std::max<int64_t>(1, shape_.row_blocks)
-                 : params_.inner_size;
-    }
-    const int64_t chunks = (rlen + shape_.vector_width - 1) / shape_.vector_width;
-    shape_.chunks_per_thread = static_cast<int>(
-        std::max<int64_t>(1, (chunks + shape_.threads_x * shape_.blocks_per_row - 1) /
-                                 (shape_.threads_x * shape_.blocks_per_row)));
-    if (shape_.chunks_per_thread > 16) shape_.persistent = false;
+  // Register-persistent outer kinds keep persistent_batch vectors of a
+  // channel (the heuristics count them as this block lays them out); more
+  // than 16 stay in memory.
+  if (shape_.persistent &&
+      (params_.kind == SchedulerKind::kOuterPersistent ||
+       params_.kind == SchedulerKind::kOuterReduction) &&
+      shape_.chunks_per_thread > 16) {
+    shape_.persistent = false;
   }
   shape_.row_split = !shape_.pointwise && shape_.blocks_per_row > 1;
   {

@@ -37,6 +37,25 @@ int BlockThreads(const HeuristicParams& p) {
 
 }  // namespace
 
+// Register-persistent outer kernels (not lanes ones): the vectors a thread
+// keeps of its channel (outer persistent: the channel's reduced elements
+// over the grid_x blocks that share it) or of its column run (outer
+// reduction), as code generation lays the block out along them.
+void ChunksPerThread(HeuristicParams* p) {
+  const bool persistent = p->kind == SchedulerKind::kOuterPersistent
+                              ? !p->multi_pass && !p->smem_buffer
+                              : p->kind == SchedulerKind::kOuterReduction && !p->multi_pass;
+  if (!persistent || Lanes(*p)) return;
+  const bool channels = p->kind == SchedulerKind::kOuterPersistent;
+  // inner_size: the reduced elements per channel (outer persistent), the
+  // kept columns (outer reduction).
+  const int64_t rlen = p->inner_size;
+  const int64_t threads = channels ? BlockThreads(*p) : std::max(32, p->block_x);
+  const int64_t blocks = channels ? std::max<int64_t>(1, p->grid_x) : 1;
+  const int64_t chunks = CeilDiv(rlen, std::max(1, p->vectorize));
+  p->persistent_batch = static_cast<int>(std::max<int64_t>(1, CeilDiv(chunks, threads * blocks)));
+}
+
 // var/var_mean in one stage (count, mean and squared deviations merged) where
 // that saves a pass over memory: kernels that re-read the row (multi_pass;
 // layernorm forward 128x131072 36.4 -> 33.4 us on the H200). With the row in
@@ -112,6 +131,7 @@ int PlannedBlocksPerSm(const FusionAnalysis& a, const HeuristicParams& p, const 
 }
 
 void DecideKernelForm(const FusionAnalysis& a, const Target& t, HeuristicParams* p) {
+  ChunksPerThread(p);
   p->one_pass_variance = OnePassVariance(*p);
   p->dynamic_rows = DynamicRowOrder(*p);
   p->streaming_stores = StreamingStores(a, *p);

@@ -113,6 +113,27 @@ TEST(KernelForm, BlocksPerSmFollowTheGridAndTheBlock) {
   EXPECT_EQ(p.blocks_per_sm, 2);
 }
 
+TEST(KernelForm, OuterKindsKeepTheChunksTheirBlocksLayOut) {
+  // 4096 reduced elements a channel in float4s over two blocks of 256
+  // threads: two vectors a thread; multi-pass kernels keep none.
+  HeuristicParams p = Kind(SchedulerKind::kOuterPersistent);
+  p.inner_size = 4096;
+  p.outer_size = 64;
+  p.vectorize = 4;
+  p.block_x = 256;
+  p.grid_x = 2;
+  p.grid_y = 64;
+  DecideKernelForm(Rows(64, 4096, 1, 0), H100(), &p);
+  EXPECT_EQ(p.persistent_batch, 2);
+  p.grid_x = 1;
+  DecideKernelForm(Rows(64, 4096, 1, 0), H100(), &p);
+  EXPECT_EQ(p.persistent_batch, 4);
+  p.multi_pass = true;
+  p.persistent_batch = 1;
+  DecideKernelForm(Rows(64, 4096, 1, 0), H100(), &p);
+  EXPECT_EQ(p.persistent_batch, 1);
+}
+
 TEST(KernelForm, ChoicesArePrintedAndHashed) {
   HeuristicParams a = Kind(SchedulerKind::kInnerPersistent);
   HeuristicParams b = a;
