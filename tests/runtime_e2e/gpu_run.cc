@@ -172,6 +172,19 @@ absl::StatusOr<std::vector<HostTensor>> RunOnGpu(runtime::LoadedFusion& fusion,
     return absl::InvalidArgumentError(
         absl::StrCat(inputs.size(), " inputs for a manifest of ", m.inputs.size()));
   }
+  // The primary context of device 0 (the one LoadedFusion launches in) is
+  // current for the allocations and copies below, whoever called.
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+  if (Cu().cuDeviceGet(&device, 0) != CUDA_SUCCESS ||
+      Cu().cuDevicePrimaryCtxRetain(&context, device) != CUDA_SUCCESS ||
+      Cu().cuCtxSetCurrent(context) != CUDA_SUCCESS) {
+    return absl::UnavailableError("cannot make device 0's primary context current");
+  }
+  struct ReleaseContext {
+    CUdevice device;
+    ~ReleaseContext() { Cu().cuDevicePrimaryCtxRelease(device); }
+  } release{device};
   Allocations mem;
   std::vector<runtime::RunArg> args;
   std::vector<runtime::Shape> shapes;

@@ -363,8 +363,10 @@ def _fuse(gm, which: str) -> None:
             continue
         _replace(gm, fx_nodes, nodes, members, lowered, name, which, replaced)
         fused_ops += len(members)
-    gm.graph.eliminate_dead_code()
+    # Ordered first: a fused call sits after its group's last op, and torch's
+    # dead-code elimination lints (fails on) a graph out of order.
     _topo_sort(gm)
+    gm.graph.eliminate_dead_code()
     gm.graph.lint()
     gm.recompile()
     n_calls = sum(1 for n in nodes if n.kind == "call")
