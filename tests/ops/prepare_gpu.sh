@@ -48,6 +48,7 @@ alts() {
     dropout_rmsnorm_fwd_2048x8192)
       echo "vectorize=2 block_x=512 persistent_batch=8|multi_pass=true vectorize=8 block_x=128 persistent_batch=1" ;;
     dropout_bwd_2048x8192) echo "vectorize=1 unroll=1 block_x=128 block_y=4" ;;
+    dropout_layernorm_bwd_2048x8192) echo "vectorize=4 block_x=256 persistent_batch=8" ;;
     random_ops_onekernel_1024x4096) echo "vectorize=1 block_x=256|vectorize=4 block_x=128 unroll=4" ;;
     dropout_softmax_dim0_2048x8192) echo "rows_per_block=1" ;;
     dropout_row_col_sums_2048x4096) echo "vectorize=2 block_x=256 persistent_batch=8" ;;

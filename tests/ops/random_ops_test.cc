@@ -407,8 +407,9 @@ TEST(RandomOps, SegmentsKeepTheStream) {
 // GPU check definitions); every generated kernel compiles with NVRTC.
 TEST(RandomOps, DropoutFusesWithNorms) {
   if (NvrtcVersion() == "none") GTEST_SKIP() << "no NVRTC in this build";
-  for (const char* stem : {"dropout_layernorm_fwd_2048x8192", "dropout_rmsnorm_fwd_2048x8192",
-                           "dropout_bwd_2048x8192", "random_ops_1024x4096"}) {
+  for (const char* stem :
+       {"dropout_layernorm_fwd_2048x8192", "dropout_rmsnorm_fwd_2048x8192", "dropout_bwd_2048x8192",
+        "dropout_layernorm_bwd_2048x8192", "random_ops_1024x4096"}) {
     SCOPED_TRACE(stem);
     auto p = ParseReproFile(absl::StrCat(FUSIOND_OPS_FUSIONS_DIR, "/", stem, ".py"));
     ASSERT_TRUE(p.ok()) << p.status();
