@@ -8,6 +8,8 @@
 // input (the random values, a dropout mask) must equal the reference bit
 // for bit, under every schedule; every other output must pass
 // corpus::CheckOutput (the reference is float64 with each dtype's rounding).
+// The other schedules' exact outputs must also equal the first schedule's
+// bit for bit; for the others the differing elements are printed.
 // Prints a line per artifact and a SUMMARY; exit status 1 on any failure,
 // a missing artifact or no GPU.
 #include <cmath>
@@ -48,10 +50,20 @@ bool SameBits(double a, double b) {
   return (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, sizeof a) == 0;
 }
 
-// Runs one artifact; the failures found, "" when it passes.
+// Elements of a and b whose bits differ (every element when the sizes do).
+int64_t Differing(const HostTensor& a, const HostTensor& b) {
+  if (a.data.size() != b.data.size()) return static_cast<int64_t>(a.data.size());
+  int64_t n = 0;
+  for (size_t k = 0; k < a.data.size(); ++k) n += !SameBits(a.data[k], b.data[k]);
+  return n;
+}
+
+// Runs one artifact; the failures found, "" when it passes. `first`: the
+// outputs of the fusion's first schedule (empty for that one): the exact
+// outputs must equal them bit for bit, the others are counted.
 std::string CheckArtifact(const std::string& dir, const std::vector<HostTensor>& inputs,
                           const std::vector<HostTensor>& want, const std::vector<bool>& exact,
-                          std::string* note) {
+                          std::vector<HostTensor>* first, std::string* note) {
   auto fusion = runtime::LoadedFusion::Load(dir);
   if (!fusion.ok()) return absl::StrCat("load: ", fusion.status().ToString());
   auto got = RunOnGpu(**fusion, inputs, 0xFF);
@@ -59,6 +71,19 @@ std::string CheckArtifact(const std::string& dir, const std::vector<HostTensor>&
   if (got->size() != want.size())
     return absl::StrCat(got->size(), " outputs, expected ", want.size());
   std::vector<std::string> why, notes;
+  if (first->empty()) {
+    *first = *got;
+  } else {
+    for (size_t i = 0; i < got->size() && i < first->size(); ++i) {
+      const int64_t d = Differing((*got)[i], (*first)[i]);
+      notes.push_back(absl::StrCat("output ", i, " against the first schedule: ",
+                                   d == 0 ? "bitwise equal" : absl::StrCat(d, " elements differ")));
+      if (d > 0 && exact[i]) {
+        why.push_back(
+            absl::StrCat("output ", i, ": ", d, " elements differ from the first schedule's bits"));
+      }
+    }
+  }
   for (size_t i = 0; i < got->size(); ++i) {
     const HostTensor& g = (*got)[i];
     const HostTensor& w = want[i];
@@ -67,18 +92,19 @@ std::string CheckArtifact(const std::string& dir, const std::vector<HostTensor>&
         why.push_back(absl::StrCat("output ", i, ": dtype or size differs"));
         continue;
       }
-      int64_t differ = 0, first = -1;
+      int64_t differ = 0, at = -1;
       for (size_t k = 0; k < g.data.size(); ++k) {
         if (!SameBits(g.data[k], w.data[k])) {
-          if (first < 0) first = static_cast<int64_t>(k);
+          if (at < 0) at = static_cast<int64_t>(k);
           ++differ;
         }
       }
-      notes.push_back(absl::StrCat("output ", i, " bitwise ", differ == 0 ? "equal" : "DIFFERS"));
+      notes.push_back(absl::StrCat("output ", i, " against the reference: bitwise ",
+                                   differ == 0 ? "equal" : "DIFFERENT"));
       if (differ > 0) {
         why.push_back(absl::StrCat("output ", i, ": ", differ, " of ", g.data.size(),
-                                   " elements differ from the reference's bits (first at ", first,
-                                   ": ", g.data[first], " against ", w.data[first], ")"));
+                                   " elements differ from the reference's bits (first at ", at,
+                                   ": ", g.data[at], " against ", w.data[at], ")"));
       }
       continue;
     }
@@ -133,11 +159,12 @@ int main(int argc, char** argv) {
       continue;
     }
     const std::vector<bool> exact = RandomOnlyOutputs(g);
+    std::vector<HostTensor> first;
     for (const std::string& run : runs) {
       ++artifacts;
       std::string note;
       const std::string why =
-          CheckArtifact(absl::StrCat(dir, "/", run), inputs, *want, exact, &note);
+          CheckArtifact(absl::StrCat(dir, "/", run), inputs, *want, exact, &first, &note);
       std::printf("%s [%s]: %s%s (%s)\n", stem.c_str(), run.c_str(),
                   why.empty() ? "ok" : "FAILED: ", why.c_str(), note.c_str());
       failed += !why.empty();
