@@ -35,7 +35,7 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   EmitColumnBuffers(c);
   EmitRowBases(c);
   EmitFirstRows(c);
-  if (absl::Status st = EmitRowLoop(c, Cooperative(), HasColumnReductions()); !st.ok()) return st;
+  if (absl::Status st = EmitRowLoop(c); !st.ok()) return st;
   if (HasColumnReductions()) {
     if (absl::Status st = EmitColumnEpilogue(c); !st.ok()) return st;
   }

@@ -1,9 +1,13 @@
 // Internal to the code generator: the Generator class that emits one
-// kernel (codegen.cc: the skeleton, Run; generator_offsets.cc: per-tensor
-// access and offsets; generator_stages.cc: the chunk loops, block
-// reductions, stage and final bodies; generator_keep.cc: kept chunks;
-// generator_staging.cc and generator_cluster.cc: staged rows and cluster
-// partials; generator_requires.cc: specialized kernels' requirements).
+// kernel as a sequence of lowering steps (codegen.cc: Run, the steps in
+// order; generator_shape.cc: the planning steps, LaunchShape and KernelForm;
+// generator_setup.cc: the emission steps before the row loop and the launch
+// recipe; generator_row_loop.cc, generator_stages.cc, generator_epilogue.cc:
+// the row loop, its stages and final pass, the column epilogue;
+// generator_offsets.cc: per-tensor access and offsets; generator_keep.cc:
+// kept chunks; generator_staging.cc and generator_cluster.cc: staged rows and
+// cluster partials; generator_requires.cc: specialized kernels'
+// requirements; generator_lanes.cc: lanes kernels).
 #ifndef FUSIOND_COMPILER_CODEGEN_GENERATOR_H_
 #define FUSIOND_COMPILER_CODEGEN_GENERATOR_H_
 
@@ -110,6 +114,42 @@ struct LaunchShape {
   int64_t row_iterations = 1;  // a thread's loop iterations over the heuristics' row
 };
 
+// What PlanKernelForm decides beyond the launch shape, before any text.
+struct KernelForm {
+  // Staged rows (HeuristicParams::smem_buffer, PlanStaging): the row and
+  // column buffers in a shared-memory ring of ring_stages rows; 16-bit
+  // column operands widened to float there (float_columns).
+  bool rows_staged = false;
+  int ring_stages = 0;
+  bool float_columns = false;
+  std::map<std::string, int64_t> staged_smem_offset;  // by pointer name
+  int cluster_x = 1;                                  // PlanCluster
+  // HeuristicParams::reread_rows on a kernel with rows in registers: the row
+  // buffers pb_* fill with fz_ld_keep, and the final pass loads each chunk
+  // again with fz_ld_done before it uses it (RereadPrelude).
+  bool reread_rows = false;
+  // Multi-pass kernels keep their first chunks in shared memory (PlanKeep).
+  bool keep_chunks = false;
+  // Specialized to the shape class compiled for (PlanRequires), the size
+  // symbols it has as literals, and whether the row is exactly
+  // threads_x * chunks_per_thread * vector_width elements.
+  bool specialized = false;
+  std::set<SymbolId> literal_symbols;
+  bool row_fills_tiles = false;
+  // A block a row group (HeuristicParams::exact_tiling on a specialized
+  // kernel whose row fills the tile, no split, no column reductions): no
+  // row loop, no next-row prefetch, no in-row guards, the grid covering
+  // every row group, and the block reduction in warp 0 (BlockReduce).
+  bool exact_tiling = false;
+  // Row groups taken from a counter (HeuristicParams::dynamic_rows).
+  bool dynamic_rows = false;
+  // Divisions by run-time extents: the FzDiv name per extent (PlanDividers)
+  // and the code that makes them once per thread.
+  std::map<std::string, std::string> extent_dividers;
+  std::string divider_code;
+  int min_blocks = 1;  // __launch_bounds__' second argument
+};
+
 class Generator {
  public:
   Generator(const KernelPlan& plan, const HeuristicParams& hp, const CodegenOptions& o)
@@ -147,9 +187,7 @@ class Generator {
   bool Cooperative() const { return shape_.row_split || HasColumnReductions(); }
   // The most row slots one reduction stage exchanges.
   size_t MaxSlotsPerStage() const;
-  std::string signature_;     // the kernel's parameter list
-  std::string divider_code_;  // PlanDividers' per-thread FzDivs
-  int min_blocks_ = 1;        // __launch_bounds__' second argument
+  std::string signature_;  // the kernel's parameter list
   Access MakeAccess(ValueId v, std::string ptr) const;
   std::string OffsetLambda(const Access& a) const;
   // Whether the iteration space is static and under 2^31 elements (offsets
@@ -159,7 +197,6 @@ class Generator {
   // name of its FzDiv, made once per thread, and fz_q32 (j and the extents
   // fit the multiply-high division); empty when no offset divides so.
   std::string PlanDividers();
-  std::map<std::string, std::string> extent_dividers_;
   // A call of a's offset function at j where the vector paths run (`vec`:
   // vec_ok holds, and with it fz_q32), anywhere (`any`: in a body
   // instantiated for VW<VV>, VV 1 in the element loop) or outside them.
@@ -176,11 +213,11 @@ class Generator {
   // argument; coop: a cooperative grid).
   int MinBlocksPerSm(bool coop) const;
   // generator_row_loop.cc: the loop over a block's rows, to the end of the
-  // final pass (coop: a cooperative grid; cols: column reductions).
-  absl::Status EmitRowLoop(std::string& code, bool coop, bool cols);
+  // final pass.
+  absl::Status EmitRowLoop(std::string& code);
   // The loop's head: the rows (row groups) a block visits, in a static order,
   // from a counter (dynamic_rows) or one group (exact tiling).
-  void EmitRowLoopHead(std::string& code, bool coop, bool cols);
+  void EmitRowLoopHead(std::string& code, bool coop);
   void EmitNextRowLoads(std::string& code);
   // generator_epilogue.cc: the column partials, the grid barrier and the
   // tiles that sum them into the column outputs (kernels with column
@@ -220,7 +257,7 @@ class Generator {
   int PersistentRowWords() const {
     int words = 0;
     for (const auto& [v, a] : input_access_) {
-      if (a.along_row && a.across_rows && a.vectorized && plan_.needed[v] && !rows_staged_)
+      if (a.along_row && a.across_rows && a.vectorized && plan_.needed[v] && !form_.rows_staged)
         words += shape_.chunks_per_thread * ChunkWords(a);
     }
     return words;
@@ -230,7 +267,7 @@ class Generator {
   int PersistentColWords() const {
     int words = 0;
     for (const auto& [v, a] : input_access_) {
-      if (a.along_row && !a.across_rows && a.vectorized && plan_.needed[v] && !rows_staged_ &&
+      if (a.along_row && !a.across_rows && a.vectorized && plan_.needed[v] && !form_.rows_staged &&
           !ColumnInSmem(a)) {
         words += shape_.chunks_per_thread * ChunkWords(a);
       }
@@ -246,20 +283,20 @@ class Generator {
   // Whether the next row is loaded into a second buffer while the current
   // one is reduced (double-buffering costs as many registers again: only
   // for small buffers).
-  bool PrefetchRows() const { return !exact_tiling_ && PersistentRowWords() <= 16; }
+  bool PrefetchRows() const { return !form_.exact_tiling && PersistentRowWords() <= 16; }
 
   // Staged rows (HeuristicParams::smem_buffer on the inner persistent
   // kinds): the persistent row and column buffers live in dynamic shared
   // memory, filled with cp.async by the thread that later reads them,
-  // ring_stages_ rows deep (the current row plus ring_stages_ - 1 in flight).
+  // ring_stages rows deep (the current row plus ring_stages - 1 in flight).
   bool Staged(const Access& a) const {
-    return rows_staged_ && a.along_row && a.vectorized && plan_.needed[a.v];
+    return form_.rows_staged && a.along_row && a.vectorized && plan_.needed[a.v];
   }
   // 32-bit words one vector chunk of tensor a takes in registers.
   int ChunkWords(const Access& a) const { return (shape_.vector_width * a.elem_bytes + 3) / 4; }
   // A column operand kept in shared memory (HeuristicParams::smem_columns).
   bool ColumnInSmem(const Access& a) const {
-    return params_.smem_columns && shape_.persistent && !rows_staged_ && a.along_row &&
+    return params_.smem_columns && shape_.persistent && !form_.rows_staged && a.along_row &&
            !a.across_rows && a.vectorized && plan_.needed[a.v] &&
            (params_.kind == SchedulerKind::kInnerPersistent ||
             params_.kind == SchedulerKind::kInnerOuterPersistent);
@@ -271,7 +308,7 @@ class Generator {
   // conflicts). The element read is fz_elem (FloatColumnPrelude), which the
   // paths that load packed words from memory share.
   bool FloatColumn(const Access& a) const {
-    return float_columns_ && Staged(a) && !a.across_rows && HalfFloat(a);
+    return form_.float_columns && Staged(a) && !a.across_rows && HalfFloat(a);
   }
   static bool HalfFloat(const Access& a) {
     return a.type_id == 4 || a.type_id == 5;
@@ -296,53 +333,33 @@ class Generator {
 
   // Cluster column partials (HeuristicParams::cluster_x): after the row
   // loop the blocks of a cluster put their column accumulators in shared
-  // memory, and each sums its 1/cluster_x_ share of the columns over the
+  // memory, and each sums its 1/cluster_x share of the columns over the
   // cluster's blocks (distributed shared memory, fixed order) into the
   // cluster's partial row. Validates the request (InvalidArgument).
   absl::Status PlanCluster();
   std::string ClusterPartials() const;
-  int cluster_x_ = 1;
 
   // generator_requires.cc: whether this persistent kernel is specialized
   // (CodegenOptions::specialize), and if so its launch requirements in k;
-  // literal_symbols_: the size symbols it has as the literals compiled for.
+  // literal_symbols: the size symbols it has as the literals compiled for.
   bool PlanRequires(int64_t bound, GeneratedKernel& k);
-  bool specialized_ = false;
-  std::set<SymbolId> literal_symbols_;
-
-  bool rows_staged_ = false;
-  bool float_columns_ = false;
-  // HeuristicParams::reread_rows on a kernel with rows in registers: the
-  // row buffers pb_* fill with fz_ld_keep, and the final pass loads each
-  // chunk again with fz_ld_done before it uses it (RereadPrelude).
-  bool reread_rows_ = false;
-  // A block a row group, the row tiled exactly (a specialized reread_rows
-  // kernel whose literal row extent is threads_x * chunks_per_thread * vector_width, no split, no
-  // column reductions): no row loop, no next-row prefetch, no in-row guards, the grid covering
-  // every row group, and the block reduction in warp 0 (BlockReduce). torch.compile's softmax
-  // backward kernel has that form.
-  bool exact_tiling_ = false;
-  bool row_fills_tiles_ =
-      false;  // PlanRequires: the row is threads_x * chunks_per_thread * vector_width elements
   // The test that chunk `jj` of a persistent row lies in the row.
   std::string InRow(const std::string& jj) const {
-    return exact_tiling_ ? "true" : absl::StrCat(jj, " < rlen");
+    return form_.exact_tiling ? "true" : absl::StrCat(jj, " < rlen");
   }
   // The load of chunk `src` of row input a into the words at `dst`.
   std::string RowChunkLoad(const Access& a, const std::string& dst, const std::string& src) const {
-    return reread_rows_ ? absl::StrCat("fz_ld_keep<", shape_.vector_width * a.elem_bytes, ">(", dst,
-                                       ", ", src, ");")
-                        : absl::StrCat("Chunk<", shape_.vector_width * a.elem_bytes, ">::ld(", dst,
-                                       ", ", src, ");");
+    return form_.reread_rows ? absl::StrCat("fz_ld_keep<", shape_.vector_width * a.elem_bytes, ">(",
+                                            dst, ", ", src, ");")
+                             : absl::StrCat("Chunk<", shape_.vector_width * a.elem_bytes, ">::ld(",
+                                            dst, ", ", src, ");");
   }
-  int ring_stages_ = 0;
   // Kept chunks (multi-pass kernels with HeuristicParams::smem_bytes): the
   // first pass copies each thread's first kept_iterations_ loop iterations of the
   // inputs it streams into dynamic shared memory, and the later passes read
   // those there instead of memory. Slots are [iteration * U + u][word]
   // [thread]; an input's words start at kept_word_offset_[ptr] within a slot of
   // kept_slot_words_.
-  bool keep_chunks_ = false;
   int kept_iterations_ = 0;
   int current_stage_ = 0;  // the reduction stage being emitted (EmitStage)
   int kept_slot_words_ = 0;
@@ -369,7 +386,6 @@ class Generator {
                              const std::vector<const Access*>& ins,
                              const std::vector<int>& cols) const;
   int64_t dynamic_smem_bytes_ = 0;
-  std::map<std::string, int64_t> staged_smem_offset_;  // by pointer name
 
   const KernelPlan& plan_;
   const Graph& graph_;
@@ -377,9 +393,10 @@ class Generator {
   const CodegenOptions& options_;
   // Set once by PlanLaunchShape, read by every emission step.
   LaunchShape shape_;
+  // Set by PlanKernelForm (and the planning functions it calls), read by
+  // every emission step.
+  KernelForm form_;
   std::string next_row_code_;
-  // Multi-pass inner-outer kernels take row groups from a counter (Run).
-  bool dynamic_rows_ = false;
   // Vectorized output stores, with the streaming (evict-first) hint where
   // the heuristics ask for it (HeuristicParams::streaming_stores).
   const char* StoreFn() const { return params_.streaming_stores ? "stcs" : "st"; }

@@ -29,7 +29,7 @@ absl::Status Generator::PlanCluster() {
         "block, vectors of 4+ elements and a power of two up to 8 (block_x=",
         shape_.threads_x, " block_y=", shape_.threads_y, " vectorize=", shape_.vector_width, ")"));
   }
-  cluster_x_ = c;
+  form_.cluster_x = c;
   const int64_t bytes = int64_t{4} * static_cast<int64_t>(plan_.col_reds.size()) *
                         shape_.chunks_per_thread * shape_.vector_width * shape_.threads_x;
   dynamic_smem_bytes_ =
@@ -57,18 +57,18 @@ std::string Generator::ClusterPartials() const {
                     " + l + 3]);\n");
   }
   absl::StrAppend(&s, "      }\n    }\n    fz_cluster_sync();\n",
-                  "    const int per = ", region / cluster_x_, ", rank = blockIdx.x % ", cluster_x_,
-                  ";\n", "    for (int i = tx; i < per; i += ", shape_.threads_x, ") {\n",
-                  "      const int q = rank * per + i, x = q % ", shape_.threads_x, ", k = q / ",
-                  shape_.threads_x * q4, ", l = q / ", shape_.threads_x, " % ", q4, " * 4;\n",
-                  "      const i64 j = ((i64)blockIdx.y * ", shape_.threads_x,
+                  "    const int per = ", region / form_.cluster_x, ", rank = blockIdx.x % ",
+                  form_.cluster_x, ";\n", "    for (int i = tx; i < per; i += ", shape_.threads_x,
+                  ") {\n", "      const int q = rank * per + i, x = q % ", shape_.threads_x,
+                  ", k = q / ", shape_.threads_x * q4, ", l = q / ", shape_.threads_x, " % ", q4,
+                  " * 4;\n", "      const i64 j = ((i64)blockIdx.y * ", shape_.threads_x,
                   " + x + (i64)k * T) * ", shape_.vector_width, " + l;\n",
                   "      if (j >= rlen) continue;\n");
   for (size_t ci = 0; ci < nc; ++ci) {
     const char* op = ReduceOpId(graph_.node(plan_.col_reds[ci]).op);
     absl::StrAppend(&s, "      float4 s", ci, " = fz_dsmem_ld4(fz_cs + ", ci * region,
                     " + q, 0);\n");
-    for (int r = 1; r < cluster_x_; ++r) {
+    for (int r = 1; r < form_.cluster_x; ++r) {
       absl::StrAppend(&s, "      {\n        const float4 v = fz_dsmem_ld4(fz_cs + ", ci * region,
                       " + q, ", r, ");\n");
       for (const char* f : {"x", "y", "z", "w"}) {
@@ -77,8 +77,8 @@ std::string Generator::ClusterPartials() const {
       }
       absl::StrAppend(&s, "      }\n");
     }
-    absl::StrAppend(&s, "      fz_st_partial(wcol + ((i64)(blockIdx.x / ", cluster_x_, ") * ", nc,
-                    " + ", ci, ") * wstride + j, s", ci, ");\n");
+    absl::StrAppend(&s, "      fz_st_partial(wcol + ((i64)(blockIdx.x / ", form_.cluster_x, ") * ",
+                    nc, " + ", ci, ") * wstride + j, s", ci, ");\n");
   }
   // No block leaves (its shared memory) while the others still read it.
   absl::StrAppend(&s, "    }\n    fz_cluster_sync();\n  }\n");

@@ -19,7 +19,7 @@ namespace codegen_internal {
 // slots (16-byte stores that stay in L2 where the vector width allows).
 void Generator::EmitColumnPartials(std::string& c) const {
   const size_t nc = plan_.col_reds.size();
-  if (cluster_x_ > 1) {
+  if (form_.cluster_x > 1) {
     absl::StrAppend(&c, ClusterPartials());
   } else if (shape_.persistent) {
     absl::StrAppend(&c, "  if (fits) {\n#pragma unroll\n    for (int k = 0; k < ",
@@ -59,7 +59,7 @@ absl::Status Generator::EmitColumnEpilogue(std::string& c) {
   const int nthreads = shape_.threads_x * shape_.threads_y, nw = std::max(1, nthreads / 32);
   const int64_t gx = std::max<int64_t>(1, params_.grid_x),
                 blocks = gx * std::max<int64_t>(1, params_.grid_y);
-  const int L = EpilogueLanes(params_.inner_size, gx * shape_.threads_y / cluster_x_, blocks,
+  const int L = EpilogueLanes(params_.inner_size, gx * shape_.threads_y / form_.cluster_x, blocks,
                               nthreads),
             TW = 4 * L, ng = nthreads / L;
   // The staged ring is dead past the row loop: the epilogue's tiles reuse
@@ -68,15 +68,15 @@ absl::Status Generator::EmitColumnEpilogue(std::string& c) {
   // The row loop waits for all its copies when it ends; the grid barrier
   // then orders every thread's last ring read before the tiles' first write.
   const bool tiles_in_ring =
-      rows_staged_ && cluster_x_ == 1 && dynamic_smem_bytes_ >= int64_t{16} * nc * nw * L;
+      form_.rows_staged && form_.cluster_x == 1 && dynamic_smem_bytes_ >= int64_t{16} * nc * nw * L;
   absl::StrAppend(&c, "  fz_grid_sync(bar);\n");
   // Every block is past its last take: the counter is zero for the next launch.
-  if (dynamic_rows_)
+  if (form_.dynamic_rows)
     absl::StrAppend(&c, "  if (blockIdx.x == 0 && tx == 0 && ty == 0) bar[1] = 0;\n");
   // Partial rows: one per cluster where the clusters summed theirs (fits).
-  const std::string P =
-      cluster_x_ > 1 ? absl::StrCat("fits ? (int)gridDim.x / ", cluster_x_, " : (int)gridDim.x")
-                     : absl::StrCat("gridDim.x * ", shape_.threads_y);
+  const std::string P = form_.cluster_x > 1 ? absl::StrCat("fits ? (int)gridDim.x / ",
+                                                           form_.cluster_x, " : (int)gridDim.x")
+                                            : absl::StrCat("gridDim.x * ", shape_.threads_y);
   absl::StrAppend(
       &c, "  {\n    const int P = ", P, ";\n", "    const int tid = ty * ", shape_.threads_x,
       " + tx, lane = tid % ", L, ", grp = tid / ", L, ";\n",

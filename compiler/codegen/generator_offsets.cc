@@ -62,7 +62,7 @@ bool Generator::SmallStaticSpace() const {
 }
 
 std::string Generator::PlanDividers() {
-  extent_dividers_.clear();
+  form_.extent_dividers.clear();
   bool decomposes = false;
   for (const auto& [v, a] : input_access_) decomposes |= a.along_row && !a.linear_in_row;
   for (const Access& a : output_access_) decomposes |= a.along_row && !a.linear_in_row;
@@ -75,13 +75,13 @@ std::string Generator::PlanDividers() {
   for (size_t k = 1; k < plan_.r_axes.size(); ++k) {
     const Extent& e = plan_.ref[plan_.r_axes[k]];
     const std::string ext = plan_.ExtentExpr(e);
-    if (e.is_static() || extent_dividers_.count(ext)) continue;
-    const std::string name = absl::StrCat("fz_d", extent_dividers_.size());
-    extent_dividers_[ext] = name;
+    if (e.is_static() || form_.extent_dividers.count(ext)) continue;
+    const std::string name = absl::StrCat("fz_d", form_.extent_dividers.size());
+    form_.extent_dividers[ext] = name;
     absl::StrAppend(&s, "  const FzDiv ", name, " = fz_div_make(", ext, ");\n");
     absl::StrAppend(&small, " && (", ext, ") <= 0x7fffffffLL");
   }
-  if (extent_dividers_.empty()) return "";
+  if (form_.extent_dividers.empty()) return "";
   // Each decomposed offset within its row fits 32 bits (the vector paths
   // add it up in u32).
   std::set<std::string> bounds;
@@ -102,7 +102,7 @@ std::string Generator::PlanDividers() {
 
 std::string Generator::OffsetAt(const Access& a, const std::string& j, At at) const {
   const std::string fast = absl::StrCat("ro_", a.ptr, "(", j, ")");
-  if (extent_dividers_.empty() || a.linear_in_row || at == At::kVec) return fast;
+  if (form_.extent_dividers.empty() || a.linear_in_row || at == At::kVec) return fast;
   const std::string general = absl::StrCat("ro64_", a.ptr, "(", j, ")");
   return at == At::kElem ? general : absl::StrCat("(VV == 1 ? ", general, " : ", fast, ")");
 }
@@ -129,8 +129,8 @@ std::string Generator::OffsetLambda(const Access& a) const {
     for (int k = static_cast<int>(plan_.r_axes.size()) - 1; k >= 0; --k) {
       const int ax = plan_.r_axes[k];
       const std::string e = plan_.ExtentExpr(plan_.ref[ax]);
-      const auto div = extent_dividers_.find(e);
-      const bool fast = magic && k > 0 && div != extent_dividers_.end();
+      const auto div = form_.extent_dividers.find(e);
+      const bool fast = magic && k > 0 && div != form_.extent_dividers.end();
       const std::string ext = absl::StrCat("(", t, ")(", e, ")");
       if (fast) absl::StrAppend(&d, " const u32 q", k, " = fz_div(q, ", div->second, ");");
       std::string coord = k == 0 ? "q"
@@ -146,7 +146,7 @@ std::string Generator::OffsetLambda(const Access& a) const {
     }
     return absl::StrCat(d, " return ", base, " + (i64)o; };\n");
   };
-  if (extent_dividers_.empty()) {
+  if (form_.extent_dividers.empty()) {
     return absl::StrCat("  auto ro_", a.ptr, " = [&](i64 j) -> i64 { ",
                         decompose(SmallStaticSpace() ? "u32" : "i64", false));
   }

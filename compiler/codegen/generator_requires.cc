@@ -21,7 +21,7 @@ namespace codegen_internal {
 bool Generator::PlanRequires(int64_t bound, GeneratedKernel& k) {
   // Kernels with run-time extents over several row axes check more than
   // this (fz_q32: 32-bit offsets) and stay general.
-  if (!options_.specialize || !shape_.persistent || !extent_dividers_.empty() ||
+  if (!options_.specialize || !shape_.persistent || !form_.extent_dividers.empty() ||
       plan_.r_axes.empty())
     return false;
   // The sizes compiled for must meet the conditions themselves.
@@ -34,7 +34,7 @@ bool Generator::PlanRequires(int64_t bound, GeneratedKernel& k) {
   for (int a : plan_.r_axes) rlen *= sizes.Resolve(graph_, plan_.ref[a]);
   const int64_t inner_size = sizes.Resolve(graph_, inner);
   if (inner_size <= 0 || inner_size % shape_.vector_width != 0 || rlen > bound) return false;
-  row_fills_tiles_ = rlen == bound;
+  form_.row_fills_tiles = rlen == bound;
   // A symbolic row's extents become the literals compiled for (codegen.cc),
   // as a static definition's are, so a symbolic definition and a static one
   // of the same shape get the same row arithmetic (docs/codegen.md,
@@ -45,8 +45,8 @@ bool Generator::PlanRequires(int64_t bound, GeneratedKernel& k) {
   if (symbolic) {
     for (int a : plan_.r_axes) {
       const Extent e = graph_.Canonical(plan_.ref[a]);
-      if (e.is_static() || literal_symbols_.count(e.symbol)) continue;
-      literal_symbols_.insert(e.symbol);
+      if (e.is_static() || form_.literal_symbols.count(e.symbol)) continue;
+      form_.literal_symbols.insert(e.symbol);
       k.requirements.push_back({plan_.symbol_names.at(e.symbol), Requirement::Kind::kEquals,
                                 options_.symbol_sizes[e.symbol]});
     }

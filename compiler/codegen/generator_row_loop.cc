@@ -12,12 +12,13 @@
 namespace fusiond {
 namespace codegen_internal {
 
-void Generator::EmitRowLoopHead(std::string& c, bool coop, bool cols) {
-  if (rows_staged_) {
+void Generator::EmitRowLoopHead(std::string& c, bool coop) {
+  if (form_.rows_staged) {
     // The ring stage of the current row and the one the next copies fill.
-    absl::StrAppend(&c, "  int stage = 0, fill = ", ring_stages_ - 1, ";\n");
-    next_row_code_ += absl::StrCat("    stage = stage + 1 == ", ring_stages_, " ? 0 : stage + 1;\n",
-                                   "    fill = fill + 1 == ", ring_stages_, " ? 0 : fill + 1;\n");
+    absl::StrAppend(&c, "  int stage = 0, fill = ", form_.ring_stages - 1, ";\n");
+    next_row_code_ +=
+        absl::StrCat("    stage = stage + 1 == ", form_.ring_stages, " ? 0 : stage + 1;\n",
+                     "    fill = fill + 1 == ", form_.ring_stages, " ? 0 : fill + 1;\n");
   }
   // Rows a block visits: groups of threads_y rows. Statically every
   // gridDim.x-th group; where the heuristics ask (dynamic_rows: cooperative
@@ -28,8 +29,7 @@ void Generator::EmitRowLoopHead(std::string& c, bool coop, bool cols) {
   // the end of the next one, so the atomic has an iteration to return (g0 is
   // the current group, g1 the next; multi-pass kernels prefetch nothing).
   // Group numbers are 32-bit (rows up to 2^32 x threads_y).
-  dynamic_rows_ = params_.dynamic_rows && coop && cols && !shape_.row_split;
-  if (dynamic_rows_) {
+  if (form_.dynamic_rows) {
     absl::StrAppend(
         &c, "  const i64 ngroups = (rows + ", shape_.threads_y, " - 1) / ", shape_.threads_y, ";\n",
         "  __shared__ u32 fz_next[2];\n  u32 fz_take = 0, fz_took = 0;\n",
@@ -40,7 +40,7 @@ void Generator::EmitRowLoopHead(std::string& c, bool coop, bool cols) {
     next_row_code_ +=
         "    if (tx == 0 && ty == 0) fz_next[it & 1] = it == 0 ? blockIdx.x + 2 * gridDim.x : "
         "3 * gridDim.x + fz_took;\n    __syncthreads();\n    g0 = g1;\n    g1 = fz_next[it & 1];\n";
-  } else if (exact_tiling_) {
+  } else if (form_.exact_tiling) {
     // A block a row group and a grid covering them all (LaunchGrid): the
     // loop's one iteration, without its bookkeeping or a next row to load.
     absl::StrAppend(&c, "  {\n    row = (i64)blockIdx.x * ", shape_.threads_y,
@@ -69,19 +69,19 @@ void Generator::EmitNextRowLoads(std::string& c) {
   std::string swap;
   bool any = false;
   // Double-buffering costs as many registers again: only for small buffers.
-  const bool prefetch = PrefetchRows() && !rows_staged_;
-  if (rows_staged_) {
-    // Row it + ring_stages_ - 1 into the stage row it - 1 used; then wait for
-    // row it (all but the newest ring_stages_ - 1 groups complete).
-    absl::StrAppend(&c, "    {\n      const i64 srow = row + (i64)", ring_stages_ - 1,
+  const bool prefetch = PrefetchRows() && !form_.rows_staged;
+  if (form_.rows_staged) {
+    // Row it + ring_stages - 1 into the stage row it - 1 used; then wait for
+    // row it (all but the newest ring_stages - 1 groups complete).
+    absl::StrAppend(&c, "    {\n      const i64 srow = row + (i64)", form_.ring_stages - 1,
                     " * rstride;\n", "      if (fits && srow < rows) {\n        rowbase(srow);\n",
                     IssueStagedCopies("fill", false, "        "),
                     "        rowbase(row);\n      }\n      fz_cp_commit();\n      fz_cp_wait<",
-                    ring_stages_ - 1, ">();\n    }\n");
+                    form_.ring_stages - 1, ">();\n    }\n");
   }
   for (auto& [v, a] : input_access_) {
-    if (!a.along_row || !a.across_rows || !a.vectorized || !plan_.needed[v] || rows_staged_ ||
-        exact_tiling_)
+    if (!a.along_row || !a.across_rows || !a.vectorized || !plan_.needed[v] || form_.rows_staged ||
+        form_.exact_tiling)
       continue;
     if (!prefetch) {
       const int w = ChunkWords(a);
@@ -130,8 +130,8 @@ void Generator::EmitNextRowLoads(std::string& c) {
   next_row_code_ += swap;
 }
 
-absl::Status Generator::EmitRowLoop(std::string& c, bool coop, bool cols) {
-  EmitRowLoopHead(c, coop, cols);
+absl::Status Generator::EmitRowLoop(std::string& c) {
+  EmitRowLoopHead(c, Cooperative());
   // Row coordinates and bases.
   if (!plan_.i_axes.empty()) {
     absl::StrAppend(&c, "    rowbase(row);\n");
@@ -142,7 +142,7 @@ absl::Status Generator::EmitRowLoop(std::string& c, bool coop, bool cols) {
   }
   if (absl::Status st = EmitFinal(c); !st.ok()) return st;
   absl::StrAppend(&c, next_row_code_, "  }\n");
-  if (rows_staged_) absl::StrAppend(&c, "  fz_cp_wait<0>();\n");
+  if (form_.rows_staged) absl::StrAppend(&c, "  fz_cp_wait<0>();\n");
   return absl::OkStatus();
 }
 

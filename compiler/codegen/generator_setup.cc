@@ -65,10 +65,10 @@ void Generator::SetUpValueEmitter() {
 
 std::string Generator::Preludes() const {
   std::string c = DevicePrelude();
-  if (cluster_x_ > 1) c += ClusterPrelude();
-  if (!divider_code_.empty()) c += DividerPrelude();  // the FzDivs follow rlen, before vec_ok
-  if (float_columns_) c += FloatColumnPrelude();
-  if (reread_rows_) c += RereadPrelude();
+  if (form_.cluster_x > 1) c += ClusterPrelude();
+  if (!form_.divider_code.empty()) c += DividerPrelude();  // the FzDivs follow rlen, before vec_ok
+  if (form_.float_columns) c += FloatColumnPrelude();
+  if (form_.reread_rows) c += RereadPrelude();
   if (std::any_of(graph_.values.begin(), graph_.values.end(), [](const Value& v) {
         return v.dtype == DataType::kFloat8E4M3 || v.dtype == DataType::kFloat8E5M2;
       })) {
@@ -82,18 +82,19 @@ std::string Generator::Preludes() const {
 }
 
 void Generator::EmitSignature(const std::string& name, std::string& c) const {
-  absl::StrAppend(&c, "\nextern \"C\" __global__ void __launch_bounds__(",
-                  shape_.threads_x * shape_.threads_y, ", ", min_blocks_, ") ",
-                  cluster_x_ > 1 ? absl::StrCat("__cluster_dims__(", cluster_x_, ", 1, 1) ") : "",
-                  name, "(", signature_, ") {\n");
+  absl::StrAppend(
+      &c, "\nextern \"C\" __global__ void __launch_bounds__(", shape_.threads_x * shape_.threads_y,
+      ", ", form_.min_blocks, ") ",
+      form_.cluster_x > 1 ? absl::StrCat("__cluster_dims__(", form_.cluster_x, ", 1, 1) ") : "",
+      name, "(", signature_, ") {\n");
   absl::StrAppend(&c, shape_.lanes
                           ? LanesThreadIds()
                           : "  const int tx = threadIdx.x, ty = threadIdx.y;\n  (void)ty;\n");
-  for (SymbolId s : literal_symbols_) {
+  for (SymbolId s : form_.literal_symbols) {
     absl::StrAppend(&c, "  constexpr i64 ", plan_.symbol_names.at(s), " = ",
                     options_.symbol_sizes[s], ";  // compiled for (requires)\n");
   }
-  if (rows_staged_ || cluster_x_ > 1)
+  if (form_.rows_staged || form_.cluster_x > 1)
     absl::StrAppend(&c, "  extern __shared__ __align__(16) unsigned char fz_smem[];\n");
 }
 
@@ -117,13 +118,13 @@ absl::Status Generator::EmitIndexSetup(std::string& c) {
   const std::string rlen = plan_.ProductExpr(plan_.r_axes);
   absl::StrAppend(&c, "  const i64 rows = (i64)(", rows, ");\n  const i64 rlen = (i64)(", rlen,
                   ");\n");
-  if (exact_tiling_) {  // one block along the row (no split)
+  if (form_.exact_tiling) {  // one block along the row (no split)
     absl::StrAppend(&c, "  const i64 t = tx;\n  constexpr i64 T = ", shape_.threads_x, ";\n",
-                    divider_code_);
+                    form_.divider_code);
   } else {
     absl::StrAppend(&c, "  const i64 t = (i64)blockIdx.y * ", shape_.threads_x,
                     " + tx;\n  const i64 T = (i64)gridDim.y * ", shape_.threads_x, ";\n",
-                    divider_code_);
+                    form_.divider_code);
   }
   // Vector accesses need the innermost row extent divisible by V and aligned pointers.
   std::string vec = absl::StrCat("(", plan_.ExtentExpr(plan_.ref[plan_.r_axes.back()]), ") % ",
@@ -138,7 +139,7 @@ absl::Status Generator::EmitIndexSetup(std::string& c) {
       absl::StrAppend(&vec, " && ((u64)", a.ptr, " % ", shape_.vector_width * a.elem_bytes,
                       ") == 0");
   }
-  if (!extent_dividers_.empty()) absl::StrAppend(&vec, " && fz_q32");
+  if (!form_.extent_dividers.empty()) absl::StrAppend(&vec, " && fz_q32");
   absl::StrAppend(&c, "  const bool vec_ok = ", vec, ";\n");
   // The row fits the persistent buffers: T * chunks_per_thread * vector_width elements, with T =
   // split * threads_x (a persistent kernel's grid y is `split`), written as a
@@ -208,7 +209,7 @@ void Generator::EmitColumnBuffers(std::string& c) const {
   // (smem_columns: each thread's chunks at [k][tx], filled by the first row
   // of threads).
   if (shape_.persistent) {
-    if (rows_staged_)
+    if (form_.rows_staged)
       absl::StrAppend(&c, "  if (fits) {\n", IssueStagedCopies("0", true, "    "), "  }\n");
     bool smem_cols = false;
     for (auto& [v, a] : input_access_) {
@@ -226,7 +227,7 @@ void Generator::EmitColumnBuffers(std::string& c) const {
     }
     if (smem_cols && shape_.threads_y > 1) absl::StrAppend(&c, "  __syncthreads();\n");
     for (auto& [v, a] : input_access_) {
-      if (!a.along_row || a.across_rows || !a.vectorized || !plan_.needed[v] || rows_staged_ ||
+      if (!a.along_row || a.across_rows || !a.vectorized || !plan_.needed[v] || form_.rows_staged ||
           ColumnInSmem(a))
         continue;
       const int w = ChunkWords(a);
@@ -283,14 +284,14 @@ void Generator::EmitFirstRows(std::string& c) const {
   const bool cols = HasColumnReductions();
   const std::string first_row = absl::StrCat("(i64)blockIdx.x * ", shape_.threads_y, " + ty");
   absl::StrAppend(&c, "  const i64 rstride = (i64)gridDim.x * ", shape_.threads_y, ";\n");
-  if (rows_staged_) {
-    // Fill the ring but its last stage: rows it = 0 .. ring_stages_ - 2.
-    absl::StrAppend(&c, "#pragma unroll\n  for (int s = 0; s < ", ring_stages_ - 1, "; ++s) {\n",
-                    "    const i64 r = ", first_row, " + (i64)s * rstride;\n",
+  if (form_.rows_staged) {
+    // Fill the ring but its last stage: rows it = 0 .. ring_stages - 2.
+    absl::StrAppend(&c, "#pragma unroll\n  for (int s = 0; s < ", form_.ring_stages - 1,
+                    "; ++s) {\n", "    const i64 r = ", first_row, " + (i64)s * rstride;\n",
                     "    if (fits && r < rows) {\n      rowbase(r);\n",
                     IssueStagedCopies("s", false, "      "), "    }\n    fz_cp_commit();\n  }\n");
   }
-  if (shape_.persistent && !rows_staged_) {
+  if (shape_.persistent && !form_.rows_staged) {
     for (auto& [v, a] : input_access_) {
       if (!a.along_row || !a.across_rows || !a.vectorized || !plan_.needed[v]) continue;
       const int w = ChunkWords(a);
@@ -320,7 +321,7 @@ void Generator::EmitFirstRows(std::string& c) const {
       absl::StrAppend(&init, "    for (i64 j = tx; j < rlen; j += ", shape_.threads_x, ") (",
                       ColumnPartialRow(ci), ")[j] = ", ReductionIdentity(cop, "float"), ";\n");
     }
-    if (!init.empty() && !specialized_)
+    if (!init.empty() && !form_.specialized)
       absl::StrAppend(&c, "  if (!fits) {\n", init, "  }\n  __syncthreads();\n");
   }
 }
@@ -331,9 +332,9 @@ void Generator::FillLaunch(GeneratedKernel& k) const {
   const std::string rows = plan_.ProductExpr(plan_.i_axes);
   const std::string rlen = plan_.ProductExpr(plan_.r_axes);
   k.cooperative = coop;
-  k.min_blocks = min_blocks_;
+  k.min_blocks = form_.min_blocks;
   k.dynamic_smem_bytes = dynamic_smem_bytes_;
-  k.cluster_x = cluster_x_;
+  k.cluster_x = form_.cluster_x;
   k.block_x = shape_.threads_x;
   k.block_y = shape_.threads_y;
   k.rows_expr = rows;
@@ -343,10 +344,10 @@ void Generator::FillLaunch(GeneratedKernel& k) const {
                                  shape_.threads_x * shape_.vector_width * shape_.unroll, ")))");
   } else {
     // An exact kernel has no row loop: a block for every row group.
-    k.grid_x_cap = exact_tiling_ ? int64_t{kMaxGridX} : shape_.row_blocks;
+    k.grid_x_cap = form_.exact_tiling ? int64_t{kMaxGridX} : shape_.row_blocks;
     // The heuristics asked for a grid that loops over the rows: more blocks
     // than fit at once would run as a second, partial wave.
-    k.one_wave = shape_.persistent && !coop && !exact_tiling_ &&
+    k.one_wave = shape_.persistent && !coop && !form_.exact_tiling &&
                  shape_.row_blocks < (params_.outer_size + shape_.threads_y - 1) / shape_.threads_y;
     k.grid_y_expr = std::to_string(shape_.blocks_per_row);
   }

@@ -97,14 +97,15 @@ absl::Status Generator::PlanKernelForm(GeneratedKernel& k) {
     k.params.push_back({"workspace", 1, ""});
   }
   if (absl::Status st = PlanCluster(); !st.ok()) return st;
-  reread_rows_ = params_.reread_rows;
-  if (reread_rows_ && (!shape_.persistent || rows_staged_)) {
+  form_.reread_rows = params_.reread_rows;
+  if (form_.reread_rows && (!shape_.persistent || form_.rows_staged)) {
     return absl::InvalidArgumentError(
         "codegen: reread_rows needs rows held in registers (a persistent kind, no smem_buffer, "
         "rows that fit)");
   }
-  keep_chunks_ = params_.multi_pass && plan_.num_stages >= 1 && !shape_.persistent &&
-                 !rows_staged_ && cluster_x_ == 1 && !shape_.lanes && params_.smem_bytes > 0;
+  form_.keep_chunks = params_.multi_pass && plan_.num_stages >= 1 && !shape_.persistent &&
+                      !form_.rows_staged && form_.cluster_x == 1 && !shape_.lanes &&
+                      params_.smem_bytes > 0;
   for (SymbolId s : plan_.symbol_order) {
     const std::string& name = plan_.symbol_names.at(s);
     k.params.push_back({"size", 0, name});
@@ -127,27 +128,28 @@ absl::Status Generator::PlanKernelForm(GeneratedKernel& k) {
         " bytes of shared memory for the column operands; at most ", kMaxColumnSmemBytes));
   }
 
-  divider_code_ = PlanDividers();
+  form_.divider_code = PlanDividers();
   // A specialized kernel has no loops for rows that do not fit: the runtime
   // launches it only where the manifest's requirements hold. Elsewhere it
   // would write wrong values, never out of bounds (every access is still
   // bounded by rows and rlen). An early `if (!fits) return;` made layernorm
   // backward 2048x8192 30% slower on the H200 (53 against 41 us).
-  specialized_ =
+  form_.specialized =
       shape_.persistent && PlanRequires(shape_.blocks_per_row * shape_.threads_x *
                                             shape_.chunks_per_thread * shape_.vector_width,
                                         k);
   // Exact kernels (HeuristicParams::exact_tiling): no row loop nor guards,
   // where the kernel is specialized to a row that fills the block's tile.
-  exact_tiling_ = params_.exact_tiling && reread_rows_ && specialized_ && row_fills_tiles_ &&
-                  !coop && shape_.chunks_per_thread <= 3;
+  form_.exact_tiling = params_.exact_tiling && form_.reread_rows && form_.specialized &&
+                       form_.row_fills_tiles && !coop && shape_.chunks_per_thread <= 3;
   // The size parameters; literal ones (PlanRequires) stay in the signature,
   // renamed and unused, and the body declares them.
   for (SymbolId s : plan_.symbol_order) {
     absl::StrAppend(&signature_, ", i64 ", plan_.symbol_names.at(s),
-                    literal_symbols_.count(s) ? "_arg" : "");
+                    form_.literal_symbols.count(s) ? "_arg" : "");
   }
-  min_blocks_ = MinBlocksPerSm(coop);
+  form_.dynamic_rows = params_.dynamic_rows && coop && HasColumnReductions() && !shape_.row_split;
+  form_.min_blocks = MinBlocksPerSm(coop);
   return absl::OkStatus();
 }
 
@@ -188,13 +190,13 @@ int Generator::MinBlocksPerSm(bool coop) const {
     }
     // Rows re-read for the output pass at 512 threads: two blocks where the
     // estimate allows.
-    if (reread_rows_ && threads == 512 && planned >= 2 && options_.max_min_blocks >= 2 &&
+    if (form_.reread_rows && threads == 512 && planned >= 2 && options_.max_min_blocks >= 2 &&
         estimate <= regs_per_sm / (2 * threads)) {
       min_blocks = 2;
     }
     // Exact kernels of 1024 threads: the estimate runs high without a row
     // loop; CompileSegment asks for one block if ptxas spills.
-    if (exact_tiling_ && threads == 1024 && planned >= 2 && options_.max_min_blocks >= 2) {
+    if (form_.exact_tiling && threads == 1024 && planned >= 2 && options_.max_min_blocks >= 2) {
       min_blocks = 2;
     }
     if (threads == 256 && min_blocks == 2 && !PrefetchRows()) {

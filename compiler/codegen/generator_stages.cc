@@ -43,7 +43,7 @@ std::string Generator::LoopOver(const std::string& body, const std::vector<const
                         InRow("jj"), ") Chunk<", shape_.vector_width * x->elem_bytes, ">::ld(sw_",
                         x->ptr, ", &cs_", x->ptr, "[(k * ", shape_.threads_x, " + tx) * ", w,
                         "]);\n");
-      } else if (reread_rows_ && final && x->across_rows) {
+      } else if (form_.reread_rows && final && x->across_rows) {
         // The row's chunk again, evict-first: its last use (reread_rows).
         absl::StrAppend(&s, "        if (active && ", InRow("jj"), ") fz_ld_done<",
                         shape_.vector_width * x->elem_bytes, ">(&pb_", x->ptr, "[k * ", w, "], ",
@@ -64,7 +64,7 @@ std::string Generator::LoopOver(const std::string& body, const std::vector<const
     }
     for (int c : cols) absl::StrAppend(&s, ", &cacc", c, "[k * ", shape_.vector_width, "]");
     absl::StrAppend(&s, ");\n      }\n    }");
-    if (specialized_) return absl::StrCat(s, "\n");
+    if (form_.specialized) return absl::StrCat(s, "\n");
     absl::StrAppend(&s, " else ");
   }
   // Vector path from memory, U chunks at a time. In a two-pass kernel (one
@@ -79,9 +79,9 @@ std::string Generator::LoopOver(const std::string& body, const std::vector<const
   // (generator_keep.cc) walks each thread's own chunks instead.
   const bool backwards = final && params_.multi_pass && plan_.num_stages == 1;
   const bool first = !final && current_stage_ == 0;
-  if (keep_chunks_ && first) PlanKeep(ins);
+  if (form_.keep_chunks && first) PlanKeep(ins);
   absl::StrAppend(&s, "    if (vec_ok) {\n");
-  if (keep_chunks_ && kept_iterations_ > 0) {
+  if (form_.keep_chunks && kept_iterations_ > 0) {
     absl::StrAppend(&s, KeptVectorPath(first, backwards, body, ins, cols));
   } else {
     const std::string fwd = absl::StrCat("(c0 + (i64)u * T) * ", shape_.vector_width);
@@ -209,7 +209,7 @@ std::string Generator::BlockReduce(const std::vector<int>& slots, const std::str
                       c.f, ";");
     absl::StrAppend(&s, " }\n", ind, "__syncthreads();\n");
     const int warps = shape_.threads_x / 32;
-    // Exact kernels (exact_tiling_): warp 0 combines the warps' partials (a shuffle
+    // Exact kernels (exact_tiling): warp 0 combines the warps' partials (a shuffle
     // tree) and hands the results out through shared memory after a second
     // barrier, as Triton's reductions do: softmax backward 16384x4096 bf16
     // on the H200 97.5 against 98.5 us with every thread reading all the
@@ -222,7 +222,7 @@ std::string Generator::BlockReduce(const std::vector<int>& slots, const std::str
       const std::string& t = accumulator_type_[slots[q]];
       const std::string acc = absl::StrCat("acc", slots[q]);
       const std::string comb = absl::StrCat("fz_comb<", op, ", ", t, ">(");
-      if (exact_tiling_ && t == "float" && BlockPartialType() == t) {
+      if (form_.exact_tiling && t == "float" && BlockPartialType() == t) {
         absl::StrAppend(
             &warp0, ind, "  ", t, " v", q, " = tx < ", warps, " ? fz_red[fz_rb][ty][", q,
             "][tx] : ",

@@ -21,13 +21,13 @@ bool Generator::PlanStaging() {
   const bool inner = params_.kind == SchedulerKind::kInnerPersistent ||
                      params_.kind == SchedulerKind::kInnerOuterPersistent;
   if (!params_.smem_buffer || !inner || params_.multi_pass) return false;
-  rows_staged_ = true;  // for Staged() below
+  form_.rows_staged = true;  // for Staged() below
   int64_t row_bytes = 0, col_bytes = 0, widen_bytes = 0;
   for (const auto& [v, a] : input_access_) {
     if (!Staged(a)) continue;
     const int chunk = shape_.vector_width * a.elem_bytes;
     if (chunk != 4 && chunk != 8 && chunk != 16) {  // cp.async sizes
-      rows_staged_ = false;
+      form_.rows_staged = false;
       return false;
     }
     (a.across_rows ? row_bytes : col_bytes) +=
@@ -37,7 +37,7 @@ bool Generator::PlanStaging() {
                      shape_.threads_x * shape_.threads_y;
   }
   if (row_bytes == 0) {
-    rows_staged_ = false;
+    form_.rows_staged = false;
     return false;
   }
   // As many stages as the heuristics' shared-memory budget holds.
@@ -48,20 +48,20 @@ bool Generator::PlanStaging() {
   // 16-bit columns as float (kMaxFloatColumnBatch) where the budget holds
   // them beside the two stages the heuristics plan (or as many as without).
   const int narrow = stages_for(col_bytes), wide = stages_for(col_bytes + widen_bytes);
-  float_columns_ = widen_bytes > 0 && shape_.chunks_per_thread <= kMaxFloatColumnBatch &&
-                   wide >= std::min(narrow, 2);
-  ring_stages_ = float_columns_ ? wide : narrow;
-  if (ring_stages_ < 1) {
-    rows_staged_ = false;
+  form_.float_columns = widen_bytes > 0 && shape_.chunks_per_thread <= kMaxFloatColumnBatch &&
+                        wide >= std::min(narrow, 2);
+  form_.ring_stages = form_.float_columns ? wide : narrow;
+  if (form_.ring_stages < 1) {
+    form_.rows_staged = false;
     return false;
   }
   int64_t off = 0;
   for (const auto& [v, a] : input_access_) {
     if (!Staged(a)) continue;
-    staged_smem_offset_[a.ptr] = off;
+    form_.staged_smem_offset[a.ptr] = off;
     off += int64_t{shape_.vector_width} * (FloatColumn(a) ? 4 : a.elem_bytes) *
            shape_.chunks_per_thread * shape_.threads_x * shape_.threads_y *
-           (a.across_rows ? ring_stages_ : 1);
+           (a.across_rows ? form_.ring_stages : 1);
   }
   dynamic_smem_bytes_ = off;
   return true;
@@ -72,7 +72,7 @@ std::string Generator::StagedChunk(const Access& a, const std::string& stage,
   const std::string slot =
       a.across_rows ? absl::StrCat("((", stage, ") * ", shape_.chunks_per_thread, " + (", k, "))")
                     : absl::StrCat("(", k, ")");
-  return absl::StrCat("(u32*)(fz_smem + ", staged_smem_offset_.at(a.ptr), " + ((", slot, " * ",
+  return absl::StrCat("(u32*)(fz_smem + ", form_.staged_smem_offset.at(a.ptr), " + ((", slot, " * ",
                       shape_.threads_y, " + ty) * ", shape_.threads_x, " + tx) * ",
                       shape_.vector_width * a.elem_bytes, ")");
 }
@@ -80,7 +80,7 @@ std::string Generator::StagedChunk(const Access& a, const std::string& stage,
 std::string Generator::FloatColumnHalf(const Access& a, int half, const std::string& k) const {
   const int64_t half_bytes = int64_t{shape_.vector_width} * 2 * shape_.chunks_per_thread *
                              shape_.threads_x * shape_.threads_y;
-  return absl::StrCat("(u32*)(fz_smem + ", staged_smem_offset_.at(a.ptr) + half * half_bytes,
+  return absl::StrCat("(u32*)(fz_smem + ", form_.staged_smem_offset.at(a.ptr) + half * half_bytes,
                       " + (((", k, ") * ", shape_.threads_y, " + ty) * ", shape_.threads_x,
                       " + tx) * ", shape_.vector_width * 2, ")");
 }
