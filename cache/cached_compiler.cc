@@ -71,9 +71,13 @@ CachedCompiler::CachedCompiler(KernelCache* cache, CachedCompilerOptions options
     workers_ = std::make_unique<CompileWorkerPool>(std::move(w), &text_store_);
   }
   pool_ = std::make_unique<CompilePool>(options_.compile_threads, options_.max_queue);
+  if (options_.lease != nullptr) watcher_ = std::thread([this] { WatchParked(); });
 }
 
-CachedCompiler::~CachedCompiler() { pool_.reset(); }
+CachedCompiler::~CachedCompiler() {
+  StopWatcher();  // parked flights go back to the pool, which finishes them
+  pool_.reset();
+}
 
 void CachedCompiler::Stop() {
   stopping_ = true;
@@ -162,7 +166,7 @@ absl::StatusOr<std::string> CachedCompiler::ResolveKey(
 }
 
 absl::StatusOr<fusiond::v1::CompiledFusion> CachedCompiler::TimedLookup(
-    const std::string& key, std::map<std::string, double>* stage_micros) {
+    const std::string& key, std::map<std::string, double>* stage_micros, bool* refused) {
   Timer t;
   auto found = cache_->Lookup(key);
   (*stage_micros)["cache_io"] += t.Micros();
@@ -170,7 +174,7 @@ absl::StatusOr<fusiond::v1::CompiledFusion> CachedCompiler::TimedLookup(
   // The shared tier: a record another daemon compiled. Errors there are a
   // miss (the tier counts them); a good record is kept locally too.
   Timer remote;
-  absl::StatusOr<std::string> payload = options_.shared->Get(key);
+  absl::StatusOr<std::string> payload = options_.shared->Get(key, refused);
   (*stage_micros)["shared_io"] += remote.Micros();
   if (!payload.ok()) return found;
   fusiond::v1::CompiledFusion value;
@@ -227,7 +231,7 @@ void CachedCompiler::CompileAsync(FusionRequest request, CompileCallback done,
   }
   auto shared_request = std::make_shared<FusionRequest>(std::move(request));
   bool queued = pool_->TrySubmit(
-      [this, request_key, shared_request] { RunFlight(request_key, *shared_request); });
+      [this, request_key, shared_request] { RunFlight(request_key, shared_request); });
   if (!queued) {
     std::vector<Waiter> waiters;
     {
@@ -253,12 +257,22 @@ bool CachedCompiler::FlightWanted(const std::string& request_key) {
   return false;
 }
 
-void CachedCompiler::RunFlight(const std::string& request_key, const FusionRequest& request) {
+void CachedCompiler::RunFlight(const std::string& request_key,
+                               std::shared_ptr<const FusionRequest> request) {
+  std::string parked;
   absl::StatusOr<CachedCompileResult> result =
       stopping_ ? absl::UnavailableError("fusiond is shutting down")
       : FlightWanted(request_key)
-          ? CompileMiss(request_key, request)
+          ? CompileMiss(request_key, *request, &parked)
           : absl::CancelledError("every caller left before the compile started");
+  if (!parked.empty()) {
+    return Park(Parked{request_key, std::move(request), parked, std::chrono::steady_clock::now()});
+  }
+  DeliverFlight(request_key, std::move(result));
+}
+
+void CachedCompiler::DeliverFlight(const std::string& request_key,
+                                   absl::StatusOr<CachedCompileResult> result) {
   std::vector<Waiter> waiters;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -288,14 +302,16 @@ void CachedCompiler::KeyClaim::Release() {
   registered = false;
 }
 
-bool CachedCompiler::Claim(const std::string& key, KeyClaim* claim, CachedCompileResult* r) {
+CachedCompiler::ClaimResult CachedCompiler::Claim(const std::string& key, KeyClaim* claim,
+                                                  CachedCompileResult* r) {
   r->cache_key = key;
   // Another request (a different one with the same key) may have stored it.
-  auto found = TimedLookup(key, &r->stage_micros);
+  bool refused = false;  // a bad value in Redis: no use looking there again
+  auto found = TimedLookup(key, &r->stage_micros, &refused);
   if (found.ok()) {
     r->compiled = *std::move(found);
     r->hit = true;
-    return true;
+    return ClaimResult::kServed;
   }
   // Single flight by cache key: wait for a compile of the same key.
   for (;;) {
@@ -315,27 +331,38 @@ bool CachedCompiler::Claim(const std::string& key, KeyClaim* claim, CachedCompil
     found = TimedLookup(key, &r->stage_micros);
     if (found.ok()) {
       r->compiled = *std::move(found);
-      return true;  // a miss for this request, compiled by the other one
+      return ClaimResult::kServed;  // a miss for this request, compiled by the other one
     }
   }
   // One compile per cluster (cache/compile_lease.h): while another daemon
   // holds the key's lease, wait for its record instead of compiling. The
   // hold lives until after the publish.
   if (options_.lease != nullptr) {
-    claim->lease = options_.lease->AcquireOrWait(key);
+    claim->lease = TakeOverHold(key);
+    if (claim->lease == nullptr) {
+      bool may_park;
+      {
+        std::lock_guard<std::mutex> lock(park_mu_);
+        may_park = !park_stop_;
+      }
+      claim->lease = may_park ? options_.lease->TryAcquire(key, !refused)
+                              : options_.lease->AcquireOrWait(key, !refused);
+      if (claim->lease == nullptr) return ClaimResult::kParked;
+    }
     if (claim->lease->published()) {
       found = TimedLookup(key, &r->stage_micros);
       if (found.ok()) {
         r->compiled = *std::move(found);
-        return true;  // a miss for this request, compiled by another daemon
+        return ClaimResult::kServed;  // a miss for this request, compiled by another daemon
       }
     }
   }
-  return false;
+  return ClaimResult::kCompile;
 }
 
 absl::StatusOr<CachedCompileResult> CachedCompiler::CompileMiss(const std::string& request_key,
-                                                                const FusionRequest& request) {
+                                                                const FusionRequest& request,
+                                                                std::string* parked_key) {
   CachedCompileResult r;
   const std::function<bool()> wanted = [this, &request_key] { return FlightWanted(request_key); };
   KeyClaim claim{this};
@@ -343,24 +370,38 @@ absl::StatusOr<CachedCompileResult> CachedCompiler::CompileMiss(const std::strin
   if (!known.ok() && !absl::IsNotFound(known.status())) return known.status();
   absl::StatusOr<WorkerResult> compiled = absl::UnknownError("not compiled");
   if (known.ok()) {
-    if (Claim(*known, &claim, &r)) return r;
+    switch (Claim(*known, &claim, &r)) {
+      case ClaimResult::kServed:
+        return r;
+      case ClaimResult::kParked:
+        *parked_key = *known;
+        return r;
+      case ClaimResult::kCompile:
+        break;
+    }
     compiled = FullCompile(request, wanted, nullptr);
   } else {
     // A request not seen before: the compile's own front half finds the key,
     // which is claimed before code generation (the front half runs once).
-    bool served = false;
+    ClaimResult claimed = ClaimResult::kCompile;
+    std::string found_key;
     absl::Status gate_error;
     const KeyGate gate = [&](const std::string& key) {
       ++key_resolutions_;
       Remember(request_key, key);
       gate_error = cache_->InsertRequest(request_key, key);
       if (!gate_error.ok()) return false;
-      served = Claim(key, &claim, &r);
-      return !served;
+      found_key = key;
+      claimed = Claim(key, &claim, &r);
+      return claimed == ClaimResult::kCompile;
     };
     compiled = FullCompile(request, wanted, gate);
     if (!gate_error.ok()) return gate_error;
-    if (served) {
+    if (claimed == ClaimResult::kParked) {
+      *parked_key = found_key;
+      return r;
+    }
+    if (claimed == ClaimResult::kServed) {
       if (compiled.ok()) {
         for (const auto& [stage, micros] : compiled->stage_micros) r.stage_micros[stage] += micros;
       }
@@ -474,60 +515,6 @@ absl::StatusOr<CachedCompileResult> CachedCompiler::Lookup(const FusionRequest& 
     promise.set_value(std::move(r));
   });
   return future.get();
-}
-
-std::optional<CachedCompiler::PayloadHit> CachedCompiler::TryPayloadHit(
-    const std::string& raw_request, ReplyContents contents) {
-  PayloadHit hit;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = raw_memo_.find(raw_request);
-    if (it == raw_memo_.end()) return std::nullopt;
-    hit.cache_key = it->second;
-  }
-  Timer t;
-  auto payload = cache_->LookupPayload(hit.cache_key);
-  if (!payload.ok()) return std::nullopt;
-  hit.payload = *std::move(payload);
-  if (!contents.everything()) {
-    std::shared_ptr<const std::string> trimmed = TrimmedPayload(hit, contents);
-    if (trimmed == nullptr) return std::nullopt;
-    hit.payload = std::move(trimmed);
-  }
-  hit.cache_io_micros = t.Micros();
-  ++hits_;
-  return hit;
-}
-
-std::shared_ptr<const std::string> CachedCompiler::TrimmedPayload(const PayloadHit& hit,
-                                                                  ReplyContents contents) {
-  const std::string key = std::string(1, static_cast<char>('0' + contents.index())) + hit.cache_key;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = trimmed_.find(key);
-    if (it != trimmed_.end() && it->second.full.lock() == hit.payload) return it->second.trimmed;
-  }
-  absl::StatusOr<std::shared_ptr<const std::string>> trimmed = TrimPayload(hit.payload, contents);
-  if (!trimmed.ok()) return nullptr;  // the parsing path reports it
-  const size_t size = key.size() + (*trimmed)->size();
-  std::lock_guard<std::mutex> lock(mu_);
-  if (trimmed_bytes_ + size > options_.max_trimmed_bytes) {
-    trimmed_.clear();
-    trimmed_bytes_ = 0;
-  }
-  if (size <= options_.max_trimmed_bytes) {
-    auto [it, added] = trimmed_.try_emplace(key);
-    if (!added) trimmed_bytes_ -= it->first.size() + it->second.trimmed->size();
-    it->second = Trimmed{hit.payload, *trimmed};
-    trimmed_bytes_ += size;
-  }
-  return *trimmed;
-}
-
-void CachedCompiler::RememberRawRequest(const std::string& raw_request,
-                                        const std::string& cache_key) {
-  std::lock_guard<std::mutex> lock(mu_);
-  RememberIn(&raw_memo_, &raw_memo_bytes_, raw_request, cache_key);
 }
 
 CachedCompilerStats CachedCompiler::Stats() const {

@@ -17,6 +17,8 @@
 #define FUSIOND_CACHE_CACHED_COMPILER_H_
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <future>
@@ -25,6 +27,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -215,10 +218,12 @@ class CachedCompiler {
     ~KeyClaim();
     void Release();
   };
-  // Serves `key` from the cache, after a compile of it in flight here, or
-  // after another daemon's (its lease): true with `r` filled. False when
-  // this request must compile it, holding `claim`.
-  bool Claim(const std::string& key, KeyClaim* claim, CachedCompileResult* r);
+  enum class ClaimResult {
+    kServed,   // `r` filled: from the cache, or after a compile of it here
+    kCompile,  // this request compiles it, holding `claim`
+    kParked,   // another daemon holds its lease: wait off the compile pool
+  };
+  ClaimResult Claim(const std::string& key, KeyClaim* claim, CachedCompileResult* r);
   // `hit`'s payload trimmed to `contents`, from trimmed_ or made now; null
   // when the record does not parse.
   std::shared_ptr<const std::string> TrimmedPayload(const PayloadHit& hit, ReplyContents contents);
@@ -227,12 +232,37 @@ class CachedCompiler {
   void RememberIn(std::unordered_map<std::string, std::string>* memo, size_t* bytes,
                   const std::string& request_key, const std::string& key);
   // Cache lookup timed into stage_micros["cache_io"]; on a local miss, the
-  // shared tier (timed into "shared_io").
+  // shared tier (timed into "shared_io"; `*refused` set when it held a value
+  // that failed its checks).
   absl::StatusOr<fusiond::v1::CompiledFusion> TimedLookup(
-      const std::string& key, std::map<std::string, double>* stage_micros);
-  void RunFlight(const std::string& request_key, const FusionRequest& request);
+      const std::string& key, std::map<std::string, double>* stage_micros, bool* refused = nullptr);
+  void RunFlight(const std::string& request_key, std::shared_ptr<const FusionRequest> request);
+  // The flight's result to every waiter; ends the flight.
+  void DeliverFlight(const std::string& request_key, absl::StatusOr<CachedCompileResult> result);
+  // `*parked_key` set: the flight waits for another daemon's compile of it
+  // (the result is then meaningless).
   absl::StatusOr<CachedCompileResult> CompileMiss(const std::string& request_key,
-                                                  const FusionRequest& request);
+                                                  const FusionRequest& request,
+                                                  std::string* parked_key);
+
+  // Flights waiting for another daemon's compile of their key
+  // (cache/lease_wait.cc): polled by one thread, so a wait holds no compile
+  // thread; served when the record appears, sent back to the pool to
+  // compile when the lease ends without one.
+  struct Parked {
+    std::string request_key;
+    std::shared_ptr<const FusionRequest> request;
+    std::string key;
+    std::chrono::steady_clock::time_point since;
+  };
+  void Park(Parked parked);
+  void WatchParked();
+  void PollParked(Parked* p, std::vector<Parked>* still);
+  void Resubmit(const Parked& p, std::unique_ptr<CompileLease::Hold> hold);
+  void StopWatcher();
+  // The lease the watcher took over for `key`, if any (a resubmitted flight
+  // compiles under it).
+  std::unique_ptr<CompileLease::Hold> TakeOverHold(const std::string& key);
 
   KernelCache* cache_;
   CachedCompilerOptions options_;
@@ -260,6 +290,12 @@ class CachedCompiler {
   std::atomic<uint64_t> hits_{0}, misses_{0}, compiles_{0}, joins_{0}, rejected_{0},
       key_resolutions_{0}, shared_hits_{0}, worker_reuses_{0}, front_halves_{0};
   std::atomic<bool> stopping_{false};
+  std::mutex park_mu_;
+  std::condition_variable park_cv_;
+  std::vector<Parked> parked_;                                                  // park_mu_
+  std::unordered_map<std::string, std::unique_ptr<CompileLease::Hold>> taken_;  // park_mu_
+  bool park_stop_ = false;                                                      // park_mu_
+  std::thread watcher_;                                                         // with a lease only
   // The pipeline's processes; null when it runs in this process.
   std::unique_ptr<CompileWorkerPool> workers_;
   // Last member: destroyed first, so queued compiles finish while the

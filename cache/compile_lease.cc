@@ -57,49 +57,72 @@ void CompileLease::Hold::Renew() {
   }
 }
 
-std::unique_ptr<CompileLease::Hold> CompileLease::AcquireOrWait(const std::string& cache_key) {
-  const std::string value = absl::StrCat(owner_, "#", next_id_++);
-  auto make = [&](bool held, bool published) {
-    return std::unique_ptr<Hold>(new Hold(this, cache_key, value, held, published));
-  };
-  absl::StatusOr<bool> took = tier_->AcquireLease(cache_key, value, options_.lease_ms);
-  if (!took.ok()) return make(false, false);  // Redis failing: compile without a lease
-  if (*took) {
-    ++acquired_;
-    return make(true, false);
-  }
-  ++waits_;
-  const Clock::time_point start = Clock::now();
-  const Clock::time_point give_up = start + std::chrono::milliseconds(options_.max_wait_ms);
-  auto waited = [&] {
-    wait_micros_ +=
-        std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count();
-  };
+std::unique_ptr<CompileLease::Hold> CompileLease::MakeHold(const std::string& cache_key,
+                                                           std::string value, bool held,
+                                                           bool published) {
+  return std::unique_ptr<Hold>(new Hold(this, cache_key, std::move(value), held, published));
+}
+
+std::unique_ptr<CompileLease::Hold> CompileLease::AcquireOrWait(const std::string& cache_key,
+                                                                bool recheck) {
+  if (std::unique_ptr<Hold> hold = TryAcquire(cache_key, recheck)) return hold;
+  const Clock::time_point since = Clock::now();
   for (;;) {
     std::this_thread::sleep_for(std::chrono::milliseconds(options_.poll_ms));
-    absl::StatusOr<bool> exists = tier_->Exists(cache_key);
-    if (exists.ok() && *exists) {
-      waited();
-      return make(false, true);
-    }
-    // The lease gone without a record (its holder failed or died): take it.
-    took = exists.ok() ? tier_->AcquireLease(cache_key, value, options_.lease_ms) : exists.status();
-    if (!took.ok() || *took || Clock::now() >= give_up) {
-      waited();
-      ++takeovers_;
-      if (took.ok() && *took) {
-        // The holder may have published and released between the two calls.
-        if (absl::StatusOr<bool> now = tier_->Exists(cache_key); now.ok() && *now) {
-          --takeovers_;
-          (void)tier_->ReleaseLease(cache_key, value);
-          return make(false, true);
-        }
-        ++acquired_;
-        return make(true, false);
-      }
-      return make(false, false);
-    }
+    if (std::unique_ptr<Hold> hold = Poll(cache_key, since)) return hold;
   }
+}
+
+std::unique_ptr<CompileLease::Hold> CompileLease::TryAcquire(const std::string& cache_key,
+                                                             bool recheck) {
+  std::string value = NewValue();
+  absl::StatusOr<bool> took = tier_->AcquireLease(cache_key, value, options_.lease_ms);
+  if (!took.ok()) return MakeHold(cache_key, value, false, false);  // compile without a lease
+  if (*took) {
+    // The last holder may have published and released since the caller
+    // looked for the record: then there is nothing to compile.
+    absl::StatusOr<bool> now = recheck ? tier_->Exists(cache_key) : false;
+    if (now.ok() && *now) {
+      (void)tier_->ReleaseLease(cache_key, value);
+      return MakeHold(cache_key, value, false, true);
+    }
+    ++acquired_;
+    return MakeHold(cache_key, value, true, false);
+  }
+  ++waits_;
+  return nullptr;
+}
+
+std::unique_ptr<CompileLease::Hold> CompileLease::Poll(const std::string& cache_key,
+                                                       Clock::time_point since) {
+  auto waited = [&] {
+    wait_micros_ +=
+        std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - since).count();
+  };
+  absl::StatusOr<bool> exists = tier_->Exists(cache_key);
+  if (exists.ok() && *exists) {
+    waited();
+    return MakeHold(cache_key, "", false, true);
+  }
+  // The lease gone without a record (its holder failed or died): take it.
+  std::string value = NewValue();
+  absl::StatusOr<bool> took =
+      exists.ok() ? tier_->AcquireLease(cache_key, value, options_.lease_ms) : exists.status();
+  const bool give_up = Clock::now() >= since + std::chrono::milliseconds(options_.max_wait_ms);
+  if (took.ok() && !*took && !give_up) return nullptr;
+  waited();
+  ++takeovers_;
+  if (took.ok() && *took) {
+    // The holder may have published and released between the two calls.
+    if (absl::StatusOr<bool> now = tier_->Exists(cache_key); now.ok() && *now) {
+      --takeovers_;
+      (void)tier_->ReleaseLease(cache_key, value);
+      return MakeHold(cache_key, value, false, true);
+    }
+    ++acquired_;
+    return MakeHold(cache_key, value, true, false);
+  }
+  return MakeHold(cache_key, value, false, false);
 }
 
 CompileLeaseStats CompileLease::Stats() const {

@@ -13,6 +13,7 @@
 #define FUSIOND_CACHE_COMPILE_LEASE_H_
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -76,12 +77,28 @@ class CompileLease {
   // lives), or waits while another daemon holds it: published() when its
   // record appeared, else compile here (lease expired: taken over; Redis
   // failing or the wait too long: compile without it).
-  std::unique_ptr<Hold> AcquireOrWait(const std::string& cache_key);
+  // `recheck`: after taking the lease, look once more for the record (its
+  // last holder may have published and released since the caller looked).
+  std::unique_ptr<Hold> AcquireOrWait(const std::string& cache_key, bool recheck = true);
+  // AcquireOrWait in steps, for callers that wait without a thread of their
+  // own: the Hold when this daemon may compile now (lease taken, or Redis
+  // failing), null while another daemon holds the lease (a wait begins).
+  std::unique_ptr<Hold> TryAcquire(const std::string& cache_key, bool recheck = true);
+  // One look at a key TryAcquire found held, waited for since `since`: null
+  // while still held; else the Hold (published(), or compile here).
+  std::unique_ptr<Hold> Poll(const std::string& cache_key,
+                             std::chrono::steady_clock::time_point since);
+  // How often a waiter should Poll, milliseconds.
+  int poll_ms() const { return options_.poll_ms; }
 
   CompileLeaseStats Stats() const;
   const std::string& owner() const { return owner_; }
 
  private:
+  std::unique_ptr<Hold> MakeHold(const std::string& cache_key, std::string value, bool held,
+                                 bool published);
+  std::string NewValue() { return owner_ + "#" + std::to_string(next_id_++); }
+
   SharedTier* tier_;
   CompileLeaseOptions options_;
   std::string owner_;

@@ -83,7 +83,7 @@ absl::Status SharedTier::Ping() {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::string> SharedTier::Get(const std::string& cache_key) {
+absl::StatusOr<std::string> SharedTier::Get(const std::string& cache_key, bool* refused) {
   const std::string key = options_.key_prefix + cache_key;
   absl::StatusOr<RedisReply> r = pool_.Command({"GET", key});
   if (!r.ok() || (*r)->type == REDIS_REPLY_ERROR) {
@@ -105,6 +105,7 @@ absl::StatusOr<std::string> SharedTier::Get(const std::string& cache_key) {
     // Not deleted: a daemon with another secret (a misconfiguration) must
     // not erase good records; the compile that follows overwrites it.
     ++(problem == SharedRecordProblem::kMalformed ? corrupt_ : rejected_);
+    if (refused != nullptr) *refused = true;
     return absl::NotFoundError(
         absl::StrCat("shared-tier value refused: ", payload.status().message()));
   }

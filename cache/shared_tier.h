@@ -81,8 +81,9 @@ class SharedTier {
   SharedTier& operator=(const SharedTier&) = delete;
 
   // The verified payload (a serialized CompiledFusion) under `cache_key`.
-  // NotFound when absent or refused (counted), Unavailable on errors.
-  absl::StatusOr<std::string> Get(const std::string& cache_key);
+  // NotFound when absent or refused (counted; `*refused` set when given),
+  // Unavailable on errors.
+  absl::StatusOr<std::string> Get(const std::string& cache_key, bool* refused = nullptr);
   // Publishes `payload` under `cache_key` (signed, naming its key).
   absl::Status Put(const std::string& cache_key, const std::string& payload);
   // Whether a value (checked or not) is stored under `cache_key`: cheap

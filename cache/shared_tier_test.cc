@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <future>
 #include <string>
 #include <thread>
 #include <vector>
@@ -274,7 +275,7 @@ FusionRequest SmallRequest(double k = 3.0) {
 
 // One "machine": its own RocksDB cache directory and CachedCompiler.
 struct Machine {
-  explicit Machine(SharedTier* shared) {
+  explicit Machine(SharedTier* shared, CompileLease* lease = nullptr, int threads = 2) {
     char tmpl[] = "/tmp/shared_tier_test.XXXXXX";
     EXPECT_NE(mkdtemp(tmpl), nullptr);
     dir = tmpl;
@@ -283,6 +284,8 @@ struct Machine {
     cache = *KernelCache::Open(o);
     CachedCompilerOptions co;
     co.shared = shared;
+    co.lease = lease;
+    co.compile_threads = threads;
     compiler = std::make_unique<CachedCompiler>(cache.get(), co);
   }
   ~Machine() {
@@ -431,6 +434,64 @@ TEST_F(SharedTierTest, CompileLeaseWaitTakeoverAndFailure) {
   auto alone = b.AcquireOrWait("k3");
   EXPECT_FALSE(alone->published());
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+}
+
+// A miss whose key another daemon is compiling waits off the compile pool:
+// with one compile thread, other misses compile meanwhile. The parked miss is
+// served when the record appears, and compiles itself when the other
+// daemon's lease ends without one.
+TEST_F(SharedTierTest, ALeaseWaitHoldsNoCompileThread) {
+  auto tier = SharedTier::Connect(redis_->Options());
+  ASSERT_TRUE(tier.ok()) << tier.status();
+  CompileLeaseOptions lo;
+  lo.poll_ms = 10;
+  CompileLease lease(tier->get(), lo);
+  // Keys and a genuine record, from a machine without the shared tier.
+  Machine probe(nullptr);
+  auto published = probe.compiler->Compile(SmallRequest(7.0));
+  auto abandoned = probe.compiler->Compile(SmallRequest(9.0));
+  ASSERT_TRUE(published.ok() && abandoned.ok());
+  for (const auto* r : {&*published, &*abandoned}) {
+    ASSERT_TRUE(*(*tier)->AcquireLease(r->cache_key, "another daemon", 30000));
+  }
+  Machine b(tier->get(), &lease, /*threads=*/1);
+  using Result = absl::StatusOr<CachedCompileResult>;
+  std::promise<Result> first, second;
+  b.compiler->CompileAsync(SmallRequest(7.0), [&](Result r) { first.set_value(std::move(r)); });
+  b.compiler->CompileAsync(SmallRequest(9.0), [&](Result r) { second.set_value(std::move(r)); });
+  for (int i = 0; i < 1000 && lease.Stats().waits < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(lease.Stats().waits, 2u);
+  // Both wait, yet the one compile thread compiles another fusion.
+  std::promise<Result> third;
+  b.compiler->CompileAsync(SmallRequest(8.0), [&](Result r) { third.set_value(std::move(r)); });
+  auto third_done = third.get_future();
+  ASSERT_EQ(third_done.wait_for(std::chrono::seconds(60)), std::future_status::ready)
+      << "a lease wait held the only compile thread";
+  Result other = third_done.get();
+  ASSERT_TRUE(other.ok()) << other.status();
+  EXPECT_TRUE(other->compiled_here);
+  auto first_done = first.get_future(), second_done = second.get_future();
+  EXPECT_EQ(first_done.wait_for(std::chrono::seconds(0)), std::future_status::timeout);
+  // The other daemon publishes the first: served from Redis, not compiled.
+  ASSERT_TRUE((*tier)->Put(published->cache_key, published->compiled.SerializeAsString()).ok());
+  ASSERT_TRUE((*tier)->ReleaseLease(published->cache_key, "another daemon").ok());
+  ASSERT_EQ(first_done.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  Result got = first_done.get();
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_FALSE(got->compiled_here);
+  EXPECT_EQ(got->cache_key, published->cache_key);
+  EXPECT_EQ(got->compiled.segments(0).kernel().binary(),
+            published->compiled.segments(0).kernel().binary());
+  // It gives the second up without a record: this daemon takes over.
+  ASSERT_TRUE((*tier)->ReleaseLease(abandoned->cache_key, "another daemon").ok());
+  ASSERT_EQ(second_done.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  got = second_done.get();
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_TRUE(got->compiled_here);
+  EXPECT_EQ(lease.Stats().takeovers, 1u);
+  EXPECT_EQ(b.compiler->Stats().compiles, 2u);
 }
 
 }  // namespace
