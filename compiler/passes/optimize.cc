@@ -5,6 +5,7 @@
 #include "compiler/passes/constant_folding.h"
 #include "compiler/passes/cse.h"
 #include "compiler/passes/dce.h"
+#include "compiler/passes/output_copies.h"
 #include "compiler/passes/pow_constant.h"
 #include "compiler/passes/shape_chains.h"
 #include "compiler/passes/trivial_reductions.h"
@@ -43,6 +44,8 @@ absl::Status RunOptimizationPasses(Graph& g, const PassOptions& options,
     }
     if (!pm.status().ok() || !changed) break;
   }
+  // Once, after the rounds: their cast_chains would undo the copies.
+  if (pm.Run("output_copies", RunOutputCopies, g) && observer) observer("output_copies", g);
   return pm.status();
 }
 
