@@ -353,6 +353,9 @@ def _fuse(gm, which: str) -> None:
     fused_ops = 0
     replaced: Dict = {}  # a fused op's node -> the node now giving its value
     for members in groups:
+        if len(members) < MIN_GROUP_OPS:
+            reasons["a lone op (nothing to fuse; aten launches it for less host time)"] += 1
+            continue
         name = f"fusiond_{which}_{len(_GROUPS)}"
         try:
             lowered = None if _symbolic(nodes, members) else lower(nodes, members)
@@ -372,6 +375,12 @@ def _fuse(gm, which: str) -> None:
     n_calls = sum(1 for n in nodes if n.kind == "call")
     log.info("fusiond: %s graph: %d of %d ops in %d fusions; as aten: %s", which, fused_ops, n_calls,
              len(_GROUPS) - known, dict(reasons.most_common(8)))
+
+
+# Groups smaller than this stay aten: one op gains no memory traffic from a
+# fusion and costs our launch path's host time (20-30 us a call on the
+# transformer example against aten's few).
+MIN_GROUP_OPS = 2
 
 
 def _symbolic(nodes, members) -> bool:
