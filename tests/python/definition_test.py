@@ -107,8 +107,7 @@ class RecordingTest(unittest.TestCase):
             t0 = fd.define_tensor(shape=[4], dtype=DataType.Float)
             with self.assertRaisesRegex(fusiond.UnsupportedOpError, r"fd\.ops\.matmul is not supported"):
                 fd.ops.matmul(t0, t0)
-            with self.assertRaisesRegex(NotImplementedError, r"fd\.ops\.rand_like"):
-                fd.ops.rand_like(t0)
+            fd.add_output(fd.ops.rand_like(t0))  # random numbers are supported
             fd.add_output(fd.ops.exp(t0))
 
     def test_values_of_another_definition_are_refused(self):
@@ -134,12 +133,21 @@ class RecordingTest(unittest.TestCase):
         self.assertIn("fd.ops.relu(T1)", Relu().definition_text())
 
     def test_supported_ops_match_the_compiler(self):
-        """fd.ops offers exactly the ops of compiler/ir/op.cc (plus set/segment_set)."""
+        """fd.ops offers exactly the ops of compiler/ir/op.cc, plus set/segment_set
+        and the spellings the front end lowers (each named in compiler/frontend)."""
         with open(os.path.join(_SOURCE, "compiler", "ir", "op.cc"), encoding="utf-8") as f:
             op_cc = f.read()
         names = set(re.findall(r'\{OpKind::k\w+, "(\w+)", OpCategory', op_cc))
         self.assertTrue(names)
-        self.assertEqual(names | {"set", "segment_set"}, set(fusiond.SUPPORTED_OPS))
+        from fusiond.definition import FRONTEND_SPELLINGS
+        self.assertEqual(names | {"set", "segment_set"} | set(FRONTEND_SPELLINGS),
+                         set(fusiond.SUPPORTED_OPS))
+        frontend = ""
+        for path in glob.glob(os.path.join(_SOURCE, "compiler", "frontend", "*.cc")):
+            with open(path, encoding="utf-8") as f:
+                frontend += f.read()
+        for spelling in FRONTEND_SPELLINGS:
+            self.assertIn(f'"{spelling}"', frontend, spelling)
 
 
 @unittest.skipUnless(have_fusionc(), "no fusionc (set FUSIOND_FUSIONC or build the fusionc target)")

@@ -74,8 +74,11 @@ _BINARY = ("add", "sub", "mul", "div", "pow", "fmod", "maximum", "minimum", "eq"
 _TERNARY = ("where", "clamp")
 _TENSOR_RESULT = ("broadcast_in_dim", "broadcast", "expand", "squeeze", "reshape", "permute",
                   "sum", "max", "min", "prod", "var")
-SUPPORTED_OPS = frozenset(_UNARY + _BINARY + _TERNARY + _TENSOR_RESULT +
-                          ("cast", "var_mean", "size", "set", "segment_set"))
+_FACTORY = ("uniform", "normal", "iota")  # tensors made from scalars (seed, offset, sizes)
+# Front-end spellings the repro parser lowers to IR ops (compiler/frontend).
+FRONTEND_SPELLINGS = ("full", "zeros", "ones", "rand_like", "randn_like")
+SUPPORTED_OPS = frozenset(_UNARY + _BINARY + _TERNARY + _TENSOR_RESULT + _FACTORY +
+                          FRONTEND_SPELLINGS + ("cast", "var_mean", "size", "set", "segment_set"))
 
 
 def _literal(v) -> str:
@@ -306,7 +309,7 @@ class FusionDefinition:
             out = [Tensor(self, var), Tensor(self, mean)]
         elif name == "size":
             out = [Scalar(self, self._emit("S", call))]
-        elif name in _TENSOR_RESULT or any(isinstance(v, Tensor) for v in list(args) + list(kwargs.values())):
+        elif name in _TENSOR_RESULT + _FACTORY + FRONTEND_SPELLINGS or any(isinstance(v, Tensor) for v in list(args) + list(kwargs.values())):
             out = [Tensor(self, self._emit("T", call))]
         else:
             out = [Scalar(self, self._emit("S", call))]
