@@ -45,15 +45,26 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   return k;
 }
 
+absl::StatusOr<LaunchShape> Generator::RunToLaunchShape() {
+  GeneratedKernel k;
+  DeclareTensors(k);
+  if (absl::Status st = PlanLaunchShape(); !st.ok()) return st;
+  return shape_;
+}
+
+// var/var_mean in one stage where the heuristics say so
+// (HeuristicParams::one_pass_variance). Lanes kernels (generator_lanes.cc)
+// reduce their channels as rows, column sums included.
+absl::StatusOr<KernelPlan> PlanKernelFor(const Graph& g, const HeuristicParams& params) {
+  return PlanKernel(g, params.kind == SchedulerKind::kPointwise, params.one_pass_variance,
+                    LanesKernel(params));
+}
+
 }  // namespace codegen_internal
 
 absl::StatusOr<GeneratedKernel> GenerateKernel(const Graph& g, const HeuristicParams& params,
                                                const CodegenOptions& options) {
-  // var/var_mean in one stage where the heuristics say so
-  // (HeuristicParams::one_pass_variance). Lanes kernels (generator_lanes.cc)
-  // reduce their channels as rows, column sums included.
-  auto plan = PlanKernel(g, params.kind == SchedulerKind::kPointwise, params.one_pass_variance,
-                         codegen_internal::LanesKernel(params));
+  auto plan = codegen_internal::PlanKernelFor(g, params);
   if (!plan.ok()) return plan.status();
   codegen_internal::Generator gen(*plan, params, options);
   return gen.Run();

@@ -157,6 +157,8 @@ class Generator {
 
   // The lowering steps in order (codegen.cc).
   absl::StatusOr<GeneratedKernel> Run();
+  // The first steps alone (DeclareTensors, PlanLaunchShape), for tests.
+  absl::StatusOr<LaunchShape> RunToLaunchShape();
 
  private:
   // generator_setup.cc: the tensors' accesses and the kernel's input and
@@ -422,6 +424,9 @@ class Generator {
   Scope row_scope_;
   std::unique_ptr<ValueEmitter> values_;
 };
+
+// The kernel plan GenerateKernel lowers for these parameters.
+absl::StatusOr<KernelPlan> PlanKernelFor(const Graph& g, const HeuristicParams& params);
 
 }  // namespace codegen_internal
 }  // namespace fusiond
