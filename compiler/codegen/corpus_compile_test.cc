@@ -17,6 +17,7 @@
 #include "compiler/nvrtc/nvrtc_cache.h"
 #include "compiler/nvrtc/nvrtc_compiler.h"
 #include "compiler/pipeline.h"
+#include "compiler/scheduler/kernel_heuristics.h"
 #include "compiler/util/hash.h"
 
 namespace fusiond {
@@ -233,6 +234,9 @@ TEST(CompileSegment, ExactRereadKernelsCompileForSm90) {
     hp.grid_x = hp.outer_size;
     hp.smem_columns = false;
     hp.reread_rows = true;
+    // Code generation's choices (the exact form among them) follow the edit.
+    DecideKernelForm(AnalyzeFusion(r.segments[0].graph, SizeBinding{o.symbol_sizes}),
+                     DefaultTarget(), &hp);
     auto k = CompileSegment(r.segments[0].graph, hp, o);
     ASSERT_TRUE(k.ok()) << stem << ": " << k.status();
     EXPECT_EQ(k->spill_bytes, 0) << stem;
