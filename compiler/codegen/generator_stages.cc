@@ -406,8 +406,17 @@ absl::Status Generator::EmitStage(int stage, std::string& code) {
     }
     ValueId out = n.outputs[0];
     std::string val = absl::StrCat("acc", i);
-    if (var) {
+    // Each element stands for k equal ones along reduced axes it does not vary along.
+    const std::string k = plan_.HiddenCount(graph_, n);
+    if (var && k.empty()) {
       val = absl::StrCat("(acc", i, " / (", t, ")(rlen - ", n.attrs.correction, "))");
+    } else if (var) {
+      val = absl::StrCat("(acc", i, " * (", t, ")(", k, ") / ((", t, ")(", k, ") * (", t,
+                         ")rlen - ", n.attrs.correction, "))");
+    } else if (!k.empty() && n.op == OpKind::kSum) {
+      val = absl::StrCat("(acc", i, " * (", t, ")(", k, "))");
+    } else if (!k.empty() && n.op == OpKind::kProd) {
+      val = absl::StrCat("((", t, ")pow((double)acc", i, ", ", k, "))");
     }
     absl::StrAppend(&code, "    const ", ComputeTypeName(graph_.value(out).dtype), " rv", out,
                     " = ",
@@ -474,8 +483,13 @@ absl::Status Generator::EmitFinal(std::string& code) {
     const Node& n = graph_.node(plan_.col_reds[c]);
     auto e = values_->Get(n.inputs[0], es);
     if (!e.ok()) return e.status();
+    // A column sum's element stands for k equal ones (HiddenCount); max/min ignore copies.
+    const std::string k = plan_.HiddenCount(graph_, n);
+    const std::string x = n.op == OpKind::kSum && !k.empty()
+                              ? absl::StrCat("(float)((double)", *e, " * ", k, ")")
+                              : absl::StrCat("(float)", *e);
     absl::StrAppend(&body, "        cp", c, "[l] = fz_comb<", ReduceOpId(n.op), ", float>(cp", c,
-                    "[l], (float)", *e, ");\n");
+                    "[l], ", x, ");\n");
     cols.push_back(static_cast<int>(c));
   }
   absl::StrAppend(&code, row_code_);

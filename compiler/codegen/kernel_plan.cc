@@ -156,6 +156,18 @@ uint32_t KernelPlan::ReducedAxes(const Node& n) const {
   return d;
 }
 
+std::string KernelPlan::HiddenCount(const Graph& g, const Node& n) const {
+  const ValueId in = n.inputs[0];
+  std::string count;
+  for (int64_t dim : n.attrs.dims) {
+    const Extent e = g.Canonical(g.value(in).shape[dim]);
+    if (e.is_static() && e.size == 1) continue;
+    if (axis_map[in][dim] >= 0 && (vary[in] & Bit(axis_map[in][dim])) != 0) continue;
+    absl::StrAppend(&count, count.empty() ? "" : " * ", "(double)(", ExtentExpr(e), ")");
+  }
+  return count;
+}
+
 namespace {
 
 // A node is computed when any of its outputs is needed (var_mean's mean

@@ -78,6 +78,11 @@ struct KernelPlan {
   bool IsStatic() const;
   // The reference axes reduced by node n's dims.
   uint32_t ReducedAxes(const Node& n) const;
+  // How many equal copies of each element reduction n sees along its reduced
+  // axes its input does not vary along (a sum of a broadcast over both axes),
+  // as a product of "(double)(extent)" factors; "" when none. The row and
+  // column loops run over the varying axes only, so sum/prod/var scale by it.
+  std::string HiddenCount(const Graph& g, const Node& n) const;
 };
 
 // Builds the plan. `pointwise`: the segment must have no (non-trivial)

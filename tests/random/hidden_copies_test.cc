@@ -1,0 +1,82 @@
+// Reductions over axes their input does not vary along (a sum over both axes
+// of a row broadcast to [rows, n]): the kernel loops over the varying axes
+// only, so a sum must scale by the other reduced extents (k equal copies of
+// each element). The GPU check's seeds 1374, 1392, 1415 and 1419 summed
+// without that factor; max ignores the copies.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/codegen/kernel_plan.h"
+#include "compiler/ir/builder.h"
+#include "compiler/pipeline.h"
+#include "tests/random/gpu_cases.h"
+
+namespace fusiond {
+namespace {
+
+// The generated CUDA of every kernel of a compile, concatenated.
+std::string Sources(const Graph& g, const std::vector<std::vector<int64_t>>& shapes) {
+  absl::StatusOr<CompileResult> r = CompileFusion(g, shapes, CompileOptions{});
+  EXPECT_TRUE(r.ok()) << r.status();
+  std::string all;
+  if (!r.ok()) return all;
+  for (const SegmentResult& s : r->segments) {
+    EXPECT_TRUE(s.kernel.has_value());
+    if (s.kernel) all += s.kernel->cuda_source;
+  }
+  return all;
+}
+
+// op(broadcast(w [n] -> [rows, n]), dims=[0, 1]) as a [1, 1] output.
+Graph ReduceBroadcastRow(OpKind op, int64_t rows, int64_t n) {
+  Graph g;
+  GraphBuilder b(&g);
+  ValueId w = *b.DefineTensor("w", DataType::kFloat, {n});
+  ValueId wb = *b.BroadcastInDim(w, {Extent::Static(rows), Extent::Static(n)}, {1});
+  EXPECT_TRUE(b.AddOutput(*b.Reduce(op, wb, {0, 1}, true)).ok());
+  return g;
+}
+
+TEST(HiddenCopies, PlanCountsTheReducedAxesTheInputDoesNotVaryAlong) {
+  Graph g = ReduceBroadcastRow(OpKind::kSum, 5, 257);
+  absl::StatusOr<KernelPlan> p = PlanKernel(g, false);
+  ASSERT_TRUE(p.ok()) << p.status();
+  const Node& sum = g.nodes.back();
+  ASSERT_EQ(sum.op, OpKind::kSum);
+  EXPECT_EQ(p->HiddenCount(g, sum), "(double)(5)");
+  // A row sum of the same input sees every element once.
+  Graph h;
+  GraphBuilder b(&h);
+  ValueId x = *b.DefineTensor("x", DataType::kFloat, {5, 257});
+  ASSERT_TRUE(b.AddOutput(*b.Reduce(OpKind::kSum, x, {1}, false)).ok());
+  absl::StatusOr<KernelPlan> q = PlanKernel(h, false);
+  ASSERT_TRUE(q.ok()) << q.status();
+  EXPECT_EQ(q->HiddenCount(h, h.nodes.back()), "");
+}
+
+TEST(HiddenCopies, SumScalesByTheCopiesMaxDoesNot) {
+  const std::string sum = Sources(ReduceBroadcastRow(OpKind::kSum, 5, 257), {{257}});
+  EXPECT_NE(sum.find("* (float)((double)(5))"), std::string::npos) << sum;
+  const std::string max = Sources(ReduceBroadcastRow(OpKind::kMax, 5, 257), {{257}});
+  EXPECT_EQ(max.find("(double)(5)"), std::string::npos) << max;
+}
+
+TEST(HiddenCopies, GpuCheckSeedsScaleTheirSums) {
+  const std::vector<std::pair<int, std::string>> cases = {{1374, "(double)(31)"},
+                                                          {1392, "(double)(3)"},
+                                                          {1415, "(double)(2048)"},
+                                                          {1419, "(double)(5)"}};
+  for (const auto& [seed, factor] : cases) {
+    RandomGraphCase c = GpuRandomCase(seed);
+    ASSERT_TRUE(c.status.ok()) << "seed " << seed << ": " << c.status;
+    const std::string src = Sources(c.graph, c.input_shapes);
+    EXPECT_NE(src.find(absl::StrCat("* (float)(", factor, ")")), std::string::npos)
+        << "seed " << seed;
+  }
+}
+
+}  // namespace
+}  // namespace fusiond
