@@ -8,7 +8,7 @@ graph; GPU.md's method allows either). % copy = the run's floor / time.
 
 CORPUS.json: run.py's report of the corpus (device_run.sh); SHAPES.json:
 variants.sh's merged report of the larger shapes and the 4-D batch norm
-(e.g. bench/gpu/variants/s21-8-issue5-shapes.txt); WIDE.json: the wide-row
+(bench/gpu/variants/larger-shapes.txt); WIDE.json: the wide-row
 report (rows of 64K+ columns). --corpus-dir (default tests/corpus/fusions
 beside the project) names which corpus rows are the corpus's own files.
 Prints one line per item and method, PASS or FAIL with the figures (and

@@ -1,9 +1,8 @@
-"""One report from several of run.py's (session 18): `variants.sh run` has
-run.py write a JSON report per variant, and a device call brings back at most
-eight files, so a table of nine variants came back without three of its rows
-(bench/results/gpu-2026-11-30-s18-8-*). This merges the reports into one
-JSON whose rows carry their variant's name (the report's --tag, from its file
-name gpu-DATE-TAG.json), and draws its chart with run.py's plot.
+"""One report from several of run.py's: `variants.sh run` has run.py write a
+JSON report per variant, and a device call brings back at most eight files,
+so a table of more variants than that comes back in pieces. This merges the
+reports into one JSON whose rows carry their variant's name (the report's
+--tag, from its file name gpu-DATE-TAG.json), and draws its chart with run.py's plot.
 
   python3 bench/gpu/merge_reports.py OUT_BASE REPORT.json [REPORT.json ...]
 

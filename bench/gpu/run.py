@@ -136,8 +136,7 @@ def copy_elems(nbytes):
     """The bytes a same-size copy reads: half of nbytes, rounded down to a
     multiple of 4 KiB (at most 4 KiB less). A CUDA graph's memcpy node of a
     size that is not one ran at 64% of the copy rate on the H200 (154141312
-    bytes: 113.2 us; 4 KiB less: 73.8 us; under do_bench both 77-80 us:
-    bench/results/gpu-2026-11-30-s7-copy-probe.log)."""
+    bytes: 113.2 us; 4 KiB less: 73.8 us; under do_bench both 77-80 us)."""
     half = max(nbytes // 2, 1)
     return half // 4096 * 4096 if half >= 4096 else half
 

@@ -1,4 +1,4 @@
-# Found by scripts/fuzz.sh (2026-12-01), minimized: var_mean whose variance
+# Found by scripts/fuzz.sh, minimized: var_mean whose variance
 # nobody uses. Code generation failed with an internal error ("reduction 0
 # used before it is computed"): the kernel plan took a reduction as needed
 # only when its first output was.
