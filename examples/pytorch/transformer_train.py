@@ -4,8 +4,8 @@
 Plain PyTorch: two pre-norm blocks (RMSNorm, causal attention through
 matmul + softmax, a SiLU-gated MLP, residuals) and a final RMSNorm, fp32
 parameters under bf16 autocast, AdamW, regressing a fixed random target.
-No dropout: fusiond's compiler has no random numbers yet, and the runs must
-be comparable step for step.
+No dropout: the torch.compile backend leaves aten's random ops to aten, and
+the runs must be comparable step for step.
 
     python3 examples/pytorch/transformer_train.py --steps 300            # fusiond only
     python3 examples/pytorch/transformer_train.py --steps 300 --compare  # + eager, Inductor
