@@ -1,4 +1,4 @@
-// CompileResult (compiler/pipeline.h) as the proto the cache stores and the
+// CompileResult (compiler/compile_result.h) as the proto the cache stores and the
 // daemon returns (proto/cache.proto), and the report JSON with its "cache"
 // field.
 #ifndef FUSIOND_CACHE_RESULT_PROTO_H_
