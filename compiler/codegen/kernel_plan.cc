@@ -158,11 +158,16 @@ uint32_t KernelPlan::ReducedAxes(const Node& n) const {
 
 std::string KernelPlan::HiddenCount(const Graph& g, const Node& n) const {
   const ValueId in = n.inputs[0];
+  // The axes the reduction's own loop walks: a row reduction the row's, a
+  // column reduction the rows (each element there is already added once per copy).
+  const bool col = std::count(col_reds.begin(), col_reds.end(), n.id) > 0;
+  const uint32_t looped = col ? ~r_mask : r_mask;
   std::string count;
   for (int64_t dim : n.attrs.dims) {
     const Extent e = g.Canonical(g.value(in).shape[dim]);
     if (e.is_static() && e.size == 1) continue;
-    if (axis_map[in][dim] >= 0 && (vary[in] & Bit(axis_map[in][dim])) != 0) continue;
+    const int a = axis_map[in][dim];
+    if (a >= 0 && ((vary[in] | looped) & Bit(a)) != 0) continue;
     absl::StrAppend(&count, count.empty() ? "" : " * ", "(double)(", ExtentExpr(e), ")");
   }
   return count;

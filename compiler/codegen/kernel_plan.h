@@ -78,10 +78,10 @@ struct KernelPlan {
   bool IsStatic() const;
   // The reference axes reduced by node n's dims.
   uint32_t ReducedAxes(const Node& n) const;
-  // How many equal copies of each element reduction n sees along its reduced
-  // axes its input does not vary along (a sum of a broadcast over both axes),
-  // as a product of "(double)(extent)" factors; "" when none. The row and
-  // column loops run over the varying axes only, so sum/prod/var scale by it.
+  // How many equal copies of each element reduction n sees along the reduced
+  // axes its input does not vary along and its loop does not walk (a sum over
+  // both axes of a row broadcast to [rows, n] loops over n only), as a product
+  // of "(double)(extent)" factors; "" when none: sum/prod/var scale by it.
   std::string HiddenCount(const Graph& g, const Node& n) const;
 };
 

@@ -64,6 +64,45 @@ TEST(HiddenCopies, SumScalesByTheCopiesMaxDoesNot) {
   EXPECT_EQ(max.find("(double)(5)"), std::string::npos) << max;
 }
 
+// y = x * rowsum(x) over [8, 16, 256] and colsum = sum(broadcast(w [8, 256]
+// along axis 1), dims=[0, 1]): a column sum whose input repeats 16 times
+// along rows the column loop walks.
+Graph ColumnSumOfBroadcast() {
+  Graph g;
+  GraphBuilder b(&g);
+  ValueId x = *b.DefineTensor("x", DataType::kFloat, {8, 16, 256});
+  ValueId w = *b.DefineTensor("w", DataType::kFloat, {8, 256});
+  ValueId rs = *b.Reduce(OpKind::kSum, x, {2}, true);
+  ValueId rsb = *b.BroadcastInDim(rs, g.value(x).shape, {0, 1, 2});
+  EXPECT_TRUE(b.AddOutput(*b.Binary(OpKind::kMul, x, rsb)).ok());
+  ValueId wb = *b.BroadcastInDim(w, g.value(x).shape, {0, 2});
+  EXPECT_TRUE(b.AddOutput(*b.Reduce(OpKind::kSum, wb, {0, 1}, false)).ok());
+  return g;
+}
+
+// var over [0, 1] of a row broadcast to [5, 257]: 5 copies of each element.
+Graph VarOfBroadcastRow() {
+  Graph g;
+  GraphBuilder b(&g);
+  ValueId w = *b.DefineTensor("w", DataType::kFloat, {257});
+  ValueId wb = *b.BroadcastInDim(w, {Extent::Static(5), Extent::Static(257)}, {1});
+  Attrs a;
+  a.dims = {0, 1};
+  a.correction = 1;
+  auto var = *b.AddNode(OpKind::kVar, {wb}, a);
+  EXPECT_TRUE(b.AddOutput(var[0]).ok());
+  return g;
+}
+
+TEST(HiddenCopies, ColumnSumAndVarCountTheCopies) {
+  const std::string col = Sources(ColumnSumOfBroadcast(), {{8, 16, 256}, {8, 256}});
+  // The column loop walks the 8 x 16 rows, so it adds each copy already.
+  EXPECT_NE(col.find("cp0[l], (float)e"), std::string::npos) << col;
+  EXPECT_EQ(col.find("(double)(16)"), std::string::npos) << col;
+  const std::string var = Sources(VarOfBroadcastRow(), {{257}});
+  EXPECT_NE(var.find("(float)((double)(5)) * (float)rlen - 1)"), std::string::npos) << var;
+}
+
 TEST(HiddenCopies, GpuCheckSeedsScaleTheirSums) {
   const std::vector<std::pair<int, std::string>> cases = {{1374, "(double)(31)"},
                                                           {1392, "(double)(3)"},
