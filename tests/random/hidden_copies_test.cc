@@ -57,11 +57,13 @@ TEST(HiddenCopies, PlanCountsTheReducedAxesTheInputDoesNotVaryAlong) {
   EXPECT_EQ(q->HiddenCount(h, h.nodes.back()), "");
 }
 
-TEST(HiddenCopies, SumScalesByTheCopiesMaxDoesNot) {
+TEST(HiddenCopies, SumScalesByTheCopiesProdTakesThePowerMaxDoesNot) {
   const std::string sum = Sources(ReduceBroadcastRow(OpKind::kSum, 5, 257), {{257}});
   EXPECT_NE(sum.find("* (float)((double)(5))"), std::string::npos) << sum;
   const std::string max = Sources(ReduceBroadcastRow(OpKind::kMax, 5, 257), {{257}});
   EXPECT_EQ(max.find("(double)(5)"), std::string::npos) << max;
+  const std::string prod = Sources(ReduceBroadcastRow(OpKind::kProd, 5, 257), {{257}});
+  EXPECT_NE(prod.find("pow((double)acc0, (double)(5))"), std::string::npos) << prod;
 }
 
 // y = x * rowsum(x) over [8, 16, 256] and colsum = sum(broadcast(w [8, 256]
