@@ -52,6 +52,11 @@ class DefinitionLowering {
   // fd.ops.uniform / normal / rand_like / randn_like, fd.ops.iota.
   absl::StatusOr<PyValue> RandomOp(const Expr& call, const Expr& op_name);
   absl::StatusOr<PyValue> IotaOp(const Expr& call, const Expr& op_name);
+  // fd.ops.slice / pad / cat (shift_calls.cc).
+  absl::StatusOr<PyValue> ShiftOp(const Expr& call, const Expr& op_name);
+  absl::StatusOr<std::vector<int64_t>> ShiftSliceOffsets(const Value& x,
+                                                         const std::vector<const Expr*>& a,
+                                                         const char* expect);
   absl::StatusOr<PyValue> TensorMethod(const Expr& call, const std::string& method);
   absl::StatusOr<PyValue> SizeOf(const Expr& at, ValueId tensor, const Expr* axis);
 

@@ -280,6 +280,7 @@ absl::StatusOr<PyValue> DefinitionLowering::OpCall(const Expr& call, const Expr&
       }
       break;
     case OpCategory::kIndexed:  // handled by FactoryOp
+    case OpCategory::kShift:
       return absl::InternalError(absl::StrCat(fname, " reached OpCall"));
   }
   auto args = BindArguments(call, fname, params, required, errors_);

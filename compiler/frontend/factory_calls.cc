@@ -17,13 +17,7 @@ std::optional<absl::StatusOr<PyValue>> DefinitionLowering::FactoryOp(const Expr&
     return RandomOp(call, op_name);
   }
   if (name == "iota") return IotaOp(call, op_name);
-  if (name == "slice" || name == "pad" || name == "cat") {
-    return absl::StatusOr<PyValue>(errors_.Error(
-        op_name.loc,
-        absl::StrCat("fd.ops.", name,
-                     " (an op whose values depend on the element's index) is not supported"),
-        "full, zeros, ones, or ops over the fusion's tensors"));
-  }
+  if (name == "slice" || name == "pad" || name == "cat") return ShiftOp(call, op_name);
   if (name != "full" && name != "zeros" && name != "ones") return std::nullopt;
   const std::string fname = absl::StrCat("fd.ops.", name);
   const bool full = name == "full";

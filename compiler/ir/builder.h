@@ -79,6 +79,9 @@ class GraphBuilder {
   absl::StatusOr<std::vector<std::pair<bool, std::vector<Extent>>>> InferIota(
       OpKind op, const std::vector<ValueId>& in, Attrs& attrs, std::vector<DataType>& dtypes);
 
+  // slice, pad, cat: static offsets along the shifted axes (builder_shift.cc).
+  absl::StatusOr<std::vector<std::pair<bool, std::vector<Extent>>>> InferShift(
+      OpKind op, const std::vector<ValueId>& in, Attrs& attrs, std::vector<DataType>& dtypes);
   Graph* g_;
   GraphLimits limits_;
 };

@@ -15,7 +15,7 @@ using builder_internal::Category;
 namespace {
 
 int Arity(OpKind op) {
-  if (op == OpKind::kIota) return 2;
+  if (op == OpKind::kIota || op == OpKind::kPad) return 2;
   switch (CategoryOf(op)) {
     case OpCategory::kBinary:
       return 2;
@@ -59,7 +59,9 @@ absl::StatusOr<std::vector<ValueId>> GraphBuilder::AddNode(OpKind op, std::vecto
     return Bad(op, absl::StrCat("the graph exceeds the limit of ", limits_.max_nodes, " nodes"));
   }
   const OpCategory cat = CategoryOf(op);
-  if (static_cast<int>(in.size()) != Arity(op)) {
+  if (op == OpKind::kCat) {  // variadic
+    if (in.empty()) return Bad(op, "takes a list of at least one tensor, got none");
+  } else if (static_cast<int>(in.size()) != Arity(op)) {
     return Bad(op, absl::StrCat("takes ", Arity(op), " operand(s), got ", in.size()));
   }
   for (ValueId v : in) {
@@ -157,6 +159,7 @@ absl::StatusOr<std::vector<std::pair<bool, std::vector<Extent>>>> GraphBuilder::
     return Result{{false, {}}};
   }
   if (cat == OpCategory::kIndexed) return InferIndexed(op, in, attrs, dtypes);
+  if (cat == OpCategory::kShift) return InferShift(op, in, attrs, dtypes);
   // broadcast_in_dim of a scalar (no broadcast_dims) fills a tensor with it:
   // what fd.ops.full / zeros / ones become.
   if (!x.is_tensor && op != OpKind::kBroadcastInDim) {

@@ -76,7 +76,9 @@ struct Attrs {
   bool keepdim = false;                 // reductions
   std::optional<DataType> dtype;        // cast target; reduction result type (nullopt: default)
   int64_t correction = 0;               // var / var_mean
-  int64_t axis = 0;                     // size
+  int64_t axis = 0;                     // size; cat: the joined axis
+  // slice: starts, ends, strides (3 * rank); pad: low, high per axis (2 * rank).
+  std::vector<int64_t> offsets;
 };
 
 struct Node {

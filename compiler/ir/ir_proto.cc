@@ -82,6 +82,7 @@ pb::FusionGraph ToProto(const Graph& g) {
     if (a.dtype) pn->set_dtype(ToPb(*a.dtype));
     pn->set_correction(a.correction);
     pn->set_axis(a.axis);
+    for (int64_t o : a.offsets) pn->add_offsets(o);
   }
   for (ValueId o : g.outputs) p.add_outputs(ref.at(o));
   return p;
@@ -169,6 +170,7 @@ absl::StatusOr<Graph> FromProto(const pb::FusionGraph& p, GraphLimits limits) {
     }
     a.correction = pn.correction();
     a.axis = pn.axis();
+    a.offsets.assign(pn.offsets().begin(), pn.offsets().end());
     auto outs = b.AddNode(op, operands, a);
     if (!outs.ok()) return fail(std::string(outs.status().message()));
     if (std::string why = StrayAttributes(op, a); !why.empty()) return fail(why);

@@ -85,6 +85,9 @@ constexpr OpInfo kOps[] = {
     {OpKind::kUniform, "uniform", OpCategory::kIndexed},
     {OpKind::kNormal, "normal", OpCategory::kIndexed},
     {OpKind::kIota, "iota", OpCategory::kIndexed},
+    {OpKind::kSlice, "slice", OpCategory::kShift},
+    {OpKind::kPad, "pad", OpCategory::kShift},
+    {OpKind::kCat, "cat", OpCategory::kShift},
 };
 
 const OpInfo* Find(OpKind op) {
@@ -187,5 +190,7 @@ bool IsReduction(OpKind op) {
 bool IsRandom(OpKind op) { return op == OpKind::kUniform || op == OpKind::kNormal; }
 
 bool IsIndexed(OpKind op) { return CategoryOf(op) == OpCategory::kIndexed; }
+
+bool IsShift(OpKind op) { return CategoryOf(op) == OpCategory::kShift; }
 
 }  // namespace fusiond

@@ -92,6 +92,12 @@ enum class OpKind : int {
   kUniform = 130,
   kNormal,
   kIota,
+  // Ops whose element i reads an operand at a shifted index along some axes:
+  // slice (offsets: starts, ends, strides per axis), pad (operand, value;
+  // offsets: low and high width per axis), cat (operands; axis).
+  kSlice = 140,
+  kPad,
+  kCat,
 };
 
 enum class OpCategory {
@@ -104,6 +110,7 @@ enum class OpCategory {
   kVarMean,
   kSize,
   kIndexed,  // uniform, normal, iota
+  kShift,    // slice, pad, cat
 };
 
 OpCategory CategoryOf(OpKind op);
@@ -127,6 +134,7 @@ bool IsShapeOp(OpKind op);
 bool IsReduction(OpKind op);  // sum, max, min, prod, var, var_mean
 bool IsRandom(OpKind op);     // uniform, normal
 bool IsIndexed(OpKind op);    // uniform, normal, iota: values from element indices
+bool IsShift(OpKind op);      // slice, pad, cat: operands read at shifted indices
 
 }  // namespace fusiond
 

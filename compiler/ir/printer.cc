@@ -36,6 +36,11 @@ std::string AttrString(const Graph& g, const Node& n) {
     case OpCategory::kSize:
       parts.push_back(absl::StrCat("axis=", a.axis));
       break;
+    case OpCategory::kShift:
+      if (n.op == OpKind::kCat) parts.push_back(absl::StrCat("axis=", a.axis));
+      if (n.op != OpKind::kCat)
+        parts.push_back(absl::StrCat("offsets=[", absl::StrJoin(a.offsets, ", "), "]"));
+      break;
     case OpCategory::kIndexed:
       parts.push_back(absl::StrCat("shape=", Shape(g, a.shape)));
       parts.push_back(absl::StrCat("dtype=", DataTypeName(*a.dtype)));

@@ -23,7 +23,8 @@ enum AttrBit : unsigned {
   kDtype = 32,
   kCorrection = 64,
   kAxis = 128,
-  kAll = 255,
+  kOffsets = 256,
+  kAll = 511,
 };
 constexpr std::pair<AttrBit, const char*> kAttrNames[] = {
     {kDims, "dims"},
@@ -34,6 +35,7 @@ constexpr std::pair<AttrBit, const char*> kAttrNames[] = {
     {kDtype, "dtype"},
     {kCorrection, "correction"},
     {kAxis, "axis"},
+    {kOffsets, "offsets"},
 };
 
 // The attributes op reads (GraphBuilder::AddNode); kAll for ops not listed.
@@ -65,6 +67,11 @@ unsigned AttrsRead(OpKind op) {
     case OpKind::kNormal:
     case OpKind::kIota:
       return kShape | kDtype;
+    case OpKind::kSlice:
+    case OpKind::kPad:
+      return kOffsets;
+    case OpKind::kCat:
+      return kAxis;
     default:
       break;
   }
@@ -88,6 +95,7 @@ unsigned AttrsSet(const Attrs& a) {
   if (a.dtype) set |= kDtype;
   if (a.correction != 0) set |= kCorrection;
   if (a.axis != 0) set |= kAxis;
+  if (!a.offsets.empty()) set |= kOffsets;
   return set;
 }
 

@@ -115,6 +115,11 @@ std::vector<uint64_t> ValueHashes(const Graph& g) {
     node.Add(static_cast<int64_t>(a.dtype ? static_cast<int>(*a.dtype) : 0));
     node.Add(a.correction);
     node.Add(a.axis);
+    // Only slice and pad set offsets; other nodes hash as before.
+    if (!a.offsets.empty()) {
+      node.Add(static_cast<int64_t>(a.offsets.size()));
+      for (int64_t o : a.offsets) node.Add(o);
+    }
     for (size_t k = 0; k < n.outputs.size(); ++k) {
       Bytes b = node;
       b.Add(static_cast<int64_t>(k));

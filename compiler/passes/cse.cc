@@ -29,7 +29,7 @@ std::string NodeKey(const Graph& g, const Node& n) {
                       absl::StrJoin(a.dims, ","), "]b[", absl::StrJoin(a.broadcast_dims, ","),
                       "]s[", absl::StrJoin(shape, ","), "]n[", absl::StrJoin(bcast, ","), "]k",
                       a.keepdim, "t", a.dtype ? static_cast<int>(*a.dtype) : 0, "c", a.correction,
-                      "a", a.axis);
+                      "a", a.axis, "o[", absl::StrJoin(a.offsets, ","), "]");
 }
 
 }  // namespace

@@ -174,7 +174,8 @@ bool SameType(const Graph& g, ValueId a, ValueId b) {
 bool SameAttrs(const Graph& g, const Attrs& a, const Attrs& b) {
   if (a.dims != b.dims || a.broadcast_dims != b.broadcast_dims ||
       a.is_broadcast_dim != b.is_broadcast_dim || a.keepdim != b.keepdim || a.dtype != b.dtype ||
-      a.correction != b.correction || a.axis != b.axis || a.shape.size() != b.shape.size()) {
+      a.correction != b.correction || a.axis != b.axis || a.offsets != b.offsets ||
+      a.shape.size() != b.shape.size()) {
     return false;
   }
   for (size_t i = 0; i < a.shape.size(); ++i) {

@@ -132,6 +132,9 @@ absl::StatusOr<View> EvalShapeOp(const Node& n, const View& in, const Shape& out
 // (compiler/ir/philox.h), rounded to out_dtype; iota: start + step * i.
 absl::StatusOr<View> EvalIndexed(const Node& n, const std::vector<const View*>& in,
                                  DataType out_dtype, const Shape& out_shape);
+// slice (a view), pad and cat (fresh buffers); compiler/reference/shift.cc.
+absl::StatusOr<View> EvalShift(const Node& n, const std::vector<const View*>& in,
+                               const Shape& out_shape);
 absl::StatusOr<std::vector<View>> EvalReduction(const Node& n, const View& in,
                                                 const std::vector<DataType>& out_dtypes,
                                                 const Shape& out_shape);

@@ -145,6 +145,12 @@ absl::StatusOr<std::vector<HostTensor>> Evaluate(const Graph& g,
         outs = std::move(*v);
         break;
       }
+      case OpCategory::kShift: {
+        auto v = reference_internal::EvalShift(n, in, out_shape);
+        if (!v.ok()) return v.status();
+        outs.push_back(std::move(*v));
+        break;
+      }
       case OpCategory::kIndexed: {
         auto v = reference_internal::EvalIndexed(n, in, types[0], out_shape);
         if (!v.ok()) return v.status();

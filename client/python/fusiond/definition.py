@@ -73,7 +73,7 @@ _BINARY = ("add", "sub", "mul", "div", "pow", "fmod", "maximum", "minimum", "eq"
            "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift")
 _TERNARY = ("where", "clamp")
 _TENSOR_RESULT = ("broadcast_in_dim", "broadcast", "expand", "squeeze", "reshape", "permute",
-                  "sum", "max", "min", "prod", "var")
+                  "sum", "max", "min", "prod", "var", "slice", "pad", "cat")
 _FACTORY = ("uniform", "normal", "iota")  # tensors made from scalars (seed, offset, sizes)
 # Front-end spellings the repro parser lowers to IR ops (compiler/frontend).
 FRONTEND_SPELLINGS = ("full", "zeros", "ones", "rand_like", "randn_like")
