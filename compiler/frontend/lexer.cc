@@ -45,6 +45,9 @@ class Lexer {
   }
   absl::Status Number();
   absl::Status String(size_t prefix_len);
+  // An operator or bracket at pos_ (brackets_ tracks the open ones), else
+  // the error for an unexpected character c.
+  absl::Status Operator(unsigned char c);
 
   std::string_view s_;
   const ErrorReporter& errors_;
@@ -177,6 +180,54 @@ absl::Status Lexer::String(size_t prefix_len) {
   return absl::OkStatus();
 }
 
+absl::Status Lexer::Operator(unsigned char c) {
+  const Location loc = Here();
+  bool matched = false;
+  for (const char* op : kLongOps) {
+    std::string_view o(op);
+    if (s_.substr(pos_, o.size()) == o) {
+      Push(TokenKind::kOp, std::string(o), loc);
+      pos_ += o.size();
+      matched = true;
+      break;
+    }
+  }
+  if (matched) return absl::OkStatus();
+  if (c != 0 && kShortOps.find(static_cast<char>(c)) != std::string_view::npos) {
+    if (c == '(' || c == '[' || c == '{') {
+      if (static_cast<int>(brackets_.size()) >= limits_.max_depth) {
+        return errors_.Error(
+            loc, absl::StrCat("brackets nested deeper than ", limits_.max_depth, " levels"),
+            "a shallower expression");
+      }
+      brackets_.push_back({static_cast<char>(c), loc});
+    } else if (c == ')' || c == ']' || c == '}') {
+      if (brackets_.empty()) {
+        return errors_.Error(loc, absl::StrCat("unmatched '", std::string(1, c), "'"),
+                             "no closing bracket without an opening one");
+      }
+      const auto [open, at] = brackets_.back();
+      if (Closer(open) != static_cast<char>(c)) {
+        return errors_.Error(
+            loc,
+            absl::StrCat("'", std::string(1, c), "' does not match '", std::string(1, open),
+                         "' opened at line ", at.line, ", column ", at.column),
+            absl::StrCat("'", std::string(1, Closer(open)), "'"));
+      }
+      brackets_.pop_back();
+    }
+    Push(TokenKind::kOp, std::string(1, static_cast<char>(c)), loc);
+    ++pos_;
+    return absl::OkStatus();
+  }
+  if (c >= 0x80 || c < 0x20 || c == 0x7f) {
+    return errors_.Error(loc, absl::StrFormat("unexpected byte 0x%02x", c),
+                         "Python source text (non-ASCII is allowed only in comments and strings)");
+  }
+  return errors_.Error(loc, absl::StrCat("unexpected character '", std::string(1, c), "'"),
+                       "a name, number, string or operator");
+}
+
 absl::StatusOr<std::vector<Token>> Lexer::Run() {
   if (s_.size() > limits_.max_bytes) {
     return errors_.Error(Location{}, absl::StrCat("the script is ", s_.size(), " bytes"),
@@ -241,52 +292,7 @@ absl::StatusOr<std::vector<Token>> Lexer::Run() {
       if (absl::Status st = Number(); !st.ok()) return st;
       continue;
     }
-    const Location loc = Here();
-    bool matched = false;
-    for (const char* op : kLongOps) {
-      std::string_view o(op);
-      if (s_.substr(pos_, o.size()) == o) {
-        Push(TokenKind::kOp, std::string(o), loc);
-        pos_ += o.size();
-        matched = true;
-        break;
-      }
-    }
-    if (matched) continue;
-    if (c != 0 && kShortOps.find(static_cast<char>(c)) != std::string_view::npos) {
-      if (c == '(' || c == '[' || c == '{') {
-        if (static_cast<int>(brackets_.size()) >= limits_.max_depth) {
-          return errors_.Error(
-              loc, absl::StrCat("brackets nested deeper than ", limits_.max_depth, " levels"),
-              "a shallower expression");
-        }
-        brackets_.push_back({static_cast<char>(c), loc});
-      } else if (c == ')' || c == ']' || c == '}') {
-        if (brackets_.empty()) {
-          return errors_.Error(loc, absl::StrCat("unmatched '", std::string(1, c), "'"),
-                               "no closing bracket without an opening one");
-        }
-        const auto [open, at] = brackets_.back();
-        if (Closer(open) != static_cast<char>(c)) {
-          return errors_.Error(
-              loc,
-              absl::StrCat("'", std::string(1, c), "' does not match '", std::string(1, open),
-                           "' opened at line ", at.line, ", column ", at.column),
-              absl::StrCat("'", std::string(1, Closer(open)), "'"));
-        }
-        brackets_.pop_back();
-      }
-      Push(TokenKind::kOp, std::string(1, static_cast<char>(c)), loc);
-      ++pos_;
-      continue;
-    }
-    if (c >= 0x80 || c < 0x20 || c == 0x7f) {
-      return errors_.Error(
-          loc, absl::StrFormat("unexpected byte 0x%02x", c),
-          "Python source text (non-ASCII is allowed only in comments and strings)");
-    }
-    return errors_.Error(loc, absl::StrCat("unexpected character '", std::string(1, c), "'"),
-                         "a name, number, string or operator");
+    if (absl::Status st = Operator(c); !st.ok()) return st;
   }
   if (!brackets_.empty()) {
     const auto [open, at] = brackets_.back();
