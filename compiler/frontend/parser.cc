@@ -78,6 +78,11 @@ class Parser {
 
   absl::Status Statement(Module* m);
   absl::Status EndOfStatement();
+  // `def NAME(params) [-> T]:` after the 'def' (annotations and defaults
+  // are parsed and dropped).
+  absl::Status DefHeader(Stmt* st);
+  // Whether the statement ahead is an assignment: NAME (, NAME)* [,] = expr.
+  bool AssignmentAhead() const;
   absl::StatusOr<ExprPtr> Expression();
   absl::StatusOr<ExprPtr> BinaryLevel(int level);
   absl::StatusOr<ExprPtr> Unary();
@@ -115,6 +120,47 @@ absl::Status Parser::EndOfStatement() {
   return Unexpected("the end of the statement (a newline)");
 }
 
+absl::Status Parser::DefHeader(Stmt* st) {
+  Next();
+  st->kind = Stmt::Kind::kDef;
+  auto name = ExpectName("a function name after 'def'");
+  if (!name.ok()) return name.status();
+  st->name = *name;
+  if (absl::Status s = Expect("(", "after the function name"); !s.ok()) return s;
+  while (!IsOp(")")) {
+    auto param = ExpectName("a parameter name");
+    if (!param.ok()) return param.status();
+    st->params.push_back(*param);
+    if (IsOp(":")) {  // annotation
+      Next();
+      if (auto e = Expression(); !e.ok()) return e.status();
+    }
+    if (IsOp("=")) {  // default value
+      Next();
+      if (auto e = Expression(); !e.ok()) return e.status();
+    }
+    if (!IsOp(",")) break;
+    Next();
+  }
+  if (absl::Status s = Expect(")", "to close the parameter list"); !s.ok()) return s;
+  if (IsOp("->")) {
+    Next();
+    if (auto e = Expression(); !e.ok()) return e.status();
+  }
+  return Expect(":", "to end the 'def' line");
+}
+
+bool Parser::AssignmentAhead() const {
+  size_t ahead = 0;
+  while (Peek(ahead).kind == TokenKind::kName) {
+    if (IsOp("=", ahead + 1)) return true;
+    if (!IsOp(",", ahead + 1)) break;
+    ahead += 2;
+    if (IsOp("=", ahead)) return true;
+  }
+  return false;
+}
+
 absl::Status Parser::Statement(Module* m) {
   Stmt st;
   st.loc = Peek().loc;
@@ -136,33 +182,7 @@ absl::Status Parser::Statement(Module* m) {
     return EndOfStatement();
   }
   if (IsName("def")) {
-    Next();
-    st.kind = Stmt::Kind::kDef;
-    auto name = ExpectName("a function name after 'def'");
-    if (!name.ok()) return name.status();
-    st.name = *name;
-    if (absl::Status s = Expect("(", "after the function name"); !s.ok()) return s;
-    while (!IsOp(")")) {
-      auto param = ExpectName("a parameter name");
-      if (!param.ok()) return param.status();
-      st.params.push_back(*param);
-      if (IsOp(":")) {  // annotation
-        Next();
-        if (auto e = Expression(); !e.ok()) return e.status();
-      }
-      if (IsOp("=")) {  // default value
-        Next();
-        if (auto e = Expression(); !e.ok()) return e.status();
-      }
-      if (!IsOp(",")) break;
-      Next();
-    }
-    if (absl::Status s = Expect(")", "to close the parameter list"); !s.ok()) return s;
-    if (IsOp("->")) {
-      Next();
-      if (auto e = Expression(); !e.ok()) return e.status();
-    }
-    if (absl::Status s = Expect(":", "to end the 'def' line"); !s.ok()) return s;
+    if (absl::Status s = DefHeader(&st); !s.ok()) return s;
     m->statements.push_back(std::move(st));
     return absl::OkStatus();  // the body follows (same line or next lines)
   }
@@ -191,22 +211,7 @@ absl::Status Parser::Statement(Module* m) {
                            "the def/with wrappers and the inputs list");
     }
   }
-  // Assignment: NAME (, NAME)* [,] = expr
-  size_t ahead = 0;
-  bool is_assign = false;
-  while (Peek(ahead).kind == TokenKind::kName) {
-    if (IsOp("=", ahead + 1)) {
-      is_assign = true;
-      break;
-    }
-    if (!IsOp(",", ahead + 1)) break;
-    ahead += 2;
-    if (IsOp("=", ahead)) {
-      is_assign = true;
-      break;
-    }
-  }
-  if (is_assign) {
+  if (AssignmentAhead()) {
     st.kind = Stmt::Kind::kAssign;
     while (!IsOp("=")) {
       const Token& name = Next();
