@@ -45,6 +45,13 @@ class InputReader {
   absl::StatusOr<InputSpec> Factory(const Expr& call, const std::string& name);
   absl::StatusOr<InputSpec> RandInt(const Expr& call);
   absl::StatusOr<InputSpec> AsStrided(const Expr& call);
+  // Tensor's forms: `tensor <op> k` / `k <op> tensor`, a call (factories,
+  // softmax, conversions), torch.softmax(torch.randn(...), dim) and
+  // .to(...) / .cuda() / .contiguous().
+  absl::StatusOr<InputSpec> Arithmetic(const Expr& e);
+  absl::StatusOr<InputSpec> TensorCall(const Expr& e);
+  absl::StatusOr<InputSpec> Softmax(const Expr& e);
+  absl::StatusOr<InputSpec> Conversion(const Expr& e);
   absl::StatusOr<std::vector<int64_t>> Shape(const Expr& call, const Expr* sizes, size_t first,
                                              size_t last);
 
@@ -316,6 +323,129 @@ absl::StatusOr<InputSpec> InputReader::AsStrided(const Expr& call) {
   return spec;
 }
 
+absl::StatusOr<InputSpec> InputReader::Arithmetic(const Expr& e) {
+  const std::string& op = e.text;
+  if (op != "+" && op != "-" && op != "*" && op != "/") {
+    return errors_.Error(e.loc, absl::StrCat("unsupported operator '", op, "' in the inputs list"),
+                         "`tensor + k`, `tensor - k`, `tensor * k` or `tensor / k`");
+  }
+  const bool number_left =
+      e.operands[0]->kind == Expr::Kind::kInt || e.operands[0]->kind == Expr::Kind::kFloat;
+  if (number_left && op != "+" && op != "*") {
+    return errors_.Error(e.loc, absl::StrCat("`k ", op, " tensor` is not supported"),
+                         "`tensor + k`, `tensor - k`, `tensor * k` or `tensor / k`");
+  }
+  auto s = Tensor(*e.operands[number_left ? 1 : 0]);
+  if (!s.ok()) return s;
+  auto k = Number(*e.operands[number_left ? 0 : 1]);
+  if (!k.ok()) return k.status();
+  if (s->generator == "scalar") {
+    return errors_.Error(e.loc, "arithmetic on a Python number in the inputs list",
+                         "a literal number");
+  }
+  if (op == "+") s->offset += *k;
+  if (op == "-") s->offset -= *k;
+  if (op == "*" || op == "/") {
+    if (op == "/" && *k == 0) return errors_.Error(e.loc, "division by zero", "a nonzero divisor");
+    const double m = op == "*" ? *k : 1.0 / *k;
+    s->scale *= m;
+    s->offset *= m;
+  }
+  return s;
+}
+
+absl::StatusOr<InputSpec> InputReader::Softmax(const Expr& e) {
+  const Expr* dim = e.num_args() >= 2 ? &e.arg(1) : nullptr;
+  for (const Keyword& k : e.keywords) {
+    if (k.name != "dim") {
+      return errors_.Error(
+          k.loc, absl::StrCat("unexpected keyword argument '", k.name, "' for torch.softmax"),
+          "torch.softmax(tensor, dim)");
+    }
+    dim = k.value.get();
+  }
+  if (e.num_args() < 1 || e.num_args() > 2 || dim == nullptr ||
+      (e.num_args() == 2 && !e.keywords.empty())) {
+    return errors_.Error(e.loc, "torch.softmax needs a tensor and a dim",
+                         "torch.softmax(torch.randn(...), dim)");
+  }
+  auto s = Tensor(e.arg(0));
+  if (!s.ok()) return s;
+  if (s->generator != "randn" || s->scale != 1 || s->offset != 0) {
+    return errors_.Error(e.arg(0).loc, "softmax of a tensor other than a plain torch.randn",
+                         "torch.softmax(torch.randn(...), dim)");
+  }
+  auto d = Number(*dim);
+  if (!d.ok()) return d.status();
+  const int64_t rank = static_cast<int64_t>(s->shape.size());
+  if (*d != std::floor(*d) || *d < -rank || *d >= rank) {
+    return errors_.Error(dim->loc,
+                         absl::StrCat("softmax dim ", *d, " is out of range for rank ", rank),
+                         absl::StrCat("an axis in [", -rank, ", ", rank, ")"));
+  }
+  s->generator = "softmax";
+  s->softmax_dim = static_cast<int64_t>(*d);
+  return s;
+}
+
+absl::StatusOr<InputSpec> InputReader::Conversion(const Expr& e) {
+  const Expr& callee = e.callee();
+  auto s = Tensor(*callee.operands[0]);
+  if (!s.ok()) return s;
+  if (s->generator == "scalar") {
+    return errors_.Error(e.loc, absl::StrCat(".", callee.text, "() on a number"), kFactories);
+  }
+  if (callee.text != "to") return s;
+  for (size_t k = 0; k < e.num_args(); ++k) {
+    if (e.arg(k).kind == Expr::Kind::kString) continue;  // a device
+    auto t = DType(e.arg(k));
+    if (!t.ok()) return t.status();
+    s->dtype = *t;
+  }
+  for (const Keyword& k : e.keywords) {
+    if (k.name == "dtype") {
+      auto t = DType(*k.value);
+      if (!t.ok()) return t.status();
+      s->dtype = *t;
+    } else if (k.name != "device" && k.name != "non_blocking" && k.name != "copy") {
+      return errors_.Error(k.loc,
+                           absl::StrCat("unexpected keyword argument '", k.name, "' for .to()"),
+                           ".to(torch.<type>) or .to(dtype=torch.<type>)");
+    }
+  }
+  return s;
+}
+
+absl::StatusOr<InputSpec> InputReader::TensorCall(const Expr& e) {
+  const Expr& callee = e.callee();
+  const std::string dotted = DottedName(callee);
+  if (IsPythonFloatCall(e)) {  // float("nan"), as nvFuser's repro printer writes it
+    auto v = PythonFloatCall(e, errors_);
+    if (!v.ok()) return v.status();
+    InputSpec s;
+    s.generator = "scalar";
+    s.value = *v;
+    s.dtype = DataType::kDouble;
+    return s;
+  }
+  if (dotted == "torch.randint") return RandInt(e);
+  if (callee.kind == Expr::Kind::kAttribute && callee.text == "as_strided") return AsStrided(e);
+  static const char* kNames[] = {"randn", "rand", "zeros", "ones", "full", "testing.make_tensor"};
+  for (const char* n : kNames) {
+    if (dotted == absl::StrCat("torch.", n)) return Factory(e, n);
+  }
+  if (dotted == "torch.softmax" || dotted == "torch.nn.functional.softmax") {
+    return Softmax(e);
+  }
+  if (callee.kind == Expr::Kind::kAttribute &&
+      (callee.text == "to" || callee.text == "cuda" || callee.text == "contiguous")) {
+    return Conversion(e);
+  }
+  return errors_.Error(
+      callee.loc, absl::StrCat("unsupported input factory '", dotted.empty() ? "?" : dotted, "'"),
+      kFactories);
+}
+
 absl::StatusOr<InputSpec> InputReader::Tensor(const Expr& e) {
   switch (e.kind) {
     case Expr::Kind::kInt:
@@ -341,122 +471,10 @@ absl::StatusOr<InputSpec> InputReader::Tensor(const Expr& e) {
       }
       return s;
     }
-    case Expr::Kind::kBinary: {
-      const std::string& op = e.text;
-      if (op != "+" && op != "-" && op != "*" && op != "/") {
-        return errors_.Error(e.loc,
-                             absl::StrCat("unsupported operator '", op, "' in the inputs list"),
-                             "`tensor + k`, `tensor - k`, `tensor * k` or `tensor / k`");
-      }
-      const bool number_left =
-          e.operands[0]->kind == Expr::Kind::kInt || e.operands[0]->kind == Expr::Kind::kFloat;
-      if (number_left && op != "+" && op != "*") {
-        return errors_.Error(e.loc, absl::StrCat("`k ", op, " tensor` is not supported"),
-                             "`tensor + k`, `tensor - k`, `tensor * k` or `tensor / k`");
-      }
-      auto s = Tensor(*e.operands[number_left ? 1 : 0]);
-      if (!s.ok()) return s;
-      auto k = Number(*e.operands[number_left ? 0 : 1]);
-      if (!k.ok()) return k.status();
-      if (s->generator == "scalar") {
-        return errors_.Error(e.loc, "arithmetic on a Python number in the inputs list",
-                             "a literal number");
-      }
-      if (op == "+") s->offset += *k;
-      if (op == "-") s->offset -= *k;
-      if (op == "*" || op == "/") {
-        if (op == "/" && *k == 0)
-          return errors_.Error(e.loc, "division by zero", "a nonzero divisor");
-        const double m = op == "*" ? *k : 1.0 / *k;
-        s->scale *= m;
-        s->offset *= m;
-      }
-      return s;
-    }
-    case Expr::Kind::kCall: {
-      const Expr& callee = e.callee();
-      const std::string dotted = DottedName(callee);
-      if (IsPythonFloatCall(e)) {  // float("nan"), as nvFuser's repro printer writes it
-        auto v = PythonFloatCall(e, errors_);
-        if (!v.ok()) return v.status();
-        InputSpec s;
-        s.generator = "scalar";
-        s.value = *v;
-        s.dtype = DataType::kDouble;
-        return s;
-      }
-      if (dotted == "torch.randint") return RandInt(e);
-      if (callee.kind == Expr::Kind::kAttribute && callee.text == "as_strided") return AsStrided(e);
-      static const char* kNames[] = {"randn", "rand", "zeros",
-                                     "ones",  "full", "testing.make_tensor"};
-      for (const char* n : kNames) {
-        if (dotted == absl::StrCat("torch.", n)) return Factory(e, n);
-      }
-      if (dotted == "torch.softmax" || dotted == "torch.nn.functional.softmax") {
-        const Expr* dim = e.num_args() >= 2 ? &e.arg(1) : nullptr;
-        for (const Keyword& k : e.keywords) {
-          if (k.name != "dim") {
-            return errors_.Error(
-                k.loc, absl::StrCat("unexpected keyword argument '", k.name, "' for torch.softmax"),
-                "torch.softmax(tensor, dim)");
-          }
-          dim = k.value.get();
-        }
-        if (e.num_args() < 1 || e.num_args() > 2 || dim == nullptr ||
-            (e.num_args() == 2 && !e.keywords.empty())) {
-          return errors_.Error(e.loc, "torch.softmax needs a tensor and a dim",
-                               "torch.softmax(torch.randn(...), dim)");
-        }
-        auto s = Tensor(e.arg(0));
-        if (!s.ok()) return s;
-        if (s->generator != "randn" || s->scale != 1 || s->offset != 0) {
-          return errors_.Error(e.arg(0).loc, "softmax of a tensor other than a plain torch.randn",
-                               "torch.softmax(torch.randn(...), dim)");
-        }
-        auto d = Number(*dim);
-        if (!d.ok()) return d.status();
-        const int64_t rank = static_cast<int64_t>(s->shape.size());
-        if (*d != std::floor(*d) || *d < -rank || *d >= rank) {
-          return errors_.Error(dim->loc,
-                               absl::StrCat("softmax dim ", *d, " is out of range for rank ", rank),
-                               absl::StrCat("an axis in [", -rank, ", ", rank, ")"));
-        }
-        s->generator = "softmax";
-        s->softmax_dim = static_cast<int64_t>(*d);
-        return s;
-      }
-      if (callee.kind == Expr::Kind::kAttribute &&
-          (callee.text == "to" || callee.text == "cuda" || callee.text == "contiguous")) {
-        auto s = Tensor(*callee.operands[0]);
-        if (!s.ok()) return s;
-        if (s->generator == "scalar") {
-          return errors_.Error(e.loc, absl::StrCat(".", callee.text, "() on a number"), kFactories);
-        }
-        if (callee.text != "to") return s;
-        for (size_t k = 0; k < e.num_args(); ++k) {
-          if (e.arg(k).kind == Expr::Kind::kString) continue;  // a device
-          auto t = DType(e.arg(k));
-          if (!t.ok()) return t.status();
-          s->dtype = *t;
-        }
-        for (const Keyword& k : e.keywords) {
-          if (k.name == "dtype") {
-            auto t = DType(*k.value);
-            if (!t.ok()) return t.status();
-            s->dtype = *t;
-          } else if (k.name != "device" && k.name != "non_blocking" && k.name != "copy") {
-            return errors_.Error(
-                k.loc, absl::StrCat("unexpected keyword argument '", k.name, "' for .to()"),
-                ".to(torch.<type>) or .to(dtype=torch.<type>)");
-          }
-        }
-        return s;
-      }
-      return errors_.Error(
-          callee.loc,
-          absl::StrCat("unsupported input factory '", dotted.empty() ? "?" : dotted, "'"),
-          kFactories);
-    }
+    case Expr::Kind::kBinary:
+      return Arithmetic(e);
+    case Expr::Kind::kCall:
+      return TensorCall(e);
     default:
       return errors_.Error(e.loc, "unsupported entry in the inputs list", kFactories);
   }
