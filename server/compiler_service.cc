@@ -181,9 +181,11 @@ class UnaryReactor : public grpc::ServerUnaryReactor {
     };
     auto wanted = [this] { return !finished_.load(); };
     if (lookup_) {
-      compiler_->LookupAsync(FromProtoRequest(request), std::move(done), std::move(wanted));
+      compiler_->LookupAsync(FromProtoRequest(request, service_->limits()), std::move(done),
+                             std::move(wanted));
     } else {
-      compiler_->CompileAsync(FromProtoRequest(request), std::move(done), std::move(wanted));
+      compiler_->CompileAsync(FromProtoRequest(request, service_->limits()), std::move(done),
+                              std::move(wanted));
     }
   }
 
@@ -294,7 +296,7 @@ class StreamReactor : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
         if (launching_) return;
         if (cancelled_ || finished_ || outstanding_ >= window_ || next_ >= total_) return;
         index = next_++;
-        request = FromProtoRequest(request_.requests(index));
+        request = FromProtoRequest(request_.requests(index), service_->limits());
         ++outstanding_;
         launching_ = true;
         refs_.fetch_add(1);
@@ -405,8 +407,9 @@ class RefusedStream : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
 
 }  // namespace
 
-FusionRequest FromProtoRequest(const pb::CompileRequest& request) {
+FusionRequest FromProtoRequest(const pb::CompileRequest& request, const CompileLimits& limits) {
   FusionRequest r;
+  r.options.limits = limits;
   r.graph = request.graph();
   for (const auto& shape : request.signature().inputs()) {
     r.input_shapes.emplace_back(shape.sizes().begin(), shape.sizes().end());

@@ -7,6 +7,7 @@
 #include <atomic>
 
 #include "cache/cached_compiler.h"
+#include "compiler/ir/limits.h"
 #include "proto/service.grpc.pb.h"
 #include "server/auth.h"
 #include "server/metrics.h"
@@ -14,7 +15,8 @@
 namespace fusiond {
 
 // The library request of a proto request.
-FusionRequest FromProtoRequest(const fusiond::v1::CompileRequest& request);
+FusionRequest FromProtoRequest(const fusiond::v1::CompileRequest& request,
+                               const CompileLimits& limits = CompileLimits());
 
 // Every method is raw (bytes in, bytes out), so a request that does not
 // parse gets INVALID_ARGUMENT with a message (gRPC's own answer has none).
@@ -34,6 +36,9 @@ class CompilerService final : public fusiond::v1::FusionCompiler::WithRawCallbac
     // Who may call the four RPCs (tokens, TLS; server/auth.h); must outlive
     // the service. Default: null, everyone.
     const CallAuthorizer* authorizer = nullptr;
+    // The limits every request compiles under (fusiond --max-graph-depth,
+    // ...). Default: CompileLimits{}.
+    CompileLimits limits;
   };
   // `compiler` and `metrics` (may be null) must outlive the service.
   CompilerService(CachedCompiler* compiler, ServiceMetrics* metrics, Options options);
@@ -56,6 +61,8 @@ class CompilerService final : public fusiond::v1::FusionCompiler::WithRawCallbac
   int active_calls() const { return active_.load(); }
   // For the reactors: one of them is done.
   void CallEnded() { --active_; }
+  // For the reactors: the limits requests compile under.
+  const CompileLimits& limits() const { return options_.limits; }
 
  private:
   // UNAUTHENTICATED for a caller the authorizer refuses, else OK.

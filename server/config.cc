@@ -62,6 +62,15 @@ in RocksDB, serves them over gRPC (fusiond.v1.FusionCompiler).
   --max-queue N             misses waiting for a thread before RESOURCE_EXHAUSTED (default 64)
   --max-message-bytes N     largest gRPC message (default 64 MiB)
   --max-graph-nodes N       most nodes in one fusion (default 100000)
+  --max-graph-depth N       longest chain of nodes in one fusion (default 2000, 0 = none)
+  --max-kernel-ops N        most nodes in one kernel; NVRTC's time grows with
+                            them (default 500, 0 = none)
+  --max-partition-nodes N   most compute nodes the segmenter splits into kernels;
+                            its search grows faster than quadratically
+                            (default 1000, 0 = none)
+                            Past any of these limits a compile is RESOURCE_EXHAUSTED
+                            naming the limit; they are not part of the cache key, so
+                            a kernel cached before is still served
   --evict-interval-s N      seconds between eviction passes (default 30)
   --compile-timeout-s N     wall-clock limit of one compile, in its worker process;
                             past it RESOURCE_EXHAUSTED (default 60, 0 = none)
@@ -102,6 +111,12 @@ absl::Status ApplySetting(const std::string& key, const std::string& value, Serv
     return ParseNumber(key, value, &c->max_message_bytes);
   } else if (key == "max-graph-nodes" || key == "max_graph_nodes") {
     return ParseNumber(key, value, &c->max_graph_nodes);
+  } else if (key == "max-graph-depth" || key == "max_graph_depth") {
+    return ParseNumber(key, value, &c->max_graph_depth);
+  } else if (key == "max-kernel-ops" || key == "max_kernel_ops") {
+    return ParseNumber(key, value, &c->max_kernel_ops);
+  } else if (key == "max-partition-nodes" || key == "max_partition_nodes") {
+    return ParseNumber(key, value, &c->max_partition_nodes);
   } else if (key == "evict-interval-s" || key == "evict_interval_s") {
     return ParseNumber(key, value, &c->evict_interval_s);
   } else if (key == "compile-timeout-s" || key == "compile_timeout_s") {
@@ -167,7 +182,8 @@ absl::StatusOr<ServerConfig> ParseServerFlags(int argc, char** argv) {
   }
   if (config.max_queue < 0 || config.compile_threads < 0 || config.max_message_bytes <= 0 ||
       config.max_graph_nodes <= 0 || config.evict_interval_s <= 0 || config.slow_compile_ms < 0 ||
-      config.compile_timeout_s < 0 || config.shutdown_grace_s < 0) {
+      config.compile_timeout_s < 0 || config.shutdown_grace_s < 0 || config.max_graph_depth < 0 ||
+      config.max_kernel_ops < 0 || config.max_partition_nodes < 0) {
     return absl::InvalidArgumentError("numeric settings must be positive (see --help)");
   }
   if (absl::Status st = ValidateAuthConfig(config.auth, config.listen); !st.ok()) return st;

@@ -28,6 +28,15 @@ struct ServerConfig {
   int max_message_bytes = 64 << 20;
   // Most nodes in one fusion. Default: 100,000.
   int max_graph_nodes = 100000;
+  // The compile limits (compiler/ir/limits.h) besides the node count; past
+  // one a compile is RESOURCE_EXHAUSTED naming it. They only refuse, never
+  // change a kernel, so they are not part of the cache key. 0 = no limit.
+  // The longest chain of nodes in one fusion. Default: 2,000.
+  int max_graph_depth = 2000;
+  // Nodes of one kernel (NVRTC's time grows with them). Default: 500.
+  int max_kernel_ops = 500;
+  // Compute nodes the segmenter may partition into kernels. Default: 1,000.
+  int max_partition_nodes = 1000;
   // Seconds between background eviction passes. Default: 30.
   int evict_interval_s = 30;
   // Wall-clock limit of one compile (in its worker process), seconds; 0 = none.

@@ -48,6 +48,30 @@ TEST(ServerConfigTest, HelpAndErrors) {
   EXPECT_FALSE(Parse({"stray"}).ok());
 }
 
+TEST(ServerConfigTest, CompileLimits) {
+  auto d = Parse({});
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->max_graph_nodes, 100000);
+  EXPECT_EQ(d->max_graph_depth, 2000);
+  EXPECT_EQ(d->max_kernel_ops, 500);
+  EXPECT_EQ(d->max_partition_nodes, 1000);
+  std::string path = ::testing::TempDir() + "/fusiond_limits.conf";
+  {
+    std::ofstream out(path);
+    out << "max_graph_depth = 30\nmax-kernel-ops = 0\n";
+  }
+  auto c = Parse({"--config", path, "--max-partition-nodes", "7", "--max-graph-nodes=9"});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->max_graph_depth, 30);
+  EXPECT_EQ(c->max_kernel_ops, 0);
+  EXPECT_EQ(c->max_partition_nodes, 7);
+  EXPECT_EQ(c->max_graph_nodes, 9);
+  std::remove(path.c_str());
+  EXPECT_FALSE(Parse({"--max-kernel-ops", "-1"}).ok());
+  EXPECT_FALSE(Parse({"--max-graph-depth", "deep"}).ok());
+  EXPECT_NE(ServerUsage().find("--max-partition-nodes"), std::string::npos);
+}
+
 TEST(ServerConfigTest, ConfigFileThenFlagsWin) {
   std::string path = ::testing::TempDir() + "/fusiond_test.conf";
   {

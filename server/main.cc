@@ -157,6 +157,11 @@ int Run(const ServerConfig& config) {
                                          : std::max(1u, std::thread::hardware_concurrency());
   compiler_options.max_queue = config.max_queue;
   compiler_options.graph_limits.max_nodes = config.max_graph_nodes;
+  CompileLimits compile_limits;
+  compile_limits.max_nodes = config.max_graph_nodes;
+  compile_limits.max_depth = config.max_graph_depth;
+  compile_limits.max_kernel_ops = config.max_kernel_ops;
+  compile_limits.max_partition_nodes = config.max_partition_nodes;
   if (config.compile_workers) {
     // The pipeline in worker processes: a crash or a hang costs one request.
     compiler_options.worker_argv = {"/proc/self/exe", "--compile-worker"};
@@ -205,6 +210,7 @@ int Run(const ServerConfig& config) {
   }
   CompilerService::Options service_options;
   service_options.authorizer = security->authorizer.get();
+  service_options.limits = compile_limits;
   CompilerService service(compiler.get(), metrics.get(), service_options);
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();

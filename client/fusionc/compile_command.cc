@@ -13,6 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "client/fusionc/commands.h"
 #include "client/fusionc/flags.h"
+#include "client/fusionc/script_input.h"
 #include "compiler/codegen/manifest.h"
 #include "compiler/frontend/frontend.h"
 #include "compiler/ir/printer.h"
@@ -88,6 +89,13 @@ constexpr char kCompileUsage[] =
     "                              tier (a local miss asks it before compiling; a\n"
     "                              compile is published to it)\n"
     "  --no-cache                  compile in-process, without any cache\n"
+    "  --max-graph-nodes N         compile limits (0 = none; past one the compile is\n"
+    "  --max-graph-depth N         refused with the limit's name, exit 2): nodes\n"
+    "  --max-kernel-ops N          (default 100000), longest chain (2000), nodes of\n"
+    "  --max-partition-nodes N     one kernel (500), compute nodes the segmenter\n"
+    "                              splits (1000); with --server the daemon's apply\n"
+    "  --max-script-bytes N        refuse a FILE larger than N bytes before reading\n"
+    "                              it (default and most: 16 MiB)\n"
     "  --help                      this text\n"
     "\n"
     "security (docs/service.md): with --server, --tls-ca FILE (or --tls: system\n"
@@ -177,6 +185,7 @@ int RunCompileCommand(const std::vector<std::string>& args) {
       {"general", false}, {"no-codegen", false}, {"emit-cuda", false},
       {"out", true},      {"server", true},      {"cache-dir", true},
       {"redis", true},    {"no-cache", false},   {"source", false}};
+  for (const FlagSpec& spec : LimitFlagSpecs()) specs.push_back(spec);
 #ifdef FUSIONC_WITH_CACHE
   for (const FlagSpec& spec : SecurityFlagSpecs()) specs.push_back(spec);
 #endif
@@ -198,6 +207,15 @@ int RunCompileCommand(const std::vector<std::string>& args) {
   options.dump_pass = flags->Get("dump").value_or("");
   options.generate_code = !flags->Has("no-codegen");
   if (auto t = LookupTarget(options.arch); !t.ok()) return ReportError("compile", t.status());
+  if (absl::Status s = ApplyLimitFlags(*flags, &options.limits); !s.ok()) {
+    return ReportError("compile", s);
+  }
+  if (flags->Has("server") && LimitFlagGiven(*flags)) {
+    return ReportError("compile", absl::InvalidArgumentError(
+                                      "--max-graph-nodes, --max-graph-depth, --max-kernel-ops and "
+                                      "--max-partition-nodes bound a compile here; with --server "
+                                      "the daemon's own apply (fusiond --max-graph-depth, ...)"));
+  }
   if (!options.dump_pass.empty() && options.dump_pass != "all") {
     std::vector<std::string> names;
     for (const NamedPass& p : OptimizationPasses()) names.push_back(p.name);
@@ -207,7 +225,7 @@ int RunCompileCommand(const std::vector<std::string>& args) {
                                         "\"; known: all, ", absl::StrJoin(names, ", "))));
     }
   }
-  auto parsed = ParseReproFile(flags->positional[0]);
+  auto parsed = ParseScriptFile(*flags, flags->positional[0]);
   if (!parsed.ok()) return ReportError("compile", parsed.status());
   if (auto text = flags->Get("shapes")) {
     auto shapes = ParseShapes(*text);

@@ -11,6 +11,7 @@
 #include "client/fusionc/commands.h"
 #include "client/fusionc/eval_inputs.h"
 #include "client/fusionc/flags.h"
+#include "client/fusionc/script_input.h"
 #include "compiler/frontend/frontend.h"
 #include "compiler/ir/binding.h"
 #include "compiler/ir/printer.h"
@@ -41,13 +42,18 @@ constexpr char kEvalUsage[] =
     "                    67108864, 512 MiB of float64): the CPU interpreter is slow\n"
     "                    and keeps every intermediate\n"
     "  --values N        also print the first N values of each output\n"
+    "  --max-script-bytes N  refuse a FILE larger than N bytes before reading it\n"
+    "                    (default and most: 16 MiB)\n"
     "  --help            this text\n"
     "\n"
     "exit codes: 0 ok, 2 bad input (parse errors, bad shapes, too large), 1 internal.\n";
 
 int RunEval(const std::vector<std::string>& args) {
-  auto flags = ParseFlags(
-      args, {{"seed", true}, {"shapes", true}, {"max-elements", true}, {"values", true}});
+  auto flags = ParseFlags(args, {{"seed", true},
+                                 {"shapes", true},
+                                 {"max-elements", true},
+                                 {"values", true},
+                                 ScriptBytesFlagSpec()});
   if (!flags.ok()) return ReportError("eval", flags.status());
   if (flags->help) {
     std::fputs(kEvalUsage, stdout);
@@ -64,7 +70,7 @@ int RunEval(const std::vector<std::string>& args) {
   for (const auto* s : {&seed, &max_elements, &values}) {
     if (!s->ok()) return ReportError("eval", s->status());
   }
-  auto parsed = ParseReproFile(flags->positional[0]);
+  auto parsed = ParseScriptFile(*flags, flags->positional[0]);
   if (!parsed.ok()) return ReportError("eval", parsed.status());
   const Graph& g = parsed->graph;
 

@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "client/fusionc/commands.h"
 #include "client/fusionc/flags.h"
+#include "client/fusionc/script_input.h"
 #include "compiler/frontend/frontend.h"
 #include "compiler/ir/ir_proto.h"
 #include "compiler/ir/printer.h"
@@ -29,6 +30,8 @@ constexpr char kParseUsage[] =
     "                 ToProto -> bytes -> FromProto must print the same IR and give\n"
     "                 the same bytes; exit 1 if not\n"
     "  --out F.pb     write the graph in the wire format (fusiond.v1.FusionGraph)\n"
+    "  --max-script-bytes N  refuse a FILE larger than N bytes before reading it\n"
+    "                 (default and most: 16 MiB)\n"
     "  --help         this text\n"
     "\n"
     "Errors are printed to stderr as FILE:LINE:COLUMN: what; expected ...\n"
@@ -61,7 +64,8 @@ absl::Status CheckRoundTrip(const Graph& g) {
 }
 
 int RunParse(const std::vector<std::string>& args) {
-  auto flags = ParseFlags(args, {{"inputs", false}, {"roundtrip", false}, {"out", true}});
+  auto flags = ParseFlags(
+      args, {{"inputs", false}, {"roundtrip", false}, {"out", true}, ScriptBytesFlagSpec()});
   if (!flags.ok()) return ReportError("parse", flags.status());
   if (flags->help) {
     std::fputs(kParseUsage, stdout);
@@ -72,7 +76,7 @@ int RunParse(const std::vector<std::string>& args) {
     return ReportError("parse", absl::InvalidArgumentError(absl::StrCat("expected one FILE, got ",
                                                                         flags->positional.size())));
   }
-  auto parsed = ParseReproFile(flags->positional[0]);
+  auto parsed = ParseScriptFile(*flags, flags->positional[0]);
   if (!parsed.ok()) return ReportError("parse", parsed.status());
   std::string out = PrintGraph(parsed->graph);
   if (flags->Has("inputs")) {

@@ -36,13 +36,13 @@ absl::Status CheckGraphLimits(const Graph& g, const CompileLimits& limits) {
   const int64_t nodes = static_cast<int64_t>(g.nodes.size());
   if (limits.max_nodes > 0 && nodes > limits.max_nodes) {
     return LimitError("the graph's node count", nodes, limits.max_nodes,
-                      "CompileLimits::max_nodes");
+                      "CompileLimits::max_nodes; --max-graph-nodes");
   }
   if (limits.max_depth > 0) {
     const int depth = GraphDepth(g);
     if (depth > limits.max_depth) {
       return LimitError("the graph's depth (its longest chain of nodes)", depth, limits.max_depth,
-                        "CompileLimits::max_depth");
+                        "CompileLimits::max_depth; --max-graph-depth");
     }
   }
   return absl::OkStatus();
@@ -51,8 +51,9 @@ absl::Status CheckGraphLimits(const Graph& g, const CompileLimits& limits) {
 absl::Status CheckKernelLimits(const Graph& segment, int index, const CompileLimits& limits) {
   const int64_t ops = static_cast<int64_t>(segment.nodes.size());
   if (limits.max_kernel_ops > 0 && ops > limits.max_kernel_ops) {
-    return LimitError(absl::StrCat("the node count of kernel ", index), ops, limits.max_kernel_ops,
-                      "CompileLimits::max_kernel_ops; NVRTC's time grows with it");
+    return LimitError(
+        absl::StrCat("the node count of kernel ", index), ops, limits.max_kernel_ops,
+        "CompileLimits::max_kernel_ops, --max-kernel-ops; NVRTC's time grows with it");
   }
   return absl::OkStatus();
 }

@@ -321,7 +321,7 @@ absl::Status Partitioner::StartGroups() {
     return LimitError(
         "the count of compute nodes to partition into kernels (no scheduler takes the whole "
         "graph)",
-        compute, max_nodes_, "CompileLimits::max_partition_nodes");
+        compute, max_nodes_, "CompileLimits::max_partition_nodes; --max-partition-nodes");
   }
   uses_.assign(g_.values.size(), {});
   for (const Node& n : g_.nodes) {
