@@ -36,7 +36,8 @@ absl::StatusOr<Extent> SliceExtent(OpKind op, int axis, Extent e, int64_t start,
   if (end > e.size) {
     return Bad(op, absl::StrCat(where, "end ", end, " is past the extent ", e.size));
   }
-  return Extent::Static((end - start + stride - 1) / stride);
+  // ceil((end - start) / stride), without overflow for any stride.
+  return Extent::Static(end == start ? 0 : (end - start - 1) / stride + 1);
 }
 
 }  // namespace

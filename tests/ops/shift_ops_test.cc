@@ -5,6 +5,7 @@
 // indices yet).
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -168,6 +169,37 @@ TEST(ShiftOps, RotaryEmbeddingMatchesAHandComputation) {
   EXPECT_EQ(compiled.status().code(), absl::StatusCode::kUnimplemented) << compiled.status();
   EXPECT_TRUE(absl::StrContains(compiled.status().message(), "kernels for slice"))
       << compiled.status();
+}
+
+// Offsets from the wire form are checked as the front end's are.
+TEST(ShiftOps, WireFormOffsetsAreChecked) {
+  auto p = ParseReproScript(Script(absl::StrCat(k3x4,
+                                                "    T1 = fd.ops.slice(T0, [0, 1], [3, 4])\n"
+                                                "    T2 = fd.ops.cat([T0, T0], 0)\n"
+                                                "    fd.add_output(T1)\n    fd.add_output(T2)\n"),
+                                   ""),
+                            "s.py");
+  ASSERT_TRUE(p.ok()) << p.status();
+  auto with = [&](auto edit) {
+    v1::FusionGraph proto = ToProto(p->graph);
+    edit(proto);
+    auto g = FromProto(proto);
+    return g.ok() ? std::string("ok") : std::string(g.status().message());
+  };
+  // A huge stride gives one element (no overflow).
+  EXPECT_EQ(with([](v1::FusionGraph& w) { w.mutable_nodes(0)->set_offsets(5, INT64_MAX); }), "ok");
+  EXPECT_TRUE(
+      absl::StrContains(with([](v1::FusionGraph& w) { w.mutable_nodes(0)->set_offsets(0, -1); }),
+                        "node 0 (slice): slice: axis 0: start -1 and end 3 do not make a range"));
+  EXPECT_TRUE(absl::StrContains(
+      with([](v1::FusionGraph& w) { w.mutable_nodes(0)->mutable_offsets()->RemoveLast(); }),
+      "takes a start, an end and a stride per axis (6 offsets for rank 2), got 5"));
+  EXPECT_TRUE(
+      absl::StrContains(with([](v1::FusionGraph& w) { w.mutable_nodes(1)->clear_operands(); }),
+                        "takes a list of at least one tensor, got none"));
+  EXPECT_TRUE(
+      absl::StrContains(with([](v1::FusionGraph& w) { w.mutable_nodes(1)->add_offsets(1); }),
+                        "sets offsets, which cat does not read"));
 }
 
 TEST(ShiftOps, DifferentOffsetsHashApart) {
