@@ -48,6 +48,218 @@ bool AnyTensor(const Graph& g, const std::vector<ValueId>& ops) {
 
 DataType DefaultFloat(bool is_tensor) { return is_tensor ? DataType::kFloat : DataType::kDouble; }
 
+using InferResult = std::vector<std::pair<bool, std::vector<Extent>>>;
+
+// sum / prod / max / min / mean / var / var_mean over attrs.dims (normalized
+// in place).
+absl::StatusOr<InferResult> InferReduction(Graph& g, OpKind op, const Value& x, Attrs& attrs,
+                                           std::vector<DataType>& dtypes) {
+  const OpCategory cat = CategoryOf(op);
+  if (attrs.dims.empty()) return Bad(op, "dims is empty; name the axes to reduce");
+  auto dims = NormalizeAxes(attrs.dims, x.rank());
+  if (!dims.ok()) return Bad(op, std::string(dims.status().message()));
+  attrs.dims = *dims;
+  if ((op == OpKind::kVar || cat == OpCategory::kVarMean) && attrs.correction < 0) {
+    return Bad(op, absl::StrCat("correction ", attrs.correction, " is negative"));
+  }
+  std::vector<Extent> shape;
+  for (int i = 0; i < x.rank(); ++i) {
+    bool reduced = std::binary_search(dims->begin(), dims->end(), i);
+    if (!reduced)
+      shape.push_back(g.Canonical(x.shape[i]));
+    else if (attrs.keepdim)
+      shape.push_back(Extent::Static(1));
+  }
+  DataType t = x.dtype;
+  if (op == OpKind::kVar || cat == OpCategory::kVarMean) {
+    if (!IsFloatingPoint(t)) t = DataType::kFloat;
+  } else if ((op == OpKind::kSum || op == OpKind::kProd) && !IsFloatingPoint(t)) {
+    t = DataType::kInt64;
+  }
+  if (attrs.dtype) t = *attrs.dtype;
+  if (cat == OpCategory::kVarMean) {
+    dtypes = {t, t};
+    return InferResult{{true, shape}, {true, shape}};
+  }
+  dtypes = {t};
+  return InferResult{{true, shape}};
+}
+
+// broadcast_in_dim: operand axis i becomes output axis broadcast_dims[i] of
+// attrs.shape (canonicalized in place).
+absl::StatusOr<InferResult> BroadcastInDimShape(Graph& g, OpKind op, const Value& x,
+                                                std::vector<Extent>& xs, Attrs& attrs) {
+  const auto& bd = attrs.broadcast_dims;
+  if (static_cast<int>(bd.size()) != x.rank()) {
+    return Bad(op, absl::StrCat("broadcast_dims has ", bd.size(),
+                                " entries for an operand of rank ", x.rank()));
+  }
+  const int out_rank = static_cast<int>(attrs.shape.size());
+  if (out_rank < x.rank()) {
+    return Bad(op,
+               absl::StrCat("output rank ", out_rank, " is below the operand's rank ", x.rank()));
+  }
+  for (size_t i = 0; i < bd.size(); ++i) {
+    if (bd[i] < 0 || bd[i] >= out_rank) {
+      return Bad(op, absl::StrCat("broadcast_dims[", i, "] = ", bd[i],
+                                  " is out of range for output rank ", out_rank));
+    }
+    if (i > 0 && bd[i] <= bd[i - 1]) {
+      return Bad(op, absl::StrCat("broadcast_dims [", absl::StrJoin(bd, ", "),
+                                  "] must be strictly increasing"));
+    }
+  }
+  for (const Extent& e : attrs.shape) {
+    if (e.size < -1 || (e.size == -1 && e.symbol == kNone)) {
+      return Bad(op, "output shape has a negative or unknown extent");
+    }
+  }
+  for (size_t i = 0; i < bd.size(); ++i) {
+    Extent want = attrs.shape[bd[i]];
+    if (xs[i].is_broadcast() || g.SameExtent(xs[i], want)) continue;
+    if (!g.UnifyExtents(xs[i], want)) {
+      return Bad(op, absl::StrCat("operand axis ", i, " has extent ", g.ExtentName(xs[i]),
+                                  " but output axis ", bd[i], " has extent ", g.ExtentName(want)));
+    }
+  }
+  std::vector<Extent> shape = attrs.shape;
+  for (Extent& e : shape) e = g.Canonical(e);
+  attrs.shape = shape;
+  return InferResult{{true, shape}};
+}
+
+// broadcast: a new extent-1 axis for every true entry of is_broadcast_dim.
+absl::StatusOr<InferResult> BroadcastShape(Graph& g, OpKind op, const Value& x,
+                                           std::vector<Extent>& xs, Attrs& attrs) {
+  const auto& nb = attrs.is_broadcast_dim;
+  int kept = static_cast<int>(std::count(nb.begin(), nb.end(), false));
+  if (kept != x.rank()) {
+    return Bad(op, absl::StrCat("is_broadcast_dim keeps ", kept, " axes for an operand of rank ",
+                                x.rank()));
+  }
+  std::vector<Extent> shape;
+  int j = 0;
+  for (bool b : nb) shape.push_back(b ? Extent::Static(1) : xs[j++]);
+  return InferResult{{true, shape}};
+}
+
+// expand: extent-1 axes grow to attrs.shape (-1 keeps an axis).
+absl::StatusOr<InferResult> ExpandShape(Graph& g, OpKind op, const Value& x,
+                                        std::vector<Extent>& xs, Attrs& attrs) {
+  if (static_cast<int>(attrs.shape.size()) != x.rank()) {
+    return Bad(op, absl::StrCat("shape has ", attrs.shape.size(),
+                                " entries for an operand of rank ", x.rank()));
+  }
+  std::vector<Extent> shape = xs;
+  for (int i = 0; i < x.rank(); ++i) {
+    Extent want = attrs.shape[i];
+    if (want.size == -1 && want.symbol == kNone) continue;  // keep
+    if (xs[i].is_broadcast()) {
+      shape[i] = g.Canonical(want);
+    } else if (!g.UnifyExtents(xs[i], want)) {
+      return Bad(op, absl::StrCat("axis ", i, " of extent ", g.ExtentName(xs[i]),
+                                  " cannot expand to ", g.ExtentName(want)));
+    }
+  }
+  for (Extent& e : shape) e = g.Canonical(e);
+  return InferResult{{true, shape}};
+}
+
+// squeeze: drops the extent-1 axes attrs.dims (normalized in place).
+absl::StatusOr<InferResult> SqueezeShape(Graph& g, OpKind op, const Value& x,
+                                         std::vector<Extent>& xs, Attrs& attrs) {
+  auto dims = NormalizeAxes(attrs.dims, x.rank());
+  if (!dims.ok()) return Bad(op, std::string(dims.status().message()));
+  attrs.dims = *dims;
+  std::vector<Extent> shape;
+  for (int i = 0; i < x.rank(); ++i) {
+    if (std::binary_search(dims->begin(), dims->end(), i)) {
+      if (!xs[i].is_broadcast()) {
+        return Bad(op, absl::StrCat("axis ", i, " has extent ", g.ExtentName(xs[i]), ", not 1"));
+      }
+    } else {
+      shape.push_back(xs[i]);
+    }
+  }
+  return InferResult{{true, shape}};
+}
+
+// permute: output axis i is operand axis attrs.dims[i] (made non-negative
+// in place).
+absl::StatusOr<InferResult> PermuteShape(Graph& g, OpKind op, const Value& x,
+                                         std::vector<Extent>& xs, Attrs& attrs) {
+  if (static_cast<int>(attrs.dims.size()) != x.rank()) {
+    return Bad(op, absl::StrCat("permutation has ", attrs.dims.size(),
+                                " entries for an operand of rank ", x.rank()));
+  }
+  auto sorted = NormalizeAxes(attrs.dims, x.rank());
+  if (!sorted.ok()) return Bad(op, std::string(sorted.status().message()));
+  std::vector<Extent> shape;
+  for (int64_t d : attrs.dims) shape.push_back(xs[d < 0 ? d + x.rank() : d]);
+  for (int64_t& d : attrs.dims)
+    if (d < 0) d += x.rank();
+  return InferResult{{true, shape}};
+}
+
+// reshape to attrs.shape (canonicalized in place): the same number of
+// elements, symbolic axes on both sides.
+absl::StatusOr<InferResult> ReshapeShape(Graph& g, OpKind op, const Value& x,
+                                         std::vector<Extent>& xs, Attrs& attrs) {
+  std::vector<Extent> shape = attrs.shape;
+  for (Extent& e : shape) {
+    if (e.size < -1 || (e.size == -1 && e.symbol == kNone)) {
+      return Bad(op, "new shape has a negative or unknown extent");
+    }
+    e = g.Canonical(e);
+  }
+  // Static sizes must agree in product; symbolic extents must appear on
+  // both sides (reshape may regroup static axes and add or drop 1s).
+  auto split = [&](const std::vector<Extent>& s, int64_t* prod, std::vector<SymbolId>* syms) {
+    *prod = 1;
+    for (const Extent& e : s) {
+      if (e.is_static())
+        *prod *= e.size;
+      else
+        syms->push_back(e.symbol);
+    }
+    std::sort(syms->begin(), syms->end());
+  };
+  int64_t pin, pout;
+  std::vector<SymbolId> sin, sout;
+  split(xs, &pin, &sin);
+  split(shape, &pout, &sout);
+  if (sin != sout && pin != 0 && pout != 0) {
+    // One symbolic axis split into (or merged from) static factors: the
+    // symbol must equal the quotient of the static products, so it is
+    // bound to it ([s0, s1] -> [8, 16, s1] binds s0 to 128).
+    std::vector<SymbolId> only_in, only_out;
+    std::set_difference(sin.begin(), sin.end(), sout.begin(), sout.end(),
+                        std::back_inserter(only_in));
+    std::set_difference(sout.begin(), sout.end(), sin.begin(), sin.end(),
+                        std::back_inserter(only_out));
+    const bool in_side = only_in.size() == 1 && only_out.empty();
+    const bool out_side = only_out.size() == 1 && only_in.empty();
+    const int64_t num = in_side ? pout : pin, den = in_side ? pin : pout;
+    if ((in_side || out_side) && num % den == 0) {
+      g.UnifyExtents(Extent::Symbolic(in_side ? only_in[0] : only_out[0]),
+                     Extent::Static(num / den));
+      for (Extent& e : xs) e = g.Canonical(e);
+      for (Extent& e : shape) e = g.Canonical(e);
+      sin.clear();
+      sout.clear();
+      split(xs, &pin, &sin);
+      split(shape, &pout, &sout);
+    }
+  }
+  if (pin != pout || sin != sout) {
+    return Bad(op, absl::StrCat("cannot reshape ", x.rank(),
+                                "-d operand to a shape with a different number of elements (or "
+                                "regroup symbolic axes)"));
+  }
+  attrs.shape = shape;
+  return InferResult{{true, shape}};
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<ValueId>> GraphBuilder::AddNode(OpKind op, std::vector<ValueId> in,
@@ -167,34 +379,7 @@ absl::StatusOr<std::vector<std::pair<bool, std::vector<Extent>>>> GraphBuilder::
   }
 
   if (cat == OpCategory::kReduction || cat == OpCategory::kVarMean) {
-    if (attrs.dims.empty()) return Bad(op, "dims is empty; name the axes to reduce");
-    auto dims = NormalizeAxes(attrs.dims, x.rank());
-    if (!dims.ok()) return Bad(op, std::string(dims.status().message()));
-    attrs.dims = *dims;
-    if ((op == OpKind::kVar || cat == OpCategory::kVarMean) && attrs.correction < 0) {
-      return Bad(op, absl::StrCat("correction ", attrs.correction, " is negative"));
-    }
-    std::vector<Extent> shape;
-    for (int i = 0; i < x.rank(); ++i) {
-      bool reduced = std::binary_search(dims->begin(), dims->end(), i);
-      if (!reduced)
-        shape.push_back(g_->Canonical(x.shape[i]));
-      else if (attrs.keepdim)
-        shape.push_back(Extent::Static(1));
-    }
-    DataType t = x.dtype;
-    if (op == OpKind::kVar || cat == OpCategory::kVarMean) {
-      if (!IsFloatingPoint(t)) t = DataType::kFloat;
-    } else if ((op == OpKind::kSum || op == OpKind::kProd) && !IsFloatingPoint(t)) {
-      t = DataType::kInt64;
-    }
-    if (attrs.dtype) t = *attrs.dtype;
-    if (cat == OpCategory::kVarMean) {
-      dtypes = {t, t};
-      return Result{{true, shape}, {true, shape}};
-    }
-    dtypes = {t};
-    return Result{{true, shape}};
+    return InferReduction(*g_, op, x, attrs, dtypes);
   }
 
   // Shape ops.
@@ -202,162 +387,18 @@ absl::StatusOr<std::vector<std::pair<bool, std::vector<Extent>>>> GraphBuilder::
   std::vector<Extent> xs = x.shape;
   for (Extent& e : xs) e = g_->Canonical(e);
   switch (op) {
-    case OpKind::kBroadcastInDim: {
-      const auto& bd = attrs.broadcast_dims;
-      if (static_cast<int>(bd.size()) != x.rank()) {
-        return Bad(op, absl::StrCat("broadcast_dims has ", bd.size(),
-                                    " entries for an operand of rank ", x.rank()));
-      }
-      const int out_rank = static_cast<int>(attrs.shape.size());
-      if (out_rank < x.rank()) {
-        return Bad(
-            op, absl::StrCat("output rank ", out_rank, " is below the operand's rank ", x.rank()));
-      }
-      for (size_t i = 0; i < bd.size(); ++i) {
-        if (bd[i] < 0 || bd[i] >= out_rank) {
-          return Bad(op, absl::StrCat("broadcast_dims[", i, "] = ", bd[i],
-                                      " is out of range for output rank ", out_rank));
-        }
-        if (i > 0 && bd[i] <= bd[i - 1]) {
-          return Bad(op, absl::StrCat("broadcast_dims [", absl::StrJoin(bd, ", "),
-                                      "] must be strictly increasing"));
-        }
-      }
-      for (const Extent& e : attrs.shape) {
-        if (e.size < -1 || (e.size == -1 && e.symbol == kNone)) {
-          return Bad(op, "output shape has a negative or unknown extent");
-        }
-      }
-      for (size_t i = 0; i < bd.size(); ++i) {
-        Extent want = attrs.shape[bd[i]];
-        if (xs[i].is_broadcast() || g_->SameExtent(xs[i], want)) continue;
-        if (!g_->UnifyExtents(xs[i], want)) {
-          return Bad(
-              op, absl::StrCat("operand axis ", i, " has extent ", g_->ExtentName(xs[i]),
-                               " but output axis ", bd[i], " has extent ", g_->ExtentName(want)));
-        }
-      }
-      std::vector<Extent> shape = attrs.shape;
-      for (Extent& e : shape) e = g_->Canonical(e);
-      attrs.shape = shape;
-      return Result{{true, shape}};
-    }
-    case OpKind::kBroadcast: {
-      const auto& nb = attrs.is_broadcast_dim;
-      int kept = static_cast<int>(std::count(nb.begin(), nb.end(), false));
-      if (kept != x.rank()) {
-        return Bad(op, absl::StrCat("is_broadcast_dim keeps ", kept,
-                                    " axes for an operand of rank ", x.rank()));
-      }
-      std::vector<Extent> shape;
-      int j = 0;
-      for (bool b : nb) shape.push_back(b ? Extent::Static(1) : xs[j++]);
-      return Result{{true, shape}};
-    }
-    case OpKind::kExpand: {
-      if (static_cast<int>(attrs.shape.size()) != x.rank()) {
-        return Bad(op, absl::StrCat("shape has ", attrs.shape.size(),
-                                    " entries for an operand of rank ", x.rank()));
-      }
-      std::vector<Extent> shape = xs;
-      for (int i = 0; i < x.rank(); ++i) {
-        Extent want = attrs.shape[i];
-        if (want.size == -1 && want.symbol == kNone) continue;  // keep
-        if (xs[i].is_broadcast()) {
-          shape[i] = g_->Canonical(want);
-        } else if (!g_->UnifyExtents(xs[i], want)) {
-          return Bad(op, absl::StrCat("axis ", i, " of extent ", g_->ExtentName(xs[i]),
-                                      " cannot expand to ", g_->ExtentName(want)));
-        }
-      }
-      for (Extent& e : shape) e = g_->Canonical(e);
-      return Result{{true, shape}};
-    }
-    case OpKind::kSqueeze: {
-      auto dims = NormalizeAxes(attrs.dims, x.rank());
-      if (!dims.ok()) return Bad(op, std::string(dims.status().message()));
-      attrs.dims = *dims;
-      std::vector<Extent> shape;
-      for (int i = 0; i < x.rank(); ++i) {
-        if (std::binary_search(dims->begin(), dims->end(), i)) {
-          if (!xs[i].is_broadcast()) {
-            return Bad(op,
-                       absl::StrCat("axis ", i, " has extent ", g_->ExtentName(xs[i]), ", not 1"));
-          }
-        } else {
-          shape.push_back(xs[i]);
-        }
-      }
-      return Result{{true, shape}};
-    }
-    case OpKind::kPermute: {
-      if (static_cast<int>(attrs.dims.size()) != x.rank()) {
-        return Bad(op, absl::StrCat("permutation has ", attrs.dims.size(),
-                                    " entries for an operand of rank ", x.rank()));
-      }
-      auto sorted = NormalizeAxes(attrs.dims, x.rank());
-      if (!sorted.ok()) return Bad(op, std::string(sorted.status().message()));
-      std::vector<Extent> shape;
-      for (int64_t d : attrs.dims) shape.push_back(xs[d < 0 ? d + x.rank() : d]);
-      for (int64_t& d : attrs.dims)
-        if (d < 0) d += x.rank();
-      return Result{{true, shape}};
-    }
-    case OpKind::kReshape: {
-      std::vector<Extent> shape = attrs.shape;
-      for (Extent& e : shape) {
-        if (e.size < -1 || (e.size == -1 && e.symbol == kNone)) {
-          return Bad(op, "new shape has a negative or unknown extent");
-        }
-        e = g_->Canonical(e);
-      }
-      // Static sizes must agree in product; symbolic extents must appear on
-      // both sides (reshape may regroup static axes and add or drop 1s).
-      auto split = [&](const std::vector<Extent>& s, int64_t* prod, std::vector<SymbolId>* syms) {
-        *prod = 1;
-        for (const Extent& e : s) {
-          if (e.is_static())
-            *prod *= e.size;
-          else
-            syms->push_back(e.symbol);
-        }
-        std::sort(syms->begin(), syms->end());
-      };
-      int64_t pin, pout;
-      std::vector<SymbolId> sin, sout;
-      split(xs, &pin, &sin);
-      split(shape, &pout, &sout);
-      if (sin != sout && pin != 0 && pout != 0) {
-        // One symbolic axis split into (or merged from) static factors: the
-        // symbol must equal the quotient of the static products, so it is
-        // bound to it ([s0, s1] -> [8, 16, s1] binds s0 to 128).
-        std::vector<SymbolId> only_in, only_out;
-        std::set_difference(sin.begin(), sin.end(), sout.begin(), sout.end(),
-                            std::back_inserter(only_in));
-        std::set_difference(sout.begin(), sout.end(), sin.begin(), sin.end(),
-                            std::back_inserter(only_out));
-        const bool in_side = only_in.size() == 1 && only_out.empty();
-        const bool out_side = only_out.size() == 1 && only_in.empty();
-        const int64_t num = in_side ? pout : pin, den = in_side ? pin : pout;
-        if ((in_side || out_side) && num % den == 0) {
-          g_->UnifyExtents(Extent::Symbolic(in_side ? only_in[0] : only_out[0]),
-                           Extent::Static(num / den));
-          for (Extent& e : xs) e = g_->Canonical(e);
-          for (Extent& e : shape) e = g_->Canonical(e);
-          sin.clear();
-          sout.clear();
-          split(xs, &pin, &sin);
-          split(shape, &pout, &sout);
-        }
-      }
-      if (pin != pout || sin != sout) {
-        return Bad(op, absl::StrCat("cannot reshape ", x.rank(),
-                                    "-d operand to a shape with a different number of elements (or "
-                                    "regroup symbolic axes)"));
-      }
-      attrs.shape = shape;
-      return Result{{true, shape}};
-    }
+    case OpKind::kBroadcastInDim:
+      return BroadcastInDimShape(*g_, op, x, xs, attrs);
+    case OpKind::kBroadcast:
+      return BroadcastShape(*g_, op, x, xs, attrs);
+    case OpKind::kExpand:
+      return ExpandShape(*g_, op, x, xs, attrs);
+    case OpKind::kSqueeze:
+      return SqueezeShape(*g_, op, x, xs, attrs);
+    case OpKind::kPermute:
+      return PermuteShape(*g_, op, x, xs, attrs);
+    case OpKind::kReshape:
+      return ReshapeShape(*g_, op, x, xs, attrs);
     default:
       return Bad(op, "unsupported op");
   }
