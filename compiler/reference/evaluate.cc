@@ -59,6 +59,61 @@ std::vector<DataType> OutputTypes(const Graph& g, const Node& n) {
   return t;
 }
 
+// The results of node n on its operands `in` (output types `types`, the
+// first output of shape out_shape).
+absl::StatusOr<std::vector<View>> EvalNode(const Node& n, const std::vector<const View*>& in,
+                                           const std::vector<DataType>& types,
+                                           const Shape& out_shape) {
+  std::vector<View> outs;
+  switch (CategoryOf(n.op)) {
+    case OpCategory::kUnary:
+    case OpCategory::kBinary:
+    case OpCategory::kTernary:
+    case OpCategory::kCast: {
+      auto v = reference_internal::EvalPointwise(n, in, types[0], out_shape);
+      if (!v.ok()) return v.status();
+      outs.push_back(std::move(*v));
+      break;
+    }
+    case OpCategory::kShape: {
+      auto v = reference_internal::EvalShapeOp(n, *in[0], out_shape);
+      if (!v.ok()) return v.status();
+      outs.push_back(std::move(*v));
+      break;
+    }
+    case OpCategory::kReduction:
+    case OpCategory::kVarMean: {
+      auto v = reference_internal::EvalReduction(n, *in[0], types, out_shape);
+      if (!v.ok()) return v.status();
+      outs = std::move(*v);
+      break;
+    }
+    case OpCategory::kShift: {
+      auto v = reference_internal::EvalShift(n, in, out_shape);
+      if (!v.ok()) return v.status();
+      outs.push_back(std::move(*v));
+      break;
+    }
+    case OpCategory::kIndexed: {
+      auto v = reference_internal::EvalIndexed(n, in, types[0], out_shape);
+      if (!v.ok()) return v.status();
+      outs.push_back(std::move(*v));
+      break;
+    }
+    case OpCategory::kSize: {
+      const int64_t axis = n.attrs.axis < 0 ? n.attrs.axis + in[0]->rank() : n.attrs.axis;
+      if (axis < 0 || axis >= in[0]->rank()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("node ", n.id, " (size): axis ", axis, " is out of range"));
+      }
+      outs.push_back(reference_internal::ScalarView(
+          RoundTo(types[0], static_cast<double>(in[0]->shape[axis])), types[0]));
+      break;
+    }
+  }
+  return outs;
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<HostTensor>> Evaluate(const Graph& g,
@@ -121,53 +176,9 @@ absl::StatusOr<std::vector<HostTensor>> Evaluate(const Graph& g,
                        " elements; the limit is ", options.max_elements));
     }
     const std::vector<DataType> types = OutputTypes(g, n);
-    std::vector<View> outs;
-    switch (CategoryOf(n.op)) {
-      case OpCategory::kUnary:
-      case OpCategory::kBinary:
-      case OpCategory::kTernary:
-      case OpCategory::kCast: {
-        auto v = reference_internal::EvalPointwise(n, in, types[0], out_shape);
-        if (!v.ok()) return v.status();
-        outs.push_back(std::move(*v));
-        break;
-      }
-      case OpCategory::kShape: {
-        auto v = reference_internal::EvalShapeOp(n, *in[0], out_shape);
-        if (!v.ok()) return v.status();
-        outs.push_back(std::move(*v));
-        break;
-      }
-      case OpCategory::kReduction:
-      case OpCategory::kVarMean: {
-        auto v = reference_internal::EvalReduction(n, *in[0], types, out_shape);
-        if (!v.ok()) return v.status();
-        outs = std::move(*v);
-        break;
-      }
-      case OpCategory::kShift: {
-        auto v = reference_internal::EvalShift(n, in, out_shape);
-        if (!v.ok()) return v.status();
-        outs.push_back(std::move(*v));
-        break;
-      }
-      case OpCategory::kIndexed: {
-        auto v = reference_internal::EvalIndexed(n, in, types[0], out_shape);
-        if (!v.ok()) return v.status();
-        outs.push_back(std::move(*v));
-        break;
-      }
-      case OpCategory::kSize: {
-        const int64_t axis = n.attrs.axis < 0 ? n.attrs.axis + in[0]->rank() : n.attrs.axis;
-        if (axis < 0 || axis >= in[0]->rank()) {
-          return absl::InvalidArgumentError(
-              absl::StrCat("node ", n.id, " (size): axis ", axis, " is out of range"));
-        }
-        outs.push_back(reference_internal::ScalarView(
-            RoundTo(types[0], static_cast<double>(in[0]->shape[axis])), types[0]));
-        break;
-      }
-    }
+    auto evaluated = EvalNode(n, in, types, out_shape);
+    if (!evaluated.ok()) return evaluated.status();
+    std::vector<View> outs = *std::move(evaluated);
     if (outs.size() != n.outputs.size()) {
       return absl::InternalError(
           absl::StrCat("reference: node ", n.id, " made ", outs.size(), " outputs"));
