@@ -45,7 +45,15 @@ class DefinitionLowering {
   absl::StatusOr<PyValue> Eval(const Expr& e);
   absl::StatusOr<PyValue> EvalCall(const Expr& call);
   absl::StatusOr<PyValue> FdMethod(const Expr& call, const std::string& method);
+  // fd.define_tensor / define_scalar / define_vector / add_output.
+  absl::StatusOr<PyValue> DefineTensorCall(const Expr& call);
+  absl::StatusOr<PyValue> DefineScalarCall(const Expr& call);
+  absl::StatusOr<PyValue> DefineVectorCall(const Expr& call);
+  absl::StatusOr<PyValue> AddOutputCall(const Expr& call);
   absl::StatusOr<PyValue> OpCall(const Expr& call, const Expr& op_name);
+  // OpCall's attributes of a reduction or shape op from its arguments `a`.
+  absl::Status ReductionAttrs(OpKind op, const std::vector<const Expr*>& a, Attrs* attrs);
+  absl::Status ShapeAttrs(OpKind op, const std::vector<const Expr*>& a, Attrs* attrs);
   // fd.ops.full / zeros / ones (a broadcast of the fill value), and a clear
   // error for the tensor factories not supported; nullopt for other names.
   std::optional<absl::StatusOr<PyValue>> FactoryOp(const Expr& call, const Expr& op_name);

@@ -51,168 +51,312 @@ const char* OpRules(OpKind op) {
   }
 }
 
+// The parameter names of fd.ops.<op> and how many of them a call must pass.
+void OpParameters(OpKind op, std::vector<std::string>* params, size_t* required) {
+  *required = 1;
+  switch (CategoryOf(op)) {
+    case OpCategory::kUnary:
+      *params = {"x"};
+      break;
+    case OpCategory::kBinary:
+      *params = {"lhs", "rhs"};
+      *required = 2;
+      break;
+    case OpCategory::kTernary:
+      *params = op == OpKind::kClamp ? std::vector<std::string>{"x", "min", "max"}
+                                     : std::vector<std::string>{"pred", "lhs", "rhs"};
+      *required = 3;
+      break;
+    case OpCategory::kCast:
+      *params = {"x", "dtype"};
+      *required = 2;
+      break;
+    case OpCategory::kSize:
+      *params = {"x", "dim"};
+      *required = 2;
+      break;
+    case OpCategory::kReduction:
+    case OpCategory::kVarMean:
+      if (op == OpKind::kVar || op == OpKind::kVarMean) {
+        *params = {"x", "dims", "correction", "keepdim"};
+      } else {
+        *params = {"x", "dims", "keepdim", "dtype"};
+      }
+      *required = 2;
+      break;
+    case OpCategory::kShape:
+      *required = 2;
+      switch (op) {
+        case OpKind::kBroadcastInDim:
+          *params = {"x", "shape", "broadcast_dims"};
+          *required = 3;
+          break;
+        case OpKind::kBroadcast:
+          *params = {"x", "is_broadcast_dim"};
+          break;
+        case OpKind::kExpand:
+          *params = {"x", "shape"};
+          break;
+        case OpKind::kReshape:
+          *params = {"x", "new_shape"};
+          break;
+        default:
+          *params = {"x", "dims"};
+          break;  // squeeze, permute
+      }
+      break;
+    case OpCategory::kIndexed:  // handled by FactoryOp
+    case OpCategory::kShift:
+      break;
+  }
+}
+
 }  // namespace
 
-absl::StatusOr<PyValue> DefinitionLowering::FdMethod(const Expr& call, const std::string& method) {
-  if (method == "define_tensor") {
-    NoteDefinition(call.loc);
-    auto args =
-        BindArguments(call, "define_tensor",
-                      {"shape", "contiguity", "dtype", "is_cpu", "stride_order"}, 1, errors_);
-    if (!args.ok()) return args.status();
-    auto sizes = IntList(*(*args)[0], "shape", false);
-    if (!sizes.ok()) return sizes.status();
-    std::vector<std::optional<bool>> contiguity;
-    if (const Expr* c = (*args)[1]) {
-      auto v = Eval(*c);
-      if (!v.ok()) return v.status();
-      if (v->kind == K::kBool || v->kind == K::kNone) {
-        std::optional<bool> one;
-        if (v->kind == K::kBool) one = v->i != 0;
-        contiguity.assign(sizes->size(), one);
-      } else if (v->kind == K::kList || v->kind == K::kTuple) {
-        for (size_t k = 0; k < v->items.size(); ++k) {
-          const PyValue& item = v->items[k];
-          if (item.kind == K::kNone) {
-            contiguity.push_back(std::nullopt);
-          } else if (item.kind == K::kBool) {
-            contiguity.push_back(item.i != 0);
-          } else {
-            const Expr& at = c->operands.size() == v->items.size() ? *c->operands[k] : *c;
-            return errors_.Error(
-                at.loc, absl::StrCat("contiguity entry ", k, " is ", DescribeValue(*g_, item)),
-                "True, False or None");
-          }
+absl::StatusOr<PyValue> DefinitionLowering::DefineTensorCall(const Expr& call) {
+  NoteDefinition(call.loc);
+  auto args = BindArguments(call, "define_tensor",
+                            {"shape", "contiguity", "dtype", "is_cpu", "stride_order"}, 1, errors_);
+  if (!args.ok()) return args.status();
+  auto sizes = IntList(*(*args)[0], "shape", false);
+  if (!sizes.ok()) return sizes.status();
+  std::vector<std::optional<bool>> contiguity;
+  if (const Expr* c = (*args)[1]) {
+    auto v = Eval(*c);
+    if (!v.ok()) return v.status();
+    if (v->kind == K::kBool || v->kind == K::kNone) {
+      std::optional<bool> one;
+      if (v->kind == K::kBool) one = v->i != 0;
+      contiguity.assign(sizes->size(), one);
+    } else if (v->kind == K::kList || v->kind == K::kTuple) {
+      for (size_t k = 0; k < v->items.size(); ++k) {
+        const PyValue& item = v->items[k];
+        if (item.kind == K::kNone) {
+          contiguity.push_back(std::nullopt);
+        } else if (item.kind == K::kBool) {
+          contiguity.push_back(item.i != 0);
+        } else {
+          const Expr& at = c->operands.size() == v->items.size() ? *c->operands[k] : *c;
+          return errors_.Error(
+              at.loc, absl::StrCat("contiguity entry ", k, " is ", DescribeValue(*g_, item)),
+              "True, False or None");
         }
-      } else {
-        return errors_.Error(c->loc, absl::StrCat("contiguity is ", DescribeValue(*g_, *v)),
-                             "a list of True/False/None");
       }
+    } else {
+      return errors_.Error(c->loc, absl::StrCat("contiguity is ", DescribeValue(*g_, *v)),
+                           "a list of True/False/None");
     }
-    DataType dtype = DataType::kFloat;
-    if (const Expr* d = (*args)[2]) {
-      auto t = DTypeArg(*d, false);
-      if (!t.ok()) return t.status();
-      dtype = **t;
-    }
-    if (const Expr* cpu = (*args)[3]) {
-      auto is_cpu = BoolArg(*cpu, "is_cpu");
-      if (!is_cpu.ok()) return is_cpu.status();
-      if (*is_cpu) {
-        return errors_.Error(cpu->loc, "CPU tensors (is_cpu=True) are not supported",
-                             "is_cpu=False");
-      }
-    }
-    std::vector<int64_t> stride_order;
-    if (const Expr* s = (*args)[4]) {
-      auto order = IntList(*s, "stride_order", false);
-      if (!order.ok()) return order.status();
-      stride_order = *order;
-    }
-    auto id = b_.DefineTensor("", dtype, *sizes, contiguity, stride_order);
-    if (!id.ok()) return errors_.At(call.loc, id.status());
-    return Of(*id);
   }
-  if (method == "define_scalar") {
-    NoteDefinition(call.loc);
-    auto args = BindArguments(call, "define_scalar", {"value", "dtype"}, 0, errors_);
-    if (!args.ok()) return args.status();
-    PyValue value;
-    if (const Expr* e = (*args)[0]) {
-      auto v = Eval(*e);
-      if (!v.ok()) return v.status();
-      value = *v;
-      if (!value.is_number() && value.kind != K::kNone) {
-        return errors_.Error(e->loc,
-                             absl::StrCat("define_scalar value is ", DescribeValue(*g_, value)),
-                             "a number, True/False, or None for a scalar input");
-      }
-    }
-    std::optional<DataType> dtype;
-    if (const Expr* d = (*args)[1]) {
-      auto t = DTypeArg(*d, false);
-      if (!t.ok()) return t.status();
-      dtype = *t;
-    }
-    if (value.kind == K::kNone) return Of(b_.DefineScalarInput(dtype.value_or(DataType::kDouble)));
-    const DataType t = dtype.value_or(value.kind == K::kFloat  ? DataType::kDouble
-                                      : value.kind == K::kBool ? DataType::kBool
-                                                               : DataType::kInt64);
-    const double x = value.number();
-    const Expr& at = *(*args)[0];
-    if (IsIntegral(t) && (value.kind == K::kFloat && x != std::floor(x))) {
-      return errors_.Error(at.loc,
-                           absl::StrCat("define_scalar value ", x,
-                                        " is not an integer but the dtype is ", DataTypeName(t)),
-                           "an integer value or a floating dtype");
-    }
-    if (t == DataType::kBool && x != 0 && x != 1) {
-      return errors_.Error(at.loc, absl::StrCat("define_scalar value ", x, " is not a bool"),
-                           "True or False for DataType.Bool");
-    }
-    if (std::string why = ConstantValueProblem(x, t); !why.empty()) {
-      return errors_.Error(
-          at.loc, absl::StrCat("define_scalar value ", x, " for ", DataTypeName(t), ": ", why),
-          "an integer within the int64 range or a floating dtype");
-    }
-    PyValue c;
-    c.kind = K::kValue;
-    c.id = b_.DefineConstant(x, t, "");
-    return c;
+  DataType dtype = DataType::kFloat;
+  if (const Expr* d = (*args)[2]) {
+    auto t = DTypeArg(*d, false);
+    if (!t.ok()) return t.status();
+    dtype = **t;
   }
-  if (method == "define_vector") {
-    NoteDefinition(call.loc);
-    auto args = BindArguments(call, "define_vector", {"values", "dtype"}, 1, errors_);
-    if (!args.ok()) return args.status();
-    if (const Expr* d = (*args)[1]) {
-      auto t = DTypeArg(*d, false);
-      if (!t.ok()) return t.status();
-      if (!IsIntegral(**t)) {
-        return errors_.Error(d->loc, absl::StrCat("define_vector dtype is ", DataTypeName(**t)),
-                             "DataType.Int");
-      }
+  if (const Expr* cpu = (*args)[3]) {
+    auto is_cpu = BoolArg(*cpu, "is_cpu");
+    if (!is_cpu.ok()) return is_cpu.status();
+    if (*is_cpu) {
+      return errors_.Error(cpu->loc, "CPU tensors (is_cpu=True) are not supported", "is_cpu=False");
     }
-    auto v = Eval(*(*args)[0]);
+  }
+  std::vector<int64_t> stride_order;
+  if (const Expr* s = (*args)[4]) {
+    auto order = IntList(*s, "stride_order", false);
+    if (!order.ok()) return order.status();
+    stride_order = *order;
+  }
+  auto id = b_.DefineTensor("", dtype, *sizes, contiguity, stride_order);
+  if (!id.ok()) return errors_.At(call.loc, id.status());
+  return Of(*id);
+}
+
+absl::StatusOr<PyValue> DefinitionLowering::DefineScalarCall(const Expr& call) {
+  NoteDefinition(call.loc);
+  auto args = BindArguments(call, "define_scalar", {"value", "dtype"}, 0, errors_);
+  if (!args.ok()) return args.status();
+  PyValue value;
+  if (const Expr* e = (*args)[0]) {
+    auto v = Eval(*e);
     if (!v.ok()) return v.status();
-    if (v->kind != K::kList && v->kind != K::kTuple) {
-      return errors_.Error((*args)[0]->loc,
-                           absl::StrCat("define_vector values is ", DescribeValue(*g_, *v)),
-                           "a list of sizes such as [T0.size(0), 1]");
+    value = *v;
+    if (!value.is_number() && value.kind != K::kNone) {
+      return errors_.Error(e->loc,
+                           absl::StrCat("define_scalar value is ", DescribeValue(*g_, value)),
+                           "a number, True/False, or None for a scalar input");
     }
-    auto shape = ShapeArg(*(*args)[0], false);
-    if (!shape.ok()) return shape.status();
-    PyValue out;
-    out.kind = K::kExtents;
-    out.extents = *shape;
-    return out;
   }
-  if (method == "add_output") {
-    auto args = BindArguments(call, "add_output", {"output", "alias_input"}, 1, errors_);
-    if (!args.ok()) return args.status();
-    if ((*args)[1] != nullptr) {
-      return errors_.Error((*args)[1]->loc, "aliased outputs (alias_input) are not supported",
-                           "fd.add_output(T)");
-    }
-    const Expr& e = *(*args)[0];
-    auto v = Eval(e);
-    if (!v.ok()) return v.status();
-    if (v->kind != K::kValue) {
-      return errors_.Error(e.loc, absl::StrCat("add_output of ", DescribeValue(*g_, *v)),
-                           "a tensor defined in the fusion");
-    }
-    if (!g_->value(v->id).is_tensor) {
-      return errors_.Error(
-          e.loc,
-          absl::StrCat("add_output of ", DescribeValue(*g_, *v), ": outputs must be tensors"),
-          "a tensor defined in the fusion");
-    }
-    if (absl::Status s = b_.AddOutput(v->id); !s.ok()) return errors_.At(call.loc, s);
-    return PyValue{};
+  std::optional<DataType> dtype;
+  if (const Expr* d = (*args)[1]) {
+    auto t = DTypeArg(*d, false);
+    if (!t.ok()) return t.status();
+    dtype = *t;
   }
+  if (value.kind == K::kNone) return Of(b_.DefineScalarInput(dtype.value_or(DataType::kDouble)));
+  const DataType t = dtype.value_or(value.kind == K::kFloat  ? DataType::kDouble
+                                    : value.kind == K::kBool ? DataType::kBool
+                                                             : DataType::kInt64);
+  const double x = value.number();
+  const Expr& at = *(*args)[0];
+  if (IsIntegral(t) && (value.kind == K::kFloat && x != std::floor(x))) {
+    return errors_.Error(at.loc,
+                         absl::StrCat("define_scalar value ", x,
+                                      " is not an integer but the dtype is ", DataTypeName(t)),
+                         "an integer value or a floating dtype");
+  }
+  if (t == DataType::kBool && x != 0 && x != 1) {
+    return errors_.Error(at.loc, absl::StrCat("define_scalar value ", x, " is not a bool"),
+                         "True or False for DataType.Bool");
+  }
+  if (std::string why = ConstantValueProblem(x, t); !why.empty()) {
+    return errors_.Error(
+        at.loc, absl::StrCat("define_scalar value ", x, " for ", DataTypeName(t), ": ", why),
+        "an integer within the int64 range or a floating dtype");
+  }
+  PyValue c;
+  c.kind = K::kValue;
+  c.id = b_.DefineConstant(x, t, "");
+  return c;
+}
+
+absl::StatusOr<PyValue> DefinitionLowering::DefineVectorCall(const Expr& call) {
+  NoteDefinition(call.loc);
+  auto args = BindArguments(call, "define_vector", {"values", "dtype"}, 1, errors_);
+  if (!args.ok()) return args.status();
+  if (const Expr* d = (*args)[1]) {
+    auto t = DTypeArg(*d, false);
+    if (!t.ok()) return t.status();
+    if (!IsIntegral(**t)) {
+      return errors_.Error(d->loc, absl::StrCat("define_vector dtype is ", DataTypeName(**t)),
+                           "DataType.Int");
+    }
+  }
+  auto v = Eval(*(*args)[0]);
+  if (!v.ok()) return v.status();
+  if (v->kind != K::kList && v->kind != K::kTuple) {
+    return errors_.Error((*args)[0]->loc,
+                         absl::StrCat("define_vector values is ", DescribeValue(*g_, *v)),
+                         "a list of sizes such as [T0.size(0), 1]");
+  }
+  auto shape = ShapeArg(*(*args)[0], false);
+  if (!shape.ok()) return shape.status();
+  PyValue out;
+  out.kind = K::kExtents;
+  out.extents = *shape;
+  return out;
+}
+
+absl::StatusOr<PyValue> DefinitionLowering::AddOutputCall(const Expr& call) {
+  auto args = BindArguments(call, "add_output", {"output", "alias_input"}, 1, errors_);
+  if (!args.ok()) return args.status();
+  if ((*args)[1] != nullptr) {
+    return errors_.Error((*args)[1]->loc, "aliased outputs (alias_input) are not supported",
+                         "fd.add_output(T)");
+  }
+  const Expr& e = *(*args)[0];
+  auto v = Eval(e);
+  if (!v.ok()) return v.status();
+  if (v->kind != K::kValue) {
+    return errors_.Error(e.loc, absl::StrCat("add_output of ", DescribeValue(*g_, *v)),
+                         "a tensor defined in the fusion");
+  }
+  if (!g_->value(v->id).is_tensor) {
+    return errors_.Error(
+        e.loc, absl::StrCat("add_output of ", DescribeValue(*g_, *v), ": outputs must be tensors"),
+        "a tensor defined in the fusion");
+  }
+  if (absl::Status s = b_.AddOutput(v->id); !s.ok()) return errors_.At(call.loc, s);
+  return PyValue{};
+}
+
+absl::StatusOr<PyValue> DefinitionLowering::FdMethod(const Expr& call, const std::string& method) {
+  if (method == "define_tensor") return DefineTensorCall(call);
+  if (method == "define_scalar") return DefineScalarCall(call);
+  if (method == "define_vector") return DefineVectorCall(call);
+  if (method == "add_output") return AddOutputCall(call);
   if (method == "execute") return PyValue{};  // `fd.execute(inputs)`: nothing to build
   return errors_.Error(
       call.callee().loc, absl::StrCat("unknown FusionDefinition method '", method, "'"),
       "define_tensor, define_scalar, define_vector, add_output, execute or ops.<op>");
+}
+
+absl::Status DefinitionLowering::ReductionAttrs(OpKind op, const std::vector<const Expr*>& a,
+                                                Attrs* attrs) {
+  auto dims = IntList(*a[1], "dims", true);
+  if (!dims.ok()) return dims.status();
+  attrs->dims = *dims;
+  if (op == OpKind::kVar || op == OpKind::kVarMean) {
+    attrs->correction = 1;  // PyTorch's default
+    if (a[2]) {
+      auto c = IntArg(*a[2], "correction");
+      if (!c.ok()) return c.status();
+      attrs->correction = *c;
+    }
+    if (a[3]) {
+      auto k = BoolArg(*a[3], "keepdim");
+      if (!k.ok()) return k.status();
+      attrs->keepdim = *k;
+    }
+  } else {
+    if (a[2]) {
+      auto k = BoolArg(*a[2], "keepdim");
+      if (!k.ok()) return k.status();
+      attrs->keepdim = *k;
+    }
+    if (a[3]) {
+      auto t = DTypeArg(*a[3], true);
+      if (!t.ok()) return t.status();
+      attrs->dtype = *t;
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status DefinitionLowering::ShapeAttrs(OpKind op, const std::vector<const Expr*>& a,
+                                            Attrs* attrs) {
+  switch (op) {
+    case OpKind::kBroadcastInDim: {
+      auto shape = ShapeArg(*a[1], false);
+      if (!shape.ok()) return shape.status();
+      attrs->shape = *shape;
+      auto bd = IntList(*a[2], "broadcast_dims", false);
+      if (!bd.ok()) return bd.status();
+      attrs->broadcast_dims = *bd;
+      break;
+    }
+    case OpKind::kBroadcast: {
+      auto v = Eval(*a[1]);
+      if (!v.ok()) return v.status();
+      if (v->kind != K::kList && v->kind != K::kTuple) {
+        return errors_.Error(a[1]->loc,
+                             absl::StrCat("is_broadcast_dim is ", DescribeValue(*g_, *v)),
+                             "a list of True/False");
+      }
+      for (const PyValue& item : v->items) {
+        if (item.kind != K::kBool) {
+          return errors_.Error(a[1]->loc,
+                               absl::StrCat("is_broadcast_dim holds ", DescribeValue(*g_, item)),
+                               "True or False entries");
+        }
+        attrs->is_broadcast_dim.push_back(item.i != 0);
+      }
+      break;
+    }
+    case OpKind::kExpand:
+    case OpKind::kReshape: {
+      auto shape = ShapeArg(*a[1], op == OpKind::kExpand);
+      if (!shape.ok()) return shape.status();
+      attrs->shape = *shape;
+      break;
+    }
+    default: {
+      auto dims = IntList(*a[1], "dims", op == OpKind::kSqueeze);
+      if (!dims.ok()) return dims.status();
+      attrs->dims = *dims;
+      break;
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<PyValue> DefinitionLowering::OpCall(const Expr& call, const Expr& op_name) {
@@ -226,63 +370,12 @@ absl::StatusOr<PyValue> DefinitionLowering::OpCall(const Expr& call, const Expr&
   }
   const std::string fname = absl::StrCat("fd.ops.", op_name.text);
   const OpCategory cat = CategoryOf(*op);
+  if (cat == OpCategory::kIndexed || cat == OpCategory::kShift) {  // handled by FactoryOp
+    return absl::InternalError(absl::StrCat(fname, " reached OpCall"));
+  }
   std::vector<std::string> params;
   size_t required = 1;
-  switch (cat) {
-    case OpCategory::kUnary:
-      params = {"x"};
-      break;
-    case OpCategory::kBinary:
-      params = {"lhs", "rhs"};
-      required = 2;
-      break;
-    case OpCategory::kTernary:
-      params = *op == OpKind::kClamp ? std::vector<std::string>{"x", "min", "max"}
-                                     : std::vector<std::string>{"pred", "lhs", "rhs"};
-      required = 3;
-      break;
-    case OpCategory::kCast:
-      params = {"x", "dtype"};
-      required = 2;
-      break;
-    case OpCategory::kSize:
-      params = {"x", "dim"};
-      required = 2;
-      break;
-    case OpCategory::kReduction:
-    case OpCategory::kVarMean:
-      if (*op == OpKind::kVar || *op == OpKind::kVarMean) {
-        params = {"x", "dims", "correction", "keepdim"};
-      } else {
-        params = {"x", "dims", "keepdim", "dtype"};
-      }
-      required = 2;
-      break;
-    case OpCategory::kShape:
-      required = 2;
-      switch (*op) {
-        case OpKind::kBroadcastInDim:
-          params = {"x", "shape", "broadcast_dims"};
-          required = 3;
-          break;
-        case OpKind::kBroadcast:
-          params = {"x", "is_broadcast_dim"};
-          break;
-        case OpKind::kExpand:
-          params = {"x", "shape"};
-          break;
-        case OpKind::kReshape:
-          params = {"x", "new_shape"};
-          break;
-        default:
-          params = {"x", "dims"};
-          break;  // squeeze, permute
-      }
-      break;
-    case OpCategory::kIndexed:  // handled by FactoryOp
-    case OpCategory::kShift:
-      return absl::InternalError(absl::StrCat(fname, " reached OpCall"));
-  }
+  OpParameters(*op, &params, &required);
   auto args = BindArguments(call, fname, params, required, errors_);
   if (!args.ok()) return args.status();
   const std::vector<const Expr*>& a = *args;
@@ -309,76 +402,9 @@ absl::StatusOr<PyValue> DefinitionLowering::OpCall(const Expr& call, const Expr&
     if (!t.ok()) return t.status();
     attrs.dtype = *t;
   } else if (cat == OpCategory::kReduction || cat == OpCategory::kVarMean) {
-    auto dims = IntList(*a[1], "dims", true);
-    if (!dims.ok()) return dims.status();
-    attrs.dims = *dims;
-    if (*op == OpKind::kVar || *op == OpKind::kVarMean) {
-      attrs.correction = 1;  // PyTorch's default
-      if (a[2]) {
-        auto c = IntArg(*a[2], "correction");
-        if (!c.ok()) return c.status();
-        attrs.correction = *c;
-      }
-      if (a[3]) {
-        auto k = BoolArg(*a[3], "keepdim");
-        if (!k.ok()) return k.status();
-        attrs.keepdim = *k;
-      }
-    } else {
-      if (a[2]) {
-        auto k = BoolArg(*a[2], "keepdim");
-        if (!k.ok()) return k.status();
-        attrs.keepdim = *k;
-      }
-      if (a[3]) {
-        auto t = DTypeArg(*a[3], true);
-        if (!t.ok()) return t.status();
-        attrs.dtype = *t;
-      }
-    }
+    if (absl::Status st = ReductionAttrs(*op, a, &attrs); !st.ok()) return st;
   } else if (cat == OpCategory::kShape) {
-    switch (*op) {
-      case OpKind::kBroadcastInDim: {
-        auto shape = ShapeArg(*a[1], false);
-        if (!shape.ok()) return shape.status();
-        attrs.shape = *shape;
-        auto bd = IntList(*a[2], "broadcast_dims", false);
-        if (!bd.ok()) return bd.status();
-        attrs.broadcast_dims = *bd;
-        break;
-      }
-      case OpKind::kBroadcast: {
-        auto v = Eval(*a[1]);
-        if (!v.ok()) return v.status();
-        if (v->kind != K::kList && v->kind != K::kTuple) {
-          return errors_.Error(a[1]->loc,
-                               absl::StrCat("is_broadcast_dim is ", DescribeValue(*g_, *v)),
-                               "a list of True/False");
-        }
-        for (const PyValue& item : v->items) {
-          if (item.kind != K::kBool) {
-            return errors_.Error(a[1]->loc,
-                                 absl::StrCat("is_broadcast_dim holds ", DescribeValue(*g_, item)),
-                                 "True or False entries");
-          }
-          attrs.is_broadcast_dim.push_back(item.i != 0);
-        }
-        break;
-      }
-      case OpKind::kExpand:
-      case OpKind::kReshape: {
-        auto shape = ShapeArg(*a[1], *op == OpKind::kExpand);
-        if (!shape.ok()) return shape.status();
-        attrs.shape = *shape;
-        break;
-      }
-      default: {
-        auto dims = IntList(*a[1], "dims", *op == OpKind::kSqueeze);
-        if (!dims.ok()) return dims.status();
-        attrs.dims = *dims;
-        break;
-      }
-    }
+    if (absl::Status st = ShapeAttrs(*op, a, &attrs); !st.ok()) return st;
   }
   auto outs = b_.AddNode(*op, operands, attrs);
   if (!outs.ok()) return errors_.At(call.loc, outs.status(), OpRules(*op));
