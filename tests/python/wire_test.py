@@ -6,6 +6,8 @@ Every corpus script recorded through fusiond.FusionDefinition and sent in
 the wire form built in Python (fusiond.wire) compiles to the canonical
 graph that fusionc's own front end gives the original script; through
 FUSIOND_SERVER, FusionDefinition's compile returns the daemon's kernels,
+the factory and random ops (full, zeros, ones, iota, uniform, normal,
+rand_like, randn_like) give fusionc's graph too,
 and a definition the daemon refuses raises CompileError with its message.
 Needs grpcio, the generated protobuf modules (installed with the package,
 or FUSIOND_GENERATED_PYTHON=<build>/python) and fusiond (FUSIOND_BIN);
@@ -47,6 +49,12 @@ if not _MISSING:
     except fusiond.manifest.FusionError as e:
         _MISSING = str(e)
 CORPUS = os.environ.get("FUSIOND_CORPUS_DIR", os.path.join(_SOURCE, "tests", "corpus", "fusions"))
+OPS_FUSIONS = os.path.join(_SOURCE, "tests", "ops", "fusions")
+
+
+def _text(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
 
 
 @unittest.skipIf(_MISSING, _MISSING)
@@ -80,6 +88,66 @@ class WireFormTest(unittest.TestCase):
                 compiler.run_fusionc(["parse", path, "--out", pb], path)
                 with open(pb, "rb") as f:
                     self.assertEqual(ours, self.hash_of(f.read(), shapes))
+
+    def same_as_fusionc(self, fd, name, shapes):
+        """The wire form of fd and fusionc's parse of fd's text: one canonical graph."""
+        path = os.path.join(self.tmp, name + ".py")
+        with open(path, "w") as f:
+            f.write(fd.definition_text())
+        pb = os.path.join(self.tmp, name + ".pb")
+        compiler.run_fusionc(["parse", path, "--out", pb], path)
+        with open(pb, "rb") as f:
+            self.assertEqual(self.hash_of(wire.to_graph(fd), shapes), self.hash_of(f.read(), shapes))
+
+    def test_factory_and_random_ops_match_fusionc(self):
+        from definition_test import definition_only, run_with_fusiond
+        ops = ("uniform", "normal", "iota", "full", "zeros", "ones", "rand_like", "randn_like")
+        scripts = [p for p in sorted(glob.glob(os.path.join(OPS_FUSIONS, "*.py")))
+                   if any(f"fd.ops.{op}(" in _text(p) for op in ops)]
+        self.assertGreaterEqual(len(scripts), 8, OPS_FUSIONS)
+        for path in scripts:
+            with self.subTest(fusion=os.path.basename(path)):
+                parsed = compiler.run_fusionc(["parse", path, "--inputs"], path).stdout
+                text = re.search(r"# input shapes: (.*)", parsed).group(1)
+                shapes = [[int(d) for d in s.split(", ") if d]
+                          for s in re.findall(r"\[([^\]]*)\]", text)]
+                fd = run_with_fusiond(definition_only(path))
+                self.same_as_fusionc(fd, "ops_" + os.path.basename(path)[:-3], shapes)
+        DT = fusiond.DataType
+        with fusiond.FusionDefinition() as fd:  # every spelling, unseeded random ops included
+            t0 = fd.define_tensor(shape=[64, 128], contiguity=[True, True], dtype=DT.BFloat16)
+            t1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DT.Float)
+            s0 = fd.define_scalar(dtype=DT.Double)
+            a = fd.ops.add(fd.ops.cast(t0, DT.Float), fd.ops.full(t0.shape(), 2.5, DT.Float))
+            a = fd.ops.mul(a, fd.ops.ones(shape=[64, 128]))
+            a = fd.ops.add(a, fd.ops.zeros([64, 128], dtype=DT.Float))
+            a = fd.ops.add(a, fd.ops.full(shape=[64, 128], fill_value=s0))
+            a = fd.ops.add(a, fd.ops.uniform(-1.0, 1.0, shape=[64, 128]))
+            a = fd.ops.add(a, fd.ops.cast(fd.ops.rand_like(t0), DT.Float))
+            b = fd.ops.add(t1, fd.ops.randn_like(t1))
+            b = fd.ops.add(b, fd.ops.normal(0.0, s0, t1.shape(), dtype=DT.Float))
+            pos = fd.ops.iota(t1.size(1), 0.0, 0.5, dtype=DT.Float)
+            b = fd.ops.add(b, fd.ops.broadcast_in_dim(pos, shape=t1.shape(), broadcast_dims=[1]))
+            idx = fd.ops.cast(fd.ops.iota(128), DT.Float)
+            fd.add_output(fd.ops.add(a, fd.ops.broadcast_in_dim(idx, [64, 128], [1])))
+            fd.add_output(b)
+        self.same_as_fusionc(fd, "spellings", [[64, 128], [32, 256], []])
+
+    def test_what_the_wire_form_cannot_express_names_the_op(self):
+        DT = fusiond.DataType
+        with fusiond.FusionDefinition() as fd:
+            t0 = fd.define_tensor(shape=[8, 8], dtype=DT.Float)
+            fd.add_output(fd.ops.rand_like(fd.ops.exp(t0)))
+        with self.assertRaisesRegex(fusiond.manifest.InvalidArgument,
+                                    r"fd\.ops\.rand_like\(T\d+\): .* dtype .*fd\.ops\.uniform"):
+            wire.to_graph(fd)
+        with fusiond.FusionDefinition() as fd:
+            t0 = fd.define_tensor(shape=[8, 8], dtype=DT.Float)
+            seed = fd.define_scalar(dtype=DT.Int)
+            fd.add_output(fd.ops.add(t0, fd.ops.uniform(0.0, 1.0, t0.shape(), rng_seed=seed)))
+        with self.assertRaisesRegex(fusiond.manifest.InvalidArgument,
+                                    r"fd\.ops\.uniform has only one of rng_seed, rng_offset"):
+            wire.to_graph(fd)
 
     def test_definition_compiles_through_the_daemon(self):
         with fusiond.FusionDefinition() as fd:

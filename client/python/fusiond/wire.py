@@ -6,6 +6,13 @@ The daemon rebuilds the graph through the same checks as the C++ front end
 front end writes them: a static size, or the axis of a graph input for a
 symbolic one; an extent computed from sizes (`T0.size(0) * 2` as a shape
 entry) has no such form here and is refused, naming fusionc instead.
+
+The factory ops are lowered as compiler/frontend/factory_calls.cc lowers
+them: full / zeros / ones become broadcast_in_dim of the (cast) fill scalar;
+iota, uniform and normal are nodes of their own; rand_like / randn_like are
+uniform(0, 1) / normal(0, 1) at their argument's shape and dtype; a random op
+without rng_seed / rng_offset gets seed 0 and, as offset, how many unseeded
+random ops came before it.
 """
 
 from __future__ import annotations
@@ -18,7 +25,8 @@ from .manifest import InvalidArgument
 __all__ = ["to_graph"]
 
 _PROTO_DTYPES = {"Bool": "BOOL", "Int32": "INT32", "Int": "INT64", "Half": "FLOAT16",
-                 "BFloat16": "BFLOAT16", "Float": "FLOAT32", "Double": "FLOAT64"}
+                 "BFloat16": "BFLOAT16", "Float": "FLOAT32", "Double": "FLOAT64",
+                 "Float8_e4m3fn": "FLOAT8_E4M3FN", "Float8_e5m2": "FLOAT8_E5M2"}
 _PARAMS = {  # the argument names the C++ front end binds, per op
     "cast": ("x", "dtype"), "size": ("x", "dim"),
     "sum": ("x", "dims", "keepdim", "dtype"), "max": ("x", "dims", "keepdim", "dtype"),
@@ -27,13 +35,25 @@ _PARAMS = {  # the argument names the C++ front end binds, per op
     "broadcast_in_dim": ("x", "shape", "broadcast_dims"), "broadcast": ("x", "is_broadcast_dim"),
     "expand": ("x", "shape"), "reshape": ("x", "new_shape"), "squeeze": ("x", "dims"),
     "permute": ("x", "dims"),
+    "uniform": ("minval", "maxval", "shape", "rng_seed", "rng_offset", "dtype"),
+    "normal": ("mean", "std", "shape", "rng_seed", "rng_offset", "dtype"),
+    "rand_like": ("arg", "rng_seed", "rng_offset"), "randn_like": ("arg", "rng_seed", "rng_offset"),
+    "iota": ("length", "start", "step", "dtype"),
+    "full": ("shape", "fill_value", "dtype"), "zeros": ("shape", "dtype"), "ones": ("shape", "dtype"),
 }
+_FACTORIES = ("uniform", "normal", "rand_like", "randn_like", "iota", "full", "zeros", "ones")
+_SHAPE_OPS = ("broadcast_in_dim", "broadcast", "expand", "reshape", "squeeze", "permute")
+_INTEGRAL = ("Int32", "Int")
 _TERNARY = ("where", "clamp")
 _REDUCTIONS = ("sum", "max", "min", "prod", "var", "var_mean")
 
 
+def _dtype_name(d) -> str:
+    return d.name if isinstance(d, _DType) else str(d)
+
+
 def _dtype(pb, d) -> int:
-    name = d.name if isinstance(d, _DType) else str(d)
+    name = _dtype_name(d)
     if name not in _PROTO_DTYPES:
         raise InvalidArgument(f"DataType.{name} has no wire form")
     return pb.DataType.Value(_PROTO_DTYPES[name])
@@ -47,6 +67,8 @@ class _Builder:
         self.extents: Dict[int, list] = {}      # id(Tensor) -> [("s", n) | ("in", input, axis)]
         self.ints: Dict[int, int] = {}          # id(Scalar) -> its integer constant's value
         self.sizes: Dict[Tuple[int, int], tuple] = {}
+        self.dtypes: Dict[int, str] = {}        # id(Value) -> its dtype's name, where known
+        self.unseeded = 0                       # random ops so far without rng_seed / rng_offset
         self.keep: List[Value] = []             # ids stay unique while looked up
 
     def note(self, v, handle, extents=None):
@@ -61,6 +83,14 @@ class _Builder:
                 DataType.Bool if isinstance(value, bool) else DataType.Int)
         self.constants.append(self.pb.Constant(dtype=_dtype(self.pb, dtype), value=float(value)))
         return ("constant", len(self.constants) - 1, 0)
+
+    def dtype_of(self, v):
+        """The dtype name of an operand, or None where this builder does not track it."""
+        if isinstance(v, Value):
+            return "Int" if v._size is not None else self.dtypes.get(id(v))
+        if isinstance(v, bool):
+            return "Bool"
+        return "Double" if isinstance(v, float) else "Int" if isinstance(v, int) else None
 
     def operand(self, v) -> tuple:
         if isinstance(v, Value):
@@ -147,6 +177,9 @@ def _op(b: _Builder, name, args, kwargs, outs) -> None:
         x = a["x"]
         b.note(outs[0], b.size_node(x, int(a["dim"])))
         return
+    if name in _FACTORIES:
+        _factory(b, name, a, outs[0])
+        return
     node = pb.Node(op=pb.OpKind.Value(name.upper()))
     if name in _PARAMS and name not in ("cast",):
         operands = [a["x"]]
@@ -194,6 +227,90 @@ def _op(b: _Builder, name, args, kwargs, outs) -> None:
     b.nodes.append((node, handles, len(outs)))
     for k, v in enumerate(outs):
         b.note(v, ("node", len(b.nodes) - 1, k), ext if isinstance(v, Tensor) else None)
+    known = (_dtype_name(a["dtype"]) if name == "cast" else
+             b.dtype_of(operands[0]) if name in _SHAPE_OPS else None)
+    if known is not None:
+        b.dtypes[id(outs[0])] = known
+
+
+def _node(b: _Builder, op, handles, out, ext, dtype) -> None:
+    """Appends one node of one result with a shape attribute and a dtype."""
+    node = b.pb.Node(op=b.pb.OpKind.Value(op), dtype=_dtype(b.pb, dtype))
+    node.shape.extend(b.proto_extents(ext))
+    b.nodes.append((node, handles, 1))
+    b.note(out, ("node", len(b.nodes) - 1, 0), ext)
+    b.dtypes[id(out)] = _dtype_name(dtype)
+
+
+def _factory(b: _Builder, name, a, out) -> None:
+    """full, zeros, ones, iota and the random ops, as the C++ front end lowers them."""
+    for required in {"full": ("shape", "fill_value"), "iota": ("length",),
+                     "rand_like": ("arg",), "randn_like": ("arg",)}.get(
+                         name, ("shape",) if name in ("zeros", "ones") else
+                         (_PARAMS[name][0], _PARAMS[name][1], "shape")):
+        if a.get(required) is None:
+            raise InvalidArgument(f"fd.ops.{name} needs {required}")
+    if name in ("full", "zeros", "ones"):
+        ext = b.shape(a["shape"])
+        dtype = a.get("dtype")
+        if name == "full":
+            fill = a["fill_value"]
+            if isinstance(fill, Tensor):
+                raise InvalidArgument(f"fd.ops.full: fill_value is {fill!r}, a tensor; "
+                                      "it takes a number or a scalar")
+            handle, have = b.operand(fill), b.dtype_of(fill)
+        else:
+            dtype = dtype if dtype is not None else DataType.Float
+            handle, have = b.constant(1 if name == "ones" else 0, dtype), _dtype_name(dtype)
+        if dtype is not None and have != _dtype_name(dtype):
+            b.nodes.append((b.pb.Node(op=b.pb.OpKind.Value("CAST"), dtype=_dtype(b.pb, dtype)),
+                            [handle], 1))
+            handle, have = ("node", len(b.nodes) - 1, 0), _dtype_name(dtype)
+        node = b.pb.Node(op=b.pb.OpKind.Value("BROADCAST_IN_DIM"))
+        node.shape.extend(b.proto_extents(ext))
+        b.nodes.append((node, [handle], 1))
+        b.note(out, ("node", len(b.nodes) - 1, 0), ext)
+        if have is not None:
+            b.dtypes[id(out)] = have
+        return
+    if name == "iota":
+        dtype = a.get("dtype") if a.get("dtype") is not None else DataType.Int
+        integral = _dtype_name(dtype) in _INTEGRAL
+        handles = [b.operand(a[k]) if a.get(k) is not None else
+                   b.constant(d if integral else float(d), DataType.Int if integral else DataType.Double)
+                   for k, d in (("start", 0), ("step", 1))]
+        _node(b, "IOTA", handles, out, [b.extent(a["length"])], dtype)
+        return
+    like = name in ("rand_like", "randn_like")
+    op = "UNIFORM" if name in ("uniform", "rand_like") else "NORMAL"
+    if like:
+        x = a["arg"]
+        if not isinstance(x, Tensor) or id(x) not in b.extents:
+            raise InvalidArgument(f"fd.ops.{name} of {x!r}: it takes a tensor of this definition")
+        dtype = b.dtype_of(x)
+        if dtype is None:
+            raise InvalidArgument(
+                f"fd.ops.{name}({x._expr}): the Python wire form does not know the dtype of "
+                f"{x._expr} (computed by an op it does not type); write "
+                f"fd.ops.{'uniform' if op == 'UNIFORM' else 'normal'}(0.0, 1.0, "
+                f"shape={x._expr}.shape(), dtype=...) or compile with fusionc")
+        ext = list(b.extents[id(x)])
+        handles = [b.constant(0.0, DataType.Double), b.constant(1.0, DataType.Double)]
+    else:
+        params = _PARAMS[name]
+        handles = [b.operand(a[params[0]]), b.operand(a[params[1]])]
+        ext = b.shape(a["shape"])
+        dtype = a.get("dtype") if a.get("dtype") is not None else DataType.Float
+    seed, offset = a.get("rng_seed"), a.get("rng_offset")
+    if (seed is None) != (offset is None):
+        raise InvalidArgument(f"fd.ops.{name} has only one of rng_seed, rng_offset; "
+                              "give both (integer scalars) or neither")
+    if seed is None:
+        handles += [b.constant(0, DataType.Int), b.constant(b.unseeded, DataType.Int)]
+        b.unseeded += 1
+    else:
+        handles += [b.operand(seed), b.operand(offset)]
+    _node(b, op, handles, out, ext, dtype)
 
 
 def to_graph(fd: FusionDefinition):
@@ -215,15 +332,18 @@ def to_graph(fd: FusionDefinition):
             b.inputs.append(inp)
             b.note(t, ("input", index, 0),
                    [("in", index, k) if d < 0 else ("s", d) for k, d in enumerate(sizes)])
+            b.dtypes[id(t)] = _dtype_name(dtype)
         elif kind == "scalar_input":
             _, s, dtype = rec
             b.inputs.append(pb.Input(name=s._expr, dtype=_dtype(pb, dtype or DataType.Double)))
             b.note(s, ("input", len(b.inputs) - 1, 0))
+            b.dtypes[id(s)] = _dtype_name(dtype or DataType.Double)
         elif kind == "constant":
             _, s, value, dtype = rec
             if isinstance(value, int) and not isinstance(value, bool):
                 b.ints[id(s)] = value
             b.note(s, b.constant(value, dtype))
+            b.dtypes[id(s)] = b.dtype_of(value) if dtype is None else _dtype_name(dtype)
         elif kind == "op":
             _op(b, *rec[1:])
         elif kind == "output":
