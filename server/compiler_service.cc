@@ -10,6 +10,7 @@
 
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/wire_format_lite.h"
+#include "server/rpc_log.h"
 #include "server/status_map.h"
 
 namespace fusiond {
@@ -31,28 +32,6 @@ void FillResponse(CachedCompileResult&& r, ReplyContents contents, Clock::time_p
   TrimCompiledFusion(contents, response->mutable_result());
   response->set_cache_key(std::move(r.cache_key));
   response->set_server_micros(SecondsSince(start) * 1e6);
-}
-
-std::string CodeName(grpc::StatusCode code) {
-  static const char* kNames[] = {"OK",
-                                 "CANCELLED",
-                                 "UNKNOWN",
-                                 "INVALID_ARGUMENT",
-                                 "DEADLINE_EXCEEDED",
-                                 "NOT_FOUND",
-                                 "ALREADY_EXISTS",
-                                 "PERMISSION_DENIED",
-                                 "RESOURCE_EXHAUSTED",
-                                 "FAILED_PRECONDITION",
-                                 "ABORTED",
-                                 "OUT_OF_RANGE",
-                                 "UNIMPLEMENTED",
-                                 "INTERNAL",
-                                 "UNAVAILABLE",
-                                 "DATA_LOSS",
-                                 "UNAUTHENTICATED"};
-  int c = static_cast<int>(code);
-  return c >= 0 && c <= 16 ? kNames[c] : "UNKNOWN";
 }
 
 // include_source and include_report of a serialized CompileRequest, read
@@ -212,7 +191,7 @@ class UnaryReactor : public grpc::ServerUnaryReactor {
     }
     if (metrics_) {
       metrics_->ObserveRpc(lookup_ ? "Lookup" : "Compile", result, SecondsSince(start_),
-                           CodeName(status.error_code()));
+                           GrpcCodeName(status.error_code()));
     }
     Finish(status);
   }
@@ -355,7 +334,7 @@ class StreamReactor : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
     if (finished_.exchange(true)) return;
     if (metrics_) {
       metrics_->ObserveRpc("CompileStream", status.ok() ? RpcResult::kOk : RpcResult::kError,
-                           SecondsSince(start_), CodeName(status.error_code()));
+                           SecondsSince(start_), GrpcCodeName(status.error_code()));
     }
     Finish(status);
   }
@@ -386,7 +365,7 @@ grpc::ServerUnaryReactor* FinishNow(grpc::CallbackServerContext* context, Servic
                                     const grpc::Status& status) {
   if (metrics) {
     metrics->ObserveRpc(rpc, status.ok() ? RpcResult::kOk : RpcResult::kError, SecondsSince(start),
-                        CodeName(status.error_code()));
+                        GrpcCodeName(status.error_code()));
   }
   auto* reactor = context->DefaultReactor();
   reactor->Finish(status);

@@ -24,7 +24,7 @@ namespace codegen_internal {
 absl::StatusOr<GeneratedKernel> Generator::Run() {
   GeneratedKernel k;
   k.name = options_.kernel_name;
-  k.scheduler = ManifestSchedulerName(params_.kind);
+  k.scheduler = SchedulerName(params_.kind);  // docs/manifest.md's spelling
   DeclareTensors(k);
   if (absl::Status st = PlanLaunchShape(); !st.ok()) return st;
   if (absl::Status st = PlanKernelForm(k); !st.ok()) return st;

@@ -70,25 +70,6 @@ inline std::string ReductionIdentity(OpKind op, const char* t) {
   }
 }
 
-// The scheduler's name as docs/manifest.md spells it.
-inline const char* ManifestSchedulerName(SchedulerKind k) {
-  switch (k) {
-    case SchedulerKind::kPointwise:
-      return "pointwise";
-    case SchedulerKind::kInnerReduction:
-      return "inner_reduction";
-    case SchedulerKind::kOuterReduction:
-      return "outer_reduction";
-    case SchedulerKind::kInnerPersistent:
-      return "inner_persistent";
-    case SchedulerKind::kOuterPersistent:
-      return "outer_persistent";
-    case SchedulerKind::kInnerOuterPersistent:
-      return "inner_outer_persistent";
-  }
-  return "unknown";
-}
-
 // Outer kinds whose channels are adjacent in memory: rows_per_block > 1
 // (generator_lanes.cc).
 inline bool LanesKernel(const HeuristicParams& hp) {
