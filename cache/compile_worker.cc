@@ -7,12 +7,15 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
+#include <mutex>
 #include <optional>
 #include <string_view>
 
@@ -272,10 +275,31 @@ std::optional<NvrtcOutput> DecodeOutput(std::string_view body) {
   return o;
 }
 
+// The worker's side of its socket, one exchange at a time: a job's kernel
+// threads ask at once, and interleaved frames put the parent out of step.
+class ParentLink {
+ public:
+  explicit ParentLink(int fd) : fd_(fd) {}
+  std::string Ask(char type, const std::string& body, char answer_type) {
+    std::lock_guard<std::mutex> lock(mu_);
+    char type_in;
+    std::string answer;
+    if (!WriteFrame(fd_, type, body) || !ReadFrame(fd_, &type_in, &answer) ||
+        type_in != answer_type) {
+      _exit(3);  // the parent is gone or out of step: nothing left to serve
+    }
+    return answer;
+  }
+
+ private:
+  int fd_;
+  std::mutex mu_;
+};
+
 // The worker's NvrtcOutputStore: asks the parent, which reads its records.
 class ParentStore : public NvrtcOutputStore {
  public:
-  explicit ParentStore(int fd) : fd_(fd) {}
+  explicit ParentStore(ParentLink* link) : link_(link) {}
   std::optional<NvrtcOutput> Find(const std::string& source, const std::string& kernel_name,
                                   const NvrtcOptions& options) override {
     Writer w;
@@ -284,16 +308,11 @@ class ParentStore : public NvrtcOutputStore {
     w.Str(options.arch);
     w.U64(options.extra.size());
     for (const std::string& e : options.extra) w.Str(e);
-    char type;
-    std::string body;
-    if (!WriteFrame(fd_, 'F', w.out()) || !ReadFrame(fd_, &type, &body) || type != 'A') {
-      _exit(3);  // the parent is gone or out of step: nothing left to serve
-    }
-    return DecodeOutput(body);
+    return DecodeOutput(link_->Ask('F', w.out(), 'A'));
   }
 
  private:
-  int fd_;
+  ParentLink* link_;
 };
 
 std::string SignalName(int sig) {
@@ -357,16 +376,10 @@ int RunCompileWorker(int fd) {
   signal(SIGTERM, SIG_IGN);
   signal(SIGINT, SIG_IGN);
   (void)WarmUpNvrtc("sm_90");  // before the first job, not during it
-  ParentStore store(fd);
+  ParentLink link(fd);
+  ParentStore store(&link);
   NvrtcOutputCache cache(uint64_t{64} << 20, &store);
-  const KeyGate gate = [fd](const std::string& key) {
-    char type;
-    std::string body;
-    if (!WriteFrame(fd, 'K', key) || !ReadFrame(fd, &type, &body) || type != 'G') {
-      _exit(3);  // the parent is gone or out of step
-    }
-    return body == "1";
-  };
+  const KeyGate gate = [&link](const std::string& key) { return link.Ask('K', key, 'G') == "1"; };
   for (;;) {
     char type;
     std::string body;
@@ -421,6 +434,11 @@ absl::StatusOr<CompileWorkerPool::Worker> CompileWorkerPool::Spawn() {
   int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   close(fds[1]);
+  if (options_.timeout_s > 0) {
+    // A worker stalled mid-frame must not hold the parent's read past the limit.
+    struct timeval tv = {static_cast<time_t>(std::ceil(options_.timeout_s)), 0};
+    (void)setsockopt(fds[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  }
   if (rc != 0) {
     close(fds[0]);
     return absl::UnavailableError(
