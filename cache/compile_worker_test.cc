@@ -107,6 +107,45 @@ TEST(CompileWorkerTest, BadGraphIsInvalidArgumentFromTheWorker) {
   EXPECT_TRUE(absl::IsInvalidArgument(result.status())) << result.status();
 }
 
+// Eight inputs of eight lengths, each through `ops` unary ops and out: eight
+// iteration domains, so eight kernels.
+FusionRequest SplitRequest(int ops) {
+  Graph g;
+  GraphBuilder b(&g);
+  FusionRequest r;
+  for (int k = 0; k < 8; ++k) {
+    auto x = b.DefineTensor("T" + std::to_string(k), DataType::kFloat, {1000 + k});
+    EXPECT_TRUE(x.ok()) << x.status();
+    ValueId v = *x;
+    for (int i = 0; i < ops; ++i) v = *b.Unary(k % 2 ? OpKind::kCos : OpKind::kSin, v);
+    EXPECT_TRUE(b.AddOutput(v).ok());
+    r.input_shapes.push_back({1000 + k});
+  }
+  r.graph = ToProto(g);
+  return r;
+}
+
+// A worker compiles a split fusion's kernels on several threads, each asking
+// the parent for its NVRTC output: the asks must not interleave on the socket
+// (they did: the parent read a garbage frame length and blocked in read()).
+TEST(CompileWorkerTest, KernelThreadsShareTheSocketInStep) {
+  CompileWorkerPool pool(PoolOptions(/*timeout_s=*/30), nullptr);
+  for (int ops = 1; ops <= 6; ++ops) {  // new kernel sources each time
+    FusionRequest r = SplitRequest(ops);
+    auto in_process = RunWorkerJob(JobOf(r, WorkerJobKind::kCompile), nullptr);
+    ASSERT_TRUE(in_process.ok()) << in_process.status();
+    ASSERT_GE(in_process->compiled.segments_size(), 2);
+    Clock::time_point start = Clock::now();
+    auto in_worker = pool.Run(JobOf(r, WorkerJobKind::kCompile), nullptr);
+    ASSERT_TRUE(in_worker.ok()) << ops << " ops: " << in_worker.status();
+    EXPECT_LT(std::chrono::duration<double>(Clock::now() - start).count(), 20.0);
+    EXPECT_EQ(in_worker->cache_key, in_process->cache_key);
+    ASSERT_EQ(in_worker->compiled.segments_size(), in_process->compiled.segments_size());
+  }
+  EXPECT_EQ(pool.Stats().crashed, 0u);
+  EXPECT_EQ(pool.Stats().started, 1u);
+}
+
 TEST(CompileWorkerTest, TimeLimitStopsTheCompileAndTheNextJobRuns) {
   CompileWorkerPool pool(PoolOptions(/*timeout_s=*/1.0), nullptr);
   Clock::time_point start = Clock::now();
