@@ -6,6 +6,7 @@
 #include <ctime>
 
 #include "absl/strings/str_format.h"
+#include "compiler/util/json.h"
 
 namespace fusiond {
 namespace {
@@ -24,33 +25,6 @@ const char* LevelName(LogLevel l) {
       return "error";
   }
   return "info";
-}
-
-std::string JsonString(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += absl::StrFormat("\\u%04x", c);
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
 }
 
 }  // namespace
