@@ -40,7 +40,13 @@ gtest() {
     case "$a" in env | timeout | [0-9]* | *=*) ;; *) need "$a" || return 1; break ;; esac
   done
   "$@" >"$log" 2>&1
-  rc=$?
+  gtest_verdict "$log" $?
+}
+
+# gtest_verdict LOG RC: prints LOG's result lines; RC, or 1 when a test was
+# skipped (the device run must run every one).
+gtest_verdict() {
+  local log=$1 rc=$2
   grep -E "^\[  (PASSED|FAILED|SKIPPED) |FAILED|Failure|max rel err|closed form" "$log" | head -120
   if [ "$rc" = 0 ] && grep -q "^\[  SKIPPED \]" "$log"; then
     echo "skipped tests (the device run must run every one):"
@@ -62,13 +68,7 @@ gtest_sharded() {
   done
   for i in "${!pids[@]}"; do wait "${pids[$i]}" || rc=1; done
   for ((i = 0; i < shards; i++)); do cat "$log.$i"; rm -f "$log.$i"; done >"$log"
-  grep -E "^\[  (PASSED|FAILED|SKIPPED) |FAILED|Failure|max rel err|closed form" "$log" | head -120
-  if [ "$rc" = 0 ] && grep -q "^\[  SKIPPED \]" "$log"; then
-    echo "skipped tests (the device run must run every one):"
-    grep "^\[  SKIPPED \]" "$log" | head -20
-    return 1
-  fi
-  return $rc
+  gtest_verdict "$log" $rc
 }
 
 # pytest_step LOG CMD...: a Python unittest run; its last lines to stdout,
