@@ -14,11 +14,16 @@
 // ptxas' note of its own command line), and the median process CPU time of
 // N compiles both ways (CPU time: other work on the machine inflates wall
 // time far more). The baseline compiled here must have the code of the
-// artifact's cubin (else an error: other flags built it). The manifests are copied unchanged: a
+// artifact's cubin (else an error: other flags built it). Each way's compiles run in a
+// child process of their own: NVRTC 13.0 keeps state across programs, so after a compile
+// with --Ofast-compile=mid a later one without it in the same process gets other code
+// (NVVM's PTX differs). The manifests are copied unchanged: a
 // kernel whose registers changed keeps the grid sized for the baseline's (a cooperative grid that
 // no longer fits fails its launch on the GPU, which fails the check). Exit status 1 when an
 // artifact cannot be read or compiled.
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -30,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_format.h"
 #include "client/runtime/json.h"
 #include "compiler/nvrtc/nvrtc_compiler.h"
 
@@ -124,10 +130,62 @@ absl::StatusOr<Timed> CompileTimed(const std::string& src, const std::string& ke
     absl::StatusOr<NvrtcOutput> out = CompileWithNvrtc(src, kernel, options);
     ms.push_back(CpuMillis() - c0);
     if (!out.ok()) return out.status();
+    if (i > 0 && !CodeDifferences(t.out.binary, out->binary).empty()) {
+      return absl::InternalError("NVRTC gave other code on a repeated compile");
+    }
     t.out = *std::move(out);
   }
   std::sort(ms.begin(), ms.end());
   t.cpu_ms = ms[ms.size() / 2];
+  return t;
+}
+
+bool WriteAll(int fd, const std::string& bytes) {
+  for (size_t done = 0; done < bytes.size();) {
+    const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+    if (n <= 0) return false;
+    done += n;
+  }
+  return true;
+}
+
+// CompileTimed in a child process, so that no earlier compile of this
+// process (another option's) can change the code. The child sends one line
+// "ok REGISTERS SMEM IS_PTX CPU_MS" and the binary, or "error MESSAGE".
+absl::StatusOr<Timed> CompileTimedApart(const std::string& src, const std::string& kernel,
+                                        const NvrtcOptions& options, int repeat) {
+  int fds[2];
+  if (pipe(fds) != 0) return absl::InternalError("pipe failed");
+  std::fflush(stdout);
+  const pid_t pid = fork();
+  if (pid < 0) return absl::InternalError("fork failed");
+  if (pid == 0) {
+    close(fds[0]);
+    absl::StatusOr<Timed> t = CompileTimed(src, kernel, options, repeat);
+    const std::string head =
+        t.ok() ? absl::StrFormat("ok %d %d %d %.3f\n", t->out.registers, t->out.static_smem_bytes,
+                                 t->out.is_ptx ? 1 : 0, t->cpu_ms)
+               : "error " + std::string(t.status().message());
+    _exit(WriteAll(fds[1], head) && (!t.ok() || WriteAll(fds[1], t->out.binary)) ? 0 : 1);
+  }
+  close(fds[1]);
+  std::string got;
+  char buf[1 << 16];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) got.append(buf, n);
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (got.rfind("error ", 0) == 0) return absl::InternalError(got.substr(6));
+  Timed t;
+  int is_ptx = 0;
+  const size_t eol = got.find('\n');
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || eol == std::string::npos ||
+      std::sscanf(got.c_str(), "ok %d %d %d %lf", &t.out.registers, &t.out.static_smem_bytes,
+                  &is_ptx, &t.cpu_ms) != 4) {
+    return absl::InternalError("the compiling child process failed");
+  }
+  t.out.is_ptx = is_ptx != 0;
+  t.out.binary = got.substr(eol + 1);
   return t;
 }
 
@@ -159,8 +217,8 @@ void VariantKernel(const Args& args, const fs::path& stem_dir, const fs::path& d
       edited.replace(at, from.size(), to);
     }
   }
-  absl::StatusOr<Timed> a = CompileTimed(src, kernel, base, args.repeat);
-  absl::StatusOr<Timed> b = a.ok() ? CompileTimed(edited, kernel, variant, args.repeat) : a;
+  absl::StatusOr<Timed> a = CompileTimedApart(src, kernel, base, args.repeat);
+  absl::StatusOr<Timed> b = a.ok() ? CompileTimedApart(edited, kernel, variant, args.repeat) : a;
   if (src.empty() || !a.ok() || !b.ok() || b->out.is_ptx) {
     std::printf("%-24s %-24s ERROR: %s\n", stem.c_str(), kernel.c_str(),
                 src.empty() ? "no .cu"
@@ -252,6 +310,9 @@ int Main(int argc, char** argv) {
   std::ofstream(args.out_dir / "OPTIONS") << what;
   NvrtcOptions base, variant;
   variant.extra = args.extra;
+  // NVRTC's one-time start-up here, which the children then inherit, so
+  // that it stays out of every compile's CPU time (the daemon pays it at start).
+  (void)CompileWithNvrtc("extern \"C\" __global__ void fz_w() {}", "fz_w", base);
   Totals t;
   std::printf("%-24s %-24s %9s %11s %10s %10s  %s\n", "fusion", "kernel", "registers",
               "static smem", "base ms", "option ms", "code");

@@ -3,7 +3,8 @@
 # that leaves the code alone (-w) says "same", one that changes it (ptxas -O1)
 # says DIFFERS and writes a different cubin beside the copied manifest; a
 # --replace in the source compiles the edited .cu and keeps it; no
-# option, or no artifacts, is an error. option_check.sh run without a
+# option, or no artifacts, is an error; two artifacts in a row each match
+# their cubin after the first took --Ofast-compile=mid. option_check.sh run without a
 # prepared bundle exits 1 naming what is missing.
 # Usage: nvrtc_variant_test.sh FUSIOND_NVRTC_VARIANT FUSIOND_CGDEV CORPUS_DIR
 set -uo pipefail
@@ -33,6 +34,14 @@ echo "$out"
 check "-O1: exit $rc" test $rc -eq 0
 check "-O1: differs" grep -qE "^rmsnorm_bwd_manual .* DIFFERS: .*\.text\." <<<"$out"
 check "-O1: another cubin" bash -c "! cmp -s '$T/arts/rmsnorm_bwd_manual/$cubin' '$T/o1/rmsnorm_bwd_manual/$cubin'"
+# NVRTC keeps state across programs of one process (a compile after one with
+# --Ofast-compile=mid gets other code): the second artifact's baseline must
+# still match its cubin.
+mkdir -p "$T/two" && cp -r "$T/arts/rmsnorm_bwd_manual" "$T/two/a" && cp -r "$T/arts/rmsnorm_bwd_manual" "$T/two/b"
+out=$("$VARIANT" --repeat 1 "$T/two" "$T/mid" -- --Ofast-compile=mid); rc=$?
+echo "$out"
+check "mid twice: exit $rc" test $rc -eq 0
+check "mid twice: both compiled" grep -q "variant --Ofast-compile=mid : 2 kernels, 2 with other code" <<<"$out"
 # A code generation idea: the column epilogue's two unrolled loads made one.
 out=$("$VARIANT" --repeat 1 --replace "#pragma unroll 2" "#pragma unroll 1" "$T/arts" "$T/edit"); rc=$?
 echo "$out"
