@@ -9,24 +9,24 @@
 // copy whose cubins are compiled from the kernels' .cu with the pipeline's
 // options plus OPTION..., after every FROM in the .cu is replaced by TO (a
 // code generation idea tried on the corpus kernels; the edited .cu is
-// written beside the cubin). Per kernel it prints ptxas' registers and static
-// shared memory both ways, whether the code differs (any cubin section but
-// ptxas' note of its own command line), and the median process CPU time of
-// N compiles both ways (CPU time: other work on the machine inflates wall
-// time far more). The baseline compiled here must have the code of the
-// artifact's cubin (else an error: other flags built it). Each way's compiles run in a
-// child process of their own: NVRTC 13.0 keeps state across programs, so after a compile
-// with --Ofast-compile=mid a later one without it in the same process gets other code
-// (NVVM's PTX differs). The manifests are copied unchanged: a
-// kernel whose registers changed keeps the grid sized for the baseline's (a cooperative grid that
-// no longer fits fails its launch on the GPU, which fails the check). Exit status 1 when an
-// artifact cannot be read or compiled.
+// written beside the cubin). Per kernel it prints ptxas' registers, static
+// shared memory and stack frame (local memory) both ways, whether the code differs (any cubin
+// section but ptxas' note of its own command line), and the median process CPU time of N compiles
+// both ways (CPU time: other work on the machine inflates wall time far more). The baseline
+// compiled here must have the code of the artifact's cubin (else an error: other flags built it).
+// Each way's compiles run in a child process of their own: NVRTC 13.0 keeps state across programs,
+// so after a compile with --Ofast-compile=mid a later one without it in the same process gets other
+// code (NVVM's PTX differs). The manifests are copied unchanged: a kernel whose registers changed
+// keeps the grid sized for the baseline's (a cooperative grid that no longer fits fails its launch
+// on the GPU, which fails the check). Exit status 1 when an artifact cannot be read or compiled.
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -118,8 +118,18 @@ std::vector<std::string> CodeDifferences(const std::string& a, const std::string
 
 struct Timed {
   NvrtcOutput out;
-  double cpu_ms = 0;  // median over the repeats
+  double cpu_ms = 0;    // median over the repeats
+  int stack_bytes = 0;  // ptxas: the kernel's stack frame (arrays NVVM left in local memory)
 };
+
+int StackFrameBytes(const std::string& log, const std::string& kernel) {
+  const size_t from = log.find("Compiling entry function '" + kernel + "'");
+  const size_t at = log.find(" bytes stack frame", from == std::string::npos ? 0 : from);
+  if (at == std::string::npos) return 0;
+  size_t begin = at;
+  while (begin > 0 && std::isdigit(static_cast<unsigned char>(log[begin - 1]))) --begin;
+  return std::atoi(log.c_str() + begin);
+}
 
 absl::StatusOr<Timed> CompileTimed(const std::string& src, const std::string& kernel,
                                    const NvrtcOptions& options, int repeat) {
@@ -137,6 +147,7 @@ absl::StatusOr<Timed> CompileTimed(const std::string& src, const std::string& ke
   }
   std::sort(ms.begin(), ms.end());
   t.cpu_ms = ms[ms.size() / 2];
+  t.stack_bytes = StackFrameBytes(t.out.log, kernel);
   return t;
 }
 
@@ -151,7 +162,7 @@ bool WriteAll(int fd, const std::string& bytes) {
 
 // CompileTimed in a child process, so that no earlier compile of this
 // process (another option's) can change the code. The child sends one line
-// "ok REGISTERS SMEM IS_PTX CPU_MS" and the binary, or "error MESSAGE".
+// "ok REGISTERS SMEM STACK IS_PTX CPU_MS" and the binary, or "error MESSAGE".
 absl::StatusOr<Timed> CompileTimedApart(const std::string& src, const std::string& kernel,
                                         const NvrtcOptions& options, int repeat) {
   int fds[2];
@@ -162,10 +173,10 @@ absl::StatusOr<Timed> CompileTimedApart(const std::string& src, const std::strin
   if (pid == 0) {
     close(fds[0]);
     absl::StatusOr<Timed> t = CompileTimed(src, kernel, options, repeat);
-    const std::string head =
-        t.ok() ? absl::StrFormat("ok %d %d %d %.3f\n", t->out.registers, t->out.static_smem_bytes,
-                                 t->out.is_ptx ? 1 : 0, t->cpu_ms)
-               : "error " + std::string(t.status().message());
+    const std::string head = t.ok() ? absl::StrFormat("ok %d %d %d %d %.3f\n", t->out.registers,
+                                                      t->out.static_smem_bytes, t->stack_bytes,
+                                                      t->out.is_ptx ? 1 : 0, t->cpu_ms)
+                                    : "error " + std::string(t.status().message());
     _exit(WriteAll(fds[1], head) && (!t.ok() || WriteAll(fds[1], t->out.binary)) ? 0 : 1);
   }
   close(fds[1]);
@@ -180,8 +191,8 @@ absl::StatusOr<Timed> CompileTimedApart(const std::string& src, const std::strin
   int is_ptx = 0;
   const size_t eol = got.find('\n');
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || eol == std::string::npos ||
-      std::sscanf(got.c_str(), "ok %d %d %d %lf", &t.out.registers, &t.out.static_smem_bytes,
-                  &is_ptx, &t.cpu_ms) != 4) {
+      std::sscanf(got.c_str(), "ok %d %d %d %d %lf", &t.out.registers, &t.out.static_smem_bytes,
+                  &t.stack_bytes, &is_ptx, &t.cpu_ms) != 5) {
     return absl::InternalError("the compiling child process failed");
   }
   t.out.is_ptx = is_ptx != 0;
@@ -197,7 +208,7 @@ struct Args {
 };
 
 struct Totals {
-  int failed = 0, kernels = 0, changed = 0, edited = 0;
+  int failed = 0, kernels = 0, changed = 0, edited = 0, more_stack = 0;
   double base_ms = 0, variant_ms = 0;
 };
 
@@ -246,10 +257,11 @@ void VariantKernel(const Args& args, const fs::path& stem_dir, const fs::path& d
   std::string diff_text = diff.empty() ? "same" : "DIFFERS:";
   for (size_t i = 0; i < diff.size() && i < 3; ++i) diff_text += " " + diff[i];
   if (diff.size() > 3) diff_text += " and " + std::to_string(diff.size() - 3) + " more sections";
-  std::printf("%-24s %-24s %4d->%-4d %5d->%-5d %10.1f %10.1f  %s%s\n", stem.c_str(), kernel.c_str(),
-              a->out.registers, b->out.registers, a->out.static_smem_bytes,
-              b->out.static_smem_bytes, a->cpu_ms, b->cpu_ms, edited != src ? "(.cu edited) " : "",
-              diff_text.c_str());
+  std::printf("%-24s %-24s %4d->%-4d %5d->%-5d %4d->%-4d %10.1f %10.1f  %s%s\n", stem.c_str(),
+              kernel.c_str(), a->out.registers, b->out.registers, a->out.static_smem_bytes,
+              b->out.static_smem_bytes, a->stack_bytes, b->stack_bytes, a->cpu_ms, b->cpu_ms,
+              edited != src ? "(.cu edited) " : "", diff_text.c_str());
+  t->more_stack += b->stack_bytes > a->stack_bytes;
   ++t->kernels;
   t->changed += !diff.empty();
   t->edited += edited != src;
@@ -314,8 +326,8 @@ int Main(int argc, char** argv) {
   // that it stays out of every compile's CPU time (the daemon pays it at start).
   (void)CompileWithNvrtc("extern \"C\" __global__ void fz_w() {}", "fz_w", base);
   Totals t;
-  std::printf("%-24s %-24s %9s %11s %10s %10s  %s\n", "fusion", "kernel", "registers",
-              "static smem", "base ms", "option ms", "code");
+  std::printf("%-24s %-24s %9s %11s %9s %10s %10s  %s\n", "fusion", "kernel", "registers",
+              "static smem", "stack", "base ms", "option ms", "code");
   for (const fs::path& stem_dir : stems) {
     const std::string stem = stem_dir.filename().string();
     const fs::path dst = args.out_dir / stem;
@@ -336,9 +348,10 @@ int Main(int argc, char** argv) {
   }
   std::replace(what.begin(), what.end(), '\n', ' ');
   std::printf(
-      "variant %s: %d kernels, %d with other code, %d with an edited .cu; NVRTC CPU time %.1f -> "
-      "%.1f ms (%+.1f%%; medians of %d compiles each); cubins in %s\n",
-      what.c_str(), t.kernels, t.changed, t.edited, t.base_ms, t.variant_ms,
+      "variant %s: %d kernels, %d with other code, %d with an edited .cu, %d with a larger stack "
+      "frame; NVRTC CPU time %.1f -> %.1f ms (%+.1f%%; medians of %d compiles each); cubins in "
+      "%s\n",
+      what.c_str(), t.kernels, t.changed, t.edited, t.more_stack, t.base_ms, t.variant_ms,
       t.base_ms > 0 ? 100.0 * (t.variant_ms - t.base_ms) / t.base_ms : 0.0, args.repeat,
       args.out_dir.c_str());
   return t.failed ? 1 : 0;
