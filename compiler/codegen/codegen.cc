@@ -17,6 +17,7 @@
 #include "compiler/codegen/kernel_plan.h"
 #include "compiler/codegen/prelude.h"
 #include "compiler/codegen/value_emitter.h"
+#include "compiler/ir/reshape_views.h"
 
 namespace fusiond {
 namespace codegen_internal {
@@ -64,7 +65,12 @@ absl::StatusOr<KernelPlan> PlanKernelFor(const Graph& g, const HeuristicParams& 
 
 absl::StatusOr<GeneratedKernel> GenerateKernel(const Graph& g, const HeuristicParams& params,
                                                const CodegenOptions& options) {
-  auto plan = codegen_internal::PlanKernelFor(g, params);
+  // Reshapes that are views of an input or an output read and write the
+  // buffers in the reshaped shape (compiler/ir/reshape_views.h).
+  const bool views = std::any_of(g.nodes.begin(), g.nodes.end(),
+                                 [](const Node& n) { return n.op == OpKind::kReshape; });
+  const Graph viewed = views ? ResolveReshapeViews(g) : Graph();
+  auto plan = codegen_internal::PlanKernelFor(views ? viewed : g, params);
   if (!plan.ok()) return plan.status();
   codegen_internal::Generator gen(*plan, params, options);
   return gen.Run();

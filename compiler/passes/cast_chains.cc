@@ -61,9 +61,10 @@ absl::StatusOr<bool> Sweep(Graph& g, const PassOptions& options, PassLog& log) {
       continue;
     }
     // cast(shape_op(y)) -> shape_op(cast(y)), when that exposes a chain or the
-    // shape op has no other reader.
+    // shape op has no other reader. Not reshapes: reshape_views keeps them at
+    // the graph's inputs, where they are views (and they never shrink a tensor).
     const Node* shape = g.def(x);
-    if (shape && IsShapeOp(shape->op)) {
+    if (shape && IsShapeOp(shape->op) && shape->op != OpKind::kReshape) {
       const ValueId y = shape->inputs[0];
       const bool exposes = DefOp(g, y, OpKind::kCast) != nullptr;
       // (Values made in this sweep are not in `uses`: leave them be.)

@@ -7,6 +7,7 @@
 #include "compiler/passes/dce.h"
 #include "compiler/passes/output_copies.h"
 #include "compiler/passes/pow_constant.h"
+#include "compiler/passes/reshape_views.h"
 #include "compiler/passes/shape_chains.h"
 #include "compiler/passes/trivial_reductions.h"
 
@@ -25,6 +26,10 @@ const std::vector<NamedPass>& OptimizationPasses() {
       // After trivial_reductions: composes the squeezes they leave with the
       // broadcasts around them.
       {"shape_chains", RunShapeChains},
+      // After shape_chains (broadcast and expand become broadcast_in_dim,
+      // reshape chains compose): reshapes inside the graph become views at
+      // its edges.
+      {"reshape_views", RunReshapeViews},
       {"cse", RunCse},
       {"dce", RunDce},
   };

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/ir/printer.h"
+#include "compiler/ir/reshape_views.h"
 
 namespace fusiond {
 namespace {
@@ -473,6 +474,11 @@ std::string FusionAnalysis::ToString() const {
 }
 
 FusionAnalysis AnalyzeFusion(const Graph& g, const SizeBinding& sizes) {
+  // Reshapes that are views of an input or an output: the segment as the
+  // code generator sees it (compiler/ir/reshape_views.h).
+  for (const Node& n : g.nodes) {
+    if (n.op == OpKind::kReshape) return Analyzer(ResolveReshapeViews(g), sizes).Run();
+  }
   return Analyzer(g, sizes).Run();
 }
 
