@@ -5,7 +5,8 @@
 # --replace in the source compiles the edited .cu and keeps it; no
 # option, or no artifacts, is an error; two artifacts in a row each match
 # their cubin after the first took --Ofast-compile=mid. option_check.sh run without a
-# prepared bundle exits 1 naming what is missing.
+# prepared bundle or variant exits 1 naming what is missing; variant names
+# other than nvrtc_variant* are refused.
 # Usage: nvrtc_variant_test.sh FUSIOND_NVRTC_VARIANT FUSIOND_CGDEV CORPUS_DIR
 set -uo pipefail
 VARIANT=$1
@@ -56,4 +57,16 @@ check "no artifacts: exit $rc" test $rc -eq 1
 out=$(FUSIOND_DEVCARRY="$T/nobundle" OUT="$T/out" bash "$HERE/option_check.sh" run 1 2>&1); rc=$?
 check "run without a bundle: exit $rc" test $rc -eq 1
 check "run without a bundle: says what" grep -q "option_check: no $T/nobundle/fusions/CORPUS" <<<"$out"
+# Variant names: only nvrtc_variant* folders (prepare replaces them), no '-'.
+out=$(FUSIOND_DEVCARRY="$T/bundle" bash "$HERE/option_check.sh" prepare --name ops -- -w 2>&1); rc=$?
+check "prepare --name ops: exit $rc" test $rc -eq 2
+check "prepare --name ops: says why" grep -q "a variant name is nvrtc_variant" <<<"$out"
+mkdir -p "$T/bundle/fusions" "$T/bundle/artifacts" "$T/bundle/nvrtc_variant_min" && touch "$T/bundle/fusions/CORPUS"
+echo "--Ofast-compile=min" >"$T/bundle/nvrtc_variant_min/OPTIONS"
+out=$(FUSIOND_DEVCARRY="$T/bundle" OUT="$T/out" bash "$HERE/option_check.sh" run 1 nvrtc_variant-x 2>&1); rc=$?
+check "run nvrtc_variant-x: exit $rc" test $rc -eq 2
+out=$(FUSIOND_DEVCARRY="$T/bundle" OUT="$T/out" bash "$HERE/option_check.sh" run 1 nvrtc_variant_min nvrtc_variant_mid 2>&1); rc=$?
+check "run with an unprepared variant: exit $rc" test $rc -eq 1
+check "run with an unprepared variant: names it" grep -q "no $T/bundle/nvrtc_variant_mid/OPTIONS" <<<"$out"
+check "run with an unprepared variant: runs nothing" bash -c "! ls '$T/out/option_check/'*.log 2>/dev/null"
 exit $fail
