@@ -112,6 +112,8 @@ _UNARY = {
     "sin": ("torch.sin({x})", "math.sin({x})"),
     "cos": ("torch.cos({x})", "math.cos({x})"),
     "erf": ("torch.erf({x})", "math.erf({x})"),
+    "erfc": ("torch.erfc({x})", "math.erfc({x})"),
+    "logical_not": ("torch.logical_not({x})", "(not {x})"),
     "relu": ("torch.relu({x})", "max({x}, 0.0)"),
     "isnan": ("torch.isnan({x})", "math.isnan({x})"),
     "bitwise_not": ("torch.bitwise_not({x})", "(~{x})"),
@@ -133,12 +135,14 @@ _BINARY_FUNCTIONS = {"maximum": "torch.maximum", "minimum": "torch.minimum",
                      "bitwise_and": "torch.bitwise_and", "bitwise_or": "torch.bitwise_or",
                      "bitwise_xor": "torch.bitwise_xor",
                      "bitwise_left_shift": "torch.bitwise_left_shift",
-                     "bitwise_right_shift": "torch.bitwise_right_shift"}
+                     "bitwise_right_shift": "torch.bitwise_right_shift",
+                     "logical_and": "torch.logical_and", "logical_or": "torch.logical_or"}
 # Scalar forms of the binary functions; div of two integer scalars (sizes)
 # is an integer rounded toward zero, as nvFuser's.
 _SCALAR_BINARY = {"maximum": "max", "minimum": "min", "atan2": "math.atan2", "fmod": "math.fmod",
                   "remainder": "_remainder", "bitwise_and": "_band", "bitwise_or": "_bor",
-                  "bitwise_xor": "_bxor", "bitwise_left_shift": "_shl", "bitwise_right_shift": "_shr"}
+                  "bitwise_xor": "_bxor", "bitwise_left_shift": "_shl", "bitwise_right_shift": "_shr",
+                  "logical_and": "_land", "logical_or": "_lor"}
 _REDUCTIONS = {"sum": "torch.sum", "max": "torch.amax", "min": "torch.amin", "prod": "torch.prod"}
 
 
@@ -211,6 +215,30 @@ class _Ops:
 
     def size(self, x, dim):
         return x.size(dim)
+
+    def expand(self, x, shape):
+        return self._fd._tensor(f"{x.expr}.expand({_lit(list(shape))})", len(shape), x.dtype)
+
+    def iota(self, length, start=0, step=1, dtype="Int"):
+        fd = self._fd
+        target = _DTYPES.get(dtype) or "int64"
+        return fd._tensor(f"_iota({_lit(length)}, {_lit(start)}, {_lit(step)}, {target!r}, "
+                          f"{fd._first_tensor() or 'None'})", 1, target)
+
+    def slice(self, x, start_indices, end_indices, strides=None, manual_normalization=0):
+        strides = [1] * len(start_indices) if strides is None else list(strides)
+        return self._fd._tensor(f"_slice({x.expr}, {_lit(list(start_indices))}, "
+                                f"{_lit(list(end_indices))}, {_lit(strides)})", x.ndim, x.dtype)
+
+    def pad(self, x, pad_widths, value=None):
+        # nvFuser's widths run from the last axis back, as torch's F.pad.
+        v = 0 if value is None else value
+        return self._fd._tensor(f"torch.nn.functional.pad({x.expr}, {_lit(list(pad_widths))}, "
+                                f"value={_lit(v)})", x.ndim, x.dtype)
+
+    def cat(self, tensors, dim, manual_padding=0):
+        return self._fd._tensor(f"torch.cat({_lit(list(tensors))}, dim={_lit(dim)})",
+                                tensors[0].ndim, tensors[0].dtype)
 
     def full(self, shape, fill_value, dtype=None):
         return self._fd._full(shape, fill_value, dtype)
@@ -330,10 +358,13 @@ class FusionDefinition:
         ndim = max(v.ndim for v in tensors)
         return self._tensor(code, ndim, tensors[0].dtype)
 
+    def _first_tensor(self):
+        return next((p for p, k in zip(self._params, self._param_kinds) if k == "tensor"), None)
+
     def _full(self, shape, value, dtype):
         ndim = len(shape) if isinstance(shape, (list, tuple)) else _rank_of(shape)
         target = _DTYPES.get(dtype) if dtype is not None else None
-        like = next((p for p, k in zip(self._params, self._param_kinds) if k == "tensor"), None)
+        like = self._first_tensor()
         return self._tensor(f"_full({_lit(shape)}, {_lit(value)}, {target!r}, {like or 'None'})",
                             ndim, target)
 
@@ -378,6 +409,25 @@ def _full(shape, value, dtype, like):
     t = torch.full([int(s) for s in shape], value, device=device,
                    dtype=torch.float64 if dtype is None else getattr(torch, dtype))
     return _cast(t, dtype) if dtype is not None else t
+
+
+def _iota(length, start, step, dtype, like):
+    device = like.device if isinstance(like, torch.Tensor) else "cuda"
+    integral = dtype in ("int64", "int32")
+    i = torch.arange(int(length), device=device, dtype=torch.int64 if integral else torch.float64)
+    return _cast(start + step * i, dtype)
+
+
+def _slice(x, starts, ends, strides):
+    return x[tuple(slice(s, e, k) for s, e, k in zip(starts, ends, strides))]
+
+
+def _land(a, b):
+    return bool(a) and bool(b)
+
+
+def _lor(a, b):
+    return bool(a) or bool(b)
 
 
 def _div(a, b):
