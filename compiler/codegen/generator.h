@@ -105,6 +105,10 @@ struct KernelForm {
   bool float_columns = false;
   std::map<std::string, int64_t> staged_smem_offset;  // by pointer name
   int cluster_x = 1;                                  // PlanCluster
+  // HeuristicParams::cluster_rows: the blocks_per_row blocks of a row are a
+  // cluster along y that combines row partials through distributed shared
+  // memory (PlanRowCluster; no workspace, no group barrier).
+  bool cluster_rows = false;
   // HeuristicParams::reread_rows on a kernel with rows in registers: the row
   // buffers pb_* fill with fz_ld_keep, and the final pass loads each chunk
   // again with fz_ld_done before it uses it (RereadPrelude).
@@ -167,7 +171,9 @@ class Generator {
   // A cooperative grid: blocks share rows or the kernel has column
   // reductions (both meet at grid barriers and take workspaces).
   bool HasColumnReductions() const { return !plan_.col_reds.empty(); }
-  bool Cooperative() const { return shape_.row_split || HasColumnReductions(); }
+  bool Cooperative() const {
+    return (shape_.row_split && !form_.cluster_rows) || HasColumnReductions();
+  }
   // The most row slots one reduction stage exchanges.
   size_t MaxSlotsPerStage() const;
   std::string signature_;  // the kernel's parameter list
@@ -321,6 +327,11 @@ class Generator {
   // cluster's partial row. Validates the request (InvalidArgument).
   absl::Status PlanCluster();
   std::string ClusterPartials() const;
+  // Rows split over a cluster (HeuristicParams::cluster_rows): validates the
+  // request (InvalidArgument) and sets form_.cluster_rows; then, for a
+  // reduction stage's slots, the combine of the blocks' totals in rank order.
+  absl::Status PlanRowCluster();
+  std::string ClusterRowCombine(const std::vector<int>& slots) const;
 
   // generator_requires.cc: whether this persistent kernel is specialized
   // (CodegenOptions::specialize), and if so its launch requirements in k;

@@ -10,6 +10,7 @@
 // partial bytes written and read back.
 #include "absl/strings/str_cat.h"
 #include "compiler/codegen/generator.h"
+#include "compiler/scheduler/target.h"
 
 namespace fusiond {
 namespace codegen_internal {
@@ -82,6 +83,69 @@ std::string Generator::ClusterPartials() const {
   }
   // No block leaves (its shared memory) while the others still read it.
   absl::StrAppend(&s, "    }\n    fz_cluster_sync();\n  }\n");
+  return s;
+}
+
+// Rows split over blocks_per_row blocks (HeuristicParams::cluster_rows):
+// those blocks are one cluster along y (__cluster_dims__(1, C, 1)), so a
+// stage's totals cross them through distributed shared memory instead of
+// the workspace and a group barrier; a kernel without column reductions
+// then needs no cooperative launch.
+absl::Status Generator::PlanRowCluster() {
+  if (!params_.cluster_rows) return absl::OkStatus();
+  const int64_t c = shape_.blocks_per_row;
+  const bool inner = params_.kind == SchedulerKind::kInnerPersistent ||
+                     params_.kind == SchedulerKind::kInnerOuterPersistent;
+  if (!inner || !shape_.persistent || !shape_.row_split || (c != 2 && c != 4 && c != 8) ||
+      params_.cluster_x > 1 || !HasClusters(options_.target)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "codegen: cluster_rows needs an inner persistent or inner-outer persistent kernel with "
+        "rows on chip split over grid_y = 2, 4 or 8 blocks, no cluster_x and sm_90 or later "
+        "(grid_y=",
+        params_.grid_y, " cluster_x=", params_.cluster_x, " arch=", options_.target.arch, ")"));
+  }
+  form_.cluster_rows = true;
+  return absl::OkStatus();
+}
+
+// Thread 0 of each row (ty) puts the block's totals in its half of the
+// double-buffered fz_crow (a float4 a slot: a float, or a double's two
+// words), one cluster barrier, and every thread combines the C blocks'
+// totals in rank order, so every block of the cluster gets the same bits.
+// Reduction k + 2 rewrites a buffer only after every block arrived at
+// reduction k + 1's barrier, i.e. finished reading reduction k's (the
+// barrier's release orders those reads first).
+std::string Generator::ClusterRowCombine(const std::vector<int>& slots) const {
+  const auto pack = [&](int i) {
+    const std::string acc = absl::StrCat("acc", i);
+    if (accumulator_type_[i] == "float")
+      return absl::StrCat("make_float4(", acc, ", 0.f, 0.f, 0.f)");
+    return absl::StrCat("make_float4(__int_as_float((int)__double_as_longlong(", acc,
+                        ")), __int_as_float((int)(__double_as_longlong(", acc,
+                        ") >> 32)), 0.f, 0.f)");
+  };
+  const auto unpack = [&](int i, const std::string& v) {
+    if (accumulator_type_[i] == "float") return absl::StrCat(v, ".x");
+    return absl::StrCat("__longlong_as_double(((long long)(unsigned)__float_as_int(", v,
+                        ".y) << 32) | (unsigned)__float_as_int(", v, ".x))");
+  };
+  std::string s = "    {\n      float4* fz_cr = fz_crow[fz_cpar][ty];\n      if (tx == 0) {";
+  for (size_t q = 0; q < slots.size(); ++q)
+    absl::StrAppend(&s, " fz_cr[", q, "] = ", pack(slots[q]), ";");
+  absl::StrAppend(&s, " }\n      fz_cluster_sync();\n");
+  for (size_t q = 0; q < slots.size(); ++q) {
+    const int i = slots[q];
+    const ReductionSlot& sl = plan_.row_slots[i];
+    const char* op = sl.second_moment ? "0" : ReduceOpId(graph_.node(sl.node).op);
+    const std::string& t = accumulator_type_[i];
+    absl::StrAppend(&s, "      acc", i, " = ",
+                    unpack(i, absl::StrCat("fz_dsmem_ld4(fz_cr + ", q, ", 0)")), ";\n");
+    for (int64_t r = 1; r < shape_.blocks_per_row; ++r) {
+      absl::StrAppend(&s, "      acc", i, " = fz_comb<", op, ", ", t, ">(acc", i, ", ",
+                      unpack(i, absl::StrCat("fz_dsmem_ld4(fz_cr + ", q, ", ", r, ")")), ");\n");
+    }
+  }
+  absl::StrAppend(&s, "      fz_cpar ^= 1;\n    }\n");
   return s;
 }
 

@@ -131,6 +131,11 @@ void Generator::EmitNextRowLoads(std::string& c) {
 }
 
 absl::Status Generator::EmitRowLoop(std::string& c) {
+  if (form_.cluster_rows) {
+    // The blocks' stage totals a cluster exchanges (ClusterRowCombine).
+    absl::StrAppend(&c, "  __shared__ __align__(16) float4 fz_crow[2][", shape_.threads_y, "][",
+                    MaxSlotsPerStage(), "];\n  unsigned fz_cpar = 0;\n");
+  }
   EmitRowLoopHead(c, Cooperative());
   // Row coordinates and bases.
   if (!plan_.i_axes.empty()) {
@@ -143,6 +148,8 @@ absl::Status Generator::EmitRowLoop(std::string& c) {
   if (absl::Status st = EmitFinal(c); !st.ok()) return st;
   absl::StrAppend(&c, next_row_code_, "  }\n");
   if (form_.rows_staged) absl::StrAppend(&c, "  fz_cp_wait<0>();\n");
+  // No block leaves (its shared memory) while the cluster still reads it.
+  if (form_.cluster_rows) absl::StrAppend(&c, "  fz_cluster_sync();\n");
   return absl::OkStatus();
 }
 

@@ -65,7 +65,7 @@ void Generator::SetUpValueEmitter() {
 
 std::string Generator::Preludes() const {
   std::string c = DevicePrelude();
-  if (form_.cluster_x > 1) c += ClusterPrelude();
+  if (form_.cluster_x > 1 || form_.cluster_rows) c += ClusterPrelude();
   if (!form_.divider_code.empty()) c += DividerPrelude();  // the FzDivs follow rlen, before vec_ok
   if (form_.float_columns) c += FloatColumnPrelude();
   if (form_.reread_rows) c += RereadPrelude();
@@ -85,7 +85,9 @@ void Generator::EmitSignature(const std::string& name, std::string& c) const {
   absl::StrAppend(
       &c, "\nextern \"C\" __global__ void __launch_bounds__(", shape_.threads_x * shape_.threads_y,
       ", ", form_.min_blocks, ") ",
-      form_.cluster_x > 1 ? absl::StrCat("__cluster_dims__(", form_.cluster_x, ", 1, 1) ") : "",
+      form_.cluster_x > 1  ? absl::StrCat("__cluster_dims__(", form_.cluster_x, ", 1, 1) ")
+      : form_.cluster_rows ? absl::StrCat("__cluster_dims__(1, ", shape_.blocks_per_row, ", 1) ")
+                           : "",
       name, "(", signature_, ") {\n");
   absl::StrAppend(&c, shape_.lanes
                           ? LanesThreadIds()

@@ -83,7 +83,7 @@ absl::Status Generator::PlanLaunchShape() {
     if (a.vectorized) max_esize = std::max(max_esize, a.elem_bytes);
   shape_.vector_width = std::min(shape_.vector_width, 16 / max_esize);
   if (PlanStaging()) shape_.persistent = true;
-  return absl::OkStatus();
+  return PlanRowCluster();  // before Cooperative() is first asked
 }
 
 absl::Status Generator::PlanKernelForm(GeneratedKernel& k) {

@@ -293,6 +293,10 @@ absl::Status Generator::EmitCrossBlockCombine(const std::vector<int>& slots, std
     if (plan_.row_slots[i].one_pass)
       return absl::InternalError("codegen: one-pass var with a row split over blocks");
   }
+  if (form_.cluster_rows) {
+    absl::StrAppend(&code, ClusterRowCombine(slots));
+    return absl::OkStatus();
+  }
   // Blocks sharing a row combine their partials through the workspace.
   absl::StrAppend(&code, "    {\n      double* part = ws_row + (size_t)(par & 1) * part_stride;\n",
                   "      const size_t base = ((size_t)(blockIdx.x * ", shape_.threads_y,

@@ -83,6 +83,12 @@ struct HeuristicParams {
   // pass loads them again with evict-first policies instead of reading the
   // registers (as torch.compile's Triton kernels do; docs/codegen.md).
   bool reread_rows = false;
+  // Rows split over grid_y blocks (grid_y 2, 4 or 8, sm_90+): those blocks
+  // form a thread-block cluster and combine their row partials through
+  // distributed shared memory (one cluster barrier a reduction) instead of
+  // the workspace and a group barrier, so the split needs no cooperative
+  // launch of its own and more, smaller blocks run each row.
+  bool cluster_rows = false;
 
   // Code generation's choices beyond the launch shape, set by
   // DecideKernelForm (heuristics_kernel_form.cc) from the fields above.
