@@ -44,6 +44,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "client/runtime/json.h"
 #include "compiler/codegen/compile_segment.h"
 #include "compiler/frontend/frontend.h"
@@ -339,14 +340,17 @@ int Main(int argc, char** argv) {
           : "goal: rmsnorm_bwd_manual not among the files";
   std::string loadavg;
   std::ifstream("/proc/loadavg") >> loadavg;
+  // What every compile passed (FUSIOND_NVRTC_FAST_COMPILE, which the children
+  // inherit, adds to it).
+  const std::string flags = absl::StrJoin(NvrtcFlags(), " ");
   std::printf(
       "(ms; stages from CompileResult::stage_micros, parse = ParseReproFile; each file in a "
       "fresh process: start = NVRTC's one-time start-up there (a daemon pays it at start), "
       "cold = the first compile after it, fresh = start + cold; cpu = process CPU time of the "
       "cold compile; front/nvvm/ptxas = NVRTC's phases in one more, traced compile; %s; 1-min load "
-      "average %s at the start, %s at the end, on %ld cores; %s kernels)\n%s\n",
+      "average %s at the start, %s at the end, on %ld cores; %s kernels; NVRTC flags %s)\n%s\n",
       cache_note.c_str(), load_start.c_str(), loadavg.c_str(), sysconf(_SC_NPROCESSORS_ONLN),
-      general ? "general (--general)" : "specialized", goal_line.c_str());
+      general ? "general (--general)" : "specialized", flags.c_str(), goal_line.c_str());
   if (!out_path.empty()) {
     std::ofstream out(out_path);
     out << "{\n \"benchmark\": \"cold compile time per fusion (fresh process each, NVRTC start-up "
@@ -355,6 +359,7 @@ int Main(int argc, char** argv) {
         << " \"loadavg_1min_at_end\": \"" << loadavg << "\",\n"
         << " \"kernel_threads\": " << kernel_threads << ",\n"
         << " \"nvrtc_cache\": \"" << cache_note << "\",\n"
+        << " \"nvrtc_flags\": \"" << flags << "\",\n"
         << " \"cores\": " << sysconf(_SC_NPROCESSORS_ONLN) << ",\n"
         << " \"arch\": \"" << arch << "\",\n \"warm_repeats\": " << repeat << ",\n"
         << " \"kernels\": \"" << (general ? "general" : "specialized") << "\",\n"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # fusiond_compile_time end to end: the table and JSON carry NVRTC's start-up,
 # the cold and warm compiles, the stages and NVRTC's phases; the goal line passes or fails
-# with --goal-ms and sets the exit status; --general says so; a two-kernel fusion compiles with
+# with --goal-ms and sets the exit status; --general says so, and the NVRTC flags (FUSIOND_NVRTC_FAST_COMPILE); a two-kernel fusion compiles with
 # --kernel-threads 1 and 2 and reports each kernel's NVRTC phases; a file that does not parse is
 # an ERROR row naming why, and exit status 1.
 # Usage: compile_time_test.sh FUSIOND_COMPILE_TIME CORPUS_DIR
@@ -36,8 +36,13 @@ assert d["kernels"] == "specialized", d["kernels"]
 PY
 out=$("$BIN" --repeat 0 --goal-ms 100000 --general --out "$T/general.json" "$CORPUS/rmsnorm_bwd_manual.py"); rc=$?
 check "--general: exit $rc" test $rc -eq 0
-check "--general: noted" grep -q "; general (--general) kernels)" <<<"$out"
+check "--general: noted" grep -q "; general (--general) kernels; NVRTC flags " <<<"$out"
 check "--general: JSON" python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["kernels"] == "general"' "$T/general.json"
+# FUSIOND_NVRTC_FAST_COMPILE reaches the children's compiles and is recorded.
+out=$(FUSIOND_NVRTC_FAST_COMPILE=min "$BIN" --repeat 0 --out "$T/fast.json" "$CORPUS/rmsnorm_fwd.py"); rc=$?
+check "fast compile: exit $rc" test $rc -eq 0
+check "fast compile: noted" grep -q "; NVRTC flags .* --Ofast-compile=min)" <<<"$out"
+check "fast compile: JSON" python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["nvrtc_flags"].endswith("--minimal --Ofast-compile=min")' "$T/fast.json"
 out=$("$BIN" --repeat 0 --goal-ms 0.001 "$CORPUS/rmsnorm_bwd_manual.py"); rc=$?
 check "impossible goal: exit $rc" test $rc -eq 1
 check "impossible goal: FAIL" grep -q ": FAIL (in a fresh process" <<<"$out"

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -9,10 +10,13 @@
 namespace fusiond {
 namespace {
 
-// The whole compile input, unambiguously: lengths before the free-form parts.
+// The whole compile input, unambiguously: lengths before the free-form parts
+// (NvrtcFlags() too: FUSIOND_NVRTC_FAST_COMPILE may change them).
 std::string InputKey(const std::string& source, const std::string& kernel_name,
                      const NvrtcOptions& options) {
-  const std::string extra = absl::StrJoin(options.extra, "\x1f");
+  std::vector<std::string> all = NvrtcFlags();
+  all.insert(all.end(), options.extra.begin(), options.extra.end());
+  const std::string extra = absl::StrJoin(all, "\x1f");
   return absl::StrCat(options.arch, "\n", kernel_name.size(), ":", kernel_name, "\n", extra.size(),
                       ":", extra, "\n", source);
 }

@@ -34,6 +34,15 @@ void ParsePtxasReport(const std::string& log, const std::string& kernel_name, Nv
   if (std::regex_search(tail, m, kSmem)) out->static_smem_bytes = std::atoi(m[1].str().c_str());
 }
 
+std::string FastCompileLevel() {
+  const char* v = std::getenv("FUSIOND_NVRTC_FAST_COMPILE");
+  return v == nullptr ? "" : v;
+}
+
+bool FastCompileLevelValid(const std::string& level) {
+  return level.empty() || level == "0" || level == "min" || level == "mid" || level == "max";
+}
+
 #ifdef FUSIOND_HAVE_NVRTC
 
 namespace {
@@ -70,7 +79,13 @@ std::vector<std::string> NvrtcFlags() {
   // and device-side launch, which generated kernels never use: its front end
   // 24 -> 16 ms for rmsnorm_bwd_manual on the dev machine, every corpus
   // cubin byte-identical.
-  return {"-std=c++17", "--ptxas-options=-v", "-default-device", "--restrict", "--minimal"};
+  std::vector<std::string> flags = {"-std=c++17", "--ptxas-options=-v", "-default-device",
+                                    "--restrict", "--minimal"};
+  const std::string level = FastCompileLevel();
+  if (FastCompileLevelValid(level) && !level.empty()) {
+    flags.push_back("--Ofast-compile=" + level);
+  }
+  return flags;
 }
 
 absl::StatusOr<NvrtcOutput> CompileWithNvrtc(const std::string& source,
@@ -81,6 +96,11 @@ absl::StatusOr<NvrtcOutput> CompileWithNvrtc(const std::string& source,
   if (sm < 50) {
     return absl::InvalidArgumentError(
         absl::StrCat("nvrtc: bad arch '", options.arch, "'; expected sm_XX"));
+  }
+  if (!FastCompileLevelValid(FastCompileLevel())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "nvrtc: FUSIOND_NVRTC_FAST_COMPILE='", FastCompileLevel(),
+        "' in the environment; expected 0, min, mid or max (NVRTC's --Ofast-compile), or unset"));
   }
   NvrtcOutput out;
   const bool cubin = NvrtcKnowsArch(sm);

@@ -42,7 +42,16 @@ std::string NvrtcVersion();
 
 // The options every compile passes besides --gpu-architecture and
 // NvrtcOptions::extra (none without NVRTC). Part of the cache key.
+// FUSIOND_NVRTC_FAST_COMPILE=min|mid|max in the environment adds
+// --Ofast-compile=LEVEL (shorter compiles, other code: off by default until
+// the GPU shows it costs no kernel speed; docs/results.md, "Cold compile
+// levers"); any other value fails every compile with InvalidArgument.
 std::vector<std::string> NvrtcFlags();
+
+// FUSIOND_NVRTC_FAST_COMPILE's value ("" when unset), and whether it is one
+// NvrtcFlags accepts ("", 0, min, mid, max).
+std::string FastCompileLevel();
+bool FastCompileLevelValid(const std::string& level);
 
 // Parses ptxas' "-v" report in a log into out's registers, spill bytes and
 // shared memory (for the function `kernel_name`; any function when empty).

@@ -1,6 +1,11 @@
 #include "compiler/nvrtc/nvrtc_compiler.h"
 
 #include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
 
 namespace fusiond {
 namespace {
@@ -50,6 +55,33 @@ TEST(Nvrtc, BadSourceIsInternalWithLogAndKernelName) {
   EXPECT_EQ(out.status().code(), absl::StatusCode::kInternal);
   EXPECT_NE(out.status().message().find("broken"), std::string::npos);
   EXPECT_NE(out.status().message().find("undefined_thing"), std::string::npos);
+}
+
+// FUSIOND_NVRTC_FAST_COMPILE adds --Ofast-compile to every compile and to
+// NvrtcFlags (the cache key); a value NVRTC does not take fails each compile.
+TEST(Nvrtc, FastCompileLevelFromTheEnvironment) {
+  const std::string src = "extern \"C\" __global__ void k(float* x) { x[threadIdx.x] *= 2.f; }\n";
+  auto has = [](const std::vector<std::string>& v, const std::string& s) {
+    return std::find(v.begin(), v.end(), s) != v.end();
+  };
+  ASSERT_EQ(unsetenv("FUSIOND_NVRTC_FAST_COMPILE"), 0);
+  auto plain = CompileWithNvrtc(src, "k", NvrtcOptions{});
+  if (absl::IsUnavailable(plain.status())) GTEST_SKIP() << "no NVRTC in this build";
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_FALSE(has(NvrtcFlags(), "--Ofast-compile=mid"));
+  ASSERT_EQ(setenv("FUSIOND_NVRTC_FAST_COMPILE", "mid", 1), 0);
+  EXPECT_TRUE(has(NvrtcFlags(), "--Ofast-compile=mid"));
+  auto fast = CompileWithNvrtc(src, "k", NvrtcOptions{});
+  ASSERT_TRUE(fast.ok()) << fast.status();
+  EXPECT_TRUE(has(fast->options, "--Ofast-compile=mid"));
+  ASSERT_EQ(setenv("FUSIOND_NVRTC_FAST_COMPILE", "fastest", 1), 0);
+  EXPECT_FALSE(has(NvrtcFlags(), "--Ofast-compile=fastest"));
+  auto bad = CompileWithNvrtc(src, "k", NvrtcOptions{});
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find("FUSIOND_NVRTC_FAST_COMPILE='fastest'"), std::string::npos)
+      << bad.status();
+  ASSERT_EQ(unsetenv("FUSIOND_NVRTC_FAST_COMPILE"), 0);
+  EXPECT_EQ(NvrtcFlags().size(), plain->options.size() - 1);  // all but --gpu-architecture
 }
 
 TEST(Nvrtc, BadArchIsInvalidArgument) {
