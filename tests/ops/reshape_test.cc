@@ -1,0 +1,182 @@
+// Reshapes that split or merge axes (compiler/passes/reshape_views.h): the
+// GPU check fusions of tests/ops/fusions (groupnorm_*, reshape_*) keep the
+// CPU reference's values through the passes, leave only views of inputs and
+// outputs, and get the kernels their reductions call for; a reshape with no
+// common refinement stays inside the graph with a note and a clear error.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "compiler/frontend/frontend.h"
+#include "compiler/ir/builder.h"
+#include "compiler/ir/printer.h"
+#include "compiler/ir/reshape_views.h"
+#include "compiler/passes/optimize.h"
+#include "compiler/pipeline.h"
+#include "compiler/reference/reference.h"
+
+namespace fusiond {
+namespace {
+
+std::string Fusion(const std::string& name) {
+  return std::string(FUSIOND_OPS_FUSIONS_DIR) + "/" + name;
+}
+
+std::vector<Extent> S(std::initializer_list<int64_t> sizes) {
+  std::vector<Extent> s;
+  for (int64_t n : sizes) s.push_back(Extent::Static(n));
+  return s;
+}
+
+// Every reshape left is a view of an input or of an output.
+void ExpectOnlyViews(const Graph& g) {
+  const auto uses = g.Uses();
+  for (const Node& n : g.nodes) {
+    if (n.op != OpKind::kReshape) continue;
+    EXPECT_TRUE(IsInputView(g, n, uses) || IsOutputView(g, n, uses)) << PrintGraph(g);
+  }
+}
+
+TEST(Reshape, PassesKeepReferenceValuesAndLeaveViews) {
+  int seen = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(FUSIOND_OPS_FUSIONS_DIR)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("groupnorm", 0) != 0 && name.rfind("reshape", 0) != 0) continue;
+    ++seen;
+    SCOPED_TRACE(name);
+    auto p = ParseReproFile(entry.path().string());
+    ASSERT_TRUE(p.ok()) << p.status();
+    std::vector<std::vector<int64_t>> small;  // symbolic axes at 8
+    for (ValueId in : p->graph.inputs) {
+      std::vector<int64_t> shape;
+      for (const Extent& e : p->graph.value(in).shape) {
+        const Extent c = p->graph.Canonical(e);
+        shape.push_back(c.is_static() ? c.size : 8);
+      }
+      small.push_back(shape);
+    }
+    Graph opt = p->graph;
+    std::vector<PassRecord> records;
+    ASSERT_TRUE(RunOptimizationPasses(opt, PassOptions{}, &records).ok());
+    ExpectOnlyViews(opt);
+    EXPECT_GT(std::count_if(opt.nodes.begin(), opt.nodes.end(),
+                            [](const Node& n) { return n.op == OpKind::kReshape; }),
+              0);
+    const auto inputs = RandomInputs(p->graph, small, 11);
+    auto want = Evaluate(p->graph, inputs);
+    auto got = Evaluate(opt, inputs);
+    ASSERT_TRUE(want.ok()) << want.status();
+    ASSERT_TRUE(got.ok()) << got.status();
+    ASSERT_EQ(want->size(), got->size());
+    for (size_t o = 0; o < want->size(); ++o) {
+      EXPECT_EQ((*want)[o].shape, (*got)[o].shape) << "output " << o;
+      EXPECT_LE(MaxRelativeError((*want)[o], (*got)[o]), 1e-5) << "output " << o;
+    }
+  }
+  EXPECT_GE(seen, 4);
+}
+
+CompileResult Schedule(const std::string& file) {
+  auto p = ParseReproFile(Fusion(file));
+  EXPECT_TRUE(p.ok()) << p.status();
+  CompileOptions o;
+  o.generate_code = false;
+  auto r = CompileFusion(p->graph, p->input_shapes, o);
+  EXPECT_TRUE(r.ok()) << r.status();
+  return r.ok() ? *std::move(r) : CompileResult{};
+}
+
+TEST(Reshape, GroupNormForwardIsOneRowReductionOverTheGroups) {
+  const CompileResult r = Schedule("groupnorm_fwd_32x256x28x28.py");
+  ASSERT_EQ(r.segments.size(), 1u);
+  EXPECT_EQ(r.segments[0].kind, SchedulerKind::kInnerPersistent);
+  EXPECT_EQ(r.segments[0].params.outer_size, 32 * 32);      // N * G rows
+  EXPECT_EQ(r.segments[0].params.inner_size, 8 * 28 * 28);  // C/G * H * W
+}
+
+TEST(Reshape, SplitAndMergeFusionsAreOneKernel) {
+  const CompileResult heads = Schedule("reshape_split_heads_softmax_4096x2048.py");
+  ASSERT_EQ(heads.segments.size(), 1u);
+  EXPECT_EQ(heads.segments[0].params.inner_size, 128);
+  EXPECT_EQ(heads.segments[0].params.outer_size, 4096 * 16);
+  const CompileResult merge = Schedule("reshape_merge_rmsnorm_8x512x4096.py");
+  ASSERT_EQ(merge.segments.size(), 1u);
+  EXPECT_EQ(merge.segments[0].params.inner_size, 4096);
+  EXPECT_EQ(merge.segments[0].params.outer_size, 8 * 512);
+}
+
+TEST(Reshape, GroupNormBackwardCompiles) {
+  const CompileResult r = Schedule("groupnorm_bwd_32x256x28x28.py");
+  EXPECT_GE(r.segments.size(), 1u);
+  for (const SegmentResult& s : r.segments) ExpectOnlyViews(s.graph);
+}
+
+// The split of a symbolic axis into static factors, keepdim over the
+// split axes, and a merge after a permute.
+TEST(Reshape, SplitKeepdimAndPermutedMergeKeepValues) {
+  Graph g;
+  GraphBuilder b(&g);
+  ValueId x = *b.DefineTensor("x", DataType::kFloat, {-1, -1});
+  Attrs r1;
+  r1.shape = {Extent::Static(8), Extent::Static(16), g.value(x).shape[1]};
+  ValueId y = (*b.AddNode(OpKind::kReshape, {x}, r1))[0];  // binds x's axis 0 to 128
+  Attrs sum;
+  sum.dims = {0};
+  sum.keepdim = true;
+  ValueId s = (*b.AddNode(OpKind::kSum, {x}, sum))[0];  // [1, s1]
+  Attrs perm;
+  perm.dims = {2, 0, 1};
+  ValueId t = (*b.AddNode(OpKind::kPermute, {y}, perm))[0];  // [s1, 8, 16]
+  Attrs r2;
+  r2.shape = {g.value(x).shape[1], Extent::Static(128)};
+  ValueId m = (*b.AddNode(OpKind::kReshape, {t}, r2))[0];  // [s1, 128]
+  ASSERT_TRUE(b.AddOutput(s).ok());
+  ASSERT_TRUE(b.AddOutput(m).ok());
+  Graph opt = g;
+  std::vector<PassRecord> records;
+  ASSERT_TRUE(RunOptimizationPasses(opt, PassOptions{}, &records).ok());
+  ExpectOnlyViews(opt);
+  const auto inputs = RandomInputs(g, {{128, 5}}, 3);
+  auto want = Evaluate(g, inputs), got = Evaluate(opt, inputs);
+  ASSERT_TRUE(want.ok() && got.ok());
+  for (size_t o = 0; o < want->size(); ++o)
+    EXPECT_LE(MaxRelativeError((*want)[o], (*got)[o]), 1e-12) << PrintGraph(opt);
+}
+
+TEST(Reshape, RegroupStaysWithANoteAndAClearError) {
+  Graph g;
+  GraphBuilder b(&g);
+  ValueId x = *b.DefineTensor("x", DataType::kFloat, {6, 4});
+  ValueId e = (*b.AddNode(OpKind::kExp, {x}, {}))[0];
+  Attrs r;
+  r.shape = S({4, 6});
+  ValueId y = (*b.AddNode(OpKind::kReshape, {e}, r))[0];
+  Attrs sum;
+  sum.dims = {1};
+  ValueId s = (*b.AddNode(OpKind::kSum, {y}, sum))[0];
+  ASSERT_TRUE(b.AddOutput(s).ok());
+  std::vector<PassRecord> records;
+  Graph opt = g;
+  ASSERT_TRUE(RunOptimizationPasses(opt, PassOptions{}, &records).ok());
+  bool noted = false;
+  for (const PassRecord& rec : records) {
+    for (const std::string& note : rec.notes)
+      noted |= note.find("no common refinement") != std::string::npos;
+  }
+  EXPECT_TRUE(noted);
+  CompileOptions o;
+  o.generate_code = false;
+  auto c = CompileFusion(g, {}, o);
+  if (c.ok()) {
+    // Cut at the reshape: the consumer reads the producer's result as a view.
+    EXPECT_GE(c->segments.size(), 2u);
+    for (const SegmentResult& seg : c->segments) ExpectOnlyViews(seg.graph);
+  } else {
+    EXPECT_NE(std::string(c.status().message()).find("reshape"), std::string::npos) << c.status();
+  }
+}
+
+}  // namespace
+}  // namespace fusiond
