@@ -65,6 +65,8 @@ mkdir -p "$T/bundle/fusions" "$T/bundle/artifacts" "$T/bundle/nvrtc_variant_min"
 echo "--Ofast-compile=min" >"$T/bundle/nvrtc_variant_min/OPTIONS"
 out=$(FUSIOND_DEVCARRY="$T/bundle" OUT="$T/out" bash "$HERE/option_check.sh" run 1 nvrtc_variant-x 2>&1); rc=$?
 check "run nvrtc_variant-x: exit $rc" test $rc -eq 2
+out=$(FUSIOND_DEVCARRY="$T/bundle" OUT="$T/out" bash "$HERE/option_check.sh" run nvrtc_variant_min 2>&1); rc=$?
+check "run NAME without ROUNDS: exit $rc" test $rc -eq 2
 out=$(FUSIOND_DEVCARRY="$T/bundle" OUT="$T/out" bash "$HERE/option_check.sh" run 1 nvrtc_variant_min nvrtc_variant_mid 2>&1); rc=$?
 check "run with an unprepared variant: exit $rc" test $rc -eq 1
 check "run with an unprepared variant: names it" grep -q "no $T/bundle/nvrtc_variant_mid/OPTIONS" <<<"$out"

@@ -10,7 +10,7 @@
 #            into .devcarry/NAME/ (default nvrtc_variant, else nvrtc_variantSUFFIX; fusiond_nvrtc_variant:
 #            it prints registers, stack frame, whether the code differs, NVRTC
 #            CPU time both ways); several variants: one prepare per NAME
-#   there: OUT=$OUT bash bench/compile_time/option_check.sh run [ROUNDS] [NAME...]   (carry .devcarry)
+#   there: OUT=$OUT bash bench/compile_time/option_check.sh run [ROUNDS [NAME...]]   (carry .devcarry)
 #            (the device needs only .devcarry: fusions/, artifacts/, the NAME dirs)
 #            ROUNDS (default 2) interleaved rounds of bench/gpu/run.py over the
 #            corpus (no torch.compile), baseline then each variant (default
@@ -49,6 +49,7 @@ case "${1:-}" in
     ;;
   run)
     ROUNDS=${2:-2}
+    case "$ROUNDS" in "" | *[!0-9]*) echo "option_check run: ROUNDS is a number, before the names" >&2; exit 2 ;; esac
     shift 2 2>/dev/null || shift $#
     names=("$@")
     [ ${#names[@]} -gt 0 ] || names=(nvrtc_variant)
