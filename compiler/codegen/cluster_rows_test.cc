@@ -3,8 +3,9 @@
 // through distributed shared memory, in rank order, instead of the
 // workspace and a group barrier. Without a GPU: the kernel text, the launch
 // (cooperative only for column reductions), the refusals, and sm_90 cubins
-// without spills for the norm backward and forward of the corpus. Their
-// results are checked on the GPU (bench/gpu/variants/norm36.txt).
+// without spills for the norm backward and forward of the corpus; and the
+// staged layernorm forward of the same GPU variants. Their results are
+// checked on the GPU (bench/gpu/variants/norm36.txt).
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -189,6 +190,37 @@ TEST(ClusterRows, CorpusNormsCompileWithoutSpills) {
     EXPECT_FALSE(k->binary.empty());
     EXPECT_EQ(k->spill_bytes, 0) << hp.ToString();
   }
+}
+
+// Staged rows of a kernel with two 16-bit column operands (the layernorm
+// forward's weight and bias) at two chunks a thread: both are widened to
+// float in shared memory, each in a scope of its own (generator_staging.cc).
+TEST(StagedColumns, TwoFloatColumnsCompile) {
+  if (NvrtcVersion() == "none") GTEST_SKIP() << "no NVRTC in this build";
+  auto parsed = ParseReproFile(absl::StrCat(FUSIOND_CORPUS_DIR, "/layernorm_fwd.py"));
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  CompileOptions o;
+  o.arch = "sm_90";
+  o.generate_code = false;
+  auto r = CompileFusion(parsed->graph, parsed->input_shapes, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->segments.size(), 1u);
+  const SegmentResult& seg = r->segments[0];
+  HeuristicParams hp = seg.params;
+  hp.block_x = 512;
+  hp.persistent_batch = 2;
+  hp.smem_buffer = true;
+  hp.smem_bytes = 131072;  // four stages of 16 KiB and two float columns of 32 KiB
+  hp.grid_x = 132;
+  SizeBinding binding{seg.symbol_sizes};
+  DecideKernelForm(AnalyzeFusion(seg.graph, binding), DefaultTarget(), &hp);
+  SegmentCompileOptions so;
+  so.kernel_name = "fz_layernorm_fwd";
+  so.symbol_sizes = seg.symbol_sizes;
+  auto k = CompileSegment(seg.graph, hp, so);
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_EQ(Occurrences(k->cuda_source, "u32 cw[4], fw[8];"), 2u);
+  EXPECT_EQ(k->spill_bytes, 0);
 }
 
 }  // namespace

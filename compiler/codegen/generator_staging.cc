@@ -91,10 +91,16 @@ std::string Generator::IssueStagedCopies(const std::string& stage, bool cols,
       absl::StrCat(ind, "#pragma unroll\n", ind, "for (int k = 0; k < ", shape_.chunks_per_thread,
                    "; ++k) {\n", ind, "  const i64 jj = (t + (i64)k * T) * ", shape_.vector_width,
                    ";\n", ind, "  if (jj < rlen) {\n");
+  // Two or more float columns (a layernorm forward's weight and bias) widen
+  // each in a scope of its own.
+  int float_columns = 0;
+  for (const auto& [v, a] : input_access_) float_columns += !a.across_rows && FloatColumn(a);
+  const bool scoped = cols && float_columns > 1;
   for (const auto& [v, a] : input_access_) {
     if (!Staged(a) || a.across_rows == cols) continue;
     if (FloatColumn(a)) {
       // Loaded and widened once; the thread reads back only its own slots.
+      if (scoped) absl::StrAppend(&s, ind, "    {\n");
       absl::StrAppend(&s, ind, "    u32 cw[", ChunkWords(a), "], fw[", shape_.vector_width, "];\n",
                       ind, "    Chunk<", shape_.vector_width * a.elem_bytes, ">::ld(cw, ", a.ptr,
                       " + ro_", a.ptr, "(jj));\n", ind, "#pragma unroll\n", ind,
@@ -114,6 +120,7 @@ std::string Generator::IssueStagedCopies(const std::string& stage, bool cols,
           absl::StrAppend(&s, ind, "    *", dst, " = fw[", w0, "];\n");
         }
       }
+      if (scoped) absl::StrAppend(&s, ind, "    }\n");
       continue;
     }
     absl::StrAppend(&s, ind, "    fz_cp_async<", shape_.vector_width * a.elem_bytes, ">(",
