@@ -9,9 +9,9 @@
 // options (bench/gpu/probes/lean_swap.sh) and prints ptxas' figures.
 // Fields: kind vectorize block_x block_y grid_x grid_y persistent_batch
 // multi_pass unroll smem_buffer smem_bytes cluster_x
-// rows_per_block smem_columns reread_rows cluster_rows; then code generation's choices,
-// which the heuristics decide from those (DecideKernelForm) unless given:
-// one_pass_variance dynamic_rows streaming_stores exact_tiling blocks_per_sm.
+// rows_per_block smem_columns reread_rows cluster_rows lanes_in_registers;
+// then code generation's choices, which the heuristics decide from those (DecideKernelForm) unless
+// given: one_pass_variance dynamic_rows streaming_stores exact_tiling blocks_per_sm.
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -74,7 +74,8 @@ int Usage(const char* argv0, bool help) {
                "hand-written CUDA with the pipeline's NVRTC options. Fields (numbers, or\n"
                "true/false): kind vectorize block_x block_y grid_x grid_y persistent_batch\n"
                "multi_pass unroll smem_buffer smem_bytes cluster_x rows_per_block smem_columns\n"
-               "reread_rows; code generation's choices, decided from those unless given:\n"
+               "reread_rows cluster_rows lanes_in_registers; code generation's choices, decided "
+               "from those unless given:\n"
                "one_pass_variance dynamic_rows streaming_stores exact_tiling blocks_per_sm.\n",
                argv0, argv0);
   return help ? 0 : 2;
@@ -176,12 +177,16 @@ int SetField(const std::string& k, const std::string& value, bool derived, Heuri
       {"cluster_x", &hp.cluster_x}, {"blocks_per_sm", &hp.blocks_per_sm}};
   const std::pair<const char*, int64_t*> longs[] = {
       {"grid_x", &hp.grid_x}, {"grid_y", &hp.grid_y}, {"smem_bytes", &hp.smem_bytes}};
-  const std::pair<const char*, bool*> flags[] = {
-      {"multi_pass", &hp.multi_pass},     {"smem_buffer", &hp.smem_buffer},
-      {"smem_columns", &hp.smem_columns}, {"reread_rows", &hp.reread_rows},
-      {"cluster_rows", &hp.cluster_rows}, {"one_pass_variance", &hp.one_pass_variance},
-      {"dynamic_rows", &hp.dynamic_rows}, {"streaming_stores", &hp.streaming_stores},
-      {"exact_tiling", &hp.exact_tiling}};
+  const std::pair<const char*, bool*> flags[] = {{"multi_pass", &hp.multi_pass},
+                                                 {"smem_buffer", &hp.smem_buffer},
+                                                 {"smem_columns", &hp.smem_columns},
+                                                 {"reread_rows", &hp.reread_rows},
+                                                 {"lanes_in_registers", &hp.lanes_in_registers},
+                                                 {"cluster_rows", &hp.cluster_rows},
+                                                 {"one_pass_variance", &hp.one_pass_variance},
+                                                 {"dynamic_rows", &hp.dynamic_rows},
+                                                 {"streaming_stores", &hp.streaming_stores},
+                                                 {"exact_tiling", &hp.exact_tiling}};
   for (const auto& [name, field] : ints) {
     if (k == name) return *field = static_cast<int>(v), 0;
   }

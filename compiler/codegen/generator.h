@@ -133,6 +133,9 @@ struct KernelForm {
   std::map<std::string, std::string> extent_dividers;
   std::string divider_code;
   int min_blocks = 1;  // __launch_bounds__' second argument
+  // Lanes kernels with HeuristicParams::lanes_in_registers: the chunks a
+  // thread keeps of its column (PlanLanesKept; 0: none kept).
+  int lanes_kept = 0;
 };
 
 class Generator {
@@ -224,6 +227,21 @@ class Generator {
   absl::StatusOr<std::string> LanesReductionScratch() const;
   std::string LanesBlockReduce(const std::vector<int>& slots, const std::string& ind) const;
   int LanesMinBlocks() const;
+  // Kept chunks (HeuristicParams::lanes_in_registers): the first pass that
+  // reads a full input keeps its elements in registers (kw_<ptr>, packed as
+  // stored) where the thread's chunks fit them (kfit), and later passes read
+  // them there; LoopOver's kept path, the element expressions, and the
+  // body's extra parameters (kv: VW<1> on the kept path, VW<0> from memory).
+  absl::Status PlanLanesKept();
+  bool LanesKeptInput(const Access& a) const;
+  std::string LanesKeptSetup() const;
+  std::string LanesKeptLoad(const Access& a);
+  // The pass's body parameters for the kept inputs it read; sets the memory
+  // paths' arguments (lanes_mem_args_) and marks the inputs as loaded.
+  std::string LanesKeptParams();
+  std::string LanesKeptLoop(const std::string& body) const;
+  std::set<std::string> lanes_loaded_, lanes_pass_used_;
+  std::string lanes_mem_args_, lanes_kept_args_;
   // The squared-deviation slot of the var whose first slot is `slot`.
   int SecondMoment(int slot) const {
     for (size_t i = 0; i < plan_.row_slots.size(); ++i) {

@@ -110,5 +110,117 @@ int Generator::LanesMinBlocks() const {
   return std::max(1, std::min(params_.blocks_per_sm, options_.max_min_blocks));
 }
 
+// Kept chunks (HeuristicParams::lanes_in_registers) on a lanes outer
+// persistent kernel whose inputs are all read element by element (none
+// vectorized along the column) and without column reductions: the
+// persistent_batch chunks a thread takes of its column, at most 16 and 96
+// kept words a thread.
+absl::Status Generator::PlanLanesKept() {
+  if (!params_.lanes_in_registers) return absl::OkStatus();
+  if (!shape_.lanes || params_.kind != SchedulerKind::kOuterPersistent || HasColumnReductions()) {
+    return absl::InvalidArgumentError(
+        "codegen: lanes_in_registers needs a lanes outer persistent kernel (rows_per_block > 1) "
+        "without column reductions");
+  }
+  int words = 0;
+  for (const auto& [v, a] : input_access_) {
+    if (!plan_.needed[v] || !a.along_row) continue;
+    if (a.vectorized) {
+      return absl::InvalidArgumentError(absl::StrCat("codegen: lanes_in_registers: input ", a.ptr,
+                                                     " is contiguous along the column"));
+    }
+    if (LanesKeptInput(a)) words += shape_.chunks_per_thread * ChunkWords(a);
+  }
+  constexpr int kMaxKeptChunks = 16, kMaxKeptWords = 96;
+  if (shape_.chunks_per_thread > kMaxKeptChunks || words > kMaxKeptWords) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("codegen: lanes_in_registers keeps ", shape_.chunks_per_thread, " chunks (",
+                     words, " words) a thread; at most ", kMaxKeptChunks, " chunks and ",
+                     kMaxKeptWords, " words (more blocks a column group: grid_x)"));
+  }
+  form_.lanes_kept = shape_.chunks_per_thread;
+  return absl::OkStatus();
+}
+
+// Inputs that vary along and across the columns, of 2-, 4- or 8-byte
+// elements (packed as stored: two 16-bit elements a word); others are read
+// from memory in every pass.
+bool Generator::LanesKeptInput(const Access& a) const {
+  return params_.lanes_in_registers && shape_.lanes && a.along_row && a.across_rows &&
+         !a.vectorized && plan_.needed[a.v] &&
+         (a.elem_bytes == 2 || a.elem_bytes == 4 || a.elem_bytes == 8);
+}
+
+// Whether the thread's chunks fit the kept words (kfit: the column within
+// persistent_batch chunks of every thread; else every pass reads memory),
+// the words, and per input kl_<ptr>: loads element j into word slot l of a
+// chunk's words and returns it.
+std::string Generator::LanesKeptSetup() const {
+  const int k = form_.lanes_kept, vw = shape_.vector_width;
+  // T is blocks_per_row x threads_x (the grid's y is the split), written
+  // as a literal so that static kernels fold kfit and drop the memory paths.
+  std::string s = absl::StrCat("  const bool kfit = vec_ok && rlen <= ",
+                               int64_t{k} * vw * shape_.blocks_per_row * shape_.threads_x,
+                               "LL;\n  (void)kfit;\n");
+  for (const auto& [v, a] : input_access_) {
+    if (!LanesKeptInput(a)) continue;
+    const int w = ChunkWords(a);
+    const int b = a.elem_bytes;
+    absl::StrAppend(&s, "  u32 kw_", a.ptr, "[", k * w, "];\n  auto kl_", a.ptr,
+                    " = [&](u32* w, int l, i64 j) {\n    u32 x[", (b + 3) / 4, "];\n    Chunk<", b,
+                    ">::ld(x, ", a.ptr, " + ", OffsetAt(a, "j", At::kVec), ");\n");
+    if (b == 2) {
+      absl::StrAppend(&s, "    w[l >> 1] = (l & 1) ? (w[l >> 1] | (x[0] << 16)) : x[0];\n");
+    } else if (b == 4) {
+      absl::StrAppend(&s, "    w[l] = x[0];\n");
+    } else {
+      absl::StrAppend(&s, "    w[2 * l] = x[0];\n    w[2 * l + 1] = x[1];\n");
+    }
+    absl::StrAppend(&s, "    return Ty<", a.type_id, ">::get(w, l);\n  };\n");
+  }
+  return s;
+}
+
+// Element j + l of a kept input: on the kept path (kv = VW<1>) loaded and
+// kept by the first pass that reads it, then read from the words; on the
+// memory path as any lanes load.
+std::string Generator::LanesKeptLoad(const Access& a) {
+  const bool first = lanes_loaded_.count(a.ptr) == 0;
+  lanes_pass_used_.insert(a.ptr);
+  const std::string kept = first ? absl::StrCat("kl_", a.ptr, "(kp_", a.ptr, ", l, j + l)")
+                                 : absl::StrCat("Ty<", a.type_id, ">::get(kp_", a.ptr, ", l)");
+  return absl::StrCat("(decltype(kv)::value ? ", kept, " : Ty<", a.type_id, ">::load(", a.ptr,
+                      " + ", OffsetAt(a, "j + l", At::kAny), "))");
+}
+
+std::string Generator::LanesKeptParams() {
+  lanes_mem_args_.clear();
+  lanes_kept_args_.clear();
+  if (form_.lanes_kept == 0) return "";
+  std::string params = ", auto kv";
+  lanes_mem_args_ = ", VW<0>()";
+  lanes_kept_args_ = ", VW<1>()";
+  for (const auto& [v, a] : input_access_) {
+    if (!lanes_pass_used_.count(a.ptr)) continue;
+    absl::StrAppend(&params, ", u32* kp_", a.ptr);
+    absl::StrAppend(&lanes_mem_args_, ", kw_", a.ptr);
+    absl::StrAppend(&lanes_kept_args_, ", &kw_", a.ptr, "[k * ", ChunkWords(a), "]");
+    lanes_loaded_.insert(a.ptr);
+  }
+  lanes_pass_used_.clear();
+  return params;
+}
+
+// The kept path of a pass: the thread's persistent_batch chunks, unrolled
+// (constant word indices: registers); LoopOver's memory paths follow in the
+// else branch.
+std::string Generator::LanesKeptLoop(const std::string& body) const {
+  return absl::StrCat("    if (kfit) {\n#pragma unroll\n      for (int k = 0; k < ",
+                      form_.lanes_kept, "; ++k) {\n        const i64 jj = (t + (i64)k * T) * ",
+                      shape_.vector_width, ";\n        if (active && jj < rlen) ", body, "(VW<",
+                      shape_.vector_width, ">(), jj", lanes_kept_args_,
+                      ");\n      }\n    } else {\n");
+}
+
 }  // namespace codegen_internal
 }  // namespace fusiond

@@ -157,6 +157,7 @@ absl::Status Generator::EmitIndexSetup(std::string& c) {
                                      "LL")
                       : "false",
                   ";\n  (void)fits;\n");
+  if (absl::Status st = PlanLanesKept(); !st.ok()) return st;
   if (shape_.lanes && !plan_.row_slots.empty() && shape_.threads_x > 1) {
     auto scratch = LanesReductionScratch();
     if (!scratch.ok()) return scratch.status();
@@ -286,6 +287,7 @@ void Generator::EmitFirstRows(std::string& c) const {
   const bool cols = HasColumnReductions();
   const std::string first_row = absl::StrCat("(i64)blockIdx.x * ", shape_.threads_y, " + ty");
   absl::StrAppend(&c, "  const i64 rstride = (i64)gridDim.x * ", shape_.threads_y, ";\n");
+  if (form_.lanes_kept > 0) c += LanesKeptSetup();
   if (form_.rows_staged) {
     // Fill the ring but its last stage: rows it = 0 .. ring_stages - 2.
     absl::StrAppend(&c, "#pragma unroll\n  for (int s = 0; s < ", form_.ring_stages - 1,

@@ -18,7 +18,7 @@ namespace codegen_internal {
 // (a specialized kernel: only the first).
 std::string Generator::LoopOver(const std::string& body, const std::vector<const Access*>& ins,
                                 const std::vector<int>& cols, bool final) {
-  std::string s;
+  std::string s = form_.lanes_kept > 0 ? LanesKeptLoop(body) : "";
   if (shape_.persistent) {
     absl::StrAppend(
         &s, "    if (fits) {\n#pragma unroll\n      for (int k = 0; k < ", shape_.chunks_per_thread,
@@ -102,8 +102,8 @@ std::string Generator::LoopOver(const std::string& body, const std::vector<const
   absl::StrAppend(&s, "        ", body, "(VW<1>(), jj");
   for (const Access* x : ins) absl::StrAppend(&s, ", w_", x->ptr);
   for (int c : cols) absl::StrAppend(&s, ", ", ColumnPartialRow(c), " + jj");
-  absl::StrAppend(&s, ");\n      }\n    }\n");
-  return s;
+  absl::StrAppend(&s, lanes_mem_args_, ");\n      }\n    }\n");
+  return form_.lanes_kept > 0 ? absl::StrCat(s, "    }\n") : s;
 }
 
 // One loop over this thread's chunk groups (`header` opens it and defines
@@ -162,7 +162,7 @@ std::string Generator::VectorLoop(const std::string& header, const std::string& 
   for (const Access* x : ins)
     absl::StrAppend(&l, kept(x) ? ", k_" : ", w_", x->ptr, kept(x) ? "" : "[u]");
   for (int c : cols) absl::StrAppend(&l, ", ", ColumnPartialRow(c), " + jj");
-  absl::StrAppend(&l, block ? "); }\n" : ");\n", "        }\n      }\n");
+  absl::StrAppend(&l, lanes_mem_args_, block ? "); }\n" : ");\n", "        }\n      }\n");
   return l;
 }
 
@@ -274,6 +274,7 @@ Scope Generator::ElementScope(std::string* body, std::map<ValueId, std::string>*
   es.row = &row_scope_;
   es.load = [this, used](ValueId v) {
     const Access& a = input_access_.at(v);
+    if (LanesKeptInput(a)) return LanesKeptLoad(a);
     if (a.vectorized) {
       used->insert(v);
       if (FloatColumn(a)) return absl::StrCat("fz_elem<", a.type_id, ">(w_", a.ptr, ", l)");
@@ -367,6 +368,7 @@ absl::Status Generator::EmitStage(int stage, std::string& code) {
     ins.push_back(&input_access_.at(v));
     absl::StrAppend(&params, ParamOf(input_access_.at(v)));
   }
+  absl::StrAppend(&params, LanesKeptParams());
   // Row values the stage needs were appended to the row scope while emitting.
   absl::StrAppend(&code, row_code_);
   row_code_.clear();
@@ -505,6 +507,7 @@ absl::Status Generator::EmitFinal(std::string& code) {
     absl::StrAppend(&params, ParamOf(input_access_.at(v)));
   }
   for (int c : cols) absl::StrAppend(&params, ", float* cp", c);
+  absl::StrAppend(&params, LanesKeptParams());
   absl::StrAppend(&code, "    auto fin = [&](auto vw, i64 j", params,
                   ") {\n      constexpr int VV = decltype(vw)::value;\n", pre,
                   "#pragma unroll\n      for (int l = 0; l < VV; ++l) {\n", body, "      }\n", post,

@@ -7,16 +7,20 @@
 // Their results are checked on the GPU (bench/gpu/outer_check.sh).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "compiler/codegen/codegen.h"
+#include "compiler/codegen/compile_segment.h"
 #include "compiler/frontend/frontend.h"
+#include "compiler/ir/binding.h"
 #include "compiler/ir/printer.h"
 #include "compiler/nvrtc/nvrtc_compiler.h"
 #include "compiler/pipeline.h"
+#include "compiler/scheduler/kernel_heuristics.h"
 #include "tests/random/random_graph.h"
 
 namespace fusiond {
@@ -61,6 +65,91 @@ INSTANTIATE_TEST_SUITE_P(
                       "softmax_dim0_fwd_65536x1024", "softmax_dim0_bwd_8192x2048",
                       "sum_dim0_2048x8192", "sum_dim0_65536x1024", "sum_dim0_333x16x77",
                       "softmax_dim0_fwd_300x1000", "batchnorm1d_fwd_8192x512"));
+
+// Kept chunks (lanes_in_registers): the first pass keeps each thread's
+// elements in registers and the later passes read them there, at the
+// shapes of issue 34 and a few splits a column group. Static kernels fold
+// the memory paths away (kfit is a literal test): one pass of loads from
+// memory, no spills at the registers asked for.
+struct KeptCase {
+  const char* stem;
+  int64_t split, groups;
+};
+
+class LanesKept : public ::testing::TestWithParam<KeptCase> {};
+
+TEST_P(LanesKept, KeepsTheColumnInRegisters) {
+  if (NvrtcVersion() == "none") GTEST_SKIP() << "no NVRTC in this build";
+  const KeptCase& c = GetParam();
+  auto parsed = ParseReproFile(std::string(FUSIOND_BENCH_FUSIONS_DIR) + "/" + c.stem + ".py");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  CompileOptions o;
+  o.generate_code = false;
+  auto r = CompileFusion(parsed->graph, parsed->input_shapes, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->segments.size(), 1u);
+  const SegmentResult& s = r->segments[0];
+  HeuristicParams hp = s.params;
+  ASSERT_EQ(hp.rows_per_block, 32) << hp.ToString();
+  EXPECT_FALSE(hp.lanes_in_registers) << "the pipeline's choice stays the streaming form";
+  hp.lanes_in_registers = true;
+  hp.grid_x = c.split;
+  hp.grid_y = c.groups;
+  hp.grid_reduction = c.split > 1;
+  DecideKernelForm(AnalyzeFusion(s.graph, SizeBinding{s.symbol_sizes}), DefaultTarget(), &hp);
+  SCOPED_TRACE(hp.ToString());
+  // The chunks of 8 rows a thread keeps: the column over split x 16 lane groups.
+  EXPECT_EQ(hp.persistent_batch, (hp.inner_size / 8 + c.split * 16 - 1) / (c.split * 16));
+  EXPECT_NE(hp.ToString().find("lanes_in_registers=true"), std::string::npos);
+  HeuristicParams streaming = hp;
+  streaming.lanes_in_registers = false;
+  EXPECT_NE(hp.Hash(), streaming.Hash());
+  SegmentCompileOptions so;
+  so.kernel_name = "fz_kept";
+  so.symbol_sizes = s.symbol_sizes;
+  auto art = CompileSegment(s.graph, hp, so);
+  ASSERT_TRUE(art.ok()) << art.status();
+  EXPECT_EQ(art->spill_bytes, 0);
+  EXPECT_LE(art->registers, DefaultTarget().registers_per_sm / (512 * hp.blocks_per_sm));
+  const std::string& src = art->cuda_source;
+  EXPECT_NE(src.find(absl::StrCat("const bool kfit = vec_ok && rlen <= ",
+                                  hp.persistent_batch * 8 * c.split * 16, "LL;")),
+            std::string::npos)
+      << src.substr(src.find("extern"));
+  // Every full input is loaded into its words once (kl_) and read there after.
+  EXPECT_NE(src.find("kl_in0(kp_in0, l, j + l)"), std::string::npos);
+  EXPECT_NE(src.find("Ty<5>::get(kp_in0, l)"), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(Outer, LanesKept,
+                         ::testing::Values(KeptCase{"softmax_dim0_fwd_2048x8192", 2, 66},
+                                           KeptCase{"softmax_dim0_fwd_2048x8192", 4, 66},
+                                           KeptCase{"softmax_dim0_bwd_2048x8192", 8, 33},
+                                           KeptCase{"softmax_dim0_fwd_8192x2048", 16, 16},
+                                           KeptCase{"softmax_dim0_bwd_8192x2048", 16, 8},
+                                           KeptCase{"softmax_dim0_fwd_65536x1024", 64, 4},
+                                           KeptCase{"softmax_dim0_bwd_65536x1024", 128, 2}));
+
+// Kept chunks are for lanes outer persistent kernels: a column sum (one
+// pass, nothing to keep) and a batch of more than 16 chunks a thread are
+// refused with InvalidArgument, never a kernel that spills or is wrong.
+TEST(LanesKept, RefusedWhereNothingIsKeptOrTooMuch) {
+  for (const char* stem : {"sum_dim0_2048x8192", "softmax_dim0_fwd_65536x1024"}) {
+    auto parsed = ParseReproFile(std::string(FUSIOND_BENCH_FUSIONS_DIR) + "/" + stem + ".py");
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    CompileOptions o;
+    o.generate_code = false;
+    auto r = CompileFusion(parsed->graph, parsed->input_shapes, o);
+    ASSERT_TRUE(r.ok()) << r.status();
+    HeuristicParams hp = r->segments[0].params;
+    hp.lanes_in_registers = true;
+    hp.persistent_batch = 64;  // 65536 rows over 8 blocks of 16 lane groups
+    auto k = GenerateKernel(r->segments[0].graph, hp, CodegenOptions{});
+    ASSERT_FALSE(k.ok()) << stem;
+    EXPECT_EQ(k.status().code(), absl::StatusCode::kInvalidArgument) << k.status();
+    EXPECT_NE(k.status().message().find("lanes_in_registers"), std::string::npos) << k.status();
+  }
+}
 
 constexpr char kSymbolicSoftmax[] = R"(
 import torch
@@ -179,7 +268,7 @@ TEST(LanesCompile, RandomOuterSegmentsCompileAsLanesKernels) {
     for (const SegmentResult& s : r->segments) {
       if (s.kind != SchedulerKind::kOuterPersistent && s.kind != SchedulerKind::kOuterReduction)
         continue;
-      for (int64_t split : {1, 2}) {
+      for (int64_t split : {1, 2, 3}) {
         HeuristicParams hp = s.params;
         hp.rows_per_block = 32;
         hp.block_x = 4;
@@ -188,12 +277,21 @@ TEST(LanesCompile, RandomOuterSegmentsCompileAsLanesKernels) {
         hp.unroll = 2;
         hp.multi_pass = true;
         hp.smem_bytes = 0;
-        hp.grid_x = split;
+        // Split 3: two blocks a group, with kept chunks (lanes_in_registers)
+        // where the segment is an outer persistent one.
+        hp.grid_x = std::min<int64_t>(split, 2);
         hp.grid_y = 8;
         hp.grid_reduction = split > 1;
+        hp.lanes_in_registers = split == 3 && s.kind == SchedulerKind::kOuterPersistent;
+        hp.persistent_batch = 2;
         auto k = GenerateKernel(s.graph, hp, CodegenOptions{});
         if (!k.ok()) {
-          EXPECT_EQ(k.status().code(), absl::StatusCode::kUnimplemented)
+          // Kept chunks refuse inputs contiguous along the column and column
+          // reductions (InvalidArgument).
+          EXPECT_EQ(k.status().code(),
+                    hp.lanes_in_registers && k.status().code() == absl::StatusCode::kInvalidArgument
+                        ? absl::StatusCode::kInvalidArgument
+                        : absl::StatusCode::kUnimplemented)
               << "seed " << 5000 + seed << ": " << k.status();
           continue;
         }

@@ -35,6 +35,7 @@ std::string HeuristicParams::ToString() const {
       // them stay as they were.
       cluster_x > 1 ? absl::StrCat(" cluster_x=", cluster_x) : std::string(),
       smem_columns ? " smem_columns=true" : "", reread_rows ? " reread_rows=true" : "",
+      lanes_in_registers ? " lanes_in_registers=true" : "",
       cluster_rows ? " cluster_rows=true" : "", one_pass_variance ? " one_pass_variance=true" : "",
       dynamic_rows ? " dynamic_rows=true" : "", streaming_stores ? " streaming_stores=true" : "",
       exact_tiling ? " exact_tiling=true" : "",
@@ -51,10 +52,10 @@ std::string HeuristicParams::ToJson() const {
       ",\"rows_per_block\":", rows_per_block, ",\"grid_reduction\":", b(grid_reduction),
       ",\"multi_pass\":", b(multi_pass), ",\"unroll\":", unroll, ",\"smem_bytes\":", smem_bytes,
       ",\"cluster_x\":", cluster_x, ",\"smem_columns\":", b(smem_columns),
-      ",\"reread_rows\":", b(reread_rows), ",\"cluster_rows\":", b(cluster_rows),
-      ",\"one_pass_variance\":", b(one_pass_variance), ",\"dynamic_rows\":", b(dynamic_rows),
-      ",\"streaming_stores\":", b(streaming_stores), ",\"exact_tiling\":", b(exact_tiling),
-      ",\"blocks_per_sm\":", blocks_per_sm, "}");
+      ",\"reread_rows\":", b(reread_rows), ",\"lanes_in_registers\":", b(lanes_in_registers),
+      ",\"cluster_rows\":", b(cluster_rows), ",\"one_pass_variance\":", b(one_pass_variance),
+      ",\"dynamic_rows\":", b(dynamic_rows), ",\"streaming_stores\":", b(streaming_stores),
+      ",\"exact_tiling\":", b(exact_tiling), ",\"blocks_per_sm\":", blocks_per_sm, "}");
 }
 
 // ToString names every field, so hashing it is a stable field-by-field hash.
@@ -67,10 +68,10 @@ bool HeuristicParams::operator==(const HeuristicParams& o) const {
          smem_buffer == o.smem_buffer && rows_per_block == o.rows_per_block &&
          grid_reduction == o.grid_reduction && multi_pass == o.multi_pass && unroll == o.unroll &&
          smem_bytes == o.smem_bytes && cluster_x == o.cluster_x && smem_columns == o.smem_columns &&
-         reread_rows == o.reread_rows && cluster_rows == o.cluster_rows &&
-         one_pass_variance == o.one_pass_variance && dynamic_rows == o.dynamic_rows &&
-         streaming_stores == o.streaming_stores && exact_tiling == o.exact_tiling &&
-         blocks_per_sm == o.blocks_per_sm;
+         reread_rows == o.reread_rows && lanes_in_registers == o.lanes_in_registers &&
+         cluster_rows == o.cluster_rows && one_pass_variance == o.one_pass_variance &&
+         dynamic_rows == o.dynamic_rows && streaming_stores == o.streaming_stores &&
+         exact_tiling == o.exact_tiling && blocks_per_sm == o.blocks_per_sm;
 }
 
 }  // namespace fusiond

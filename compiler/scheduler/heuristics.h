@@ -83,6 +83,11 @@ struct HeuristicParams {
   // pass loads them again with evict-first policies instead of reading the
   // registers (as torch.compile's Triton kernels do; docs/codegen.md).
   bool reread_rows = false;
+  // Lanes outer persistent kernels (rows_per_block > 1): the first pass
+  // that reads an input keeps each thread's elements of it in registers
+  // (persistent_batch chunks, packed as stored) and the later passes read
+  // them there, so the columns come from memory once, not once a pass.
+  bool lanes_in_registers = false;
   // Rows split over grid_y blocks (grid_y 2, 4 or 8, sm_90+): those blocks
   // form a thread-block cluster and combine their row partials through
   // distributed shared memory (one cluster barrier a reduction) instead of

@@ -26,6 +26,30 @@ bool RowSplitOverBlocks(const HeuristicParams& p) {
          p.grid_y > 1;
 }
 
+// Lanes outer persistent kernels that keep their chunks in registers
+// (lanes_in_registers): the chunks of `vectorize` rows a thread takes of its
+// column, the column's rows (inner_size) over the grid_x blocks' block_x
+// lane groups.
+bool LanesInRegisters(const HeuristicParams& p) {
+  return Lanes(p) && p.lanes_in_registers && p.kind == SchedulerKind::kOuterPersistent;
+}
+int LanesKeptChunks(const HeuristicParams& p) {
+  const int64_t chunks = CeilDiv(p.inner_size, std::max(1, p.vectorize));
+  const int64_t threads = std::max<int64_t>(1, p.block_x) * std::max<int64_t>(1, p.grid_x);
+  return static_cast<int>(std::max<int64_t>(1, CeilDiv(chunks, threads)));
+}
+// Registers such a thread needs: 40 for indices, partials and temporaries
+// (the streaming lanes kernels fit 64) and the kept words of every full
+// input (2- to 8-byte elements; others stream).
+int LanesKeptRegisters(const FusionAnalysis& a, const HeuristicParams& p) {
+  int64_t bytes = 0;
+  for (const TensorSummary& s : a.inputs) {
+    const int b = DataTypeSize(s.dtype);
+    if (s.full && b >= 2) bytes += b;
+  }
+  return static_cast<int>(40 + CeilDiv(int64_t{LanesKeptChunks(p)} * p.vectorize * bytes, 4));
+}
+
 // Threads a block as code generation lays them out.
 int BlockThreads(const HeuristicParams& p) {
   if (Lanes(p)) return std::max(1, p.block_x) * p.rows_per_block;
@@ -42,6 +66,10 @@ int BlockThreads(const HeuristicParams& p) {
 // over the grid_x blocks that share it) or of its column run (outer
 // reduction), as code generation lays the block out along them.
 void ChunksPerThread(HeuristicParams* p) {
+  if (LanesInRegisters(*p)) {
+    p->persistent_batch = LanesKeptChunks(*p);
+    return;
+  }
   const bool persistent = p->kind == SchedulerKind::kOuterPersistent
                               ? !p->multi_pass && !p->smem_buffer
                               : p->kind == SchedulerKind::kOuterReduction && !p->multi_pass;
@@ -113,7 +141,8 @@ int PlannedBlocksPerSm(const FusionAnalysis& a, const HeuristicParams& p, const 
   const int threads = BlockThreads(p);
   if (Lanes(p)) {
     constexpr int kLaneRegisters = 64;
-    return std::clamp(t.registers_per_sm / std::max(1, threads * kLaneRegisters), 1, 4);
+    const int registers = LanesInRegisters(p) ? LanesKeptRegisters(a, p) : kLaneRegisters;
+    return std::clamp(t.registers_per_sm / std::max(1, threads * registers), 1, 4);
   }
   if (RowSplitOverBlocks(p) && (p.kind == SchedulerKind::kInnerOuterPersistent ||
                                 p.kind == SchedulerKind::kOuterPersistent)) {
