@@ -57,6 +57,11 @@ class DefinitionLowering {
   // fd.ops.full / zeros / ones (a broadcast of the fill value), and a clear
   // error for the tensor factories not supported; nullopt for other names.
   std::optional<absl::StatusOr<PyValue>> FactoryOp(const Expr& call, const Expr& op_name);
+  // fd.ops.set / segment_set / lerp / addcmul / threshold lowered to IR ops,
+  // and the refusal of out-of-scope ops (composite_calls.cc); nullopt for
+  // other names. CompositeValue builds one from its evaluated operands.
+  std::optional<absl::StatusOr<PyValue>> CompositeOp(const Expr& call, const Expr& op_name);
+  absl::StatusOr<ValueId> CompositeValue(const std::string& name, std::vector<ValueId> x);
   // fd.ops.uniform / normal / rand_like / randn_like, fd.ops.iota.
   absl::StatusOr<PyValue> RandomOp(const Expr& call, const Expr& op_name);
   absl::StatusOr<PyValue> IotaOp(const Expr& call, const Expr& op_name);

@@ -13,6 +13,7 @@ namespace frontend {
 std::optional<absl::StatusOr<PyValue>> DefinitionLowering::FactoryOp(const Expr& call,
                                                                      const Expr& op_name) {
   const std::string& name = op_name.text;
+  if (auto composite = CompositeOp(call, op_name)) return composite;
   if (name == "uniform" || name == "normal" || name == "rand_like" || name == "randn_like") {
     return RandomOp(call, op_name);
   }

@@ -216,6 +216,21 @@ class _Ops:
     def size(self, x, dim):
         return x.size(dim)
 
+    def lerp(self, start, end, weight):
+        ref = next(v for v in (start, end, weight) if _is_tensor(v))
+        return self._fd._tensor(f"torch.lerp({_lit(start)}, {_lit(end)}, {_lit(weight)})", ref.ndim,
+                                ref.dtype)
+
+    def addcmul(self, x, tensor1, tensor2, value=1.0):
+        ref = next(v for v in (x, tensor1, tensor2) if _is_tensor(v))
+        return self._fd._tensor(f"torch.addcmul({_lit(x)}, {_lit(tensor1)}, {_lit(tensor2)}, "
+                                f"value={_lit(value)})", ref.ndim, ref.dtype)
+
+    def threshold(self, x, threshold, value):
+        return self._fd._tensor(f"torch.where({x.expr} <= {_lit(threshold)}, "
+                                f"torch.as_tensor({_lit(value)}, dtype={x.expr}.dtype, "
+                                f"device={x.expr}.device), {x.expr})", x.ndim, x.dtype)
+
     def expand(self, x, shape):
         return self._fd._tensor(f"{x.expr}.expand({_lit(list(shape))})", len(shape), x.dtype)
 

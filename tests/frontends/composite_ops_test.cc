@@ -1,0 +1,130 @@
+// The nvFuser ops the front end lowers to IR ops (compiler/frontend/
+// composite_calls.cc): set, segment_set, lerp, addcmul, threshold, against
+// values computed by hand; and the out-of-scope ops refused by name.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "compiler/frontend/frontend.h"
+#include "compiler/reference/reference.h"
+
+namespace fusiond {
+namespace {
+
+// A definition over two [4] tensors T0, T1 of `dtype` and the body's lines.
+std::string Script(const std::string& dtype, const std::string& body) {
+  return absl::StrCat(
+      "def f(fd : FusionDefinition) -> None :\n"
+      "    T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.",
+      dtype,
+      ", is_cpu=False)\n"
+      "    T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.",
+      dtype, ", is_cpu=False)\n", body);
+}
+
+HostTensor Tensor(DataType t, std::vector<double> v) {
+  HostTensor h;
+  h.dtype = t;
+  h.shape = {static_cast<int64_t>(v.size())};
+  for (double& x : v) x = RoundTo(t, x);
+  h.data = std::move(v);
+  return h;
+}
+
+std::vector<HostTensor> EvalScript(const std::string& text, const std::vector<HostTensor>& in) {
+  auto p = ParseReproScript(text, "c.py");
+  EXPECT_TRUE(p.ok()) << p.status();
+  if (!p.ok()) return {};
+  auto out = Evaluate(p->graph, in);
+  EXPECT_TRUE(out.ok()) << out.status();
+  return out.ok() ? *out : std::vector<HostTensor>{};
+}
+
+// ATen's lerp, in double.
+double Lerp(double s, double e, double w) {
+  return std::abs(w) < 0.5 ? s + w * (e - s) : e - (e - s) * (1 - w);
+}
+
+TEST(CompositeOps, LerpTakesAtensTwoBranches) {
+  const std::vector<double> s = {0, 1, -2, 1e4}, e = {1, 3, 2, 1e4 + 1};
+  for (double w : {0.1, 0.75, -0.6}) {
+    auto out = EvalScript(
+        Script("Float", absl::StrCat("    fd.add_output(fd.ops.lerp(T0, T1, ", w, "))\n")),
+        {Tensor(DataType::kFloat, s), Tensor(DataType::kFloat, e)});
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].dtype, DataType::kFloat);
+    for (size_t i = 0; i < s.size(); ++i) {
+      EXPECT_NEAR(out[0].data[i], Lerp(s[i], e[i], w), 1e-6 * (1 + std::abs(e[i])))
+          << w << " " << i;
+    }
+  }
+}
+
+TEST(CompositeOps, LerpOfBFloat16ComputesInFloat) {
+  // bf16 operands are computed in float and rounded once: the result's
+  // dtype is bf16 and its values the exact lerp rounded to bf16.
+  const std::vector<double> s = {1, 3, -5, 100}, e = {1.0078125, 5, 7, 104};
+  auto out = EvalScript(Script("BFloat16", "    fd.add_output(fd.ops.lerp(T0, T1, 0.3))\n"),
+                        {Tensor(DataType::kBFloat16, s), Tensor(DataType::kBFloat16, e)});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].dtype, DataType::kBFloat16);
+  for (size_t i = 0; i < s.size(); ++i) {
+    EXPECT_EQ(out[0].data[i], RoundTo(DataType::kBFloat16, Lerp(s[i], e[i], 0.3))) << i;
+  }
+}
+
+TEST(CompositeOps, AddcmulAndItsDefaultValue) {
+  const std::vector<double> a = {1, -2, 0.5, 4}, b = {3, 5, -1, 0.25};
+  auto out = EvalScript(Script("Float",
+                               "    fd.add_output(fd.ops.addcmul(T0, T1, T1, 0.5))\n"
+                               "    fd.add_output(fd.ops.addcmul(T0, T0, T1))\n"),
+                        {Tensor(DataType::kFloat, a), Tensor(DataType::kFloat, b)});
+  ASSERT_EQ(out.size(), 2u);
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_DOUBLE_EQ(out[0].data[i], a[i] + 0.5 * b[i] * b[i]) << i;
+    EXPECT_DOUBLE_EQ(out[1].data[i], a[i] + a[i] * b[i]) << i;
+  }
+}
+
+TEST(CompositeOps, ThresholdKeepsNaNAndSetIsTheValue) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<double> x = {-1, 0, 0.5, nan}, y = {2, 3, 4, 5};
+  auto out = EvalScript(Script("Float",
+                               "    fd.add_output(fd.ops.threshold(T0, 0.0, -7.0))\n"
+                               "    fd.add_output(fd.ops.set(fd.ops.segment_set(T1)))\n"),
+                        {Tensor(DataType::kFloat, x), Tensor(DataType::kFloat, y)});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].data[0], -7);
+  EXPECT_EQ(out[0].data[1], -7);
+  EXPECT_EQ(out[0].data[2], 0.5);
+  EXPECT_TRUE(std::isnan(out[0].data[3]));
+  EXPECT_EQ(out[1].data, y);
+}
+
+TEST(CompositeOps, OutOfScopeOpsAreRefusedByName) {
+  for (const char* call : {"fd.ops.matmul(T0, T1)", "fd.ops.linear(T0, T1)",
+                           "fd.ops.index_select(T0, T1, 0)", "fd.ops.sdpfa_fwd(T0, T1, T1)"}) {
+    auto p = ParseReproScript(Script("Float", absl::StrCat("    T2 = ", call, "\n")), "c.py");
+    ASSERT_FALSE(p.ok()) << call;
+    EXPECT_EQ(p.status().code(), absl::StatusCode::kInvalidArgument);
+    const std::string op = std::string(call).substr(7, std::string(call).find('(') - 7);
+    EXPECT_TRUE(
+        absl::StrContains(p.status().message(), absl::StrCat("fd.ops.", op, " is out of scope")))
+        << p.status();
+  }
+}
+
+TEST(CompositeOps, WrongArgumentsAreLocated) {
+  auto p = ParseReproScript(Script("Float", "    T2 = fd.ops.lerp(T0, T1)\n"), "c.py");
+  ASSERT_FALSE(p.ok());
+  EXPECT_TRUE(absl::StrContains(p.status().message(), "c.py:4:")) << p.status();
+  EXPECT_TRUE(absl::StrContains(p.status().message(), "weight")) << p.status();
+}
+
+}  // namespace
+}  // namespace fusiond
