@@ -113,7 +113,7 @@ int Generator::LanesMinBlocks() const {
 // Kept chunks (HeuristicParams::lanes_in_registers) on a lanes outer
 // persistent kernel whose inputs are all read element by element (none
 // vectorized along the column) and without column reductions: the
-// persistent_batch chunks a thread takes of its column, at most 16 and 96
+// persistent_batch chunks a thread takes of its column, at most 16 and 48
 // kept words a thread.
 absl::Status Generator::PlanLanesKept() {
   if (!params_.lanes_in_registers) return absl::OkStatus();
@@ -131,7 +131,7 @@ absl::Status Generator::PlanLanesKept() {
     }
     if (LanesKeptInput(a)) words += shape_.chunks_per_thread * ChunkWords(a);
   }
-  constexpr int kMaxKeptChunks = 16, kMaxKeptWords = 96;
+  constexpr int kMaxKeptChunks = 16, kMaxKeptWords = 48;
   if (shape_.chunks_per_thread > kMaxKeptChunks || words > kMaxKeptWords) {
     return absl::InvalidArgumentError(
         absl::StrCat("codegen: lanes_in_registers keeps ", shape_.chunks_per_thread, " chunks (",

@@ -130,6 +130,60 @@ INSTANTIATE_TEST_SUITE_P(Outer, LanesKept,
                                            KeptCase{"softmax_dim0_fwd_65536x1024", 64, 4},
                                            KeptCase{"softmax_dim0_bwd_65536x1024", 128, 2}));
 
+// Column groups split over a thread-block cluster (cluster_rows, sm_90):
+// the blocks of a group combine their totals through distributed shared
+// memory instead of the workspace and a group barrier, so the launch is not
+// cooperative; with and without kept chunks.
+TEST(LanesKept, ClusterSplitCombinesWithoutGroupBarriers) {
+  if (NvrtcVersion() == "none") GTEST_SKIP() << "no NVRTC in this build";
+  auto parsed =
+      ParseReproFile(std::string(FUSIOND_BENCH_FUSIONS_DIR) + "/softmax_dim0_bwd_2048x8192.py");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  CompileOptions o;
+  o.generate_code = false;
+  auto r = CompileFusion(parsed->graph, parsed->input_shapes, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const SegmentResult& s = r->segments[0];
+  for (bool kept : {false, true}) {
+    for (int64_t split : {4, 8}) {
+      HeuristicParams hp = s.params;
+      hp.lanes_in_registers = kept;
+      hp.cluster_rows = true;
+      hp.grid_x = split;
+      hp.grid_y = 264 / split;
+      DecideKernelForm(AnalyzeFusion(s.graph, SizeBinding{s.symbol_sizes}), DefaultTarget(), &hp);
+      SCOPED_TRACE(hp.ToString());
+      SegmentCompileOptions so;
+      so.kernel_name = "fz_cluster";
+      so.symbol_sizes = s.symbol_sizes;
+      auto art = CompileSegment(s.graph, hp, so);
+      ASSERT_TRUE(art.ok()) << art.status();
+      EXPECT_EQ(art->spill_bytes, 0);
+      const std::string& src = art->cuda_source;
+      EXPECT_NE(src.find(absl::StrCat("__cluster_dims__(1, ", split, ", 1)")), std::string::npos);
+      EXPECT_EQ(src.find("fz_group_sync(bar)"), std::string::npos);
+      EXPECT_NE(src.find("fz_dsmem_ld4(fz_cr + 0, 1)"), std::string::npos);
+      EXPECT_EQ(src.find("kl_in0(kp_in0") != std::string::npos, kept);
+      EXPECT_NE(art->manifest_json.find("\"cooperative\": false"), std::string::npos);
+    }
+  }
+  // Two inputs of eight chunks a thread (64 words) pass the 48 kept words.
+  HeuristicParams wide = s.params;
+  wide.lanes_in_registers = true;
+  wide.grid_x = 2;
+  DecideKernelForm(AnalyzeFusion(s.graph, SizeBinding{s.symbol_sizes}), DefaultTarget(), &wide);
+  EXPECT_EQ(wide.persistent_batch, 8);
+  auto w = GenerateKernel(s.graph, wide, CodegenOptions{});
+  ASSERT_FALSE(w.ok());
+  EXPECT_EQ(w.status().code(), absl::StatusCode::kInvalidArgument) << w.status();
+  HeuristicParams sixteen = s.params;
+  sixteen.cluster_rows = true;
+  sixteen.grid_x = 16;
+  auto k = GenerateKernel(s.graph, sixteen, CodegenOptions{});
+  ASSERT_FALSE(k.ok());
+  EXPECT_EQ(k.status().code(), absl::StatusCode::kInvalidArgument) << k.status();
+}
+
 // Kept chunks are for lanes outer persistent kernels: a column sum (one
 // pass, nothing to keep) and a batch of more than 16 chunks a thread are
 // refused with InvalidArgument, never a kernel that spills or is wrong.
