@@ -33,10 +33,11 @@ void Generator::DeclareTensors(GeneratedKernel& k) {
     k.params.push_back({"output", static_cast<int>(i), ""});
     output_access_.push_back(MakeAccess(graph_.outputs[i], absl::StrCat("out", i)));
   }
-  // Ops computed from indices (random ones, iota): the offsets of a
-  // contiguous tensor of their shape are their elements' indices (no pointer).
+  // Ops computed from indices (random ones, iota; slice, pad and cat, which
+  // read their operands there): the offsets of a contiguous tensor of their
+  // shape are their elements' indices (no pointer).
   for (const Node& n : graph_.nodes) {
-    if (IsIndexed(n.op) && plan_.needed[n.outputs[0]])
+    if ((IsIndexed(n.op) || IsShift(n.op)) && plan_.needed[n.outputs[0]])
       rng_access_[n.outputs[0]] = MakeAccess(n.outputs[0], absl::StrCat("rng", n.outputs[0]));
   }
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "compiler/ir/shift_view.h"
 
 namespace fusiond {
 namespace {
@@ -36,11 +37,12 @@ bool Merge(const std::vector<int>& from, std::vector<int>& to) {
 }
 
 // One sweep of axis-map propagation over every node, both directions.
-bool PropagateOnce(const Graph& g, std::vector<std::vector<int>>& m) {
+bool PropagateOnce(const Graph& g, const std::vector<bool>& shifted_only,
+                   std::vector<std::vector<int>>& m) {
   bool changed = false;
   for (const Node& n : g.nodes) {
     const ValueId out = n.outputs[0];
-    if (!g.value(out).is_tensor) continue;
+    if (!g.value(out).is_tensor || shifted_only[out]) continue;
     std::vector<int>& om = m[out];
     const OpCategory cat = CategoryOf(n.op);
     if (IsPointwise(n.op)) {
@@ -198,12 +200,12 @@ void NameSymbols(const Graph& g, KernelPlan& p) {
 // not 1.
 absl::Status PlanReference(const Graph& g, KernelPlan& p) {
   for (const Value& v : g.values)
-    if (v.is_tensor) p.rank = std::max(p.rank, v.rank());
+    if (v.is_tensor && !p.shifted_only[v.id]) p.rank = std::max(p.rank, v.rank());
   if (p.rank == 0) return absl::UnimplementedError("codegen: segment has no tensor of rank > 0");
   if (p.rank > 8) return absl::UnimplementedError("codegen: rank above 8");
   p.ref.assign(p.rank, Extent::Static(1));
   for (const Value& v : g.values) {
-    if (!v.is_tensor || v.rank() != p.rank) continue;
+    if (!v.is_tensor || v.rank() != p.rank || p.shifted_only[v.id]) continue;
     for (int a = 0; a < p.rank; ++a) {
       Extent e = g.Canonical(v.shape[a]);
       if (p.ref[a].is_broadcast() && !e.is_broadcast()) p.ref[a] = e;
@@ -222,12 +224,12 @@ void MapAxes(const Graph& g, KernelPlan& p) {
   m.resize(nv);
   for (size_t v = 0; v < nv; ++v) m[v].assign(g.values[v].rank(), kUnknown);
   for (;;) {
-    while (PropagateOnce(g, m)) {
+    while (PropagateOnce(g, p.shifted_only, m)) {
     }
     bool seeded = false;
     for (size_t v = 0; v < nv && !seeded; ++v) {
       const Value& val = g.values[v];
-      if (!val.is_tensor || val.rank() != p.rank) continue;
+      if (!val.is_tensor || val.rank() != p.rank || p.shifted_only[v]) continue;
       if (std::all_of(m[v].begin(), m[v].end(), [](int x) { return x == kUnknown; })) {
         for (int a = 0; a < p.rank; ++a) m[v][a] = a;
         seeded = true;
@@ -245,8 +247,13 @@ void MarkNeeded(const Graph& g, KernelPlan& p) {
     const Node& n = g.nodes[i];
     bool any = false;
     for (ValueId o : n.outputs) any |= p.needed[o];
-    if (any)
-      for (ValueId in : n.inputs) p.needed[in] = true;
+    if (!any) continue;
+    for (ValueId in : n.inputs) {
+      // Shift ops read their tensor operands at shifted indices (shift_emitter.h).
+      if (IsShift(n.op) && g.value(in).is_tensor) continue;
+      if (n.op == OpKind::kSize && p.shifted_only[in]) continue;
+      p.needed[in] = true;
+    }
   }
 }
 
@@ -279,7 +286,8 @@ absl::Status PlaceAxes(const Graph& g, KernelPlan& p) {
     for (ValueId in : n.inputs) u |= p.vary[in];
     if (IsReduction(n.op)) u &= ~p.ReducedAxes(n);
     if (n.op == OpKind::kSize) u = 0;
-    if (IsIndexed(n.op)) u = ~0u;  // values from indices vary along all their axes
+    // Values from indices (and shifted reads) vary along all their axes.
+    if (IsIndexed(n.op) || IsShift(n.op)) u = ~0u;
     for (ValueId o : n.outputs) p.vary[o] = u & p.shape_mask[o];
   }
   return absl::OkStatus();
@@ -443,6 +451,7 @@ absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise, bool one_p
                                       bool reduced_rows) {
   KernelPlan p;
   p.graph = &g;
+  p.shifted_only = ShiftedOnly(g);
   NameSymbols(g, p);
   if (absl::Status s = PlanReference(g, p); !s.ok()) return s;
   MapAxes(g, p);

@@ -69,6 +69,9 @@ struct KernelPlan {
   // Symbolic size names: root symbol -> "s<k>", in the order of the inputs.
   std::map<SymbolId, std::string> symbol_names;
   std::vector<SymbolId> symbol_order;
+  // Per value: read only at shifted indices (slice/pad/cat operands,
+  // compiler/ir/shift_view.h): outside the iteration space, never needed.
+  std::vector<bool> shifted_only;
 
   // The extent as an expression: a number or a symbol name ("s1").
   std::string ExtentExpr(Extent e) const;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "compiler/codegen/shift_emitter.h"
 
 namespace fusiond {
 
@@ -30,6 +31,7 @@ absl::StatusOr<std::optional<std::string>> ValueEmitter::BeginScalar(ValueId v, 
     const Value& t = g_.value(n->inputs[0]);
     return absl::StrCat("((i64)", p_.ExtentExpr(t.shape[n->attrs.axis]), ")");
   }
+  if (IsShift(n->op)) return Shifted(v, *s, true);
   p->v = v;
   p->s = s;
   p->n = n;
@@ -50,6 +52,22 @@ absl::StatusOr<std::optional<std::string>> ValueEmitter::BeginScalar(ValueId v, 
         absl::StrCat("codegen: ", OpName(n->op), " of a value that varies along nothing"));
   }
   return std::nullopt;
+}
+
+absl::StatusOr<std::string> ValueEmitter::Shifted(ValueId v, Scope& s, bool scalar) {
+  std::string index = "0";
+  if (!scalar) {
+    if (!s.index) {
+      return absl::UnimplementedError(absl::StrCat("codegen: ", OpName(g_.def(v)->op), " (value ",
+                                                   v, ") in a scope without indices"));
+    }
+    index = s.index(v);
+  }
+  const char* prefix = s.kind == Scope::kElem ? "x" : s.kind == Scope::kRow ? "rx" : "cx";
+  auto e = EmitShifted(p_, opt_, input_index_, v, index, absl::StrCat(prefix, v), s.out, s.indent,
+                       [&](ValueId x) { return Get(x, s); });
+  if (!e.ok()) return e.status();
+  return Declare(v, s, *e);
 }
 
 absl::StatusOr<std::string> ValueEmitter::Trivial(const Node& n, ValueId out,
@@ -109,6 +127,7 @@ absl::StatusOr<std::optional<std::string>> ValueEmitter::Begin(ValueId v, Scope*
     }
     const Node* n = g_.def(v);
     if (n == nullptr) return Declare(v, *s, s->load(v));
+    if (IsShift(n->op)) return Shifted(v, *s, false);
     p->v = v;
     p->s = s;
     p->n = n;

@@ -79,6 +79,9 @@ class ValueEmitter {
   // A reduction over axes its operand does not vary along, as an expression.
   absl::StatusOr<std::string> Trivial(const Node& n, ValueId out, const std::string& x);
   std::string Declare(ValueId v, Scope& s, const std::string& expr);
+  // A slice / pad / cat result (shift_emitter.h) at this scope's element, or
+  // at element 0 when it varies along nothing.
+  absl::StatusOr<std::string> Shifted(ValueId v, Scope& s, bool scalar);
 
   const KernelPlan& p_;
   const Graph& g_;

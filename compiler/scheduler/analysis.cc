@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/reshape_views.h"
+#include "compiler/ir/shift_view.h"
 
 namespace fusiond {
 namespace {
@@ -474,6 +475,17 @@ std::string FusionAnalysis::ToString() const {
 }
 
 FusionAnalysis AnalyzeFusion(const Graph& g, const SizeBinding& sizes) {
+  // Shift ops (slice, pad, cat): the kernel computes them from their indices
+  // and reads their operands' sub-graphs at shifted indices, outside its
+  // iteration space (compiler/ir/shift_view.h).
+  if (std::any_of(g.nodes.begin(), g.nodes.end(), [](const Node& n) { return IsShift(n.op); })) {
+    if (std::string why = ShiftReadProblem(g); !why.empty()) {
+      FusionAnalysis a;
+      a.reason = why;
+      return a;
+    }
+    return AnalyzeFusion(ShiftFreeView(g), sizes);
+  }
   // Reshapes that are views of an input or an output: the segment as the
   // code generator sees it (compiler/ir/reshape_views.h).
   for (const Node& n : g.nodes) {

@@ -513,16 +513,6 @@ absl::StatusOr<std::vector<Segment>> Partitioner::Run() {
 
 absl::StatusOr<std::vector<Segment>> SegmentFusion(const Graph& g, const SizeBinding& sizes,
                                                    const Target& target, int max_partition_nodes) {
-  // No scheduler or kernel reads operands at shifted indices yet (the CPU
-  // reference evaluates these ops).
-  for (const Node& n : g.nodes) {
-    if (IsShift(n.op)) {
-      return absl::UnimplementedError(absl::StrCat(
-          "node ", NodeString(g, n), ": kernels for ", OpName(n.op),
-          " are not generated yet (slice, pad and cat are checked and evaluated by the CPU "
-          "reference only)"));
-    }
-  }
   // The whole graph first.
   ScheduleChoice whole = ChooseScheduler(AnalyzeFusion(g, sizes), target);
   if (whole.accepted) {

@@ -163,12 +163,53 @@ TEST(ShiftOps, RotaryEmbeddingMatchesAHandComputation) {
   auto wire = Evaluate(*back, in);
   ASSERT_TRUE(wire.ok()) << wire.status();
   EXPECT_EQ((*wire)[0].data, out[0].data);
-  // No kernels yet: Unimplemented naming the op, not a crash or Internal.
+  // One kernel: the cat's operands are read from x at shifted indices.
   auto compiled = CompileFusion(p.graph, p.input_shapes, CompileOptions{});
-  ASSERT_FALSE(compiled.ok());
-  EXPECT_EQ(compiled.status().code(), absl::StatusCode::kUnimplemented) << compiled.status();
-  EXPECT_TRUE(absl::StrContains(compiled.status().message(), "kernels for slice"))
-      << compiled.status();
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  ASSERT_EQ(compiled->segments.size(), 1u);
+}
+
+// What a kernel can read at shifted indices and where the segmenter cuts;
+// every kernel is generated (and compiled, where NVRTC is present).
+TEST(ShiftOps, SegmentsCutOnlyBeforeValuesAKernelCannotReadShifted) {
+  auto compile = [](const std::string& body) {
+    auto p = ParseReproScript(Script(body, ""), "s.py");
+    EXPECT_TRUE(p.ok()) << p.status();
+    return CompileFusion(p->graph, p->input_shapes, CompileOptions{});
+  };
+  const std::string x =
+      "    T0 = fd.define_tensor(shape=[64, 256], contiguity=[True, True], "
+      "dtype=DataType.BFloat16)\n";
+  // A sum over a slice of an input: one reduction kernel.
+  auto sum = compile(absl::StrCat(x,
+                                  "    T1 = fd.ops.slice(T0, [0, 16], [64, 144])\n"
+                                  "    fd.add_output(fd.ops.sum(fd.ops.cast(T1, DataType.Float), "
+                                  "dims=[1]))\n"));
+  ASSERT_TRUE(sum.ok()) << sum.status();
+  EXPECT_EQ(sum->segments.size(), 1u);
+  EXPECT_NE(sum->segments[0].kind, SchedulerKind::kPointwise);
+  // pad + pointwise, then a sum of the padded rows: one kernel.
+  auto pad = compile(
+      absl::StrCat(x,
+                   "    T1 = fd.ops.pad(fd.ops.mul(fd.ops.cast(T0, DataType.Float), 2.0), [1, 3])\n"
+                   "    T2 = fd.ops.exp(T1)\n    fd.add_output(T2)\n"
+                   "    fd.add_output(fd.ops.sum(T2, dims=[1]))\n"));
+  ASSERT_TRUE(pad.ok()) << pad.status();
+  EXPECT_EQ(pad->segments.size(), 1u);
+  // A slice of values computed from a reduction result: two kernels, cut
+  // where the slice would read the sum at shifted indices.
+  auto centred = compile(
+      absl::StrCat(x,
+                   "    T1 = fd.ops.cast(T0, DataType.Float)\n"
+                   "    T2 = fd.ops.broadcast_in_dim(fd.ops.sum(T1, dims=[1]), shape=[64, 256], "
+                   "broadcast_dims=[0])\n"
+                   "    T3 = fd.ops.slice(fd.ops.sub(T1, T2), [0, 128], [64, 256])\n"
+                   "    fd.add_output(T3)\n"));
+  ASSERT_TRUE(centred.ok()) << centred.status();
+  ASSERT_EQ(centred->segments.size(), 2u);
+  const std::string& why = centred->segments[1].boundary_reason;
+  EXPECT_TRUE(absl::StrContains(why, "slice T3 reads ")) << why;
+  EXPECT_TRUE(absl::StrContains(why, ", a sum result, at shifted indices")) << why;
 }
 
 // Offsets from the wire form are checked as the front end's are.

@@ -1,0 +1,431 @@
+#include "compiler/codegen/shift_emitter.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "compiler/ir/printer.h"
+
+namespace fusiond {
+namespace {
+
+// Bounds on one shifted read: the operand chain's depth (the emitter
+// recurses over it) and the (value, index) pairs it emits (nested cats
+// multiply them).
+constexpr int kMaxDepth = 256;
+constexpr int kMaxEmitted = 4096;
+
+// A multi-index of a tensor: axes [0, k) as one linear index `outer` over
+// the extents outer_ext (k = outer_ext.size()), the others one expression
+// each ("" for the axes in `outer`).
+struct Index {
+  std::string outer;
+  std::vector<Extent> outer_ext;
+  std::vector<std::string> axis;
+
+  std::string Key() const { return absl::StrCat(outer, "|", absl::StrJoin(axis, ",")); }
+};
+
+class Emitter {
+ public:
+  Emitter(const KernelPlan& plan, const ExprOptions& options,
+          const std::map<ValueId, int>& input_index, const std::string& prefix, std::string* out,
+          const std::string& indent,
+          const std::function<absl::StatusOr<std::string>(ValueId)>& scalar)
+      : p_(plan),
+        g_(*plan.graph),
+        opt_(options),
+        input_index_(input_index),
+        prefix_(prefix),
+        out_(out),
+        indent_(indent),
+        scalar_(scalar) {}
+
+  absl::StatusOr<std::string> Root(ValueId v, const std::string& linear);
+
+ private:
+  Extent Ext(ValueId v, int a) const { return g_.Canonical(g_.value(v).shape[a]); }
+  std::string Declare(const std::string& type, const std::string& expr);
+  std::string Var(const std::string& expr) { return Declare("i64", expr); }
+  // Product of shape[from, to) ("1" when empty).
+  std::string Prod(const std::vector<Extent>& shape, size_t from, size_t to) const;
+  std::vector<Extent> Shape(ValueId v) const;
+  std::string Div(const std::string& x, const std::string& d) const;
+  std::string Mod(const std::string& x, const std::string& d) const;
+  // Spells out every axis of ix (k becomes 0).
+  void Materialize(Index& ix);
+  // The offset of ix in a contiguous row-major tensor of v's shape.
+  std::string Linear(ValueId v, Index ix);
+  absl::StatusOr<std::string> Eval(ValueId v, Index ix, int depth);
+  absl::StatusOr<std::string> Pointwise(const Node& n, Index ix, int depth);
+  absl::StatusOr<Index> ShapeOperandIndex(const Node& n, Index ix);
+  absl::StatusOr<std::string> Slice(const Node& n, Index ix, int depth);
+  absl::StatusOr<std::string> Pad(const Node& n, Index ix, int depth);
+  absl::StatusOr<std::string> Cat(const Node& n, Index ix, int depth);
+  // x clamped into [0, e) (e > 0).
+  std::string Clamp(const std::string& x, int64_t e, bool low, bool high);
+
+  const KernelPlan& p_;
+  const Graph& g_;
+  const ExprOptions& opt_;
+  const std::map<ValueId, int>& input_index_;
+  const std::string prefix_;
+  std::string* out_;
+  const std::string indent_;
+  const std::function<absl::StatusOr<std::string>(ValueId)>& scalar_;
+  bool narrow_ = false;  // the root's indices fit 32 bits: 32-bit divisions
+  int vars_ = 0;
+  std::map<std::string, std::string> memo_;  // "v@index" -> its expression
+};
+
+std::string Emitter::Declare(const std::string& type, const std::string& expr) {
+  std::string name = absl::StrCat(prefix_, "_", vars_++);
+  absl::StrAppend(out_, indent_, "const ", type, " ", name, " = ", expr, ";\n");
+  return name;
+}
+
+std::vector<Extent> Emitter::Shape(ValueId v) const {
+  std::vector<Extent> s;
+  for (int a = 0; a < g_.value(v).rank(); ++a) s.push_back(Ext(v, a));
+  return s;
+}
+
+std::string Emitter::Prod(const std::vector<Extent>& shape, size_t from, size_t to) const {
+  int64_t k = 1;
+  std::vector<std::string> f;
+  for (size_t a = from; a < to; ++a) {
+    if (shape[a].is_static()) {
+      k *= shape[a].size;
+    } else {
+      f.push_back(p_.ExtentExpr(shape[a]));
+    }
+  }
+  if (k != 1 || f.empty()) f.push_back(std::to_string(k));
+  return f.size() == 1 ? f[0] : absl::StrCat("(", absl::StrJoin(f, " * "), ")");
+}
+
+std::string Emitter::Div(const std::string& x, const std::string& d) const {
+  if (d == "1") return x;
+  const char* u = narrow_ ? "u32" : "u64";
+  return absl::StrCat("(i64)((", u, ")(", x, ") / (", u, ")(", d, "))");
+}
+
+std::string Emitter::Mod(const std::string& x, const std::string& d) const {
+  if (d == "1") return "0";
+  const char* u = narrow_ ? "u32" : "u64";
+  return absl::StrCat("(i64)((", u, ")(", x, ") % (", u, ")(", d, "))");
+}
+
+void Emitter::Materialize(Index& ix) {
+  const size_t k = ix.outer_ext.size();
+  for (size_t a = 0; a < k; ++a) {
+    if (ix.outer_ext[a].is_broadcast()) {
+      ix.axis[a] = "0";
+      continue;
+    }
+    std::string q = Div(ix.outer, Prod(ix.outer_ext, a + 1, k));
+    if (a > 0) q = Mod(q, p_.ExtentExpr(ix.outer_ext[a]));
+    ix.axis[a] = Var(q);
+  }
+  ix.outer.clear();
+  ix.outer_ext.clear();
+}
+
+std::string Emitter::Linear(ValueId v, Index ix) {
+  const std::vector<Extent> shape = Shape(v);
+  const size_t r = shape.size();
+  size_t k = ix.outer_ext.size();
+  if (k > 0) {
+    bool same = ix.axis.size() == r;
+    for (size_t a = 0; same && a < k; ++a) same = shape[a] == ix.outer_ext[a];
+    if (!same) {
+      Materialize(ix);
+      k = 0;
+    }
+  }
+  std::vector<std::string> terms;
+  if (k > 0) {
+    const std::string s = Prod(shape, k, r);
+    terms.push_back(s == "1" ? ix.outer : absl::StrCat(ix.outer, " * ", s));
+  }
+  for (size_t a = k; a < r; ++a) {
+    if (shape[a].is_broadcast() || ix.axis[a] == "0") continue;
+    const std::string s = Prod(shape, a + 1, r);
+    terms.push_back(s == "1" ? ix.axis[a] : absl::StrCat(ix.axis[a], " * ", s));
+  }
+  if (terms.empty()) return "0";
+  return absl::StrCat("(", absl::StrJoin(terms, " + "), ")");
+}
+
+std::string Emitter::Clamp(const std::string& x, int64_t e, bool low, bool high) {
+  std::string c = x;
+  if (high) c = absl::StrCat("(", c, " >= ", e, " ? (i64)", e - 1, " : ", c, ")");
+  if (low) c = absl::StrCat("(", x, " < 0 ? (i64)0 : ", c, ")");
+  return c == x ? x : Var(c);
+}
+
+absl::StatusOr<std::string> Emitter::Root(ValueId v, const std::string& linear) {
+  const Node& n = *g_.def(v);
+  const std::vector<Extent> shape = Shape(v);
+  const int r = static_cast<int>(shape.size());
+  // The first axis the op moves an index along or guards.
+  int k = r;
+  for (int a = 0; a < r && k == r; ++a) {
+    const auto& o = n.attrs.offsets;
+    if ((n.op == OpKind::kSlice && (o[a] != 0 || o[2 * r + a] != 1)) ||
+        (n.op == OpKind::kPad && (o[2 * a] != 0 || o[2 * a + 1] != 0)) ||
+        (n.op == OpKind::kCat && n.attrs.axis == a)) {
+      k = a;
+    }
+  }
+  int64_t numel = 1;
+  narrow_ = true;
+  for (const Extent& e : shape) {
+    narrow_ &= e.is_static() && (e.size == 0 || numel <= INT32_MAX / e.size);
+    if (narrow_) numel *= e.size;
+  }
+  Index ix;
+  ix.axis.assign(r, "");
+  ix.outer_ext.assign(shape.begin(), shape.begin() + k);
+  std::string rem = Var(linear);
+  if (k > 0) {
+    const std::string inner = Prod(shape, k, r);
+    ix.outer = inner == "1" ? rem : Var(Div(rem, inner));
+    if (k < r) rem = Var(Mod(rem, inner));
+  }
+  for (int a = r - 1; a >= k; --a) {
+    if (shape[a].is_broadcast()) {
+      ix.axis[a] = "0";
+    } else if (a == k) {
+      ix.axis[a] = rem;
+    } else {
+      const std::string e = p_.ExtentExpr(shape[a]);
+      ix.axis[a] = Var(Mod(rem, e));
+      rem = Var(Div(rem, e));
+    }
+  }
+  return Eval(v, std::move(ix), 0);
+}
+
+absl::StatusOr<std::string> Emitter::Eval(ValueId v, Index ix, int depth) {
+  const Value& val = g_.value(v);
+  if (!val.is_tensor) return scalar_(v);
+  if (depth > kMaxDepth || static_cast<int>(memo_.size()) > kMaxEmitted) {
+    return absl::UnimplementedError(absl::StrCat(
+        "codegen: the values read at shifted indices for ", ValueName(g_, v), " pass ", kMaxDepth,
+        " ops deep or ", kMaxEmitted, " (value, index) pairs; the segmenter cuts such chains"));
+  }
+  const std::string key = absl::StrCat(v, "@", ix.Key());
+  if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+  const Node* d = g_.def(v);
+  const std::string type = ComputeTypeName(val.dtype);
+  absl::StatusOr<std::string> e;
+  if (d == nullptr) {
+    auto in = input_index_.find(v);
+    if (in == input_index_.end()) {
+      return absl::InternalError(absl::StrCat("codegen: ", ValueName(g_, v), " is no input"));
+    }
+    e = Declare(type, absl::StrCat("Ty<", static_cast<int>(val.dtype), ">::load(in", in->second,
+                                   " + ", Linear(v, ix), ")"));
+  } else if (IsPointwise(d->op)) {
+    e = Pointwise(*d, ix, depth);
+  } else if (IsIndexed(d->op)) {
+    std::vector<std::string> ops;
+    for (ValueId in : d->inputs) {
+      auto s = scalar_(in);
+      if (!s.ok()) return s.status();
+      ops.push_back(*s);
+    }
+    auto x = EmitIndexed(g_, *d, ops, Linear(v, ix));
+    if (!x.ok()) return x.status();
+    e = Declare(type, *x);
+  } else if (d->op == OpKind::kSlice) {
+    e = Slice(*d, ix, depth);
+  } else if (d->op == OpKind::kPad) {
+    e = Pad(*d, ix, depth);
+  } else if (d->op == OpKind::kCat) {
+    e = Cat(*d, ix, depth);
+  } else if (IsShapeOp(d->op) && d->op != OpKind::kReshape) {
+    if (!g_.value(d->inputs[0]).is_tensor) {
+      e = scalar_(d->inputs[0]);  // full / zeros / ones: a broadcast scalar
+    } else {
+      auto oi = ShapeOperandIndex(*d, ix);
+      if (!oi.ok()) return oi.status();
+      e = Eval(d->inputs[0], *std::move(oi), depth + 1);
+    }
+  } else {
+    return absl::UnimplementedError(absl::StrCat(
+        "codegen: ", ValueName(g_, v), ", a ", OpName(d->op),
+        " result, is read at shifted indices; a kernel reads shifted operands only through "
+        "pointwise ops, broadcasts, squeeze, permute and slice/pad/cat down to its inputs"));
+  }
+  if (!e.ok()) return e.status();
+  memo_[key] = *e;
+  return e;
+}
+
+absl::StatusOr<std::string> Emitter::Pointwise(const Node& n, Index ix, int depth) {
+  const ValueId out = n.outputs[0];
+  const int r = g_.value(out).rank();
+  // An operand broadcast along an axis of `outer` needs the axes spelled out.
+  for (ValueId in : n.inputs) {
+    const Value& iv = g_.value(in);
+    if (!iv.is_tensor || iv.rank() != r) continue;
+    for (size_t a = 0; a < ix.outer_ext.size(); ++a) {
+      if (!(Ext(in, a) == ix.outer_ext[a])) {
+        Materialize(ix);
+        break;
+      }
+    }
+  }
+  std::vector<std::string> ops;
+  for (ValueId in : n.inputs) {
+    const Value& iv = g_.value(in);
+    Index oi;
+    if (iv.is_tensor && iv.rank() == r) {
+      oi = ix;
+      for (int a = 0; a < r; ++a) {
+        if (Ext(in, a).is_broadcast() && !Ext(out, a).is_broadcast()) oi.axis[a] = "0";
+      }
+    }
+    auto x = Eval(in, std::move(oi), depth + 1);
+    if (!x.ok()) return x.status();
+    ops.push_back(*x);
+  }
+  auto e = EmitPointwise(g_, n, ops, opt_);
+  if (!e.ok()) return e.status();
+  return Declare(ComputeTypeName(g_.value(out).dtype), *e);
+}
+
+absl::StatusOr<Index> Emitter::ShapeOperandIndex(const Node& n, Index ix) {
+  Materialize(ix);
+  const ValueId x = n.inputs[0];
+  const int xr = g_.value(x).rank();
+  Index oi;
+  oi.axis.assign(xr, "0");
+  auto pick = [&](int i, const std::string& a) {
+    if (!Ext(x, i).is_broadcast()) oi.axis[i] = a;
+  };
+  switch (n.op) {
+    case OpKind::kBroadcastInDim:
+      for (int i = 0; i < xr; ++i) pick(i, ix.axis[n.attrs.broadcast_dims[i]]);
+      break;
+    case OpKind::kBroadcast: {
+      int i = 0;
+      for (size_t o = 0; o < n.attrs.is_broadcast_dim.size(); ++o) {
+        if (!n.attrs.is_broadcast_dim[o]) pick(i++, ix.axis[o]);
+      }
+      break;
+    }
+    case OpKind::kExpand:
+      for (int i = 0; i < xr; ++i) pick(i, ix.axis[i]);
+      break;
+    case OpKind::kSqueeze: {
+      size_t o = 0;
+      for (int i = 0; i < xr; ++i) {
+        const auto& dims = n.attrs.dims;
+        if (std::count(dims.begin(), dims.end(), static_cast<int64_t>(i)) == 0) {
+          pick(i, ix.axis[o++]);
+        }
+      }
+      break;
+    }
+    case OpKind::kPermute:
+      for (size_t o = 0; o < n.attrs.dims.size(); ++o) pick(n.attrs.dims[o], ix.axis[o]);
+      break;
+    default:
+      return absl::UnimplementedError(
+          absl::StrCat("codegen: ", OpName(n.op), " read at shifted indices"));
+  }
+  return oi;
+}
+
+absl::StatusOr<std::string> Emitter::Slice(const Node& n, Index ix, int depth) {
+  const auto& o = n.attrs.offsets;
+  const int r = static_cast<int>(ix.axis.size());
+  for (int a = 0; a < r; ++a) {
+    const int64_t start = o[a], stride = o[2 * r + a];
+    if (start == 0 && stride == 1) continue;
+    if (a < static_cast<int>(ix.outer_ext.size())) Materialize(ix);
+    std::string i = ix.axis[a];
+    if (stride != 1) i = absl::StrCat(i, " * ", stride);
+    ix.axis[a] = Var(start == 0 ? i : absl::StrCat(i, " + ", start));
+  }
+  return Eval(n.inputs[0], std::move(ix), depth + 1);
+}
+
+absl::StatusOr<std::string> Emitter::Pad(const Node& n, Index ix, int depth) {
+  const auto& o = n.attrs.offsets;
+  const ValueId x = n.inputs[0];
+  const DataType dt = g_.value(x).dtype;
+  auto pv = scalar_(n.inputs[1]);
+  if (!pv.ok()) return pv.status();
+  const std::string type = ComputeTypeName(dt);
+  const std::string fill = RoundTo(dt, absl::StrCat("((", type, ")(", *pv, "))"));
+  const int r = static_cast<int>(ix.axis.size());
+  std::vector<std::string> inside;
+  for (int a = 0; a < r; ++a) {
+    const int64_t lo = o[2 * a], hi = o[2 * a + 1];
+    if (lo == 0 && hi == 0) continue;
+    const int64_t e = Ext(x, a).size;        // static: the builder pads only static axes
+    if (e == 0) return Declare(type, fill);  // nothing to read: the fill everywhere
+    if (a < static_cast<int>(ix.outer_ext.size())) Materialize(ix);
+    const std::string t = lo == 0 ? ix.axis[a] : Var(absl::StrCat(ix.axis[a], " - ", lo));
+    inside.push_back(absl::StrCat("(u64)", t, " < (u64)", e));
+    ix.axis[a] = Clamp(t, e, lo > 0, hi > 0);
+  }
+  auto xv = Eval(x, std::move(ix), depth + 1);
+  if (!xv.ok()) return xv.status();
+  if (inside.empty()) return xv;
+  return Declare(type, absl::StrCat("(", absl::StrJoin(inside, " && "), ") ? ", *xv, " : ", fill));
+}
+
+absl::StatusOr<std::string> Emitter::Cat(const Node& n, Index ix, int depth) {
+  const int c = static_cast<int>(n.attrs.axis);
+  if (c < static_cast<int>(ix.outer_ext.size())) Materialize(ix);
+  const std::string i = ix.axis[c];
+  struct Part {
+    int64_t offset;
+    std::string value;
+  };
+  std::vector<Part> parts;
+  int64_t offset = 0;
+  const int64_t total = Ext(n.outputs[0], c).size;
+  for (ValueId in : n.inputs) {
+    const int64_t e = Ext(in, c).size;  // static: the builder joins only static extents
+    if (e == 0) continue;
+    Index oi = ix;
+    const std::string t = offset == 0 ? i : Var(absl::StrCat(i, " - ", offset));
+    oi.axis[c] = Clamp(t, e, offset > 0, offset + e < total);
+    auto v = Eval(in, std::move(oi), depth + 1);
+    if (!v.ok()) return v.status();
+    parts.push_back({offset, *v});
+    offset += e;
+  }
+  if (parts.empty()) {
+    return absl::InternalError("codegen: cat of empty operands has elements");
+  }
+  std::string sel = parts.back().value;
+  for (int k = static_cast<int>(parts.size()) - 2; k >= 0; --k) {
+    sel = absl::StrCat("(", i, " < ", parts[k + 1].offset, " ? ", parts[k].value, " : ", sel, ")");
+  }
+  if (parts.size() == 1) return sel;
+  return Declare(ComputeTypeName(g_.value(n.outputs[0]).dtype), sel);
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> EmitShifted(
+    const KernelPlan& plan, const ExprOptions& options, const std::map<ValueId, int>& input_index,
+    ValueId v, const std::string& linear, const std::string& prefix, std::string* out,
+    const std::string& indent, const std::function<absl::StatusOr<std::string>(ValueId)>& scalar) {
+  const Node* n = plan.graph->def(v);
+  if (n == nullptr || !IsShift(n->op)) {
+    return absl::InternalError(absl::StrCat("codegen: value ", v, " is not a shift op's result"));
+  }
+  return Emitter(plan, options, input_index, prefix, out, indent, scalar).Root(v, linear);
+}
+
+}  // namespace fusiond
