@@ -8,6 +8,9 @@
 // checked on the GPU (bench/gpu/variants/norm36.txt).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <string>
 
@@ -17,9 +20,11 @@
 #include "compiler/codegen/compile_segment.h"
 #include "compiler/frontend/frontend.h"
 #include "compiler/ir/builder.h"
+#include "compiler/ir/printer.h"
 #include "compiler/nvrtc/nvrtc_compiler.h"
 #include "compiler/pipeline.h"
 #include "compiler/scheduler/target.h"
+#include "tests/random/random_graph.h"
 
 #ifndef FUSIOND_CORPUS_DIR
 #define FUSIOND_CORPUS_DIR "tests/corpus/fusions"
@@ -190,6 +195,50 @@ TEST(ClusterRows, CorpusNormsCompileWithoutSpills) {
     EXPECT_FALSE(k->binary.empty());
     EXPECT_EQ(k->spill_bytes, 0) << hp.ToString();
   }
+}
+
+// Random graphs' inner persistent and inner-outer segments, their rows split
+// over a cluster of two (half the threads a block): the kernel compiles
+// (every dtype's totals cross the cluster), or code generation refuses it
+// with InvalidArgument or Unimplemented, never Internal.
+TEST(ClusterRows, RandomInnerSegmentsCompile) {
+  if (NvrtcVersion() == "none") GTEST_SKIP() << "no NVRTC in this build";
+  const char* env = std::getenv("FUSIOND_RANDOM_CODEGEN_SEEDS");
+  const int seeds = env ? std::atoi(env) : 16;
+  int clustered = 0;
+  for (int seed = 0; seed < seeds; ++seed) {
+    RandomGraphCase c = RandomGraphWithShapes(3000 + seed);
+    CompileOptions o;
+    o.generate_code = false;
+    auto r = CompileFusion(c.graph, c.input_shapes, o);
+    if (!r.ok()) continue;
+    for (const SegmentResult& s : r->segments) {
+      if ((s.kind != SchedulerKind::kInnerPersistent &&
+           s.kind != SchedulerKind::kInnerOuterPersistent) ||
+          s.params.multi_pass || s.params.grid_y > 1)
+        continue;
+      if (!GenerateKernel(s.graph, s.params, CodegenOptions{}).ok()) continue;
+      HeuristicParams hp = s.params;
+      hp.block_x = std::max(32, hp.block_x / 2);
+      hp.grid_y = 2;
+      hp.cluster_x = 1;
+      hp.cluster_rows = true;
+      hp.exact_tiling = false;
+      auto k = GenerateKernel(s.graph, hp, CodegenOptions{});
+      if (!k.ok()) {
+        EXPECT_TRUE(k.status().code() == absl::StatusCode::kInvalidArgument ||
+                    k.status().code() == absl::StatusCode::kUnimplemented)
+            << "seed " << 3000 + seed << ": " << k.status();
+        continue;
+      }
+      auto bin = CompileWithNvrtc(k->source, k->name, NvrtcOptions{});
+      EXPECT_TRUE(bin.ok()) << "seed " << 3000 + seed << ": " << bin.status() << "\n"
+                            << PrintGraph(s.graph);
+      clustered += k->source.find("fz_dsmem_ld4(fz_cr") != std::string::npos;
+    }
+  }
+  EXPECT_GT(clustered, 0) << "no random graph took the cluster split; widen the seeds";
+  std::printf("%d kernels with rows split over a cluster compiled\n", clustered);
 }
 
 // Staged rows of a kernel with two 16-bit column operands (the layernorm
