@@ -14,9 +14,11 @@ bool SameShape(const Graph& g, const std::vector<Extent>& a, const std::vector<E
 }
 
 // Row-major with no gaps: every axis contiguous (a broadcast axis only of
-// extent 1), the default stride order.
+// extent 1), the stride order (if any) outermost first.
 bool RowMajor(const Graph& g, const Value& v) {
-  if (!v.stride_order.empty()) return false;
+  for (size_t i = 0; i < v.stride_order.size(); ++i) {
+    if (v.stride_order[i] != static_cast<int64_t>(v.stride_order.size() - 1 - i)) return false;
+  }
   for (size_t i = 0; i < v.contiguity.size(); ++i) {
     if (v.contiguity[i].has_value() ? !*v.contiguity[i]
                                     : !(g.Canonical(v.shape[i]) == Extent::Static(1))) {
@@ -85,6 +87,7 @@ Graph ResolveReshapeViews(const Graph& g) {
     if (reshaped[v.id]) {
       c.shape = *reshaped[v.id];
       c.contiguity.assign(c.shape.size(), true);
+      c.stride_order.clear();
     }
     h.values.push_back(std::move(c));
   }

@@ -198,7 +198,9 @@ class _Ops:
         return fd._tensor(f"torch.where({c}, {_lit(a)}, {_lit(b)})", ref.ndim, ref.dtype)
 
     def reshape(self, x, new_shape):
-        return self._fd._tensor(f"{x.expr}.reshape({_lit(new_shape)})", len(new_shape), x.dtype)
+        rank = len(new_shape) if isinstance(new_shape, (list, tuple)) else _rank_of(new_shape)
+        return self._fd._tensor(f"{x.expr}.reshape([int(s) for s in {_lit(new_shape)}])", rank,
+                                x.dtype)
 
     def permute(self, x, dims):
         return self._fd._tensor(f"{x.expr}.permute({_lit(list(dims))})", x.ndim, x.dtype)
