@@ -24,15 +24,35 @@ std::vector<int> AxesOf(uint32_t mask, int rank) {
   return out;
 }
 
-// Merges `from` into `to` axis by axis; true when `to` changed.
-bool Merge(const std::vector<int>& from, std::vector<int>& to) {
-  bool changed = false;
-  for (size_t i = 0; i < to.size() && i < from.size(); ++i) {
-    if (to[i] == kUnknown && from[i] != kUnknown) {
-      to[i] = from[i];
-      changed = true;
-    }
+// Whether axis i of value v and axis j of value w have the same extent: only
+// those are the same iteration axis (a keepdim reduction's 1 broadcast to
+// another extent links nothing).
+bool SameExtent(const Graph& g, ValueId v, size_t i, ValueId w, size_t j) {
+  return g.Canonical(g.value(v).shape[i]) == g.Canonical(g.value(w).shape[j]);
+}
+
+// Links axis i of value `from` to axis o of value `to` both ways; true when
+// either map changed.
+bool Link(const Graph& g, std::vector<std::vector<int>>& m, ValueId from, size_t i, ValueId to,
+          size_t o) {
+  if (i >= m[from].size() || o >= m[to].size() || !SameExtent(g, from, i, to, o)) return false;
+  int& a = m[from][i];
+  int& b = m[to][o];
+  if (a == kUnknown && b != kUnknown) {
+    a = b;
+    return true;
   }
+  if (b == kUnknown && a != kUnknown) {
+    b = a;
+    return true;
+  }
+  return false;
+}
+
+// Links values v and w (of one rank) axis by axis.
+bool LinkAll(const Graph& g, std::vector<std::vector<int>>& m, ValueId v, ValueId w) {
+  bool changed = false;
+  for (size_t i = 0; i < m[v].size(); ++i) changed |= Link(g, m, v, i, w, i);
   return changed;
 }
 
@@ -43,83 +63,93 @@ bool PropagateOnce(const Graph& g, const std::vector<bool>& shifted_only,
   for (const Node& n : g.nodes) {
     const ValueId out = n.outputs[0];
     if (!g.value(out).is_tensor || shifted_only[out]) continue;
-    std::vector<int>& om = m[out];
     const OpCategory cat = CategoryOf(n.op);
     if (IsPointwise(n.op)) {
       for (ValueId in : n.inputs) {
         const Value& v = g.value(in);
         if (!v.is_tensor || v.rank() != g.value(out).rank()) continue;
-        changed |= Merge(om, m[in]);
-        changed |= Merge(m[in], om);
+        changed |= LinkAll(g, m, in, out);
       }
       continue;
     }
-    std::vector<int>& im = m[n.inputs[0]];
+    const ValueId x = n.inputs[0];
     if (cat == OpCategory::kReduction || cat == OpCategory::kVarMean) {
       const auto& dims = n.attrs.dims;
       if (n.attrs.keepdim) {
-        changed |= Merge(im, om);
-        changed |= Merge(om, im);
+        changed |= LinkAll(g, m, x, out);
       } else {
-        std::vector<int> kept;
-        for (size_t i = 0; i < im.size(); ++i) {
-          if (!std::count(dims.begin(), dims.end(), static_cast<int64_t>(i))) kept.push_back(i);
-        }
-        for (size_t k = 0; k < kept.size(); ++k) {
-          if (om[k] == kUnknown && im[kept[k]] != kUnknown) {
-            om[k] = im[kept[k]];
-            changed = true;
-          }
-          if (im[kept[k]] == kUnknown && om[k] != kUnknown) {
-            im[kept[k]] = om[k];
-            changed = true;
-          }
+        size_t k = 0;
+        for (size_t i = 0; i < m[x].size(); ++i) {
+          if (!std::count(dims.begin(), dims.end(), static_cast<int64_t>(i)))
+            changed |= Link(g, m, x, i, out, k++);
         }
       }
-      for (ValueId o : n.outputs) changed |= Merge(om, m[o]);
+      for (ValueId o : n.outputs) changed |= LinkAll(g, m, out, o);
       continue;
     }
-    auto link = [&](size_t i, size_t o) {
-      if (om[o] == kUnknown && im[i] != kUnknown) {
-        om[o] = im[i];
-        changed = true;
-      }
-      if (im[i] == kUnknown && om[o] != kUnknown) {
-        im[i] = om[o];
-        changed = true;
-      }
-    };
     switch (n.op) {
       case OpKind::kBroadcastInDim:
         for (size_t i = 0; i < n.attrs.broadcast_dims.size(); ++i)
-          link(i, n.attrs.broadcast_dims[i]);
+          changed |= Link(g, m, x, i, out, n.attrs.broadcast_dims[i]);
         break;
       case OpKind::kBroadcast: {
         size_t j = 0;
         for (size_t o = 0; o < n.attrs.is_broadcast_dim.size(); ++o) {
-          if (!n.attrs.is_broadcast_dim[o]) link(j++, o);
+          if (!n.attrs.is_broadcast_dim[o]) changed |= Link(g, m, x, j++, out, o);
         }
         break;
       }
       case OpKind::kExpand:
-        for (size_t i = 0; i < im.size(); ++i) link(i, i);
+        changed |= LinkAll(g, m, x, out);
         break;
       case OpKind::kSqueeze: {
         size_t o = 0;
-        for (size_t i = 0; i < im.size(); ++i) {
+        for (size_t i = 0; i < m[x].size(); ++i) {
           if (!std::count(n.attrs.dims.begin(), n.attrs.dims.end(), static_cast<int64_t>(i)))
-            link(i, o++);
+            changed |= Link(g, m, x, i, out, o++);
         }
         break;
       }
       case OpKind::kPermute:
-        for (size_t o = 0; o < n.attrs.dims.size(); ++o) link(n.attrs.dims[o], o);
+        for (size_t o = 0; o < n.attrs.dims.size(); ++o)
+          changed |= Link(g, m, x, n.attrs.dims[o], out, o);
         break;
       default:
         break;
     }
   }
   return changed;
+}
+
+// An axis propagation leaves unknown (a reduced axis no other value shares,
+// an operand's axis a broadcast's 1 stands for) goes where the scheduler's
+// analysis puts it: the reference axis at its position counted from the
+// right when the extents agree, else (not `full_rank`) the first of the same
+// extent the value does not use yet. `full_rank`: only values of the
+// reference's rank (first, so a lower-rank operand's axis follows the
+// full-rank values it meets). Only values an output needs (others are never
+// indexed). True when one axis was placed.
+bool SeedLooseAxis(const Graph& g, const std::vector<Extent>& ref, const std::vector<bool>& needed,
+                   bool full_rank, std::vector<std::vector<int>>& m) {
+  const int rank = static_cast<int>(ref.size());
+  for (size_t v = 0; v < m.size(); ++v) {
+    const Value& val = g.values[v];
+    if (!needed[v] || (full_rank && val.rank() != rank)) continue;
+    for (int i = 0; i < val.rank(); ++i) {
+      const Extent e = g.Canonical(val.shape[i]);
+      if (m[v][i] != kUnknown || e.is_broadcast()) continue;
+      const int pos = i + rank - val.rank();
+      std::vector<int> order = {pos};
+      for (int a = 0; a < rank && !full_rank; ++a)
+        if (a != pos) order.push_back(a);
+      for (int a : order) {
+        if (a < 0 || !(ref[a] == e) || std::count(m[v].begin(), m[v].end(), a)) continue;
+        m[v][i] = a;
+        return true;
+      }
+    }
+  }
+  return false;
 }
 
 }  // namespace
@@ -235,6 +265,8 @@ void MapAxes(const Graph& g, KernelPlan& p) {
         seeded = true;
       }
     }
+    if (!seeded) seeded = SeedLooseAxis(g, p.ref, p.needed, /*full_rank=*/true, m);
+    if (!seeded) seeded = SeedLooseAxis(g, p.ref, p.needed, /*full_rank=*/false, m);
     if (!seeded) break;
   }
 }
@@ -274,6 +306,9 @@ absl::Status PlaceAxes(const Graph& g, KernelPlan& p) {
       } else if (m[v][i] < 0) {
         return absl::UnimplementedError(absl::StrCat("codegen: cannot place axis ", i, " of value ",
                                                      v, " in the iteration space"));
+      } else if (p.needed[v] && (p.shape_mask[v] & Bit(m[v][i]))) {
+        return absl::UnimplementedError(
+            absl::StrCat("codegen: two axes of value ", v, " fall on reference axis ", m[v][i]));
       } else {
         p.shape_mask[v] |= Bit(m[v][i]);
       }
@@ -313,11 +348,16 @@ absl::Status PlanRowDomain(const Graph& g, bool pointwise, bool reduced_rows, Ke
     }
     if (pointwise) return Unsupported(g, n, "a reduction in a pointwise segment");
     reds.push_back(n.id);
-    if (eff & Bit(last)) {
-      if (p.r_mask != 0 && p.r_mask != eff) {
-        return Unsupported(g, n, "row reductions over different axes");
-      }
-      p.r_mask = eff;
+    if (eff & Bit(last)) p.r_mask |= eff;
+  }
+  // R is every axis a row reduction reduces effectively; each reduces all of
+  // R its input varies along (a sum over [rows, n] of a row broadcast to
+  // [rows, n] walks n with the sum over both axes of [rows, n]).
+  for (NodeId id : reds) {
+    const Node& n = g.node(id);
+    const uint32_t eff = p.ReducedAxes(n) & p.vary[n.inputs[0]];
+    if ((eff & Bit(last)) && eff != (p.vary[n.inputs[0]] & p.r_mask)) {
+      return Unsupported(g, n, "row reductions over different axes");
     }
   }
   if (pointwise) {
@@ -454,8 +494,8 @@ absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise, bool one_p
   p.shifted_only = ShiftedOnly(g);
   NameSymbols(g, p);
   if (absl::Status s = PlanReference(g, p); !s.ok()) return s;
-  MapAxes(g, p);
   MarkNeeded(g, p);
+  MapAxes(g, p);
   if (absl::Status s = PlaceAxes(g, p); !s.ok()) return s;
   std::vector<NodeId> reds;
   if (absl::Status s = PlanRowDomain(g, pointwise, reduced_rows, p, &reds); !s.ok()) return s;

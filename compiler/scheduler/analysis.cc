@@ -26,7 +26,10 @@ class Analyzer {
     if (failure_.empty()) failure_ = std::move(why);
     return false;
   }
-  std::optional<AxisMap> Identity(const std::vector<int64_t>& shape) const;
+  // v's axes on the space axes of the same position, when each agrees with
+  // the space's (size, and symbol where the space value's is symbolic: code
+  // generation places only axes of equal extents, kernel_plan.cc) or is 1.
+  std::optional<AxisMap> Identity(ValueId v) const;
   bool MapNode(const Node& n);
   bool CheckNode(const Node& n);
   Mask Covered(ValueId v) const;
@@ -59,7 +62,8 @@ class Analyzer {
   const Graph& g_;
   const SizeBinding& sizes_;
   std::vector<int64_t> space_;
-  Mask nontrivial_ = 0;  // space axes of extent != 1
+  ValueId space_value_ = kNone;  // the tensor whose shape space_ is
+  Mask nontrivial_ = 0;          // space axes of extent != 1
   std::vector<std::vector<int64_t>> shape_;
   std::vector<std::optional<AxisMap>> map_;
   std::vector<Mask> derived_;  // union of the reduced axes of upstream reductions
@@ -68,11 +72,16 @@ class Analyzer {
   std::string failure_;
 };
 
-std::optional<AxisMap> Analyzer::Identity(const std::vector<int64_t>& shape) const {
+std::optional<AxisMap> Analyzer::Identity(ValueId v) const {
+  const std::vector<int64_t>& shape = shape_[v];
   if (shape.size() != space_.size()) return std::nullopt;
   AxisMap m(shape.size());
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] != space_[i] && shape[i] != 1) return std::nullopt;
+    if (shape[i] != 1 &&
+        !(g_.Canonical(g_.value(v).shape[i]) == g_.Canonical(g_.value(space_value_).shape[i]))) {
+      return std::nullopt;
+    }
     m[i] = shape[i] == space_[i] && space_[i] != 1 ? static_cast<int>(i) : -1;
   }
   return m;
@@ -98,7 +107,7 @@ bool Analyzer::MapNode(const Node& n) {
     map_[v] = std::move(m);
     placed = true;
   };
-  if (auto id = Identity(shape_[out]); id && !IsReduction(n.op)) set(out, *id);
+  if (auto id = Identity(out); id && !IsReduction(n.op)) set(out, *id);
   const ValueId x = n.inputs[0];
   switch (CategoryOf(n.op)) {
     case OpCategory::kShape: {
@@ -235,6 +244,7 @@ void Analyzer::ChooseSpace() {
     if (key > best) {
       best = key;
       space_ = shape_[v];
+      space_value_ = v;
     }
   }
 }
@@ -244,7 +254,7 @@ bool Analyzer::PlaceValues() {
     if (space_[i] != 1) nontrivial_ |= Mask{1} << i;
   }
   for (ValueId in : g_.inputs) {
-    if (g_.value(in).is_tensor) map_[in] = Identity(shape_[in]);
+    if (g_.value(in).is_tensor) map_[in] = Identity(in);
   }
   // Forward and backward until nothing new is placed (a lower-rank input is
   // placed by the broadcast that reads it, possibly after a cast).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -53,6 +54,10 @@ class Partitioner {
   // scheduled alone), greedy merging, then the segments in a topological
   // order of the groups with the reason for each boundary.
   absl::Status StartGroups();
+  // A node no scheduler takes with the graph outputs that metadata ops make
+  // of its results (a sum broadcast to an output of another shape): those
+  // ops become kernels of their own. False when it owns none.
+  bool ForceOwnedOutputs(NodeId n);
   // Whether a scheduler takes the union of groups a and b.
   bool AcceptsMerge(int a, int b) const;
   // The producer -> consumer merge that moves the most bytes, or false.
@@ -67,7 +72,11 @@ class Partitioner {
 
   // A compute node, or a metadata op that makes a graph output out of
   // graph inputs only (it needs a kernel of its own).
-  bool Compute(const Node& n) const { return IsCompute(g_, n) || forced_[n.id]; }
+  bool Compute(const Node& n) const {
+    return (IsCompute(g_, n) && !recomputed_[n.id]) || forced_[n.id];
+  }
+  // Marks the pointwise nodes each group recomputes from the graph's inputs.
+  void MarkRecomputed();
   // The compute node whose result a chain of recomputed nodes ending in v
   // starts from, or kNone when it starts at graph inputs.
   NodeId ChainOwner(ValueId v) const;
@@ -77,6 +86,7 @@ class Partitioner {
   const Target& t_;
   const int max_nodes_;  // compute nodes the search may take (0: any)
   std::vector<char> forced_;
+  std::vector<char> recomputed_;
   std::vector<std::set<NodeId>> producers_;  // per node
   std::vector<std::set<int>> succ_;          // group edges, producer -> consumer
   mutable std::map<std::vector<NodeId>, bool> accepts_;
@@ -310,6 +320,7 @@ bool Partitioner::Accepts(const std::set<NodeId>& nodes) const {
 
 absl::Status Partitioner::StartGroups() {
   forced_.assign(g_.nodes.size(), 0);
+  MarkRecomputed();
   for (ValueId o : g_.outputs) {
     const Node* d = g_.def(o);
     if (d && !IsCompute(g_, *d) && ChainOwner(o) == kNone) forced_[d->id] = 1;
@@ -335,12 +346,70 @@ absl::Status Partitioner::StartGroups() {
     group_of_[n.id] = static_cast<int>(groups_.size());
     groups_.push_back({n.id});
     ScheduleChoice alone = Try(groups_.back());
+    if (!alone.accepted && ForceOwnedOutputs(n.id)) alone = Try(groups_.back());
     if (!alone.accepted) {
       return absl::InvalidArgumentError(absl::StrCat(
           "node ", NodeString(g_, n), " cannot be scheduled even alone: ", alone.reason));
     }
   }
   return absl::OkStatus();
+}
+
+bool Partitioner::ForceOwnedOutputs(NodeId n) {
+  bool forced = false;
+  for (ValueId o : g_.outputs) {
+    const Node* d = g_.def(o);
+    if (d && !Compute(*d) && ChainOwner(o) == n) {
+      forced_[d->id] = 1;
+      forced = true;
+    }
+  }
+  if (forced) {
+    for (const Node& m : g_.nodes) producers_[m.id] = FindProducers(m.id);
+  }
+  return forced;
+}
+
+// A pointwise node computed from graph inputs alone (through pointwise and
+// shape ops), reading at most two inputs of its own size, is recomputed by
+// every group that reads it, as shape ops are: kernels of different
+// reductions over the same inputs (group norm backward's per-group and
+// per-channel sums) then read the inputs instead of writing and reading
+// full-size intermediates. Not a node whose result is an output or the
+// start of one made by shape ops (some group must own it).
+void Partitioner::MarkRecomputed() {
+  recomputed_.assign(g_.nodes.size(), 0);
+  std::set<NodeId> owners;
+  for (ValueId o : g_.outputs) owners.insert(ChainOwner(o));
+  // Per value: the full-size graph inputs it is computed from, or nullopt
+  // when it reads a result no group recomputes.
+  std::vector<std::optional<std::set<ValueId>>> from(g_.values.size());
+  for (ValueId in : g_.inputs) from[in] = std::set<ValueId>{in};
+  for (const Value& v : g_.values)
+    if (v.is_constant()) from[v.id] = std::set<ValueId>{};
+  for (const Node& n : g_.nodes) {
+    const bool pointwise = IsPointwise(n.op) && IsCompute(g_, n);
+    if (!pointwise && IsCompute(g_, n)) continue;
+    std::set<ValueId> all;
+    bool ok = true;
+    for (ValueId in : n.inputs) {
+      if (!from[in]) ok = false;
+      if (ok) all.insert(from[in]->begin(), from[in]->end());
+    }
+    if (!ok) continue;
+    if (pointwise) {
+      if (owners.count(n.id)) continue;
+      const int64_t size = Bytes(n.outputs[0]) / DataTypeSize(g_.value(n.outputs[0]).dtype);
+      int full = 0;
+      for (ValueId in : all) {
+        full += g_.value(in).is_tensor &&
+                Bytes(in) / DataTypeSize(g_.value(in).dtype) >= size;
+      }
+      if (full > 2) continue;
+      recomputed_[n.id] = 1;
+    }
+    for (ValueId o : n.outputs) from[o] = all;
+  }
 }
 
 bool Partitioner::AcceptsMerge(int a, int b) const {

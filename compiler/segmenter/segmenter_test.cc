@@ -93,5 +93,45 @@ TEST(Segmenter, ShapeOpsStayWithTheirConsumers) {
   }
 }
 
+// A sum of a [768] input kept as [1] and broadcast to a [3, 768] graph
+// output (random GPU seed 1457): no scheduler takes the sum with that output
+// (the sum reads part of the space), so the broadcast becomes a kernel of its
+// own instead of "cannot be scheduled even alone".
+TEST(Segmenter, AReductionBroadcastToAnOutputOfAnotherShapeGetsAKernel) {
+  Graph g;
+  GraphBuilder b(&g);
+  ValueId x = Must(b.DefineTensor("x", DataType::kFloat, {3, 768}));
+  ValueId v = Must(b.DefineTensor("v", DataType::kHalf, {768}));
+  ValueId s = Must(b.Reduce(OpKind::kSum, v, {0}, true));
+  ValueId sb = Must(b.BroadcastInDim(s, g.value(x).shape, {1}));
+  ASSERT_TRUE(b.AddOutput(sb).ok());
+  ASSERT_TRUE(b.AddOutput(Must(b.Binary(OpKind::kSub, x, sb))).ok());
+  auto segs = Segments(g, {{3, 768}, {768}});
+  ASSERT_GE(segs.size(), 2u);
+  int produced = 0;
+  for (const Segment& seg : segs) {
+    EXPECT_TRUE(VerifyGraph(seg.graph).ok()) << PrintGraph(seg.graph);
+    for (ValueId o : seg.source_outputs) produced += g.IsOutput(o);
+  }
+  EXPECT_EQ(produced, 2);
+}
+
+// Inputs of their own symbols equal only at the sizes compiled for: a sum
+// over T1's second axis broadcast into T0's shape is not a kernel for every
+// size (code generation would read T1 with T0's extent), so the definition
+// goes through the partitioner, whose segments have static sizes.
+TEST(Segmenter, AxesOfDifferentSymbolsAreNotOneIterationAxis) {
+  Graph g;
+  GraphBuilder b(&g);
+  ValueId x = Must(b.DefineTensor("T0", DataType::kFloat, {-1, -1}));
+  ValueId y = Must(b.DefineTensor("T1", DataType::kFloat, {-1, -1}));
+  ValueId r = Must(b.Reduce(OpKind::kSum, y, {1}, true));
+  ValueId rb = Must(b.BroadcastInDim(r, g.value(x).shape, {0, 1}));
+  ASSERT_TRUE(b.AddOutput(Must(b.Binary(OpKind::kAdd, rb, x))).ok());
+  auto segs = Segments(g, {{64, 256}, {64, 256}});
+  ASSERT_FALSE(segs.empty());
+  for (const Segment& seg : segs) EXPECT_TRUE(seg.graph.symbols.empty()) << PrintGraph(seg.graph);
+}
+
 }  // namespace
 }  // namespace fusiond
