@@ -96,16 +96,16 @@ absl::Status Generator::PlanRowCluster() {
   const int64_t c = shape_.blocks_per_row;
   const bool inner = params_.kind == SchedulerKind::kInnerPersistent ||
                      params_.kind == SchedulerKind::kInnerOuterPersistent;
-  // Lanes outer persistent kernels (column groups split over grid_x = C
-  // blocks, the grid's y): every thread holds its column's block total
-  // after LanesBlockReduce, as ClusterRowCombine takes it.
-  const bool lanes = shape_.lanes && params_.kind == SchedulerKind::kOuterPersistent;
+  // Lanes kernels (softmax or column sums over dim 0; column groups split
+  // over grid_x = C blocks, the grid's y): every thread holds its column's
+  // block total after LanesBlockReduce, as ClusterRowCombine takes it.
+  const bool lanes = shape_.lanes;
   if (!((inner && shape_.persistent) || lanes) || !shape_.row_split ||
       (c != 2 && c != 4 && c != 8) || params_.cluster_x > 1 || !HasClusters(options_.target)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "codegen: cluster_rows needs an inner persistent or inner-outer persistent kernel with "
-        "rows on chip split over grid_y = 2, 4 or 8 blocks (or a lanes outer persistent kernel "
-        "split over grid_x = 2, 4 or 8), no cluster_x and sm_90 or later "
+        "rows on chip split over grid_y = 2, 4 or 8 blocks (or a lanes kernel split over grid_x "
+        "= 2, 4 or 8), no cluster_x and sm_90 or later "
         "(grid_y=",
         params_.grid_y, " cluster_x=", params_.cluster_x, " arch=", options_.target.arch, ")"));
   }

@@ -167,6 +167,22 @@ TEST(LanesKept, ClusterSplitCombinesWithoutGroupBarriers) {
       EXPECT_NE(art->manifest_json.find("\"cooperative\": false"), std::string::npos);
     }
   }
+  // Column sums split over a cluster: no workspace at all.
+  auto sum = ParseReproFile(std::string(FUSIOND_BENCH_FUSIONS_DIR) + "/sum_dim0_8192x2048.py");
+  ASSERT_TRUE(sum.ok()) << sum.status();
+  auto rs = CompileFusion(sum->graph, sum->input_shapes, o);
+  ASSERT_TRUE(rs.ok()) << rs.status();
+  HeuristicParams sp = rs->segments[0].params;
+  ASSERT_EQ(sp.kind, SchedulerKind::kOuterReduction);
+  ASSERT_GT(sp.grid_x, 1) << sp.ToString();
+  sp.cluster_rows = true;
+  SegmentCompileOptions sso;
+  sso.kernel_name = "fz_cluster_sum";
+  auto sart = CompileSegment(rs->segments[0].graph, sp, sso);
+  ASSERT_TRUE(sart.ok()) << sart.status();
+  EXPECT_EQ(sart->manifest_json.find("\"kind\": \"workspace\""), std::string::npos)
+      << sart->manifest_json;
+  EXPECT_NE(sart->manifest_json.find("\"cooperative\": false"), std::string::npos);
   // Two inputs of eight chunks a thread (64 words) pass the 48 kept words.
   HeuristicParams wide = s.params;
   wide.lanes_in_registers = true;
