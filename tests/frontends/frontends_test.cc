@@ -234,6 +234,25 @@ INSTANTIATE_TEST_SUITE_P(Fusions, FrontendDefinition, ::testing::ValuesIn(Fusion
                            return info.param;
                          });
 
+// Whole-tensor reductions (fp8 amax, AMP's found_inf, a mean loss) share
+// their one row among the SMs instead of leaving it to one block.
+TEST(FrontendDefinitions, WholeTensorReductionsSplitOverBlocks) {
+  for (const char* stem :
+       {"fp8_amax_scale_cast_e4m3", "amp_unscale_found_inf", "mse_loss_fwd_bwd"}) {
+    SCOPED_TRACE(stem);
+    auto p = ParseReproFile(PathOf(stem));
+    ASSERT_TRUE(p.ok()) << p.status();
+    CompileOptions options;
+    options.generate_code = false;
+    auto compiled = CompileFusion(p->graph, p->input_shapes, options);
+    ASSERT_TRUE(compiled.ok()) << compiled.status();
+    ASSERT_EQ(compiled->segments.size(), 1u);
+    const HeuristicParams& hp = compiled->segments[0].params;
+    EXPECT_EQ(hp.outer_size, 1);
+    EXPECT_GE(hp.grid_x * hp.grid_y, 64) << hp.ToString();
+  }
+}
+
 // The sweep covers what the issue asks for: enough definitions, and every
 // one with an expectation the test above can hold it to.
 TEST(FrontendDefinitions, SweepIsComplete) {
