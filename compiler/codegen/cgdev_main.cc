@@ -183,6 +183,7 @@ int SetField(const std::string& k, const std::string& value, bool derived, Heuri
                                                  {"reread_rows", &hp.reread_rows},
                                                  {"lanes_in_registers", &hp.lanes_in_registers},
                                                  {"cluster_rows", &hp.cluster_rows},
+                                                 {"trust_alignment", &hp.trust_alignment},
                                                  {"one_pass_variance", &hp.one_pass_variance},
                                                  {"dynamic_rows", &hp.dynamic_rows},
                                                  {"streaming_stores", &hp.streaming_stores},

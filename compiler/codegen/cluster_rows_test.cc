@@ -272,5 +272,34 @@ TEST(StagedColumns, TwoFloatColumnsCompile) {
   EXPECT_EQ(k->spill_bytes, 0);
 }
 
+// trust_alignment: a specialized kernel's alignment test is `true` (the
+// runtimes keep the manifest's align); a general kernel keeps its test.
+TEST(TrustAlignment, OnlySpecializedKernelsDropTheAlignmentTest) {
+  if (NvrtcVersion() == "none") GTEST_SKIP() << "no NVRTC in this build";
+  auto parsed = ParseReproFile(absl::StrCat(FUSIOND_CORPUS_DIR, "/softmax_bwd.py"));
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  CompileOptions o;
+  o.arch = "sm_90";
+  o.generate_code = false;
+  auto r = CompileFusion(parsed->graph, parsed->input_shapes, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->segments.size(), 1u);
+  const SegmentResult& seg = r->segments[0];
+  HeuristicParams hp = seg.params;
+  EXPECT_FALSE(hp.trust_alignment);  // not the pipeline's choice
+  hp.trust_alignment = true;
+  EXPECT_NE(hp.ToString().find(" trust_alignment=true"), std::string::npos);
+  for (bool specialize : {true, false}) {
+    SegmentCompileOptions so;
+    so.kernel_name = "fz_softmax_bwd";
+    so.symbol_sizes = seg.symbol_sizes;
+    so.specialize = specialize;
+    auto k = CompileSegment(seg.graph, hp, so);
+    ASSERT_TRUE(k.ok()) << k.status();
+    EXPECT_EQ(k->cuda_source.find("const bool vec_ok = true;") != std::string::npos, specialize);
+    EXPECT_EQ(k->spill_bytes, 0);
+  }
+}
+
 }  // namespace
 }  // namespace fusiond

@@ -143,6 +143,9 @@ absl::Status Generator::EmitIndexSetup(std::string& c) {
                       ") == 0");
   }
   if (!form_.extent_dividers.empty()) absl::StrAppend(&vec, " && fz_q32");
+  // HeuristicParams::trust_alignment: a specialized kernel's extents are the
+  // literals compiled for and its pointers aligned as its manifest requires.
+  if (params_.trust_alignment && form_.specialized && form_.extent_dividers.empty()) vec = "true";
   absl::StrAppend(&c, "  const bool vec_ok = ", vec, ";\n");
   // The row fits the persistent buffers: T * chunks_per_thread * vector_width elements, with T =
   // split * threads_x (a persistent kernel's grid y is `split`), written as a

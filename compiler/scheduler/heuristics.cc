@@ -36,9 +36,9 @@ std::string HeuristicParams::ToString() const {
       cluster_x > 1 ? absl::StrCat(" cluster_x=", cluster_x) : std::string(),
       smem_columns ? " smem_columns=true" : "", reread_rows ? " reread_rows=true" : "",
       lanes_in_registers ? " lanes_in_registers=true" : "",
-      cluster_rows ? " cluster_rows=true" : "", one_pass_variance ? " one_pass_variance=true" : "",
-      dynamic_rows ? " dynamic_rows=true" : "", streaming_stores ? " streaming_stores=true" : "",
-      exact_tiling ? " exact_tiling=true" : "",
+      cluster_rows ? " cluster_rows=true" : "", trust_alignment ? " trust_alignment=true" : "",
+      one_pass_variance ? " one_pass_variance=true" : "", dynamic_rows ? " dynamic_rows=true" : "",
+      streaming_stores ? " streaming_stores=true" : "", exact_tiling ? " exact_tiling=true" : "",
       blocks_per_sm != 1 ? absl::StrCat(" blocks_per_sm=", blocks_per_sm) : std::string());
 }
 
@@ -53,9 +53,10 @@ std::string HeuristicParams::ToJson() const {
       ",\"multi_pass\":", b(multi_pass), ",\"unroll\":", unroll, ",\"smem_bytes\":", smem_bytes,
       ",\"cluster_x\":", cluster_x, ",\"smem_columns\":", b(smem_columns),
       ",\"reread_rows\":", b(reread_rows), ",\"lanes_in_registers\":", b(lanes_in_registers),
-      ",\"cluster_rows\":", b(cluster_rows), ",\"one_pass_variance\":", b(one_pass_variance),
-      ",\"dynamic_rows\":", b(dynamic_rows), ",\"streaming_stores\":", b(streaming_stores),
-      ",\"exact_tiling\":", b(exact_tiling), ",\"blocks_per_sm\":", blocks_per_sm, "}");
+      ",\"cluster_rows\":", b(cluster_rows), ",\"trust_alignment\":", b(trust_alignment),
+      ",\"one_pass_variance\":", b(one_pass_variance), ",\"dynamic_rows\":", b(dynamic_rows),
+      ",\"streaming_stores\":", b(streaming_stores), ",\"exact_tiling\":", b(exact_tiling),
+      ",\"blocks_per_sm\":", blocks_per_sm, "}");
 }
 
 // ToString names every field, so hashing it is a stable field-by-field hash.
@@ -69,9 +70,10 @@ bool HeuristicParams::operator==(const HeuristicParams& o) const {
          grid_reduction == o.grid_reduction && multi_pass == o.multi_pass && unroll == o.unroll &&
          smem_bytes == o.smem_bytes && cluster_x == o.cluster_x && smem_columns == o.smem_columns &&
          reread_rows == o.reread_rows && lanes_in_registers == o.lanes_in_registers &&
-         cluster_rows == o.cluster_rows && one_pass_variance == o.one_pass_variance &&
-         dynamic_rows == o.dynamic_rows && streaming_stores == o.streaming_stores &&
-         exact_tiling == o.exact_tiling && blocks_per_sm == o.blocks_per_sm;
+         cluster_rows == o.cluster_rows && trust_alignment == o.trust_alignment &&
+         one_pass_variance == o.one_pass_variance && dynamic_rows == o.dynamic_rows &&
+         streaming_stores == o.streaming_stores && exact_tiling == o.exact_tiling &&
+         blocks_per_sm == o.blocks_per_sm;
 }
 
 }  // namespace fusiond

@@ -94,6 +94,12 @@ struct HeuristicParams {
   // the workspace and a group barrier, so the split needs no cooperative
   // launch of its own and more, smaller blocks run each row.
   bool cluster_rows = false;
+  // Specialized persistent kernels take their vector alignment as given
+  // (vec_ok true, so every `fits` test folds away): the runtimes launch
+  // them only on pointers aligned as the manifest's `align` says (they copy
+  // misaligned inputs). Launched on misaligned pointers anyway, such a
+  // kernel faults instead of computing nothing useful.
+  bool trust_alignment = false;
 
   // Code generation's choices beyond the launch shape, set by
   // DecideKernelForm (heuristics_kernel_form.cc) from the fields above.
