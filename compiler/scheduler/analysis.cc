@@ -202,7 +202,7 @@ bool Analyzer::CheckNode(const Node& n) {
   }
   if (!IsReduction(n.op)) return true;
   const ValueId x = n.inputs[0];
-  if ((Covered(x) & nontrivial_) != nontrivial_) {
+  if (!map_[x] || (Covered(x) & nontrivial_) != nontrivial_) {
     return Fail(absl::StrCat("reduction ", ValueName(g_, out), " reads ", TypeString(g_, x),
                              ", only part of the iteration space [", absl::StrJoin(space_, ", "),
                              "]"));
@@ -210,6 +210,12 @@ bool Analyzer::CheckNode(const Node& n) {
   Mask reduced = 0;
   for (int64_t a : n.attrs.dims) {
     if ((*map_[x])[a] >= 0) reduced |= Mask{1} << (*map_[x])[a];
+    // Of size 1 here but any size in the kernel, which would have to reduce
+    // it: the partitioner's segments have static sizes.
+    if (shape_[x][a] == 1 && !g_.Canonical(g_.value(x).shape[a]).is_static()) {
+      return Fail(absl::StrCat("reduction ", ValueName(g_, out), " reduces axis ", a, " of ",
+                               TypeString(g_, x), ", symbolic and of size 1 here"));
+    }
   }
   for (ValueId o : n.outputs) derived_[o] |= reduced;
   if (reduced != 0) reductions_.push_back({n.id, reduced});

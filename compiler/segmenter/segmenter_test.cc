@@ -133,5 +133,22 @@ TEST(Segmenter, AxesOfDifferentSymbolsAreNotOneIterationAxis) {
   for (const Segment& seg : segs) EXPECT_TRUE(seg.graph.symbols.empty()) << PrintGraph(seg.graph);
 }
 
+// A symbolic axis of size 1 at the sizes compiled for: the analysis sees no
+// reduction there, a kernel for every size would have to reduce it (code
+// generation refused the pointwise segment), so the segments get static
+// sizes.
+TEST(Segmenter, ASymbolicAxisOfSizeOneIsReducedInStaticSegments) {
+  Graph g;
+  GraphBuilder b(&g);
+  ValueId x = Must(b.DefineTensor("T0", DataType::kFloat, {-1, -1}));
+  ValueId r = Must(b.Reduce(OpKind::kSum, x, {0}, true));
+  ValueId rb = Must(b.BroadcastInDim(r, g.value(x).shape, {0, 1}));
+  ASSERT_TRUE(b.AddOutput(Must(b.Binary(OpKind::kSub, x, rb))).ok());
+  auto segs = Segments(g, {{1, 256}});
+  ASSERT_FALSE(segs.empty());
+  for (const Segment& seg : segs) EXPECT_TRUE(seg.graph.symbols.empty()) << PrintGraph(seg.graph);
+  EXPECT_FALSE(Segments(g, {{8, 256}})[0].graph.symbols.empty());  // one kernel for every size
+}
+
 }  // namespace
 }  // namespace fusiond

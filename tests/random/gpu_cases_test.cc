@@ -102,10 +102,11 @@ TEST(GpuCases, EveryBundleSeedGeneratesCode) {
 // axes propagation left unknown (a reduced axis no other value shares, an
 // axis only a broadcast makes), row sums over all axes of a broadcast and
 // of a full tensor (1448), a sum broadcast to an output of another shape
-// (1457).
+// (1457); 8099 crashed the scheduler's analysis (a reduction of a value with
+// no place in a space of extents 1).
 TEST(GpuCases, SeedsOnceRefusedCompile) {
   if (NvrtcVersion() == "none") GTEST_SKIP() << "no NVRTC in this build";
-  for (int seed : {1398, 1401, 1406, 1429, 1430, 1443, 1446, 1448, 1453, 1457}) {
+  for (int seed : {1398, 1401, 1406, 1429, 1430, 1443, 1446, 1448, 1453, 1457, 8099}) {
     RandomGraphCase c = GpuRandomCase(seed);
     auto r = CompileFusion(c.graph, c.input_shapes, CompileOptions{});
     ASSERT_TRUE(r.ok()) << "seed " << seed << ": " << r.status();
