@@ -6,6 +6,8 @@
 //                                   start + w (end - start) : end - (end - start) (1 - w)
 //   addcmul(x, t1, t2, value)       x + value * t1 * t2
 //   threshold(x, threshold, value)  x <= threshold ? value : x
+//   shape(x), at(shape, index)      x's sizes as a list, one entry of it
+//   stride_order(x, stride_order)   the value itself (outputs are contiguous)
 // lerp and addcmul compute 16- and 8-bit float operands in float32 and round
 // once to the promoted type, as ATen's (and so eager's and Inductor's) do.
 // Ops that are out of scope (matmuls, attention, gathers and scatters) are
@@ -50,6 +52,17 @@ bool IsReducedFloat(DataType t) { return IsFloatingPoint(t) && ComputeType(t) !=
 
 }  // namespace
 
+bool IsPermutation(const std::vector<int64_t>& order, int rank) {
+  std::vector<bool> seen(rank, false);
+  for (int64_t a : order) {
+    if (a < 0 || a >= rank || seen[a]) return false;
+    seen[a] = true;
+  }
+  return static_cast<int>(order.size()) == rank;
+}
+
+namespace {}  // namespace
+
 std::optional<absl::StatusOr<PyValue>> DefinitionLowering::CompositeOp(const Expr& call,
                                                                        const Expr& op_name) {
   const std::string& name = op_name.text;
@@ -61,6 +74,7 @@ std::optional<absl::StatusOr<PyValue>> DefinitionLowering::CompositeOp(const Exp
                                    " is left to the caller (run it outside the fusion)"),
                       "pointwise ops, casts, broadcasts, reductions, norms and softmax"));
   }
+  if (name == "shape" || name == "at" || name == "stride_order") return ShapeQuery(call, name);
   std::vector<std::string> params;
   size_t required = 0;
   if (name == "set" || name == "segment_set") {
@@ -101,6 +115,64 @@ std::optional<absl::StatusOr<PyValue>> DefinitionLowering::CompositeOp(const Exp
   v.kind = K::kValue;
   v.id = *out;
   return absl::StatusOr<PyValue>(v);
+}
+
+// fd.ops.shape(T): T's sizes, a list of size scalars; fd.ops.at(V, index):
+// entry index (negative from the end) of such a list; fd.ops.stride_order(T,
+// stride_order): T itself (a layout request: outputs here are contiguous).
+absl::StatusOr<PyValue> DefinitionLowering::ShapeQuery(const Expr& call, const std::string& name) {
+  const std::string fname = absl::StrCat("fd.ops.", name);
+  std::vector<std::string> params = {"arg"};
+  if (name == "at") params.push_back("index");
+  if (name == "stride_order") params.push_back("stride_order");
+  auto args = BindArguments(call, fname, params, params.size(), errors_);
+  if (!args.ok()) return args.status();
+  const Expr& arg = *(*args)[0];
+  auto v = Eval(arg);
+  if (!v.ok()) return v.status();
+  if (name == "at") {
+    auto index = IntArg(*(*args)[1], "index");
+    if (!index.ok()) return index.status();
+    const int64_t n = v->kind == K::kExtents ? static_cast<int64_t>(v->extents.size())
+                                             : static_cast<int64_t>(v->items.size());
+    if ((v->kind != K::kList && v->kind != K::kTuple && v->kind != K::kExtents) || *index < -n ||
+        *index >= n) {
+      return errors_.Error((*args)[1]->loc,
+                           absl::StrCat(fname, " of ", DescribeValue(*g_, *v), " at ", *index),
+                           "a shape from fd.ops.shape(T) and an index within its length");
+    }
+    const int64_t k = *index < 0 ? *index + n : *index;
+    if (v->kind != K::kExtents) return v->items[k];
+    if (!v->extents[k].is_static()) {
+      return errors_.Error(arg.loc, "fd.ops.at of a symbolic entry of T.shape()",
+                           "fd.ops.at(fd.ops.shape(T), index)");
+    }
+    PyValue size;
+    size.kind = K::kInt;
+    size.i = v->extents[k].size;
+    return size;
+  }
+  if (v->kind != K::kValue || !g_->value(v->id).is_tensor) {
+    return errors_.Error(arg.loc, absl::StrCat(fname, " of ", DescribeValue(*g_, *v)), "a tensor");
+  }
+  const int rank = g_->value(v->id).rank();
+  if (name == "stride_order") {
+    auto order = IntList(*(*args)[1], "stride_order", false);
+    if (!order.ok()) return order.status();
+    if (!IsPermutation(*order, rank)) {
+      return errors_.Error((*args)[1]->loc, "stride_order is not a permutation of the axes",
+                           absl::StrCat("each of 0..", rank - 1, " once"));
+    }
+    return *v;
+  }
+  PyValue list;
+  list.kind = K::kList;
+  for (int a = 0; a < rank; ++a) {
+    auto size = SizeAt(call, v->id, a);
+    if (!size.ok()) return size.status();
+    list.items.push_back(*size);
+  }
+  return list;
 }
 
 absl::StatusOr<ValueId> DefinitionLowering::CompositeValue(const std::string& name,

@@ -309,7 +309,10 @@ absl::StatusOr<PyValue> DefinitionLowering::SizeOf(const Expr& at, ValueId tenso
                                       ValueName(*g_, tensor), " of rank ", rank),
                          absl::StrCat("an axis in [", -rank, ", ", rank, ")"));
   }
-  const int64_t a = *axis < 0 ? *axis + rank : *axis;
+  return SizeAt(at, tensor, *axis < 0 ? *axis + rank : *axis);
+}
+
+absl::StatusOr<PyValue> DefinitionLowering::SizeAt(const Expr& at, ValueId tensor, int64_t a) {
   auto it = size_nodes_.find({tensor, a});
   if (it != size_nodes_.end()) return Of(it->second);
   auto id = b_.Size(tensor, a);

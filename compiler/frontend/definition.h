@@ -23,6 +23,9 @@
 namespace fusiond {
 namespace frontend {
 
+// True when order holds each of 0..rank-1 once (stride_order arguments).
+bool IsPermutation(const std::vector<int64_t>& order, int rank);
+
 class DefinitionLowering {
  public:
   DefinitionLowering(Graph* graph, const ErrorReporter& errors, const GraphLimits& limits)
@@ -62,6 +65,7 @@ class DefinitionLowering {
   // other names. CompositeValue builds one from its evaluated operands.
   std::optional<absl::StatusOr<PyValue>> CompositeOp(const Expr& call, const Expr& op_name);
   absl::StatusOr<ValueId> CompositeValue(const std::string& name, std::vector<ValueId> x);
+  absl::StatusOr<PyValue> ShapeQuery(const Expr& call, const std::string& name);
   // fd.ops.uniform / normal / rand_like / randn_like, fd.ops.iota.
   absl::StatusOr<PyValue> RandomOp(const Expr& call, const Expr& op_name);
   absl::StatusOr<PyValue> IotaOp(const Expr& call, const Expr& op_name);
@@ -72,6 +76,8 @@ class DefinitionLowering {
                                                          const char* expect);
   absl::StatusOr<PyValue> TensorMethod(const Expr& call, const std::string& method);
   absl::StatusOr<PyValue> SizeOf(const Expr& at, ValueId tensor, const Expr* axis);
+  // The size of axis a (in range) of tensor: one size node per (tensor, axis).
+  absl::StatusOr<PyValue> SizeAt(const Expr& at, ValueId tensor, int64_t a);
 
   // Conversions of evaluated arguments, each with a located error.
   absl::StatusOr<ValueId> Operand(const Expr& e);  // tensor, scalar or number

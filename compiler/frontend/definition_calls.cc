@@ -100,9 +100,12 @@ void OpParameters(OpKind op, std::vector<std::string>* params, size_t* required)
         case OpKind::kReshape:
           *params = {"x", "new_shape"};
           break;
+        case OpKind::kSqueeze:  // squeeze_expanded: accepted, extents must be 1 here
+          *params = {"x", "dims", "squeeze_expanded"};
+          break;
         default:
           *params = {"x", "dims"};
-          break;  // squeeze, permute
+          break;  // permute
       }
       break;
     case OpCategory::kIndexed:  // handled by FactoryOp
@@ -247,11 +250,20 @@ absl::StatusOr<PyValue> DefinitionLowering::DefineVectorCall(const Expr& call) {
 }
 
 absl::StatusOr<PyValue> DefinitionLowering::AddOutputCall(const Expr& call) {
-  auto args = BindArguments(call, "add_output", {"output", "alias_input"}, 1, errors_);
+  auto args =
+      BindArguments(call, "add_output", {"output", "alias_input", "stride_order"}, 1, errors_);
   if (!args.ok()) return args.status();
   if ((*args)[1] != nullptr) {
     return errors_.Error((*args)[1]->loc, "aliased outputs (alias_input) are not supported",
                          "fd.add_output(T)");
+  }
+  // nvFuser's printer writes the layout of permuted outputs; the values are
+  // the same, and outputs here are contiguous.
+  std::optional<std::vector<int64_t>> stride_order;
+  if (const Expr* s = (*args)[2]) {
+    auto order = IntList(*s, "stride_order", false);
+    if (!order.ok()) return order.status();
+    stride_order = *order;
   }
   const Expr& e = *(*args)[0];
   auto v = Eval(e);
@@ -264,6 +276,10 @@ absl::StatusOr<PyValue> DefinitionLowering::AddOutputCall(const Expr& call) {
     return errors_.Error(
         e.loc, absl::StrCat("add_output of ", DescribeValue(*g_, *v), ": outputs must be tensors"),
         "a tensor defined in the fusion");
+  }
+  if (stride_order && !IsPermutation(*stride_order, g_->value(v->id).rank())) {
+    return errors_.Error((*args)[2]->loc, "stride_order is not a permutation of the axes",
+                         "each axis of the output once");
   }
   if (absl::Status s = b_.AddOutput(v->id); !s.ok()) return errors_.At(call.loc, s);
   return PyValue{};
@@ -353,6 +369,10 @@ absl::Status DefinitionLowering::ShapeAttrs(OpKind op, const std::vector<const E
       auto dims = IntList(*a[1], "dims", op == OpKind::kSqueeze);
       if (!dims.ok()) return dims.status();
       attrs->dims = *dims;
+      if (op == OpKind::kSqueeze && a[2] != nullptr) {
+        auto expanded = BoolArg(*a[2], "squeeze_expanded");
+        if (!expanded.ok()) return expanded.status();
+      }
       break;
     }
   }

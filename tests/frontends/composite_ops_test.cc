@@ -119,6 +119,34 @@ TEST(CompositeOps, OutOfScopeOpsAreRefusedByName) {
   }
 }
 
+TEST(CompositeOps, ShapeAtStrideOrderAndPrinterKeywords) {
+  // Recent printers: sizes through fd.ops.shape / at, stride_order as an op
+  // and on outputs, squeeze's squeeze_expanded.
+  const std::string body =
+      "    T2 = fd.ops.broadcast(T0, is_broadcast_dim=[True, False])\n"
+      "    T3 = fd.ops.squeeze(T2, dims=[0], squeeze_expanded=False)\n"
+      "    V4 = fd.ops.shape(T1)\n"
+      "    S5 = fd.ops.at(V4, index=-1)\n"
+      "    T6 = fd.ops.broadcast_in_dim(T3, shape=[S5, 2], broadcast_dims=[0])\n"
+      "    T7 = fd.ops.stride_order(T6, stride_order=[0, 1])\n"
+      "    fd.add_output(T7, stride_order=[0, 1])\n";
+  const std::vector<double> x = {1, 2, 3, 4};
+  auto out =
+      EvalScript(Script("Float", body), {Tensor(DataType::kFloat, x), Tensor(DataType::kFloat, x)});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].shape, (std::vector<int64_t>{4, 2}));
+  EXPECT_EQ(out[0].data, (std::vector<double>{1, 1, 2, 2, 3, 3, 4, 4}));
+  for (const char* bad : {"    S2 = fd.ops.at(fd.ops.shape(T0), index=1)\n",
+                          "    T2 = fd.ops.stride_order(T0, stride_order=[1])\n",
+                          "    fd.add_output(T0, stride_order=[0, 0])\n",
+                          "    T2 = fd.ops.squeeze(T0, dims=[0], squeeze_expanded=1)\n"}) {
+    auto p = ParseReproScript(Script("Float", bad), "c.py");
+    ASSERT_FALSE(p.ok()) << bad;
+    EXPECT_EQ(p.status().code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_TRUE(absl::StrContains(p.status().message(), "c.py:4:")) << p.status();
+  }
+}
+
 TEST(CompositeOps, WrongArgumentsAreLocated) {
   auto p = ParseReproScript(Script("Float", "    T2 = fd.ops.lerp(T0, T1)\n"), "c.py");
   ASSERT_FALSE(p.ok());

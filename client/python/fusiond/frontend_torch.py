@@ -205,7 +205,7 @@ class _Ops:
     def permute(self, x, dims):
         return self._fd._tensor(f"{x.expr}.permute({_lit(list(dims))})", x.ndim, x.dtype)
 
-    def squeeze(self, x, dims):
+    def squeeze(self, x, dims, squeeze_expanded=False):
         dims = sorted((d + x.ndim) % x.ndim for d in dims)
         code = x.expr
         for d in reversed(dims):
@@ -217,6 +217,15 @@ class _Ops:
 
     def size(self, x, dim):
         return x.size(dim)
+
+    def shape(self, x):
+        return x.shape()
+
+    def at(self, shape, index):
+        return self._fd._scalar(f"{shape.expr}[{int(index)}]")
+
+    def stride_order(self, x, stride_order):
+        return x  # a layout request: the values are x's
 
     def lerp(self, start, end, weight):
         ref = next(v for v in (start, end, weight) if _is_tensor(v))
@@ -329,7 +338,7 @@ class FusionDefinition:
         v.length = len(values)
         return v
 
-    def add_output(self, value, *_):
+    def add_output(self, value, *_, **__):  # stride_order=: the values are the same
         self._outputs.append(value)
 
     def execute(self, inputs, **_):
