@@ -9,16 +9,18 @@
 #           compiles every definition below with `fusionc compile --out` into
 #           .devcarry/outer/<stem>/ (no cache: this tree's compiler), and the
 #           heuristic variants of bench/gpu/variants/outer.txt with
-#           bench/gpu/variants.sh into .devcarry/variants/ (replacing what
-#           was prepared there); BUILD_DIR defaults to build-outer
+#           bench/gpu/variants.sh into .devcarry/outer-variants/ (its own
+#           folder: other sweeps keep .devcarry/variants); BUILD_DIR defaults
+#           to build-outer
 #   device: OUT=$OUT bash bench/gpu/outer_check.sh run [--variants]
 #           (carry: [".devcarry"]) runs bench/gpu/run.py on them (every output
 #           checked against float64, do_bench and steady state), prints one
 #           line a fusion: ours / torch.compile and % of copy bandwidth, with
 #           the issue's targets (outer reductions: >= 1.0x and >= 70% of copy;
 #           pointwise: >= 1.0x), and with --variants times the variants too.
-# Exit status: 1 when a correctness check fails or a fusion did not run;
-# targets missed are printed (MISS) but do not fail the run.
+# Exit status: 1 when a correctness check fails or a fusion or variant did
+# not run (or a variant failed to compile here); targets missed are printed
+# (MISS) but do not fail the run.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 D=.devcarry/outer
@@ -44,7 +46,12 @@ case "${1:-}" in
     done
     echo "fusionc compile from $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- compiler || echo '+uncommitted compiler/ changes')" \
       >"$D/PRODUCER"
-    bash bench/gpu/variants.sh prepare bench/gpu/variants/outer.txt "$BUILD" || failed=1
+    VARIANTS_DIR=.devcarry/outer-variants bash bench/gpu/variants.sh prepare \
+      bench/gpu/variants/outer.txt "$BUILD" || failed=1
+    # variants.sh skips a variant that fails to compile: every line must be there.
+    want=$(grep -cvE '^[[:space:]]*(#|$)' bench/gpu/variants/outer.txt)
+    got=$(find .devcarry/outer-variants -mindepth 1 -maxdepth 1 -type d | wc -l)
+    [ "$got" = "$want" ] || { echo "outer_check: $got of $want variants prepared"; failed=1; }
     echo "device: OUT=\$OUT bash bench/gpu/outer_check.sh run --variants   (carry: [\".devcarry\"])"
     exit $failed
     ;;
@@ -78,7 +85,14 @@ for r in rows:
           f"{o['pct_copy_bw']:3.0f}% of copy{steady}  {'PASS' if o.get('pass') else 'FAIL'} {tag}")
 PY
     if [ "${2:-}" = "--variants" ]; then
-      OUT="$OUT" bash bench/gpu/variants.sh run
+      OUT="$OUT" VARIANTS_DIR=.devcarry/outer-variants bash bench/gpu/variants.sh run |
+        tee "$OUT/outer/variants.log"
+      # Every variant's outputs passed the float64 check.
+      for v in .devcarry/outer-variants/*/; do
+        name=$(basename "$v")
+        grep -E "^$name +" "$OUT/outer/variants.log" | grep -qE 'PASS *$' ||
+          { echo "outer_check: variant $name did not pass"; rc=1; }
+      done
     fi
     exit "$rc"
     ;;

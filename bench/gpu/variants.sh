@@ -35,6 +35,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 D=.devcarry
+# Where the variants are prepared and run from (VARIANTS_DIR, under .devcarry;
+# default .devcarry/variants), so two sweeps prepared at once keep apart.
+V=${VARIANTS_DIR:-$D/variants}
 case "${1:-}" in
   prepare)
     VARS=${2:?variants file}
@@ -45,8 +48,8 @@ case "${1:-}" in
       ninja -C "$BUILD" -j2 fusiond_cgdev >/dev/null || exit 1
       CGDEV=$BUILD/compiler/nvrtc/fusiond_cgdev
     fi
-    [ "${APPEND:-0}" = 1 ] || rm -rf "$D/variants"
-    mkdir -p "$D/variants" "$D/fusions"
+    [ "${APPEND:-0}" = 1 ] || rm -rf "$V"
+    mkdir -p "$V" "$D/fusions"
     while read -r name stem rest; do
       [ -z "${name:-}" ] || [ "${name:0:1}" = "#" ] && continue
       name=$name${SUFFIX:-}
@@ -80,21 +83,21 @@ PY
       else
         cp "$src" "$D/fusions/"
       fi
-      mkdir -p "$D/variants/$name/$stem"
-      echo "$stem $map $compile" >"$D/variants/$name/RUN"
+      mkdir -p "$V/$name/$stem"
+      echo "$stem $map $compile" >"$V/$name/RUN"
       # The hand-set HeuristicParams fields (none: the pipeline decides), which
       # run.py records in the variant's report.
-      printf '%s\n' "${args[@]}" >"$D/variants/$name/OVERRIDES"
-      "$CGDEV" "$src" "$D/variants/$name/$stem" "${args[@]}" \
-        >"$D/variants/$name/cgdev.log" 2>&1
+      printf '%s\n' "${args[@]}" >"$V/$name/OVERRIDES"
+      "$CGDEV" "$src" "$V/$name/$stem" "${args[@]}" \
+        >"$V/$name/cgdev.log" 2>&1
       rc=$?
       if [ $rc -ne 0 ] && [ $rc -ne 3 ]; then  # 3: compiled, with spills
-        echo "variants: $name failed:"; tail -3 "$D/variants/$name/cgdev.log"
-        rm -rf "${D:?}/variants/$name"
+        echo "variants: $name failed:"; tail -3 "$V/$name/cgdev.log"
+        rm -rf "${V:?}/$name"
         continue
       fi
-      echo "$name: $(grep -o 'registers [0-9]* spill [0-9]*' "$D/variants/$name/cgdev.log" | head -1)" \
-        "smem $(grep -o '"smem_bytes": "[0-9]*"' "$D/variants/$name/$stem/manifest.json" | grep -o '[0-9]*')"
+      echo "$name: $(grep -o 'registers [0-9]* spill [0-9]*' "$V/$name/cgdev.log" | head -1)" \
+        "smem $(grep -o '"smem_bytes": "[0-9]*"' "$V/$name/$stem/manifest.json" | grep -o '[0-9]*')"
     done <"$VARS"
     # Probe kernels in place of the prepared ones (bench/gpu/probes/lean_swap.sh).
     { grep -E '^# swap ' "$VARS" || true; } | while read -r _ _ name kind bx pb mb rest; do
@@ -102,14 +105,14 @@ PY
       for a in $rest; do
         case "$a" in smem) smem=smem ;; grid=*) grid=${a#grid=} ;; esac
       done
-      [ -d "$D/variants/$name${SUFFIX:-}" ] || continue
+      [ -d "$V/$name${SUFFIX:-}" ] || continue
       echo "$name${SUFFIX:-} (swapped): $(GRID=$grid BUILD=$BUILD bash bench/gpu/probes/lean_swap.sh \
         "$name${SUFFIX:-}" "$kind" "$bx" "$pb" "$mb" $smem)"
     done
     # Hand edits of generated kernels (bench/gpu/probes/*.py).
     [ -n "$CGDEV" ] || CGDEV=$BUILD/compiler/nvrtc/fusiond_cgdev
     { grep -E '^# edit ' "$VARS" || true; } | while read -r _ _ name probe pargs; do
-      v=$D/variants/$name${SUFFIX:-}
+      v=$V/$name${SUFFIX:-}
       [ -d "$v" ] || continue
       d=$v/$(cut -d' ' -f1 "$v/RUN")
       cu=$(ls "$d"/*.cu)
@@ -124,7 +127,7 @@ PY
     OUT=${OUT:-bench/out}
     mkdir -p "$OUT/variants"
     printf '%-28s %s\n' variant "fusion                   shape               floor us  eager us compile us   ours us ours/compile ours %bw  cmp %bw  ours err result"
-    for dir in "$D"/variants/*/; do
+    for dir in "$V"/*/; do
       name=$(basename "$dir")
       read -r stem map compile <"$dir/RUN"
       flags=(--artifacts "$dir" --fusions "$D/fusions/$stem.py" --out "$OUT/variants" --tag "$name")
