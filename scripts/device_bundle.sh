@@ -12,7 +12,7 @@
 #   .devcarry/mutants/<stem>/       kernels of known-wrong definitions
 #                                   (bench/gpu/selftest/mutants.sh), which every check must fail
 #   .devcarry/rnd/                  random graphs compiled here (fusiond_random_gpu_bundle
-#                                   1360 100): manifests, cubins and BUNDLE (seeds, outcomes)
+#                                   1360 200): manifests, cubins and BUNDLE (seeds, outcomes)
 #   .devcarry/bin, .devcarry/lib    runtime_gpu_test, runtime_e2e_test, fusiond_random_gpu_check
 #                                   (and fusionc) with the libraries they need (all but libc/
 #                                   libm/libpthread/libdl/librt/ld-linux/libcuda/libnvrtc), stripped
@@ -92,11 +92,11 @@ rm -rf "$M"
 
 # Random graphs at realistic sizes (tests/random/gpu_cases.h), compiled
 # here; the device makes their inputs and references from the seeds.
-# Seeds 1360..1459 hold every scheduler, shared memory and clusters
+# Seeds 1360..1559 hold every scheduler, shared memory and clusters
 # (tests/random/gpu_cases_test.cc checks that).
 RANDOM_BUNDLE=$BUILD/tests/random/fusiond_random_gpu_bundle
 if [ -x "$RANDOM_BUNDLE" ]; then
-  "$RANDOM_BUNDLE" 1360 100 "$OUT/rnd" >"$OUT/rnd.log" 2>&1 || { echo "device_bundle: random graphs: see $OUT/rnd.log" >&2; failed=1; }
+  "$RANDOM_BUNDLE" 1360 200 "$OUT/rnd" >"$OUT/rnd.log" 2>&1 || { echo "device_bundle: random graphs: see $OUT/rnd.log" >&2; failed=1; }
   tail -9 "$OUT/rnd.log" >&2
 else
   echo "device_bundle: no $RANDOM_BUNDLE" >&2

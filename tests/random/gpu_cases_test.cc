@@ -19,7 +19,7 @@ namespace fusiond {
 namespace {
 
 constexpr int kFirstSeed = 1360;  // as scripts/device_bundle.sh
-constexpr int kSeeds = 100;
+constexpr int kSeeds = 200;
 
 int64_t Largest(const RandomGraphCase& c) {
   int64_t largest = 0;
