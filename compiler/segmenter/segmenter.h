@@ -8,8 +8,9 @@
 // skipped. Metadata ops (broadcast, squeeze, reshape, ...) and scalar
 // arithmetic are never segments of their own: each group recomputes the
 // ones it reads, so a cut lies at a compute node's result (never the
-// "bookend" split that moves shape ops to a fusion's edges). Every boundary
-// records why the two sides could not be one kernel.
+// "bookend" split that moves shape ops to a fusion's edges). So are
+// pointwise nodes computed from a few graph inputs alone (MarkRecomputed).
+// Every boundary records why the two sides could not be one kernel.
 #ifndef FUSIOND_COMPILER_SEGMENTER_SEGMENTER_H_
 #define FUSIOND_COMPILER_SEGMENTER_SEGMENTER_H_
 
