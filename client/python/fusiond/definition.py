@@ -76,7 +76,8 @@ _TENSOR_RESULT = ("broadcast_in_dim", "broadcast", "expand", "squeeze", "reshape
                   "sum", "max", "min", "prod", "var", "slice", "pad", "cat")
 _FACTORY = ("uniform", "normal", "iota")  # tensors made from scalars (seed, offset, sizes)
 # Front-end spellings the repro parser lowers to IR ops (compiler/frontend).
-FRONTEND_SPELLINGS = ("full", "zeros", "ones", "rand_like", "randn_like")
+FRONTEND_SPELLINGS = ("full", "zeros", "ones", "rand_like", "randn_like", "lerp", "addcmul",
+                      "threshold", "stride_order")
 SUPPORTED_OPS = frozenset(_UNARY + _BINARY + _TERNARY + _TENSOR_RESULT + _FACTORY +
                           FRONTEND_SPELLINGS + ("cast", "var_mean", "size", "set", "segment_set"))
 

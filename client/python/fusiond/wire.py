@@ -172,6 +172,10 @@ def _bind(name, args, kwargs) -> dict:
 
 def _op(b: _Builder, name, args, kwargs, outs) -> None:
     pb = b.pb
+    if name in ("lerp", "addcmul", "threshold", "stride_order"):
+        # Lowered by fusionc's front end (compiler/frontend/composite_calls.cc).
+        raise InvalidArgument(f"fd.ops.{name} has no Python wire form; compile this definition "
+                              "with fusionc")
     a = _bind(name, args, kwargs)
     if name == "size":
         x = a["x"]
