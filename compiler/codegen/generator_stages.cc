@@ -284,6 +284,20 @@ Scope Generator::ElementScope(std::string* body, std::map<ValueId, std::string>*
                         ")");
   };
   es.index = [this](ValueId v) { return OffsetAt(rng_access_.at(v), "j + l", At::kElem); };
+  if (!shape_.lanes && shape_.vector_width > 1) {
+    // Chunks of consecutive lanes: shift ops index once per chunk and read
+    // aligned inputs as vectors (shift_emitter.h).
+    es.vector_width = shape_.vector_width;
+    es.chunk_indent = "      ";
+    es.chunk_index = [this](ValueId v) {
+      const Access& a = rng_access_.at(v);
+      return a.vectorized ? OffsetAt(a, "j", At::kElem) : std::string();
+    };
+    es.aligned_input = [this](ValueId v) {
+      auto it = input_access_.find(v);
+      return it != input_access_.end() && it->second.vectorized && plan_.needed[v];
+    };
+  }
   return es;
 }
 
@@ -328,10 +342,11 @@ absl::Status Generator::EmitStage(int stage, std::string& code) {
   for (size_t i = 0; i < plan_.row_slots.size(); ++i) {
     if (plan_.row_slots[i].stage == stage) slots.push_back(static_cast<int>(i));
   }
-  std::string body, pending;
+  std::string body, pending, chunk;
   std::map<ValueId, std::string> memo;
   std::set<ValueId> used;
   Scope es = ElementScope(&body, &memo, &used);
+  es.chunk = &chunk;
   std::string accum, post, moments;
   for (int i : slots) {
     const ReductionSlot& sl = plan_.row_slots[i];
@@ -384,9 +399,9 @@ absl::Status Generator::EmitStage(int stage, std::string& code) {
     }
   }
   absl::StrAppend(&code, "    auto ", fn, " = [&](auto vw, i64 j", params,
-                  ") {\n      constexpr int VV = decltype(vw)::value;\n#pragma unroll\n"
-                  "      for (int l = 0; l < VV; ++l) {\n",
-                  body, accum, "      }\n", post, "    };\n");
+                  ") {\n      constexpr int VV = decltype(vw)::value;\n", chunk,
+                  "#pragma unroll\n      for (int l = 0; l < VV; ++l) {\n", body, accum,
+                  "      }\n", post, "    };\n");
   absl::StrAppend(&code, LoopOver(fn, ins, {}, false), moments);
   absl::StrAppend(&code, BlockReduce(slots, "    "));
   if (shape_.row_split) {
@@ -440,6 +455,7 @@ absl::Status Generator::EmitFinal(std::string& code) {
   std::set<ValueId> used;
   Scope es = ElementScope(&body, &memo, &used);
   std::string pre, post, rowstores;
+  es.chunk = &pre;
   for (size_t k = 0; k < output_access_.size(); ++k) {
     const Access& a = output_access_[k];
     if (plan_.domain[a.v] == Domain::kCol) continue;

@@ -19,25 +19,30 @@ constexpr int kMaxEmitted = 4096;
 
 // A multi-index of a tensor: axes [0, k) as one linear index `outer` over
 // the extents outer_ext (k = outer_ext.size()), the others one expression
-// each ("" for the axes in `outer`).
+// each ("" for the axes in `outer`). `lane`: the innermost axis' expression is
+// the chunk's first lane's, each lane adds its number (ShiftLanes).
 struct Index {
   std::string outer;
   std::vector<Extent> outer_ext;
   std::vector<std::string> axis;
+  bool lane = false;
 
-  std::string Key() const { return absl::StrCat(outer, "|", absl::StrJoin(axis, ",")); }
+  std::string Key() const {
+    return absl::StrCat(outer, "|", absl::StrJoin(axis, ","), lane ? "|l" : "");
+  }
 };
 
 class Emitter {
  public:
   Emitter(const KernelPlan& plan, const ExprOptions& options,
-          const std::map<ValueId, int>& input_index, const std::string& prefix, std::string* out,
-          const std::string& indent,
+          const std::map<ValueId, int>& input_index, const ShiftLanes* lanes,
+          const std::string& prefix, std::string* out, const std::string& indent,
           const std::function<absl::StatusOr<std::string>(ValueId)>& scalar)
       : p_(plan),
         g_(*plan.graph),
         opt_(options),
         input_index_(input_index),
+        lanes_(lanes),
         prefix_(prefix),
         out_(out),
         indent_(indent),
@@ -48,7 +53,9 @@ class Emitter {
  private:
   Extent Ext(ValueId v, int a) const { return g_.Canonical(g_.value(v).shape[a]); }
   std::string Declare(const std::string& type, const std::string& expr);
-  std::string Var(const std::string& expr) { return Declare("i64", expr); }
+  // An i64 index; `chunk`: the same for every lane, declared before the
+  // lane loop where the scope has a place there (ShiftLanes::chunk).
+  std::string Var(const std::string& expr, bool chunk);
   // Product of shape[from, to) ("1" when empty).
   std::string Prod(const std::vector<Extent>& shape, size_t from, size_t to) const;
   std::vector<Extent> Shape(ValueId v) const;
@@ -56,6 +63,10 @@ class Emitter {
   std::string Mod(const std::string& x, const std::string& d) const;
   // Spells out every axis of ix (k becomes 0).
   void Materialize(Index& ix);
+  // Gives each lane its own innermost index (ix.lane becomes false).
+  void Delane(Index& ix);
+  // Whether an innermost extent keeps a chunk's lanes together.
+  bool Whole(const Extent& e) const { return e.is_static() && e.size % width_ == 0; }
   // The offset of ix in a contiguous row-major tensor of v's shape.
   std::string Linear(ValueId v, Index ix);
   absl::StatusOr<std::string> Eval(ValueId v, Index ix, int depth);
@@ -64,13 +75,17 @@ class Emitter {
   absl::StatusOr<std::string> Slice(const Node& n, Index ix, int depth);
   absl::StatusOr<std::string> Pad(const Node& n, Index ix, int depth);
   absl::StatusOr<std::string> Cat(const Node& n, Index ix, int depth);
-  // x clamped into [0, e) (e > 0).
-  std::string Clamp(const std::string& x, int64_t e, bool low, bool high);
+  absl::StatusOr<std::string> Load(ValueId v, Index ix);
+  // x clamped into [0, e) (e > 0); with lanes (e a multiple of the width)
+  // the first lane's index clamped so that every lane's is in range.
+  std::string Clamp(const std::string& x, int64_t e, bool low, bool high, bool lane, bool chunk);
 
   const KernelPlan& p_;
   const Graph& g_;
   const ExprOptions& opt_;
   const std::map<ValueId, int>& input_index_;
+  const ShiftLanes* lanes_;
+  int width_ = 1;  // the chunk's lanes (1: no chunk form)
   const std::string prefix_;
   std::string* out_;
   const std::string indent_;
@@ -79,6 +94,13 @@ class Emitter {
   int vars_ = 0;
   std::map<std::string, std::string> memo_;  // "v@index" -> its expression
 };
+
+std::string Emitter::Var(const std::string& expr, bool chunk) {
+  if (!chunk || lanes_ == nullptr || lanes_->chunk == nullptr) return Declare("i64", expr);
+  std::string name = absl::StrCat(prefix_, "_", vars_++);
+  absl::StrAppend(lanes_->chunk, lanes_->chunk_indent, "const i64 ", name, " = ", expr, ";\n");
+  return name;
+}
 
 std::string Emitter::Declare(const std::string& type, const std::string& expr) {
   std::string name = absl::StrCat(prefix_, "_", vars_++);
@@ -127,7 +149,7 @@ void Emitter::Materialize(Index& ix) {
     }
     std::string q = Div(ix.outer, Prod(ix.outer_ext, a + 1, k));
     if (a > 0) q = Mod(q, p_.ExtentExpr(ix.outer_ext[a]));
-    ix.axis[a] = Var(q);
+    ix.axis[a] = Var(q, ix.lane);
   }
   ix.outer.clear();
   ix.outer_ext.clear();
@@ -159,11 +181,19 @@ std::string Emitter::Linear(ValueId v, Index ix) {
   return absl::StrCat("(", absl::StrJoin(terms, " + "), ")");
 }
 
-std::string Emitter::Clamp(const std::string& x, int64_t e, bool low, bool high) {
+void Emitter::Delane(Index& ix) {
+  if (!ix.lane) return;
+  std::string& a = ix.axis.back();
+  a = Var(absl::StrCat(a, " + ", lanes_->lane), false);
+  ix.lane = false;
+}
+
+std::string Emitter::Clamp(const std::string& x, int64_t e, bool low, bool high, bool lane,
+                           bool chunk) {
   std::string c = x;
-  if (high) c = absl::StrCat("(", c, " >= ", e, " ? (i64)", e - 1, " : ", c, ")");
+  if (high) c = absl::StrCat("(", c, " >= ", e, " ? (i64)", e - (lane ? width_ : 1), " : ", c, ")");
   if (low) c = absl::StrCat("(", x, " < 0 ? (i64)0 : ", c, ")");
-  return c == x ? x : Var(c);
+  return c == x ? x : Var(c, chunk);
 }
 
 absl::StatusOr<std::string> Emitter::Root(ValueId v, const std::string& linear) {
@@ -186,14 +216,21 @@ absl::StatusOr<std::string> Emitter::Root(ValueId v, const std::string& linear) 
     narrow_ &= e.is_static() && (e.size == 0 || numel <= INT32_MAX / e.size);
     if (narrow_) numel *= e.size;
   }
+  // The chunk form: lanes along an innermost axis that holds whole chunks.
   Index ix;
+  if (lanes_ != nullptr && !lanes_->first.empty() && lanes_->width > 1 && r > 0) {
+    width_ = lanes_->width;
+    ix.lane = Whole(shape[r - 1]);
+    if (!ix.lane) width_ = 1;
+  }
+  if (ix.lane && k == r) k = r - 1;  // the innermost axis apart
   ix.axis.assign(r, "");
   ix.outer_ext.assign(shape.begin(), shape.begin() + k);
-  std::string rem = Var(linear);
+  std::string rem = Var(ix.lane ? lanes_->first : linear, ix.lane);
   if (k > 0) {
     const std::string inner = Prod(shape, k, r);
-    ix.outer = inner == "1" ? rem : Var(Div(rem, inner));
-    if (k < r) rem = Var(Mod(rem, inner));
+    ix.outer = inner == "1" ? rem : Var(Div(rem, inner), ix.lane);
+    if (k < r) rem = Var(Mod(rem, inner), ix.lane);
   }
   for (int a = r - 1; a >= k; --a) {
     if (shape[a].is_broadcast()) {
@@ -202,8 +239,8 @@ absl::StatusOr<std::string> Emitter::Root(ValueId v, const std::string& linear) 
       ix.axis[a] = rem;
     } else {
       const std::string e = p_.ExtentExpr(shape[a]);
-      ix.axis[a] = Var(Mod(rem, e));
-      rem = Var(Div(rem, e));
+      ix.axis[a] = Var(Mod(rem, e), ix.lane);
+      rem = Var(Div(rem, e), ix.lane);
     }
   }
   return Eval(v, std::move(ix), 0);
@@ -223,15 +260,11 @@ absl::StatusOr<std::string> Emitter::Eval(ValueId v, Index ix, int depth) {
   const std::string type = ComputeTypeName(val.dtype);
   absl::StatusOr<std::string> e;
   if (d == nullptr) {
-    auto in = input_index_.find(v);
-    if (in == input_index_.end()) {
-      return absl::InternalError(absl::StrCat("codegen: ", ValueName(g_, v), " is no input"));
-    }
-    e = Declare(type, absl::StrCat("Ty<", static_cast<int>(val.dtype), ">::load(in", in->second,
-                                   " + ", Linear(v, ix), ")"));
+    e = Load(v, ix);
   } else if (IsPointwise(d->op)) {
     e = Pointwise(*d, ix, depth);
   } else if (IsIndexed(d->op)) {
+    Delane(ix);
     std::vector<std::string> ops;
     for (ValueId in : d->inputs) {
       auto s = scalar_(in);
@@ -266,6 +299,45 @@ absl::StatusOr<std::string> Emitter::Eval(ValueId v, Index ix, int depth) {
   return e;
 }
 
+absl::StatusOr<std::string> Emitter::Load(ValueId v, Index ix) {
+  auto in = input_index_.find(v);
+  if (in == input_index_.end()) {
+    return absl::InternalError(absl::StrCat("codegen: ", ValueName(g_, v), " is no input"));
+  }
+  const Value& val = g_.value(v);
+  const int dt = static_cast<int>(val.dtype);
+  const std::string type = ComputeTypeName(val.dtype);
+  const bool known = lanes_ != nullptr && lanes_->aligned && lanes_->aligned(v);
+  if (ix.lane && Whole(Ext(v, val.rank() - 1)) && (known || lanes_->chunk != nullptr)) {
+    // The chunk's elements are consecutive in the input: its words once per
+    // chunk, each lane taking its own. A pointer vec_ok aligns is read as a
+    // vector; another one as a vector where it is aligned, else element by
+    // element. Without a place before the lane loop every lane loads the
+    // same words (NVVM keeps one load of each word the lanes use).
+    const std::string bytes = absl::StrCat(lanes_->count, " * ", DataTypeSize(val.dtype));
+    const std::string w = absl::StrCat(prefix_, "_", vars_++, "w");
+    std::string* to = lanes_->chunk != nullptr ? lanes_->chunk : out_;
+    const std::string& at = lanes_->chunk != nullptr ? lanes_->chunk_indent : indent_;
+    const std::string ptr = absl::StrCat("in", in->second, " + ", Linear(v, ix));
+    if (known) {
+      absl::StrAppend(to, at, "u32 ", w, "[(", bytes, " + 3) / 4];\n", at, "Chunk<", bytes,
+                      ">::ld(", w, ", ", ptr, ");\n");
+    } else {
+      absl::StrAppend(to, at, "u32 ", w, "[(", bytes, " + 3) / 4] = {};\n", at, "{\n", at,
+                      "  const auto* p = ", ptr, ";\n", at, "  bool v = false;\n", at,
+                      "  if constexpr (", bytes, " <= 16) {\n", at, "    if ((u64)p % (", bytes,
+                      ") == 0) {\n", at, "      Chunk<", bytes, ">::ld(", w, ", p);\n", at,
+                      "      v = true;\n", at, "    }\n", at, "  }\n", at, "  if (!v)\n", at,
+                      "    for (int q = 0; q < ", lanes_->count, "; ++q) Ty<", dt, ">::put(", w,
+                      ", q, Ty<", dt, ">::load(p + q));\n", at, "}\n");
+    }
+    return Declare(type, absl::StrCat("Ty<", dt, ">::get(", w, ", ", lanes_->lane, ")"));
+  }
+  Delane(ix);
+  return Declare(type,
+                 absl::StrCat("Ty<", dt, ">::load(in", in->second, " + ", Linear(v, ix), ")"));
+}
+
 absl::StatusOr<std::string> Emitter::Pointwise(const Node& n, Index ix, int depth) {
   const ValueId out = n.outputs[0];
   const int r = g_.value(out).rank();
@@ -287,7 +359,10 @@ absl::StatusOr<std::string> Emitter::Pointwise(const Node& n, Index ix, int dept
     if (iv.is_tensor && iv.rank() == r) {
       oi = ix;
       for (int a = 0; a < r; ++a) {
-        if (Ext(in, a).is_broadcast() && !Ext(out, a).is_broadcast()) oi.axis[a] = "0";
+        if (Ext(in, a).is_broadcast() && !Ext(out, a).is_broadcast()) {
+          oi.axis[a] = "0";
+          if (a == r - 1) oi.lane = false;  // the same element for every lane
+        }
       }
     }
     auto x = Eval(in, std::move(oi), depth + 1);
@@ -303,41 +378,56 @@ absl::StatusOr<Index> Emitter::ShapeOperandIndex(const Node& n, Index ix) {
   Materialize(ix);
   const ValueId x = n.inputs[0];
   const int xr = g_.value(x).rank();
-  Index oi;
-  oi.axis.assign(xr, "0");
-  auto pick = [&](int i, const std::string& a) {
-    if (!Ext(x, i).is_broadcast()) oi.axis[i] = a;
-  };
+  // from[i]: the result axis whose index operand axis i takes (-1: none).
+  std::vector<int> from(xr, -1);
   switch (n.op) {
     case OpKind::kBroadcastInDim:
-      for (int i = 0; i < xr; ++i) pick(i, ix.axis[n.attrs.broadcast_dims[i]]);
+      for (int i = 0; i < xr; ++i) from[i] = static_cast<int>(n.attrs.broadcast_dims[i]);
       break;
     case OpKind::kBroadcast: {
       int i = 0;
       for (size_t o = 0; o < n.attrs.is_broadcast_dim.size(); ++o) {
-        if (!n.attrs.is_broadcast_dim[o]) pick(i++, ix.axis[o]);
+        if (!n.attrs.is_broadcast_dim[o]) from[i++] = static_cast<int>(o);
       }
       break;
     }
     case OpKind::kExpand:
-      for (int i = 0; i < xr; ++i) pick(i, ix.axis[i]);
+      for (int i = 0; i < xr; ++i) from[i] = i;
       break;
     case OpKind::kSqueeze: {
-      size_t o = 0;
+      int o = 0;
       for (int i = 0; i < xr; ++i) {
         const auto& dims = n.attrs.dims;
-        if (std::count(dims.begin(), dims.end(), static_cast<int64_t>(i)) == 0) {
-          pick(i, ix.axis[o++]);
-        }
+        if (std::count(dims.begin(), dims.end(), static_cast<int64_t>(i)) == 0) from[i] = o++;
       }
       break;
     }
     case OpKind::kPermute:
-      for (size_t o = 0; o < n.attrs.dims.size(); ++o) pick(n.attrs.dims[o], ix.axis[o]);
+      for (size_t o = 0; o < n.attrs.dims.size(); ++o) from[n.attrs.dims[o]] = static_cast<int>(o);
       break;
     default:
       return absl::UnimplementedError(
           absl::StrCat("codegen: ", OpName(n.op), " read at shifted indices"));
+  }
+  for (int i = 0; i < xr; ++i) {
+    if (Ext(x, i).is_broadcast()) from[i] = -1;  // index 0 whatever the result's
+  }
+  Index oi;
+  if (ix.lane) {
+    // The lanes stay a chunk when the operand's innermost axis is the
+    // result's; an operand that does not see that axis is the same for
+    // every lane; otherwise each lane indexes on its own.
+    const int last = static_cast<int>(ix.axis.size()) - 1;
+    const bool seen = std::count(from.begin(), from.end(), last) > 0;
+    if (seen && xr > 0 && from[xr - 1] == last && Ext(x, xr - 1) == Ext(n.outputs[0], last)) {
+      oi.lane = true;
+    } else if (seen) {
+      Delane(ix);
+    }
+  }
+  oi.axis.assign(xr, "0");
+  for (int i = 0; i < xr; ++i) {
+    if (from[i] >= 0) oi.axis[i] = ix.axis[from[i]];
   }
   return oi;
 }
@@ -349,9 +439,10 @@ absl::StatusOr<std::string> Emitter::Slice(const Node& n, Index ix, int depth) {
     const int64_t start = o[a], stride = o[2 * r + a];
     if (start == 0 && stride == 1) continue;
     if (a < static_cast<int>(ix.outer_ext.size())) Materialize(ix);
+    if (a == r - 1 && (stride != 1 || start % width_ != 0)) Delane(ix);
     std::string i = ix.axis[a];
     if (stride != 1) i = absl::StrCat(i, " * ", stride);
-    ix.axis[a] = Var(start == 0 ? i : absl::StrCat(i, " + ", start));
+    ix.axis[a] = Var(start == 0 ? i : absl::StrCat(i, " + ", start), ix.lane);
   }
   return Eval(n.inputs[0], std::move(ix), depth + 1);
 }
@@ -372,9 +463,11 @@ absl::StatusOr<std::string> Emitter::Pad(const Node& n, Index ix, int depth) {
     const int64_t e = Ext(x, a).size;        // static: the builder pads only static axes
     if (e == 0) return Declare(type, fill);  // nothing to read: the fill everywhere
     if (a < static_cast<int>(ix.outer_ext.size())) Materialize(ix);
-    const std::string t = lo == 0 ? ix.axis[a] : Var(absl::StrCat(ix.axis[a], " - ", lo));
+    // Lanes stay a chunk where the window's edges are chunk edges.
+    if (a == r - 1 && (lo % width_ != 0 || e % width_ != 0)) Delane(ix);
+    const std::string t = lo == 0 ? ix.axis[a] : Var(absl::StrCat(ix.axis[a], " - ", lo), ix.lane);
     inside.push_back(absl::StrCat("(u64)", t, " < (u64)", e));
-    ix.axis[a] = Clamp(t, e, lo > 0, hi > 0);
+    ix.axis[a] = Clamp(t, e, lo > 0, hi > 0, ix.lane && a == r - 1, ix.lane);
   }
   auto xv = Eval(x, std::move(ix), depth + 1);
   if (!xv.ok()) return xv.status();
@@ -384,7 +477,11 @@ absl::StatusOr<std::string> Emitter::Pad(const Node& n, Index ix, int depth) {
 
 absl::StatusOr<std::string> Emitter::Cat(const Node& n, Index ix, int depth) {
   const int c = static_cast<int>(n.attrs.axis);
+  const bool last = c == static_cast<int>(ix.axis.size()) - 1;
   if (c < static_cast<int>(ix.outer_ext.size())) Materialize(ix);
+  for (ValueId in : n.inputs) {
+    if (last && !Whole(Ext(in, c))) Delane(ix);  // a window edge inside a chunk
+  }
   const std::string i = ix.axis[c];
   struct Part {
     int64_t offset;
@@ -397,8 +494,8 @@ absl::StatusOr<std::string> Emitter::Cat(const Node& n, Index ix, int depth) {
     const int64_t e = Ext(in, c).size;  // static: the builder joins only static extents
     if (e == 0) continue;
     Index oi = ix;
-    const std::string t = offset == 0 ? i : Var(absl::StrCat(i, " - ", offset));
-    oi.axis[c] = Clamp(t, e, offset > 0, offset + e < total);
+    const std::string t = offset == 0 ? i : Var(absl::StrCat(i, " - ", offset), ix.lane);
+    oi.axis[c] = Clamp(t, e, offset > 0, offset + e < total, ix.lane && last, ix.lane);
     auto v = Eval(in, std::move(oi), depth + 1);
     if (!v.ok()) return v.status();
     parts.push_back({offset, *v});
@@ -419,13 +516,14 @@ absl::StatusOr<std::string> Emitter::Cat(const Node& n, Index ix, int depth) {
 
 absl::StatusOr<std::string> EmitShifted(
     const KernelPlan& plan, const ExprOptions& options, const std::map<ValueId, int>& input_index,
-    ValueId v, const std::string& linear, const std::string& prefix, std::string* out,
-    const std::string& indent, const std::function<absl::StatusOr<std::string>(ValueId)>& scalar) {
+    ValueId v, const std::string& linear, const ShiftLanes* lanes, const std::string& prefix,
+    std::string* out, const std::string& indent,
+    const std::function<absl::StatusOr<std::string>(ValueId)>& scalar) {
   const Node* n = plan.graph->def(v);
   if (n == nullptr || !IsShift(n->op)) {
     return absl::InternalError(absl::StrCat("codegen: value ", v, " is not a shift op's result"));
   }
-  return Emitter(plan, options, input_index, prefix, out, indent, scalar).Root(v, linear);
+  return Emitter(plan, options, input_index, lanes, prefix, out, indent, scalar).Root(v, linear);
 }
 
 }  // namespace fusiond

@@ -63,9 +63,17 @@ absl::StatusOr<std::string> ValueEmitter::Shifted(ValueId v, Scope& s, bool scal
     }
     index = s.index(v);
   }
+  ShiftLanes lanes;
+  if (!scalar && s.chunk_index) {
+    lanes.first = s.chunk_index(v);
+    lanes.width = s.vector_width;
+    lanes.aligned = s.aligned_input;
+    lanes.chunk = s.chunk;
+    lanes.chunk_indent = s.chunk_indent;
+  }
   const char* prefix = s.kind == Scope::kElem ? "x" : s.kind == Scope::kRow ? "rx" : "cx";
-  auto e = EmitShifted(p_, opt_, input_index_, v, index, absl::StrCat(prefix, v), s.out, s.indent,
-                       [&](ValueId x) { return Get(x, s); });
+  auto e = EmitShifted(p_, opt_, input_index_, v, index, &lanes, absl::StrCat(prefix, v), s.out,
+                       s.indent, [&](ValueId x) { return Get(x, s); });
   if (!e.ok()) return e.status();
   return Declare(v, s, *e);
 }

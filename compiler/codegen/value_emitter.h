@@ -28,6 +28,16 @@ struct Scope {
   // The linear (row-major) index of this scope's element in a random op's
   // output (an i64 expression); random ops are refused where it is unset.
   std::function<std::string(ValueId)> index;
+  // Element scopes whose lanes l < VV are consecutive elements from a chunk
+  // at j (j a multiple of vector_width where VV == vector_width): a shift op
+  // result's linear index at j ("" where its lanes are not consecutive), and
+  // the inputs whose pointers vec_ok aligns (shift_emitter.h, ShiftLanes).
+  std::function<std::string(ValueId)> chunk_index;
+  int vector_width = 1;
+  std::function<bool(ValueId)> aligned_input;
+  // Where lane-invariant statements go (before the lane loop), at chunk_indent.
+  std::string* chunk = nullptr;
+  std::string chunk_indent;
   // Row scope used for row values referenced from an element scope.
   Scope* row = nullptr;
 

@@ -30,23 +30,50 @@ namespace fusiond {
 namespace {
 
 constexpr char kHostPrelude[] = R"(#include <cmath>
+#include <cstring>
 typedef long long i64;
 typedef unsigned u32;
 typedef unsigned long long u64;
+template <int B> struct Chunk {
+  static void ld(u32* w, const void* p) { std::memcpy(w, p, B); }
+};
+template <typename C> C Get(const u32* w, int l) {
+  C c;
+  std::memcpy(&c, (const char*)w + l * sizeof(C), sizeof(C));
+  return c;
+}
 template <int DT> struct Ty;
-template <> struct Ty<6> { static float load(const float* p) { return *p; } };
-template <> struct Ty<7> { static double load(const double* p) { return *p; } };
-template <> struct Ty<3> { static i64 load(const i64* p) { return *p; } };
+template <> struct Ty<6> {
+  static float load(const float* p) { return *p; }
+  static float get(const u32* w, int l) { return Get<float>(w, l); }
+  static void put(u32* w, int l, float v) { std::memcpy((char*)w + l * sizeof(v), &v, sizeof(v)); }
+};
+template <> struct Ty<7> {
+  static double load(const double* p) { return *p; }
+  static double get(const u32* w, int l) { return Get<double>(w, l); }
+  static void put(u32* w, int l, double v) { std::memcpy((char*)w + l * sizeof(v), &v, sizeof(v)); }
+};
+template <> struct Ty<3> {
+  static i64 load(const i64* p) { return *p; }
+  static i64 get(const u32* w, int l) { return Get<i64>(w, l); }
+  static void put(u32* w, int l, i64 v) { std::memcpy((char*)w + l * sizeof(v), &v, sizeof(v)); }
+};
 )";
 
 const char* HostType(DataType t) {
   return t == DataType::kDouble ? "double" : t == DataType::kInt64 ? "i64" : "float";
 }
 
+// The lanes of a chunk on the host (the kernels' 16 bytes of float).
+constexpr int kWidth = 4;
+
 // The host function computing output k of g (a shift op's result) at every
 // linear index: void fk(const void* const* in, const double* sc, const i64*
-// sym, double* out, i64 n).
-absl::StatusOr<std::string> HostFunction(const Graph& g, int k) {
+// sym, double* out, i64 n, int chunks), in chunks of kWidth lanes (the
+// kernels' vector path; every input aligned) while they fit when `chunks`,
+// else lane by lane (their scalar path).
+absl::StatusOr<std::string> HostFunction(const Graph& g, int k, bool known_aligned,
+                                         const std::string& name) {
   KernelPlan plan;
   plan.graph = &g;
   std::map<ValueId, int> index;
@@ -74,23 +101,35 @@ absl::StatusOr<std::string> HostFunction(const Graph& g, int k) {
     }
     return absl::UnimplementedError("scalar ops are not in this harness");
   };
-  std::string body;
+  std::string body, chunk;
   const ValueId out = g.outputs[k];
-  auto e = EmitShifted(plan, ExprOptions{}, index, out, "lin", "x", &body, "    ", scalar);
+  ShiftLanes lanes;
+  lanes.chunk = &chunk;
+  lanes.chunk_indent = "  ";
+  lanes.first = "j";
+  lanes.width = kWidth;
+  lanes.aligned = [&g, known_aligned](ValueId v) { return known_aligned && g.value(v).is_tensor; };
+  auto e =
+      EmitShifted(plan, ExprOptions{}, index, out, "(j + l)", &lanes, "x", &body, "    ", scalar);
   if (!e.ok()) return e.status();
-  return absl::StrCat("extern \"C\" void f", k,
-                      "(const void* const* in, const double* sc, const i64* sym, double* out, "
-                      "i64 n) {\n",
-                      setup, "  for (i64 lin = 0; lin < n; ++lin) {\n", body,
-                      "    out[lin] = (double)(", *e, ");\n  }\n}\n");
+  const std::string params = "const void* const* in, const double* sc, const i64* sym, double* out";
+  const std::string c = absl::StrCat("c", name);
+  return absl::StrCat(
+      "template <int VV> static void ", c, "(", params, ", i64 j) {\n", setup, chunk,
+      "  for (int l = 0; l < VV; ++l) {\n", body, "    out[j + l] = (double)(", *e,
+      ");\n  }\n}\nextern \"C\" void ", name, "(", params,
+      ", i64 n, int chunks) {\n  i64 j = 0;\n  if (chunks)\n    for (; j + ", kWidth,
+      " <= n; j += ", kWidth, ") ", c, "<", kWidth,
+      ">(in, sc, sym, out, j);\n  for (; j < n; ++j) ", c, "<1>(in, sc, sym, out, j);\n}\n");
 }
 
-using HostFn = void (*)(const void* const*, const double*, const int64_t*, double*, int64_t);
+using HostFn = void (*)(const void* const*, const double*, const int64_t*, double*, int64_t, int);
 
 // Compiles every output of the script (each a shift op's result) on the
 // host, runs it at `shapes` and compares with the CPU reference.
 void Check(const std::string& body, const std::vector<std::vector<int64_t>>& shapes,
-           const std::vector<int64_t>& symbols = {}, const std::vector<double>& scalars = {}) {
+           const std::vector<int64_t>& symbols = {}, const std::vector<double>& scalars = {},
+           std::string* source = nullptr) {
   auto p =
       ParseReproScript(absl::StrCat("import torch\nfrom nvfuser import FusionDefinition, "
                                     "DataType\n\ndef fusion(fd: FusionDefinition) -> None:\n",
@@ -99,11 +138,16 @@ void Check(const std::string& body, const std::vector<std::vector<int64_t>>& sha
   ASSERT_TRUE(p.ok()) << p.status();
   const Graph& g = p->graph;
   std::string src = kHostPrelude;
+  // fk: every input's pointer aligned (vec_ok's inputs); gk: alignment
+  // checked at run time.
   for (size_t k = 0; k < g.outputs.size(); ++k) {
-    auto f = HostFunction(g, static_cast<int>(k));
-    ASSERT_TRUE(f.ok()) << f.status() << "\n" << PrintGraph(g);
-    src += *f;
+    for (const char* name : {"f", "g"}) {
+      auto f = HostFunction(g, static_cast<int>(k), name[0] == 'f', absl::StrCat(name, k));
+      ASSERT_TRUE(f.ok()) << f.status() << "\n" << PrintGraph(g);
+      src += *f;
+    }
   }
+  if (source != nullptr) *source = src;
   const std::string dir =
       (std::filesystem::temp_directory_path() /
        absl::StrCat("fusiond_shift_kernel_", getpid(), "_", std::hash<std::string>()(src)))
@@ -117,8 +161,9 @@ void Check(const std::string& body, const std::vector<std::vector<int64_t>>& sha
   ASSERT_NE(lib, nullptr) << dlerror();
   // Inputs: tensor i holds 100 * i + its element index (+ 1, so no zeros).
   std::vector<HostTensor> in;
+  // Each input twice: 16-byte aligned, and one element further (misaligned).
   std::vector<std::vector<float>> f32(g.inputs.size());
-  std::vector<const void*> ptrs;
+  std::vector<const void*> ptrs, misaligned;
   std::vector<double> sc(g.inputs.size(), 0);
   size_t shape_k = 0, scalar_k = 0;
   for (size_t i = 0; i < g.inputs.size(); ++i) {
@@ -127,23 +172,34 @@ void Check(const std::string& body, const std::vector<std::vector<int64_t>>& sha
     if (g.value(g.inputs[i]).is_tensor) {
       t.shape = shapes[shape_k++];
       for (int64_t e = 0; e < t.numel(); ++e) t.data.push_back(100.0 * i + e + 1);
-      f32[i].assign(t.data.begin(), t.data.end());
+      const size_t n = t.data.size(), second = (n + 7) / 4 * 4 + 1;  // 4 bytes past 16
+      f32[i].assign(second + n + 4, 0);
+      std::copy(t.data.begin(), t.data.end(), f32[i].begin() + 4);
+      std::copy(t.data.begin(), t.data.end(), f32[i].begin() + second);
+      misaligned.push_back(f32[i].data() + second);
     } else {
       sc[i] = scalars[scalar_k++];
       t.data = {sc[i]};
     }
-    ptrs.push_back(f32[i].data());
+    ptrs.push_back(f32[i].empty() ? nullptr : f32[i].data() + 4);
+    if (f32[i].empty()) misaligned.push_back(nullptr);
     in.push_back(std::move(t));
   }
   auto want = Evaluate(g, in);
   ASSERT_TRUE(want.ok()) << want.status();
   for (size_t k = 0; k < g.outputs.size(); ++k) {
-    auto fn = reinterpret_cast<HostFn>(dlsym(lib, absl::StrCat("f", k).c_str()));
-    ASSERT_NE(fn, nullptr);
-    std::vector<double> got((*want)[k].data.size(), -12345);
-    fn(ptrs.data(), sc.data(), symbols.data(), got.data(), static_cast<int64_t>(got.size()));
-    for (size_t e = 0; e < got.size(); ++e) {
-      ASSERT_EQ(got[e], (*want)[k].data[e]) << "output " << k << " element " << e << "\n" << src;
+    for (int run = 0; run < 6; ++run) {  // f, g aligned, g misaligned; lanes, chunks
+      const bool known = run < 2, chunks = run % 2 == 1;
+      auto fn = reinterpret_cast<HostFn>(dlsym(lib, absl::StrCat(known ? "f" : "g", k).c_str()));
+      ASSERT_NE(fn, nullptr);
+      std::vector<double> got((*want)[k].data.size(), -12345);
+      fn(run < 4 ? ptrs.data() : misaligned.data(), sc.data(), symbols.data(), got.data(),
+         static_cast<int64_t>(got.size()), chunks);
+      for (size_t e = 0; e < got.size(); ++e) {
+        ASSERT_EQ(got[e], (*want)[k].data[e])
+            << "output " << k << " element " << e << " run " << run << "\n"
+            << src;
+      }
     }
   }
   dlclose(lib);
@@ -214,6 +270,23 @@ TEST(ShiftKernel, SymbolicOuterAxes) {
       "    T2 = fd.ops.pad(T1, [1, 2])\n"
       "    T3 = fd.ops.cat([T2, T0], -1)\n    fd.add_output(T3)\n",
       {{3, 5, 6}}, {3, 5});
+}
+
+// Windows on chunk edges keep a chunk's lanes together (one vector load of
+// the input, index arithmetic once); a pad of 2 inside a chunk of 4 and a
+// broadcast along the innermost axis index lane by lane.
+TEST(ShiftKernel, ChunksThroughAlignedWindows) {
+  std::string src;
+  Check(absl::StrCat(Tensor("T0", "[3, 8]"), Tensor("T1", "[3, 1]"), Tensor("T2", "[8]"),
+                     "    T3 = fd.ops.cat([fd.ops.slice(T0, [0, 4], [3, 8]), fd.ops.mul(T0, T1), "
+                     "fd.ops.pad(T0, [2, 2]), fd.ops.broadcast_in_dim(T1, shape=[3, 4], "
+                     "broadcast_dims=[0, 1])], -1)\n    fd.add_output(T3)\n"
+                     "    T4 = fd.ops.broadcast_in_dim(T2, shape=[3, 8], broadcast_dims=[1])\n"
+                     "    fd.add_output(fd.ops.pad(fd.ops.add(T0, T4), [4, 4], 9.0))\n"
+                     "    T5 = fd.ops.cat([T0, fd.ops.neg(T0)], -1)\n"
+                     "    fd.add_output(fd.ops.slice(T5, [0, 4], [3, 12]))\n"),
+        {{3, 8}, {3, 1}, {8}}, {}, {}, &src);
+  EXPECT_TRUE(absl::StrContains(src, "Chunk<VV * 4>::ld(")) << src;
 }
 
 }  // namespace
