@@ -23,6 +23,11 @@
 # e.g. the random graphs in a call of their own when both do not fit 600 s;
 # the summary names the parts left out. "pytorch" (not by default: it takes
 # calls of its own) runs bench/gpu/pytorch_acceptance.sh, issue 33's check.
+# "ops", "outer" and "frontends" (not by default) run issue 34's checks from
+# their prepared folders: tests/ops/prepare_gpu.sh, bench/gpu/outer_check.sh
+# prepare and bench/gpu/frontends_check.sh prepare (new ops against float64
+# and the CPU reference; outer reductions and broadcasts, and the front ends'
+# definitions, each against torch.compile).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:?set OUT to the folder that comes back}
@@ -62,6 +67,40 @@ pytorch_acceptance() {
 }
 part pytorch && step "PyTorch acceptance (bench/gpu/pytorch_acceptance.sh)" pytorch_acceptance
 
+# Issue 34's checks, each from its own prepared folder (not by default: a
+# call of their own, FULL_RUN_PARTS="ops outer frontends").
+new_ops() {
+  need $D/ops/RANDOM $D/ops/bin/fusiond_ops_gpu_check || return 1
+  local harness=() stem rc=0
+  for f in $D/ops/fusions/*.py; do
+    stem=$(basename "$f" .py)
+    grep -qE "fd\.ops\.(uniform|normal|rand_like|randn_like|iota)\(" "$f" || harness+=("$f")
+  done
+  timeout "${OPS_TIMEOUT:-240}" python3 bench/gpu/run.py --artifacts $D/ops --fusions "${harness[@]}" \
+    --require-ours --no-steady >"$LOGS/ops.log" 2>&1 || rc=1
+  LD_LIBRARY_PATH=$D/ops/lib timeout 120 $D/ops/bin/fusiond_ops_gpu_check $D/ops \
+    >>"$LOGS/ops.log" 2>&1 || rc=1
+  grep -E "PASS|FAIL|SUMMARY" "$LOGS/ops.log" | tail -40
+  return $rc
+}
+part ops && step "new ops vs float64 and the CPU reference (tests/ops fusions)" new_ops
+outer() {
+  need $D/outer/PRODUCER || return 1
+  OUT=$LOGS timeout "${OUTER_TIMEOUT:-200}" bash bench/gpu/outer_check.sh run >"$LOGS/outer.log" 2>&1
+  local rc=$?
+  grep -A40 "issue 34 targets" "$LOGS/outer.log"
+  return $rc
+}
+part outer && step "outer reductions and broadcasts vs torch.compile (outer_check.sh)" outer
+frontends() {
+  need $D/frontends/HARNESS || return 1
+  OUT=$LOGS timeout "${FRONTENDS_TIMEOUT:-300}" bash bench/gpu/frontends_check.sh run >"$LOGS/frontends.log" 2>&1
+  local rc=$?
+  tail -60 "$LOGS/frontends.log"
+  return $rc
+}
+part frontends && step "front ends' definitions (frontends_check.sh)" frontends
+
 V=$(mktemp -d)
 if [ -d $D/variants ] && part variants; then
   variants() {
@@ -97,6 +136,9 @@ for p in device random variants; do part $p || summary="$summary (left out by FU
     [ -f "$f" ] && { echo "==== $(basename "$f")"; cat "$f"; }
   done
   echo "==== random graphs"; cat "$LOGS/random.log" 2>/dev/null
+  for f in ops outer frontends; do
+    [ -f "$LOGS/$f.log" ] && { echo "==== $f.log"; cat "$LOGS/$f.log"; }
+  done
   if [ -f "$LOGS/pytorch.log" ]; then echo "==== pytorch_acceptance.sh"; cat "$LOGS/pytorch.log"; fi
   echo "==== variants"; cat "$V"/variants/*.log 2>/dev/null
 } >"$OUT/other-logs.txt"
