@@ -187,5 +187,62 @@ TEST(Reshape, RegroupStaysWithANoteAndAClearError) {
   }
 }
 
+// The segment as the schedulers see it: no reshape, the input in the
+// reshaped shape, the output the value itself, the size symbols those of
+// the caller's axes.
+TEST(Reshape, ResolvedViewsKeepTheCallersSymbols) {
+  const CompileResult r = Schedule("groupnorm_fwd_32x256x28x28.py");
+  ASSERT_EQ(r.segments.size(), 1u);
+  const Graph& g = r.segments[0].graph;
+  const Graph v = ResolveReshapeViews(g);
+  EXPECT_EQ(std::count_if(v.nodes.begin(), v.nodes.end(),
+                          [](const Node& n) { return n.op == OpKind::kReshape; }),
+            0)
+      << PrintGraph(v);
+  EXPECT_EQ(v.value(v.inputs[0]).rank(), 5);
+  EXPECT_EQ(v.value(v.inputs[1]).rank(), 2);  // the weight [G, C/G]
+  EXPECT_EQ(v.value(v.outputs[0]).rank(), 5);
+  ASSERT_EQ(v.symbols.size(), g.symbols.size());
+  for (size_t s = 0; s < g.symbols.size(); ++s) {
+    EXPECT_EQ(v.symbols[s].axis, g.symbols[s].axis);
+    EXPECT_EQ(v.value(v.symbols[s].input).name, g.value(g.symbols[s].input).name);
+  }
+}
+
+// A random op's axes are never split: the pass keeps the reshape with a
+// note and the segmenter cuts after the random values, which the next
+// kernel reads as a view.
+TEST(Reshape, RandomValuesAreNotSplit) {
+  Graph g;
+  GraphBuilder b(&g);
+  ValueId seed = b.DefineScalarInput(DataType::kInt64, "seed");
+  ValueId lo = b.DefineConstant(0.0, DataType::kDouble);
+  ValueId hi = b.DefineConstant(1.0, DataType::kDouble);
+  Attrs u;
+  u.shape = S({64, 256});
+  u.dtype = DataType::kFloat;
+  ValueId x = (*b.AddNode(OpKind::kUniform, {lo, hi, seed, seed}, u))[0];
+  Attrs r;
+  r.shape = S({64, 2, 128});
+  ValueId y = (*b.AddNode(OpKind::kReshape, {x}, r))[0];
+  Attrs sum;
+  sum.dims = {2};
+  ASSERT_TRUE(b.AddOutput((*b.AddNode(OpKind::kSum, {y}, sum))[0]).ok());
+  std::vector<PassRecord> records;
+  Graph opt = g;
+  ASSERT_TRUE(RunOptimizationPasses(opt, PassOptions{}, &records).ok());
+  bool noted = false;
+  for (const PassRecord& rec : records) {
+    for (const std::string& note : rec.notes) noted |= note.find("uniform") != std::string::npos;
+  }
+  EXPECT_TRUE(noted);
+  CompileOptions o;
+  o.generate_code = false;
+  auto c = CompileFusion(g, {{}}, o);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->segments.size(), 2u);
+  for (const SegmentResult& seg : c->segments) ExpectOnlyViews(seg.graph);
+}
+
 }  // namespace
 }  // namespace fusiond
