@@ -136,6 +136,10 @@ struct KernelForm {
   // Lanes kernels with HeuristicParams::lanes_in_registers: the chunks a
   // thread keeps of its column (PlanLanesKept; 0: none kept).
   int lanes_kept = 0;
+  // With HeuristicParams::smem_buffer: the kept words in dynamic shared
+  // memory ([chunk word][thread] per input, from lanes_smem_offset words).
+  bool lanes_kept_smem = false;
+  std::map<std::string, int64_t> lanes_smem_offset;
 };
 
 class Generator {
@@ -242,6 +246,8 @@ class Generator {
   std::string LanesKeptLoop(const std::string& body) const;
   std::set<std::string> lanes_loaded_, lanes_pass_used_;
   std::string lanes_mem_args_, lanes_kept_args_;
+  std::vector<std::string> lanes_pass_inputs_;  // kept inputs of the pass
+  std::set<std::string> lanes_pass_first_;      // ... that it loads first
   // The squared-deviation slot of the var whose first slot is `slot`.
   int SecondMoment(int slot) const {
     for (size_t i = 0; i < plan_.row_slots.size(); ++i) {

@@ -131,6 +131,29 @@ absl::Status Generator::PlanLanesKept() {
     }
     if (LanesKeptInput(a)) words += shape_.chunks_per_thread * ChunkWords(a);
   }
+  if (params_.smem_buffer) {
+    // In shared memory: [chunk word][thread] an input, up to what a block
+    // may take beside the static scratch.
+    constexpr int kMaxSmemChunks = 64;
+    const int64_t threads = int64_t{shape_.threads_x} * shape_.threads_y;
+    int64_t offset = 0;
+    for (const auto& [v, a] : input_access_) {
+      if (!LanesKeptInput(a)) continue;
+      form_.lanes_smem_offset[a.ptr] = offset;
+      offset += int64_t{shape_.chunks_per_thread} * ChunkWords(a) * threads;
+    }
+    const int64_t most = options_.target.smem_per_block - 16 * 1024;
+    if (shape_.chunks_per_thread > kMaxSmemChunks || 4 * offset > most) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "codegen: lanes_in_registers with smem_buffer keeps ", shape_.chunks_per_thread,
+          " chunks (", 4 * offset, " bytes) a block; at most ", kMaxSmemChunks, " chunks and ",
+          most, " bytes (more blocks a column group: grid_x)"));
+    }
+    form_.lanes_kept_smem = true;
+    form_.lanes_kept = shape_.chunks_per_thread;
+    dynamic_smem_bytes_ = std::max(dynamic_smem_bytes_, 4 * offset);
+    return absl::OkStatus();
+  }
   constexpr int kMaxKeptChunks = 16, kMaxKeptWords = 48;
   if (shape_.chunks_per_thread > kMaxKeptChunks || words > kMaxKeptWords) {
     return absl::InvalidArgumentError(
@@ -166,9 +189,10 @@ std::string Generator::LanesKeptSetup() const {
     if (!LanesKeptInput(a)) continue;
     const int w = ChunkWords(a);
     const int b = a.elem_bytes;
-    absl::StrAppend(&s, "  u32 kw_", a.ptr, "[", k * w, "];\n  auto kl_", a.ptr,
-                    " = [&](u32* w, int l, i64 j) {\n    u32 x[", (b + 3) / 4, "];\n    Chunk<", b,
-                    ">::ld(x, ", a.ptr, " + ", OffsetAt(a, "j", At::kVec), ");\n");
+    if (!form_.lanes_kept_smem) absl::StrAppend(&s, "  u32 kw_", a.ptr, "[", k * w, "];\n");
+    absl::StrAppend(&s, "  auto kl_", a.ptr, " = [&](u32* w, int l, i64 j) {\n    u32 x[",
+                    (b + 3) / 4, "];\n    Chunk<", b, ">::ld(x, ", a.ptr, " + ",
+                    OffsetAt(a, "j", At::kVec), ");\n");
     if (b == 2) {
       absl::StrAppend(&s, "    w[l >> 1] = (l & 1) ? (w[l >> 1] | (x[0] << 16)) : x[0];\n");
     } else if (b == 4) {
@@ -177,6 +201,9 @@ std::string Generator::LanesKeptSetup() const {
       absl::StrAppend(&s, "    w[2 * l] = x[0];\n    w[2 * l + 1] = x[1];\n");
     }
     absl::StrAppend(&s, "    return Ty<", a.type_id, ">::get(w, l);\n  };\n");
+  }
+  if (form_.lanes_kept_smem) {
+    absl::StrAppend(&s, "  extern __shared__ __align__(16) u32 fz_kept_smem[];\n");
   }
   return s;
 }
@@ -200,11 +227,21 @@ std::string Generator::LanesKeptParams() {
   std::string params = ", auto kv";
   lanes_mem_args_ = ", VW<0>()";
   lanes_kept_args_ = ", VW<1>()";
+  lanes_pass_inputs_.clear();
+  lanes_pass_first_.clear();
   for (const auto& [v, a] : input_access_) {
     if (!lanes_pass_used_.count(a.ptr)) continue;
     absl::StrAppend(&params, ", u32* kp_", a.ptr);
-    absl::StrAppend(&lanes_mem_args_, ", kw_", a.ptr);
-    absl::StrAppend(&lanes_kept_args_, ", &kw_", a.ptr, "[k * ", ChunkWords(a), "]");
+    lanes_pass_inputs_.push_back(a.ptr);
+    if (!lanes_loaded_.count(a.ptr)) lanes_pass_first_.insert(a.ptr);
+    if (form_.lanes_kept_smem) {
+      // A chunk's words in registers, from and to shared memory around the body.
+      absl::StrAppend(&lanes_mem_args_, ", (u32*)nullptr");
+      absl::StrAppend(&lanes_kept_args_, ", kc_", a.ptr);
+    } else {
+      absl::StrAppend(&lanes_mem_args_, ", kw_", a.ptr);
+      absl::StrAppend(&lanes_kept_args_, ", &kw_", a.ptr, "[k * ", ChunkWords(a), "]");
+    }
     lanes_loaded_.insert(a.ptr);
   }
   lanes_pass_used_.clear();
@@ -215,11 +252,38 @@ std::string Generator::LanesKeptParams() {
 // (constant word indices: registers); LoopOver's memory paths follow in the
 // else branch.
 std::string Generator::LanesKeptLoop(const std::string& body) const {
-  return absl::StrCat("    if (kfit) {\n#pragma unroll\n      for (int k = 0; k < ",
-                      form_.lanes_kept, "; ++k) {\n        const i64 jj = (t + (i64)k * T) * ",
-                      shape_.vector_width, ";\n        if (active && jj < rlen) ", body, "(VW<",
-                      shape_.vector_width, ">(), jj", lanes_kept_args_,
-                      ");\n      }\n    } else {\n");
+  const int vw = shape_.vector_width;
+  const std::string head = absl::StrCat("      for (int k = 0; k < ", form_.lanes_kept,
+                                        "; ++k) {\n        const i64 jj = (t + (i64)k * T) * ", vw,
+                                        ";\n        if (active && jj < rlen) ");
+  if (!form_.lanes_kept_smem) {
+    return absl::StrCat("    if (kfit) {\n#pragma unroll\n", head, body, "(VW<", vw, ">(), jj",
+                        lanes_kept_args_, ");\n      }\n    } else {\n");
+  }
+  // Shared memory: the chunk's words into registers (later passes), the
+  // body, and the words out (the pass that loads the input first).
+  const int64_t threads = int64_t{shape_.threads_x} * shape_.threads_y;
+  std::string in, out;
+  for (const std::string& ptr : lanes_pass_inputs_) {
+    const Access* a = nullptr;
+    for (const auto& [v, x] : input_access_) {
+      if (x.ptr == ptr) a = &x;
+    }
+    const int w = ChunkWords(*a);
+    const std::string at = absl::StrCat("fz_kept_smem[", form_.lanes_smem_offset.at(ptr),
+                                        " + (k * ", w, " + q) * ", threads, " + fz_lin]");
+    absl::StrAppend(&in, "          u32 kc_", ptr, "[", w, "];\n");
+    if (lanes_pass_first_.count(ptr)) {
+      absl::StrAppend(&out, "#pragma unroll\n          for (int q = 0; q < ", w, "; ++q) ", at,
+                      " = kc_", ptr, "[q];\n");
+    } else {
+      absl::StrAppend(&in, "#pragma unroll\n          for (int q = 0; q < ", w, "; ++q) kc_", ptr,
+                      "[q] = ", at, ";\n");
+    }
+  }
+  return absl::StrCat("    if (kfit) {\n#pragma unroll 8\n", head, "{\n", in, "          ", body,
+                      "(VW<", vw, ">(), jj", lanes_kept_args_, ");\n", out,
+                      "        }\n      }\n    } else {\n");
 }
 
 }  // namespace codegen_internal

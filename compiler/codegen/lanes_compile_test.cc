@@ -74,6 +74,7 @@ INSTANTIATE_TEST_SUITE_P(
 struct KeptCase {
   const char* stem;
   int64_t split, groups;
+  bool smem = false;  // the kept words in shared memory (smem_buffer)
 };
 
 class LanesKept : public ::testing::TestWithParam<KeptCase> {};
@@ -96,6 +97,7 @@ TEST_P(LanesKept, KeepsTheColumnInRegisters) {
   hp.grid_x = c.split;
   hp.grid_y = c.groups;
   hp.grid_reduction = c.split > 1;
+  hp.smem_buffer = c.smem;
   DecideKernelForm(AnalyzeFusion(s.graph, SizeBinding{s.symbol_sizes}), DefaultTarget(), &hp);
   SCOPED_TRACE(hp.ToString());
   // The chunks of 8 rows a thread keeps: the column over split x 16 lane groups.
@@ -119,6 +121,14 @@ TEST_P(LanesKept, KeepsTheColumnInRegisters) {
   // Every full input is loaded into its words once (kl_) and read there after.
   EXPECT_NE(src.find("kl_in0(kp_in0, l, j + l)"), std::string::npos);
   EXPECT_NE(src.find("Ty<5>::get(kp_in0, l)"), std::string::npos);
+  // Shared memory: a bf16 chunk of 8 rows is 4 words a thread of 512.
+  const int64_t inputs = std::string(c.stem).find("bwd") != std::string::npos ? 2 : 1;
+  const int64_t smem = c.smem ? inputs * hp.persistent_batch * 4 * 512 * 4 : 0;
+  EXPECT_NE(art->manifest_json.find(absl::StrCat("\"smem_bytes\": \"", smem, "\"")),
+            std::string::npos)
+      << art->manifest_json;
+  EXPECT_EQ(src.find("extern __shared__ __align__(16) u32 fz_kept_smem[];") != std::string::npos,
+            c.smem);
 }
 
 INSTANTIATE_TEST_SUITE_P(Outer, LanesKept,
@@ -128,7 +138,11 @@ INSTANTIATE_TEST_SUITE_P(Outer, LanesKept,
                                            KeptCase{"softmax_dim0_fwd_8192x2048", 16, 16},
                                            KeptCase{"softmax_dim0_bwd_8192x2048", 16, 8},
                                            KeptCase{"softmax_dim0_fwd_65536x1024", 64, 4},
-                                           KeptCase{"softmax_dim0_bwd_65536x1024", 128, 2}));
+                                           KeptCase{"softmax_dim0_bwd_65536x1024", 128, 2},
+                                           KeptCase{"softmax_dim0_fwd_2048x8192", 1, 132, true},
+                                           KeptCase{"softmax_dim0_bwd_2048x8192", 2, 66, true},
+                                           KeptCase{"softmax_dim0_fwd_8192x2048", 4, 33, true},
+                                           KeptCase{"softmax_dim0_fwd_65536x1024", 32, 4, true}));
 
 // Column groups split over a thread-block cluster (cluster_rows, sm_90):
 // the blocks of a group combine their totals through distributed shared

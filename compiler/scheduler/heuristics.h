@@ -87,6 +87,8 @@ struct HeuristicParams {
   // that reads an input keeps each thread's elements of it in registers
   // (persistent_batch chunks, packed as stored) and the later passes read
   // them there, so the columns come from memory once, not once a pass.
+  // With smem_buffer the kept words live in dynamic shared memory instead
+  // (more chunks a thread: fewer blocks a column group).
   bool lanes_in_registers = false;
   // Rows split over grid_y blocks (grid_y 2, 4 or 8, sm_90+): those blocks
   // form a thread-block cluster and combine their row partials through

@@ -141,7 +141,8 @@ int PlannedBlocksPerSm(const FusionAnalysis& a, const HeuristicParams& p, const 
   const int threads = BlockThreads(p);
   if (Lanes(p)) {
     constexpr int kLaneRegisters = 64;
-    const int registers = LanesInRegisters(p) ? LanesKeptRegisters(a, p) : kLaneRegisters;
+    const int registers =
+        LanesInRegisters(p) && !p.smem_buffer ? LanesKeptRegisters(a, p) : kLaneRegisters;
     return std::clamp(t.registers_per_sm / std::max(1, threads * registers), 1, 4);
   }
   if (RowSplitOverBlocks(p) && (p.kind == SchedulerKind::kInnerOuterPersistent ||
