@@ -122,14 +122,12 @@ bool Analyzer::MapNode(const Node& n) {
         } else if (!map_[out] && map_[x]) {
           AxisMap m(shape_[out].size(), -1);
           for (size_t i = 0; i < bd.size(); ++i) m[bd[i]] = (*map_[x])[i];
-          for (size_t a = 0; a < m.size(); ++a) {
-            if (m[a] == -1 && shape_[out][a] != 1) {
-              Fail(absl::StrCat(ValueName(g_, out),
-                                " broadcasts to an axis outside the iteration space"));
-              return false;
-            }
-          }
-          set(out, m);
+          bool whole = true;
+          for (size_t a = 0; a < m.size(); ++a) whole &= m[a] != -1 || shape_[out][a] == 1;
+          // A new axis x cannot place (x's axis of size 1, or one x lacks,
+          // as after a squeeze): the result's users may place it; CheckNode
+          // fails what stays unplaced.
+          if (whole) set(out, m);
         }
       } else if (n.op == OpKind::kSqueeze) {
         const auto& sq = n.attrs.dims;
