@@ -48,7 +48,7 @@ bool IsOutputView(const Graph& g, const Node& n, const std::vector<std::vector<N
   if (n.op != OpKind::kReshape) return false;
   const ValueId y = n.inputs[0], r = n.outputs[0];
   if (!uses[r].empty() || std::count(g.outputs.begin(), g.outputs.end(), r) != 1) return false;
-  if (g.def(y) == nullptr || g.IsOutput(y)) return false;
+  if (g.def(y) == nullptr || g.def(y)->op == OpKind::kReshape || g.IsOutput(y)) return false;
   for (NodeId u : uses[y]) {  // one output view per value
     if (u != n.id && g.node(u).op == OpKind::kReshape && g.IsOutput(g.node(u).outputs[0]))
       return false;

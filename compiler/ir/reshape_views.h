@@ -4,8 +4,9 @@
 //  - An input view reshapes a row-major graph input, and the input has no
 //    other use (nor is it an output): the kernel reads the input's buffer
 //    with the reshaped shape.
-//  - An output view reshapes a computed value that is no output itself into
-//    graph outputs only: the kernel writes the value's elements in order.
+//  - An output view reshapes a value computed by a node other than a
+//    reshape, and no output itself, into graph outputs only: the kernel
+//    writes the value's elements in order.
 // ResolveReshapeViews gives the segment as the schedulers and the code
 // generator see it: the input takes the reshaped shape, the output is the
 // value itself, and the view nodes are gone. Its size symbols still name the

@@ -1,6 +1,6 @@
 // Output copies: an output that is a graph input (the definition returns an
-// input, or the passes reduced an output to one) gets a same-dtype cast, so a
-// kernel writes the output buffer. Without it no kernel would compute the
+// input, or the passes reduced an output to one), or a reshape of one, gets a
+// same-dtype cast, so a kernel writes the output buffer. Without it no kernel would compute the
 // value and the output would stay unwritten. Runs once, after the
 // optimization rounds (cast_chains would remove the copy).
 #ifndef FUSIOND_COMPILER_PASSES_OUTPUT_COPIES_H_

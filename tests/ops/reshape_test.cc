@@ -5,14 +5,20 @@
 // common refinement stays inside the graph with a note and a clear error.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <iostream>
+#include <random>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "compiler/codegen/codegen.h"
 #include "compiler/frontend/frontend.h"
 #include "compiler/ir/builder.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/reshape_views.h"
+#include "compiler/ir/verifier.h"
 #include "compiler/passes/optimize.h"
 #include "compiler/pipeline.h"
 #include "compiler/reference/reference.h"
@@ -242,6 +248,162 @@ TEST(Reshape, RandomValuesAreNotSplit) {
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->segments.size(), 2u);
   for (const SegmentResult& seg : c->segments) ExpectOnlyViews(seg.graph);
+}
+
+// Random chains over a tensor whose axes are groupings of a few static
+// factors: reshapes regroup them, permutes reorder the groups, pointwise ops
+// read other inputs (whole or broadcast), and sums with or without keepdim
+// are broadcast back. Through the passes the CPU reference's values stay
+// (the reshapes become views, or stay with a note), and every segment gets
+// a kernel from code generation.
+class RandomReshapes {
+ public:
+  explicit RandomReshapes(int seed) : rng_(seed) {}
+  Graph Make();
+
+ private:
+  int Pick(int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng_); }
+  // A random grouping of factors into consecutive axes.
+  std::vector<std::vector<int64_t>> Group(const std::vector<int64_t>& f) {
+    std::vector<std::vector<int64_t>> g{{f[0]}};
+    for (size_t i = 1; i < f.size(); ++i) {
+      if (Pick(2))
+        g.back().push_back(f[i]);
+      else
+        g.push_back({f[i]});
+    }
+    return g;
+  }
+  static std::vector<int64_t> Sizes(const std::vector<Extent>& s) {
+    std::vector<int64_t> out;
+    for (const Extent& e : s) out.push_back(e.size);
+    return out;
+  }
+  static std::vector<Extent> Shape(const std::vector<std::vector<int64_t>>& groups) {
+    std::vector<Extent> s;
+    for (const auto& grp : groups) {
+      int64_t p = 1;
+      for (int64_t f : grp) p *= f;
+      s.push_back(Extent::Static(p));
+    }
+    return s;
+  }
+  std::mt19937 rng_;
+};
+
+Graph RandomReshapes::Make() {
+  Graph g;
+  GraphBuilder b(&g);
+  std::vector<int64_t> fine;
+  for (int i = 0, n = 3 + Pick(3); i < n; ++i) fine.push_back(2 + Pick(4));
+  auto groups = Group(fine);
+  ValueId v = *b.DefineTensor("x", DataType::kFloat, Sizes(Shape(groups)));
+  for (int step = 0, n = 3 + Pick(4); step < n; ++step) {
+    const int rank = static_cast<int>(groups.size());
+    const std::vector<Extent> shape = Shape(groups);
+    // Permutes rarely: chains of them are refused whether or not reshapes
+    // are around (no scheduler places them).
+    const int op = Pick(9);
+    switch (op < 2 ? 0 : op == 2 ? 1 : op < 5 ? 2 : op < 7 ? 3 : 4) {
+      case 0: {  // regroup
+        std::vector<int64_t> flat;
+        for (const auto& grp : groups) flat.insert(flat.end(), grp.begin(), grp.end());
+        groups = Group(flat);
+        Attrs a;
+        a.shape = Shape(groups);
+        v = (*b.AddNode(OpKind::kReshape, {v}, a))[0];
+        break;
+      }
+      case 1: {  // permute the groups
+        std::vector<int64_t> dims(rank);
+        for (int i = 0; i < rank; ++i) dims[i] = i;
+        std::shuffle(dims.begin(), dims.end(), rng_);
+        std::vector<std::vector<int64_t>> next;
+        for (int64_t d : dims) next.push_back(groups[d]);
+        groups = next;
+        Attrs a;
+        a.dims = dims;
+        v = (*b.AddNode(OpKind::kPermute, {v}, a))[0];
+        break;
+      }
+      case 2: {  // times another input, whole or broadcast along some axes
+        std::vector<Extent> sub;
+        std::vector<int64_t> dims;
+        for (int i = 0; i < rank; ++i) {
+          if (Pick(3) == 0) continue;
+          sub.push_back(shape[i]);
+          dims.push_back(i);
+        }
+        ValueId w = *b.DefineTensor(absl::StrCat("w", step), DataType::kFloat, Sizes(sub));
+        if (sub.size() != shape.size()) w = *b.BroadcastInDim(w, shape, dims);
+        v = (*b.AddNode(OpKind::kMul, {v, w}, {}))[0];
+        break;
+      }
+      case 3: {  // x - sum(x) over some axes, broadcast back
+        Attrs a;
+        std::vector<int64_t> kept;
+        for (int i = 0; i < rank; ++i) (Pick(2) ? a.dims : kept).push_back(i);
+        if (a.dims.empty()) break;
+        a.keepdim = Pick(2);
+        ValueId s = (*b.AddNode(OpKind::kSum, {v}, a))[0];
+        std::vector<int64_t> dims = kept;
+        if (a.keepdim) {
+          dims.clear();
+          for (int i = 0; i < rank; ++i) dims.push_back(i);
+        }
+        s = *b.BroadcastInDim(s, shape, dims);
+        v = (*b.AddNode(OpKind::kSub, {v, s}, {}))[0];
+        break;
+      }
+      default:
+        v = (*b.AddNode(OpKind::kSin, {v}, {}))[0];
+        break;
+    }
+  }
+  EXPECT_TRUE(b.AddOutput(v).ok());
+  return g;
+}
+
+TEST(Reshape, RandomSplitsAndMergesKeepValuesAndGenerateCode) {
+  int viewed = 0, split = 0, refused = 0;
+  for (int seed = 1; seed <= 300; ++seed) {
+    SCOPED_TRACE(seed);
+    Graph g = RandomReshapes(seed).Make();
+    if (!VerifyGraph(g).ok()) continue;  // a shape the builder refused
+    std::vector<std::vector<int64_t>> shapes;
+    for (ValueId in : g.inputs) {
+      std::vector<int64_t> s;
+      for (const Extent& e : g.value(in).shape) s.push_back(e.size);
+      shapes.push_back(s);
+    }
+    std::vector<PassRecord> records;
+    Graph opt = g;
+    ASSERT_TRUE(RunOptimizationPasses(opt, PassOptions{}, &records).ok()) << PrintGraph(g);
+    const auto inputs = RandomInputs(g, shapes, seed);
+    auto want = Evaluate(g, inputs), got = Evaluate(opt, inputs);
+    ASSERT_TRUE(want.ok() && got.ok()) << PrintGraph(opt);
+    EXPECT_LE(MaxRelativeError((*want)[0], (*got)[0]), 1e-9) << PrintGraph(g) << PrintGraph(opt);
+    CompileOptions o;
+    o.generate_code = false;
+    auto c = CompileFusion(g, shapes, o);
+    if (!c.ok()) {
+      EXPECT_NE(c.status().code(), absl::StatusCode::kInternal) << c.status();
+      ++refused;
+      continue;
+    }
+    for (const SegmentResult& seg : c->segments) {
+      ExpectOnlyViews(seg.graph);
+      CodegenOptions co;
+      co.symbol_sizes = seg.symbol_sizes;
+      auto k = GenerateKernel(seg.graph, seg.params, co);
+      EXPECT_TRUE(k.ok()) << k.status() << PrintGraph(seg.graph);
+    }
+    viewed += c->segments.size() == 1;
+    split += c->segments.size() > 1;
+  }
+  std::cout << "random reshape graphs: " << viewed << " one kernel, " << split << " split, "
+            << refused << " refused\n";
+  EXPECT_GT(viewed, 100);
 }
 
 }  // namespace
