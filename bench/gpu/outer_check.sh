@@ -13,7 +13,9 @@
 #           folder: other sweeps keep .devcarry/variants); BUILD_DIR defaults
 #           to build-outer
 #   device: OUT=$OUT bash bench/gpu/outer_check.sh run [--variants]
-#           (carry: [".devcarry"]) runs bench/gpu/run.py on them (every output
+#           (carry: [".devcarry/outer", ".devcarry/outer-variants",
+#           ".devcarry/fusions"]: the whole .devcarry can pass the 64 MiB a
+#           call carries) runs bench/gpu/run.py on them (every output
 #           checked against float64, do_bench and steady state), prints one
 #           line a fusion: ours / torch.compile and % of copy bandwidth, with
 #           the issue's targets (outer reductions: >= 1.0x and >= 70% of copy;
@@ -52,7 +54,8 @@ case "${1:-}" in
     want=$(grep -cvE '^[[:space:]]*(#|$)' bench/gpu/variants/outer.txt)
     got=$(find .devcarry/outer-variants -mindepth 1 -maxdepth 1 -type d | wc -l)
     [ "$got" = "$want" ] || { echo "outer_check: $got of $want variants prepared"; failed=1; }
-    echo "device: OUT=\$OUT bash bench/gpu/outer_check.sh run --variants   (carry: [\".devcarry\"])"
+    echo "device: OUT=\$OUT bash bench/gpu/outer_check.sh run --variants   (carry:" \
+      "[\".devcarry/outer\", \".devcarry/outer-variants\", \".devcarry/fusions\"])"
     exit $failed
     ;;
   run)
