@@ -339,6 +339,7 @@ absl::Status PlanRowDomain(const Graph& g, bool pointwise, bool reduced_rows, Ke
   // The innermost axis that is not a broadcast (extent 1) one.
   int last = p.rank - 1;
   while (last > 0 && p.ref[last].is_broadcast()) --last;
+  uint32_t hidden_last = 0;  // the reduced axes of reductions over the innermost axis
   for (const Node& n : g.nodes) {
     if (!IsReduction(n.op) || !Computed(p, n)) continue;
     uint32_t eff = p.ReducedAxes(n) & p.vary[n.inputs[0]];
@@ -349,14 +350,21 @@ absl::Status PlanRowDomain(const Graph& g, bool pointwise, bool reduced_rows, Ke
     if (pointwise) return Unsupported(g, n, "a reduction in a pointwise segment");
     reds.push_back(n.id);
     if (eff & Bit(last)) p.r_mask |= eff;
+    if (p.ReducedAxes(n) & Bit(last)) hidden_last |= p.ReducedAxes(n);
   }
+  // Reductions over the innermost axis that their inputs only hold copies
+  // along (a sum over both axes of a column broadcast to [n, m]): the
+  // scheduler's analysis takes them as row reductions, so the rows walk the
+  // copies too.
+  if (p.r_mask == 0 && !pointwise) p.r_mask = hidden_last;
   // R is every axis a row reduction reduces effectively; each reduces all of
   // R its input varies along (a sum over [rows, n] of a row broadcast to
   // [rows, n] walks n with the sum over both axes of [rows, n]).
   for (NodeId id : reds) {
     const Node& n = g.node(id);
     const uint32_t eff = p.ReducedAxes(n) & p.vary[n.inputs[0]];
-    if ((eff & Bit(last)) && eff != (p.vary[n.inputs[0]] & p.r_mask)) {
+    const uint32_t walked = p.r_mask == hidden_last ? p.ReducedAxes(n) : eff;
+    if ((walked & Bit(last)) && eff != (p.vary[n.inputs[0]] & p.r_mask)) {
       return Unsupported(g, n, "row reductions over different axes");
     }
   }

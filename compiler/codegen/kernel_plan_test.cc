@@ -198,5 +198,28 @@ TEST(KernelPlan, ASummedAxisOfItsOwnSymbolIsNotAnotherSymbolsAxis) {
   EXPECT_EQ(p.status().code(), absl::StatusCode::kUnimplemented) << p.status();
 }
 
+// A sum over both axes of a column broadcast to [31, 31] (its input varies
+// along axis 0 only), with an element output beside it (random GPU seeds 97
+// and 1374): the scheduler's analysis takes it as a row reduction over both
+// axes (one row of 961), so the plan's row domain is both axes and the loop
+// walks the copies (no hidden count). Taken as a column sum over axis 0, its
+// result broadcast to the elements was refused.
+TEST(KernelPlan, ASumOverTheInnermostAxisOfACopyWalksTheCopies) {
+  Graph g;
+  GraphBuilder b(&g);
+  ValueId c = *b.DefineTensor("T0", DataType::kFloat, {31, 1});
+  const std::vector<Extent> full = {Extent::Static(31), Extent::Static(31)};
+  ValueId cb = *b.BroadcastInDim(c, full, {0, 1});
+  ValueId s = *b.Reduce(OpKind::kSum, cb, {0, 1}, true);
+  ASSERT_TRUE(b.AddOutput(s).ok());
+  ASSERT_TRUE(b.AddOutput(*b.BroadcastInDim(s, full, {0, 1})).ok());
+  auto p = PlanKernel(g, false);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->r_axes, (std::vector<int>{0, 1}));
+  EXPECT_TRUE(p->col_reds.empty());
+  ASSERT_EQ(p->row_slots.size(), 1u);
+  EXPECT_EQ(p->HiddenCount(g, g.node(p->row_slots[0].node)), "");
+}
+
 }  // namespace
 }  // namespace fusiond

@@ -105,11 +105,12 @@ TEST(HiddenCopies, ColumnSumAndVarCountTheCopies) {
   EXPECT_NE(var.find("(float)((double)(5)) * (float)rlen - 1)"), std::string::npos) << var;
 }
 
+// (1374's sum over both axes of a column broadcast to [31, 31] walks the
+// copies as rows since kernel plans take the analysis' row domain for it:
+// kernel_plan_test's ASumOverTheInnermostAxisOfACopyWalksTheCopies.)
 TEST(HiddenCopies, GpuCheckSeedsScaleTheirSums) {
-  const std::vector<std::pair<int, std::string>> cases = {{1374, "(double)(31)"},
-                                                          {1392, "(double)(3)"},
-                                                          {1415, "(double)(2048)"},
-                                                          {1419, "(double)(5)"}};
+  const std::vector<std::pair<int, std::string>> cases = {
+      {1392, "(double)(3)"}, {1415, "(double)(2048)"}, {1419, "(double)(5)"}};
   for (const auto& [seed, factor] : cases) {
     RandomGraphCase c = GpuRandomCase(seed);
     ASSERT_TRUE(c.status.ok()) << "seed " << seed << ": " << c.status;
