@@ -287,7 +287,8 @@ absl::StatusOr<PyValue> DefinitionLowering::AddOutputCall(const Expr& call) {
 
 absl::StatusOr<PyValue> DefinitionLowering::FdMethod(const Expr& call, const std::string& method) {
   if (method == "define_tensor") return DefineTensorCall(call);
-  if (method == "define_scalar") return DefineScalarCall(call);
+  // define_constant: define_scalar's name before nvFuser's 2023 rename.
+  if (method == "define_scalar" || method == "define_constant") return DefineScalarCall(call);
   if (method == "define_vector") return DefineVectorCall(call);
   if (method == "add_output") return AddOutputCall(call);
   if (method == "execute") return PyValue{};  // `fd.execute(inputs)`: nothing to build

@@ -232,6 +232,17 @@ absl::StatusOr<std::vector<const Expr*>> BindArguments(const Expr& call,
   for (const Keyword& k : call.keywords) {
     size_t p = 0;
     while (p < params.size() && params[p] != k.name) ++p;
+    // Keyword names of nvFuser's front end before its 2023 renames, which
+    // repro scripts of that time print.
+    static const std::pair<const char*, const char*> kRenamed[] = {{"symbolic_sizes", "shape"},
+                                                                   {"contiguous", "contiguity"},
+                                                                   {"axes", "dims"},
+                                                                   {"output_shape", "shape"}};
+    for (const auto& [old_name, name] : kRenamed) {
+      if (p < params.size() || k.name != old_name) continue;
+      p = 0;
+      while (p < params.size() && params[p] != name) ++p;
+    }
     if (p == params.size()) {
       return errors.Error(k.loc,
                           absl::StrCat("unexpected keyword argument '", k.name, "' for ", function),

@@ -158,15 +158,16 @@ class _Ops:
         if name in _BINARY_OPERATORS or name in _BINARY_FUNCTIONS:
             return lambda a, b: self._fd._binary(name, a, b)
         if name in _REDUCTIONS:
-            return lambda x, dims=None, keepdim=False, dtype=None: self._fd._reduce(
-                name, x, dims, keepdim, dtype)
+            return lambda x, dims=None, keepdim=False, dtype=None, axes=None: self._fd._reduce(
+                name, x, dims if axes is None else axes, keepdim, dtype)
         raise UnsupportedOp(f"fd.ops.{name} is not implemented by the torch front end")
 
     def cast(self, x, dtype):
         return self._fd._cast(x, dtype)
 
-    def broadcast_in_dim(self, x, shape, broadcast_dims):
+    def broadcast_in_dim(self, x, shape=None, broadcast_dims=None, output_shape=None):
         fd = self._fd
+        shape = output_shape if shape is None else shape  # output_shape: the pre-2023 name
         return fd._tensor(f"_bcast({_lit(x)}, {_lit(shape)}, {_lit(list(broadcast_dims))})",
                           len(shape) if isinstance(shape, (list, tuple)) else _rank_of(shape),
                           x.dtype if isinstance(x, Value) else None)
@@ -175,8 +176,9 @@ class _Ops:
         return self._fd._tensor(f"_bcast_dims({_lit(x)}, {_lit(list(is_broadcast_dim))})",
                                 len(is_broadcast_dim), x.dtype)
 
-    def var_mean(self, x, dims, correction=1, keepdim=False):
+    def var_mean(self, x, dims=None, correction=1, keepdim=False, axes=None):
         fd = self._fd
+        dims = axes if dims is None else dims
         var = fd._new_var()
         mean = fd._new_var()
         fd._lines.append(f"{var}, {mean} = torch.var_mean({x.expr}, dim={_lit(list(dims))}, "
@@ -184,7 +186,8 @@ class _Ops:
         ndim = x.ndim if keepdim else x.ndim - len(dims)
         return Value(fd, var, True, ndim, x.dtype), Value(fd, mean, True, ndim, x.dtype)
 
-    def var(self, x, dims, correction=1, keepdim=False):
+    def var(self, x, dims=None, correction=1, keepdim=False, axes=None):
+        dims = axes if dims is None else dims
         ndim = x.ndim if keepdim else x.ndim - len(dims)
         return self._fd._tensor(f"torch.var({x.expr}, dim={_lit(list(dims))}, correction="
                                 f"{_lit(correction)}, keepdim={_lit(keepdim)})", ndim, x.dtype)
@@ -332,6 +335,9 @@ class FusionDefinition:
         if dtype in ("Double", "Float") and not isinstance(value, bool):
             value = float(value)
         return self._scalar(_lit(value))
+
+    def define_constant(self, value, dtype="Double"):  # define_scalar's pre-2023 name
+        return self.define_scalar(value, dtype)
 
     def define_vector(self, values, dtype="Int"):
         v = Value(self, _lit(list(values)), False)
