@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <optional>
 #include <set>
 #include <tuple>
 
@@ -11,6 +10,7 @@
 #include "compiler/ir/builder.h"
 #include "compiler/ir/limits.h"
 #include "compiler/ir/printer.h"
+#include "compiler/segmenter/recompute.h"
 
 namespace fusiond {
 namespace {
@@ -374,53 +374,15 @@ bool Partitioner::ForceOwnedOutputs(NodeId n) {
   return forced;
 }
 
-// A pointwise node computed from graph inputs alone (through pointwise and
-// shape ops), reading at most two inputs of its own size, is recomputed by
-// every group that reads it, as shape ops are: kernels of different
-// reductions over the same inputs (group norm backward's per-group and
-// per-channel sums) then read the inputs instead of writing and reading
-// full-size intermediates. Only the nodes of recompute_ (SegmentFusion: the
-// cones of values a first partition passes between segments), and not a
-// node whose result is an output or the start of one made by shape ops
-// (some group must own it), nor one a reshape reads.
+// The candidates of recompute_ (SegmentFusion: the cones of values a first
+// partition passes between segments) that every group reading them
+// recomputes, as shape ops are (compiler/segmenter/recompute.h).
 void Partitioner::MarkRecomputed() {
   recomputed_.assign(g_.nodes.size(), 0);
   if (!recompute_) return;
-  const std::vector<std::vector<NodeId>> uses = g_.Uses();
-  std::set<NodeId> owners;
+  std::set<NodeId> owners;  // some group must own an output's chain
   for (ValueId o : g_.outputs) owners.insert(ChainOwner(o));
-  // Per value: the full-size graph inputs it is computed from, or nullopt
-  // when it reads a result no group recomputes.
-  std::vector<std::optional<std::set<ValueId>>> from(g_.values.size());
-  for (ValueId in : g_.inputs) from[in] = std::set<ValueId>{in};
-  for (const Value& v : g_.values)
-    if (v.is_constant()) from[v.id] = std::set<ValueId>{};
-  for (const Node& n : g_.nodes) {
-    const bool pointwise = IsPointwise(n.op) && IsCompute(g_, n);
-    if (!pointwise && IsCompute(g_, n)) continue;
-    std::set<ValueId> all;
-    bool ok = true;
-    for (ValueId in : n.inputs) {
-      if (!from[in]) ok = false;
-      if (ok) all.insert(from[in]->begin(), from[in]->end());
-    }
-    if (!ok) continue;
-    if (pointwise) {
-      // A reshape inside the graph must read its operand from memory (a view
-      // of a segment's input, compiler/ir/reshape_views.h).
-      bool reshaped = false;
-      for (NodeId u : uses[n.outputs[0]]) reshaped |= g_.node(u).op == OpKind::kReshape;
-      if (owners.count(n.id) || reshaped || !recompute_->count(n.id)) continue;
-      const int64_t size = Bytes(n.outputs[0]) / DataTypeSize(g_.value(n.outputs[0]).dtype);
-      int full = 0;
-      for (ValueId in : all) {
-        full += g_.value(in).is_tensor && Bytes(in) / DataTypeSize(g_.value(in).dtype) >= size;
-      }
-      if (full > 2) continue;
-      recomputed_[n.id] = 1;
-    }
-    for (ValueId o : n.outputs) from[o] = all;
-  }
+  recomputed_ = RecomputedNodes(g_, sizes_, *recompute_, owners);
 }
 
 bool Partitioner::AcceptsMerge(int a, int b) const {
@@ -587,48 +549,6 @@ absl::StatusOr<std::vector<Segment>> Partitioner::Run() {
     segments.push_back(std::move(seg));
   }
   return segments;
-}
-
-// The pointwise nodes (through shape ops) that the values segments pass
-// each other are computed by.
-std::set<NodeId> CrossingCones(const Graph& g, const std::vector<Segment>& segments) {
-  std::set<NodeId> cones;
-  std::vector<ValueId> work;
-  for (const Segment& seg : segments) {
-    for (ValueId v : seg.source_inputs)
-      if (!g.IsInput(v)) work.push_back(v);
-  }
-  std::set<ValueId> seen;
-  while (!work.empty()) {
-    const ValueId v = work.back();
-    work.pop_back();
-    const Node* d = g.def(v);
-    if (!seen.insert(v).second || d == nullptr) continue;
-    if (!IsPointwise(d->op) && !IsShapeOp(d->op)) continue;
-    if (IsPointwise(d->op)) cones.insert(d->id);
-    work.insert(work.end(), d->inputs.begin(), d->inputs.end());
-  }
-  return cones;
-}
-
-// Bytes the segments' kernels read and write (their inputs' and outputs'
-// tensors).
-int64_t Traffic(const std::vector<Segment>& segments) {
-  int64_t bytes = 0;
-  for (const Segment& seg : segments) {
-    const Graph& g = seg.graph;
-    for (size_t i = 0; i < g.inputs.size() && i < seg.input_shapes.size(); ++i) {
-      int64_t n = DataTypeSize(g.value(g.inputs[i]).dtype);
-      for (int64_t e : seg.input_shapes[i]) n *= e;
-      bytes += g.value(g.inputs[i]).is_tensor ? n : 0;
-    }
-    for (ValueId o : g.outputs) {
-      int64_t n = DataTypeSize(g.value(o).dtype);
-      for (const Extent& e : g.value(o).shape) n *= std::max<int64_t>(g.Canonical(e).size, 1);
-      bytes += n;
-    }
-  }
-  return bytes;
 }
 
 }  // namespace
