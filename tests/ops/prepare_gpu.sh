@@ -9,7 +9,8 @@
 #    any artifact is missing;
 #  - fusiond_ops_gpu_check (tests/ops/gpu_check_main.cc, bundled with its
 #    libraries under .devcarry/ops/bin and lib) runs the fusions with random
-#    ops or iota (which the torch reference lacks) listed in .devcarry/ops/RANDOM, each under its pipeline schedule and
+#    ops or iota (which the torch reference lacks) and those with slice, pad or cat
+#    listed in .devcarry/ops/RANDOM, each under its pipeline schedule and
 #    the other schedules fusiond_cgdev compiles below (.devcarry/ops/<stem>.alt<k>/),
 #    against the CPU reference: random values and masks bit for bit.
 # Usage: tests/ops/prepare_gpu.sh [BUILD_DIR]   (default build)
@@ -52,12 +53,23 @@ alts() {
     random_ops_onekernel_1024x4096) echo "vectorize=1 block_x=256|vectorize=4 block_x=128 unroll=4" ;;
     dropout_softmax_dim0_2048x8192) echo "rows_per_block=1" ;;
     dropout_row_col_sums_2048x4096) echo "vectorize=2 block_x=256 persistent_batch=8" ;;
+    # Shift ops: lane by lane (vectorize=1) against chunks of other widths.
+    rope_fwd_2x32x2048x128|rope_partial_fwd_2x32x2048x128|rope_bwd_2x32x2048x128)
+      echo "vectorize=1 unroll=4|vectorize=4 block_x=256" ;;
+    slice_sum_4096x8192)
+      echo "multi_pass=true vectorize=4 block_x=256 persistent_batch=1 reread_rows=false exact_tiling=false|vectorize=1 block_x=512 persistent_batch=8" ;;
+    pad_softmax_2048x4096|slice_layernorm_2048x4096)
+      echo "multi_pass=true vectorize=4 block_x=128 persistent_batch=1 reread_rows=false exact_tiling=false" ;;
+    pad_row_col_sums_2048x4096) echo "vectorize=2 block_x=256 persistent_batch=8" ;;
+    slice_outer_sum_2048x4096) echo "rows_per_block=1" ;;
   esac
 }
 : >"$OUT/RANDOM"
 for f in "$OUT"/fusions/*.py; do
   stem=$(basename "$f" .py)
-  grep -qE "fd\.ops\.(uniform|normal|rand_like|randn_like|iota)\(" "$f" || continue
+  # Random ops and iota (which the torch reference lacks), and shift ops
+  # under other schedules, against the CPU reference.
+  grep -qE "fd\.ops\.(uniform|normal|rand_like|randn_like|iota|slice|pad|cat)\(" "$f" || continue
   line="$stem"
   IFS='|' read -r -a sets <<<"$(alts "$stem")"
   k=0
