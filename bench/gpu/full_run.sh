@@ -71,9 +71,8 @@ part pytorch && step "PyTorch acceptance (bench/gpu/pytorch_acceptance.sh)" pyto
 # call of their own, FULL_RUN_PARTS="ops outer frontends").
 new_ops() {
   need $D/ops/RANDOM $D/ops/bin/fusiond_ops_gpu_check || return 1
-  local harness=() stem rc=0
+  local harness=() rc=0
   for f in $D/ops/fusions/*.py; do
-    stem=$(basename "$f" .py)
     grep -qE "fd\.ops\.(uniform|normal|rand_like|randn_like|iota)\(" "$f" || harness+=("$f")
   done
   timeout "${OPS_TIMEOUT:-240}" python3 bench/gpu/run.py --artifacts $D/ops --fusions "${harness[@]}" \
@@ -84,22 +83,18 @@ new_ops() {
   return $rc
 }
 part ops && step "new ops vs float64 and the CPU reference (tests/ops fusions)" new_ops
-outer() {
-  need $D/outer/PRODUCER || return 1
-  OUT=$LOGS timeout "${OUTER_TIMEOUT:-200}" bash bench/gpu/outer_check.sh run >"$LOGS/outer.log" 2>&1
+# A prepared check script's run: LOG NEEDED TIMEOUT SCRIPT; its tail printed.
+prepared_check() {
+  need "$2" || return 1
+  OUT=$LOGS timeout "$3" bash "$4" run >"$LOGS/$1.log" 2>&1
   local rc=$?
-  grep -A40 "issue 34 targets" "$LOGS/outer.log"
+  tail -60 "$LOGS/$1.log"
   return $rc
 }
-part outer && step "outer reductions and broadcasts vs torch.compile (outer_check.sh)" outer
-frontends() {
-  need $D/frontends/HARNESS || return 1
-  OUT=$LOGS timeout "${FRONTENDS_TIMEOUT:-300}" bash bench/gpu/frontends_check.sh run >"$LOGS/frontends.log" 2>&1
-  local rc=$?
-  tail -60 "$LOGS/frontends.log"
-  return $rc
-}
-part frontends && step "front ends' definitions (frontends_check.sh)" frontends
+part outer && step "outer reductions and broadcasts vs torch.compile (outer_check.sh)" \
+  prepared_check outer $D/outer/PRODUCER "${OUTER_TIMEOUT:-200}" bench/gpu/outer_check.sh
+part frontends && step "front ends' definitions (frontends_check.sh)" \
+  prepared_check frontends $D/frontends/HARNESS "${FRONTENDS_TIMEOUT:-300}" bench/gpu/frontends_check.sh
 
 V=$(mktemp -d)
 if [ -d $D/variants ] && part variants; then
