@@ -23,7 +23,7 @@
 # (SLOWER) and counted but do not fail the run.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
-D=.devcarry/frontends
+D=${FUSIOND_DEVCARRY:-.devcarry}/frontends
 SRC=tests/frontends/fusions
 case "${1:-}" in
   prepare)
