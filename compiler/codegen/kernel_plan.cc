@@ -242,7 +242,9 @@ absl::Status PlanReference(const Graph& g, KernelPlan& p) {
     }
   }
   for (const Node& n : g.nodes) {
-    if (n.op == OpKind::kReshape) return Unsupported(g, n, "reshape is not supported");
+    // A reshape read only at shifted indices is the shift emitter's.
+    if (n.op == OpKind::kReshape && !p.shifted_only[n.outputs[0]])
+      return Unsupported(g, n, "reshape is not supported");
   }
   return absl::OkStatus();
 }

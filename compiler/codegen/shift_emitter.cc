@@ -75,6 +75,8 @@ class Emitter {
   absl::StatusOr<std::string> Slice(const Node& n, Index ix, int depth);
   absl::StatusOr<std::string> Pad(const Node& n, Index ix, int depth);
   absl::StatusOr<std::string> Cat(const Node& n, Index ix, int depth);
+  // The operand at the same row-major offset (both contiguous).
+  absl::StatusOr<std::string> Reshape(const Node& n, Index ix, int depth);
   absl::StatusOr<std::string> Load(ValueId v, Index ix);
   // x clamped into [0, e) (e > 0); with lanes (e a multiple of the width)
   // the first lane's index clamped so that every lane's is in range.
@@ -280,7 +282,9 @@ absl::StatusOr<std::string> Emitter::Eval(ValueId v, Index ix, int depth) {
     e = Pad(*d, ix, depth);
   } else if (d->op == OpKind::kCat) {
     e = Cat(*d, ix, depth);
-  } else if (IsShapeOp(d->op) && d->op != OpKind::kReshape) {
+  } else if (d->op == OpKind::kReshape) {
+    e = Reshape(*d, ix, depth);
+  } else if (IsShapeOp(d->op)) {
     if (!g_.value(d->inputs[0]).is_tensor) {
       e = scalar_(d->inputs[0]);  // full / zeros / ones: a broadcast scalar
     } else {
@@ -292,7 +296,8 @@ absl::StatusOr<std::string> Emitter::Eval(ValueId v, Index ix, int depth) {
     return absl::UnimplementedError(absl::StrCat(
         "codegen: ", ValueName(g_, v), ", a ", OpName(d->op),
         " result, is read at shifted indices; a kernel reads shifted operands only through "
-        "pointwise ops, broadcasts, squeeze, permute and slice/pad/cat down to its inputs"));
+        "pointwise ops, broadcasts, squeeze, permute, reshape and slice/pad/cat down to its "
+        "inputs"));
   }
   if (!e.ok()) return e.status();
   memo_[key] = *e;
@@ -473,6 +478,44 @@ absl::StatusOr<std::string> Emitter::Pad(const Node& n, Index ix, int depth) {
   if (!xv.ok()) return xv.status();
   if (inside.empty()) return xv;
   return Declare(type, absl::StrCat("(", absl::StrJoin(inside, " && "), ") ? ", *xv, " : ", fill));
+}
+
+absl::StatusOr<std::string> Emitter::Reshape(const Node& n, Index ix, int depth) {
+  const ValueId x = n.inputs[0];
+  const int xr = g_.value(x).rank();
+  // Lanes stay a chunk when the operand's innermost extent holds whole
+  // chunks: the first lane's offset is a multiple of the width.
+  const bool lane = ix.lane && xr > 0 && Whole(Ext(x, xr - 1));
+  if (!lane) Delane(ix);
+  const std::string lin = Var(Linear(n.outputs[0], ix), lane);
+  // The operand may be larger than the result whose index this is: its own
+  // element count decides the divisions' width.
+  const bool narrow = narrow_;
+  int64_t numel = 1;
+  narrow_ = true;
+  for (int a = 0; a < xr; ++a) {
+    const Extent e = Ext(x, a);
+    narrow_ &= e.is_static() && (e.size == 0 || numel <= INT32_MAX / e.size);
+    if (narrow_) numel *= e.size;
+  }
+  Index oi;
+  oi.axis.assign(xr, "0");
+  oi.lane = lane;
+  std::string rem = lin;
+  int first = 0;  // the outermost axis that is not 1
+  while (first < xr && Ext(x, first).is_broadcast()) ++first;
+  for (int a = xr - 1; a >= first; --a) {
+    const Extent e = Ext(x, a);
+    if (e.is_broadcast()) continue;
+    if (a == first) {
+      oi.axis[a] = rem;
+      break;
+    }
+    oi.axis[a] = Var(Mod(rem, p_.ExtentExpr(e)), lane);
+    rem = Var(Div(rem, p_.ExtentExpr(e)), lane);
+  }
+  narrow_ = narrow;
+  return Eval(x, std::move(oi), depth + 1);
 }
 
 absl::StatusOr<std::string> Emitter::Cat(const Node& n, Index ix, int depth) {

@@ -23,6 +23,7 @@ std::string Unreadable(const Graph& g, ValueId v) {
     case OpKind::kExpand:
     case OpKind::kSqueeze:
     case OpKind::kPermute:
+    case OpKind::kReshape:  // read at the same row-major offset
       return "";
     default:
       return absl::StrCat("a ", OpName(d->op), " result");
@@ -69,12 +70,12 @@ std::string ShiftReadProblem(const Graph& g) {
       if (seen[v]) continue;
       seen[v] = true;
       if (std::string why = Unreadable(g, v); !why.empty()) {
-        return absl::StrCat(OpName(n.op), " ", ValueName(g, n.outputs[0]), " reads ",
-                            ValueName(g, v), ", ", why,
-                            ", at shifted indices; a kernel reads shifted operands only "
-                            "through pointwise ops, broadcasts, squeeze, permute and slice/pad/cat "
-                            "down to its inputs, so that value must come from "
-                            "memory");
+        return absl::StrCat(
+            OpName(n.op), " ", ValueName(g, n.outputs[0]), " reads ", ValueName(g, v), ", ", why,
+            ", at shifted indices; a kernel reads shifted operands only "
+            "through pointwise ops, broadcasts, squeeze, permute, reshape and slice/pad/cat "
+            "down to its inputs, so that value must come from "
+            "memory");
       }
       const Node* d = g.def(v);
       if (d == nullptr) continue;

@@ -289,5 +289,27 @@ TEST(ShiftKernel, ChunksThroughAlignedWindows) {
   EXPECT_TRUE(absl::StrContains(src, "Chunk<VV * 4>::ld(")) << src;
 }
 
+// Reshapes in the sub-graph read the operand at the same row-major offset:
+// heads split out of a packed projection and permuted (a qkv layout), and
+// axes merged back; the lanes stay a chunk where the operand's innermost
+// extent holds whole chunks.
+TEST(ShiftKernel, ReshapesSplitAndMergeAxes) {
+  std::string src;
+  Check(
+      absl::StrCat(Tensor("T0", "[2, 3, 48]"),
+                   "    T1 = fd.ops.reshape(T0, new_shape=[2, 3, 2, 3, 8])\n"
+                   "    T2 = fd.ops.permute(T1, dims=[0, 2, 3, 1, 4])\n"
+                   "    T3 = fd.ops.slice(T2, [0, 0, 1, 0, 0], [2, 2, 2, 3, 8])\n"
+                   "    T4 = fd.ops.reshape(T3, new_shape=[2, 2, 3, 8])\n"
+                   "    T5 = fd.ops.cat([fd.ops.neg(fd.ops.slice(T4, [0, 0, 0, 4], [2, 2, 3, 8])), "
+                   "fd.ops.slice(T4, [0, 0, 0, 0], [2, 2, 3, 4])], -1)\n"
+                   "    fd.add_output(T5)\n"
+                   "    T6 = fd.ops.reshape(fd.ops.slice(T0, [0, 1, 0], [2, 3, 48]), "
+                   "new_shape=[2, 96])\n"
+                   "    fd.add_output(fd.ops.pad(T6, [4, 4]))\n"),
+      {{2, 3, 48}}, {}, {}, &src);
+  EXPECT_TRUE(absl::StrContains(src, "Chunk<VV * 4>::ld(")) << src;
+}
+
 }  // namespace
 }  // namespace fusiond
