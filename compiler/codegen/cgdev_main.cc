@@ -9,7 +9,8 @@
 // options (bench/gpu/probes/lean_swap.sh) and prints ptxas' figures.
 // Fields: kind vectorize block_x block_y grid_x grid_y persistent_batch
 // multi_pass unroll smem_buffer smem_bytes cluster_x
-// rows_per_block smem_columns reread_rows cluster_rows lanes_in_registers;
+// rows_per_block smem_columns reread_rows cluster_rows lanes_in_registers
+// online_softmax;
 // then code generation's choices, which the heuristics decide from those (DecideKernelForm) unless
 // given: one_pass_variance dynamic_rows streaming_stores exact_tiling blocks_per_sm.
 #include <cstdio>
@@ -74,7 +75,8 @@ int Usage(const char* argv0, bool help) {
                "hand-written CUDA with the pipeline's NVRTC options. Fields (numbers, or\n"
                "true/false): kind vectorize block_x block_y grid_x grid_y persistent_batch\n"
                "multi_pass unroll smem_buffer smem_bytes cluster_x rows_per_block smem_columns\n"
-               "reread_rows cluster_rows lanes_in_registers; code generation's choices, decided "
+               "reread_rows cluster_rows lanes_in_registers online_softmax; code generation's "
+               "choices, decided "
                "from those unless given:\n"
                "one_pass_variance dynamic_rows streaming_stores exact_tiling blocks_per_sm.\n",
                argv0, argv0);
@@ -183,6 +185,7 @@ int SetField(const std::string& k, const std::string& value, bool derived, Heuri
                                                  {"reread_rows", &hp.reread_rows},
                                                  {"lanes_in_registers", &hp.lanes_in_registers},
                                                  {"cluster_rows", &hp.cluster_rows},
+                                                 {"online_softmax", &hp.online_softmax},
                                                  {"trust_alignment", &hp.trust_alignment},
                                                  {"one_pass_variance", &hp.one_pass_variance},
                                                  {"dynamic_rows", &hp.dynamic_rows},

@@ -15,6 +15,7 @@
 #include "compiler/codegen/expr_emitter.h"
 #include "compiler/codegen/generator.h"
 #include "compiler/codegen/kernel_plan.h"
+#include "compiler/codegen/online_softmax.h"
 #include "compiler/codegen/prelude.h"
 #include "compiler/codegen/value_emitter.h"
 #include "compiler/ir/reshape_views.h"
@@ -31,6 +32,10 @@ absl::StatusOr<GeneratedKernel> Generator::Run() {
   if (absl::Status st = PlanKernelForm(k); !st.ok()) return st;
   SetUpValueEmitter();
   std::string c = Preludes();
+  if (std::any_of(plan_.row_slots.begin(), plan_.row_slots.end(),
+                  [](const ReductionSlot& sl) { return sl.online; })) {
+    c += OnlineSoftmaxPrelude();
+  }
   EmitSignature(k.name, c);
   if (absl::Status st = EmitIndexSetup(c); !st.ok()) return st;
   EmitColumnBuffers(c);
@@ -58,7 +63,7 @@ absl::StatusOr<LaunchShape> Generator::RunToLaunchShape() {
 // reduce their channels as rows, column sums included.
 absl::StatusOr<KernelPlan> PlanKernelFor(const Graph& g, const HeuristicParams& params) {
   return PlanKernel(g, params.kind == SchedulerKind::kPointwise, params.one_pass_variance,
-                    LanesKernel(params));
+                    LanesKernel(params), params.online_softmax);
 }
 
 }  // namespace codegen_internal

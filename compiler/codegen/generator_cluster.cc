@@ -8,8 +8,11 @@
 // columns over the C blocks (distributed shared memory, blocks in rank
 // order: deterministic) into the cluster's partial row: C times fewer
 // partial bytes written and read back.
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "compiler/codegen/generator.h"
+#include "compiler/codegen/online_softmax.h"
 #include "compiler/scheduler/target.h"
 
 namespace fusiond {
@@ -141,6 +144,19 @@ std::string Generator::ClusterRowCombine(const std::vector<int>& slots) const {
   for (size_t q = 0; q < slots.size(); ++q) {
     const int i = slots[q];
     const ReductionSlot& sl = plan_.row_slots[i];
+    if (sl.online && !OnlineLead(graph_, sl)) continue;
+    if (sl.online) {
+      // A max and its sum of exponentials (online_softmax.h), merged in rank order.
+      const int p = OnlinePartnerSlot(plan_, i);
+      const size_t qs = std::find(slots.begin(), slots.end(), p) - slots.begin();
+      const auto ld = [&](size_t k, int64_t r) {
+        return absl::StrCat("fz_dsmem_ld4(fz_cr + ", k, ", ", r, ").x");
+      };
+      absl::StrAppend(&s, "      acc", i, " = ", ld(q, 0), "; acc", p, " = ", ld(qs, 0), ";\n");
+      for (int64_t r = 1; r < shape_.blocks_per_row; ++r)
+        absl::StrAppend(&s, "      ", OnlineMerge(plan_, i, ld(q, r), ld(qs, r)), "\n");
+      continue;
+    }
     const char* op = sl.second_moment ? "0" : ReduceOpId(graph_.node(sl.node).op);
     const std::string& t = accumulator_type_[i];
     absl::StrAppend(&s, "      acc", i, " = ",

@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler/codegen/generator.h"
+#include "compiler/codegen/online_softmax.h"
 
 namespace fusiond {
 namespace codegen_internal {
@@ -84,7 +85,17 @@ std::string Generator::LanesBlockReduce(const std::vector<int>& slots,
   absl::StrAppend(&s, " }\n", ind, "__syncthreads();\n");
   for (size_t q = 0; q < slots.size(); ++q) {
     const ReductionSlot& sl = plan_.row_slots[slots[q]];
-    if (sl.one_pass) continue;
+    if (sl.one_pass || (sl.online && !OnlineLead(graph_, sl))) continue;
+    if (sl.online) {
+      // A max and its sum of exponentials (online_softmax.h), merged in tx order.
+      const int p = OnlinePartnerSlot(plan_, slots[q]);
+      const size_t qs = std::find(slots.begin(), slots.end(), p) - slots.begin();
+      absl::StrAppend(
+          &s, ind, "acc", slots[q], " = ", at("float", q, "0"), "; acc", p, " = ",
+          at("float", qs, "0"), ";\n", ind, "for (int w = 1; w < ", shape_.threads_x, "; ++w) ",
+          OnlineMerge(plan_, slots[q], at("float", q, "w"), at("float", qs, "w")), "\n");
+      continue;
+    }
     const char* op = sl.second_moment ? "0" : ReduceOpId(graph_.node(sl.node).op);
     const std::string& t = accumulator_type_[slots[q]];
     absl::StrAppend(&s, ind, "acc", slots[q], " = ", at(t, q, "0"), ";\n", ind,

@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "compiler/codegen/expr_emitter.h"
 #include "compiler/codegen/generator.h"
+#include "compiler/codegen/online_softmax.h"
 
 namespace fusiond {
 namespace codegen_internal {
@@ -188,9 +189,19 @@ std::string Generator::BlockReduce(const std::vector<int>& slots, const std::str
   }
   for (size_t q = 0; q < slots.size(); ++q) {
     const ReductionSlot& sl = plan_.row_slots[slots[q]];
-    if (sl.one_pass) continue;
+    if (sl.one_pass || sl.online) continue;
     const char* op = sl.second_moment ? "0" : ReduceOpId(graph_.node(sl.node).op);
     absl::StrAppend(&s, ind, "acc", slots[q], " = fz_warp_reduce<", op, ">(acc", slots[q], ");\n");
+  }
+  // Online pairs (max, sum of exponentials): slot indices q of the lead and its partner.
+  std::vector<std::pair<size_t, size_t>> onl;
+  for (size_t q = 0; q < slots.size(); ++q) {
+    if (!OnlineLead(graph_, plan_.row_slots[slots[q]])) continue;
+    const int p = OnlinePartnerSlot(plan_, slots[q]);
+    onl.push_back({q, std::find(slots.begin(), slots.end(), p) - slots.begin()});
+    absl::StrAppend(&s, ind, "fz_warp_os<",
+                    plan_.row_slots[slots[q]].online_exp2 ? "true" : "false", ">(acc", slots[q],
+                    ", acc", p, ");\n");
   }
   for (const Chan& c : chans) {
     absl::StrAppend(&s, ind, "fz_warp_chan(wn", c.f, ", acc", c.f, ", acc", c.s, ");\n");
@@ -217,7 +228,7 @@ std::string Generator::BlockReduce(const std::vector<int>& slots, const std::str
     std::string warp0, results;
     for (size_t q = 0; q < slots.size(); ++q) {
       const ReductionSlot& sl = plan_.row_slots[slots[q]];
-      if (sl.one_pass) continue;
+      if (sl.one_pass || sl.online) continue;
       const char* op = sl.second_moment ? "0" : ReduceOpId(graph_.node(sl.node).op);
       const std::string& t = accumulator_type_[slots[q]];
       const std::string acc = absl::StrCat("acc", slots[q]);
@@ -252,6 +263,14 @@ std::string Generator::BlockReduce(const std::vector<int>& slots, const std::str
     if (!warp0.empty()) {
       absl::StrAppend(&s, ind, "if (tx < 32) {\n", warp0, ind, "}\n", ind, "__syncthreads();\n",
                       results);
+    }
+    for (const auto& [qm, qs] : onl) {
+      const auto at = [&](const char* w, size_t q) {
+        return absl::StrCat("(float)fz_red[fz_rb][ty][", q, "][", w, "]");
+      };
+      absl::StrAppend(&s, ind, "acc", slots[qm], " = ", at("0", qm), "; acc", slots[qs], " = ",
+                      at("0", qs), ";\n", ind, "for (int w = 1; w < ", warps, "; ++w) ",
+                      OnlineMerge(plan_, slots[qm], at("w", qm), at("w", qs)), "\n");
     }
     for (const Chan& c : chans) {
       const std::string& t = accumulator_type_[c.f];
@@ -308,6 +327,21 @@ absl::Status Generator::EmitCrossBlockCombine(const std::vector<int>& slots, std
     if (plan_.row_slots[i].one_pass)
       return absl::InternalError("codegen: one-pass var with a row split over blocks");
   }
+  // Online pairs merge (max, sum) partials; the identity is (-inf, 0).
+  std::string online;
+  for (size_t q = 0; q < slots.size(); ++q) {
+    const ReductionSlot& sl = plan_.row_slots[slots[q]];
+    if (!OnlineLead(graph_, sl)) continue;
+    const int s = OnlinePartnerSlot(plan_, slots[q]);
+    const size_t qs = std::find(slots.begin(), slots.end(), s) - slots.begin();
+    absl::StrAppend(
+        &online, "      acc", slots[q], " = ", ReductionIdentity(OpKind::kMax, "float"), "; acc", s,
+        " = 0.0f;\n      for (int b = tx; b < (int)gridDim.y; b += ", shape_.threads_x, ") ",
+        OnlineMerge(plan_, slots[q],
+                    absl::StrCat("(float)part[base + (size_t)b * ", slots.size(), " + ", q, "]"),
+                    absl::StrCat("(float)part[base + (size_t)b * ", slots.size(), " + ", qs, "]")),
+        "\n");
+  }
   if (form_.cluster_rows) {
     absl::StrAppend(&code, ClusterRowCombine(slots));
     return absl::OkStatus();
@@ -324,6 +358,7 @@ absl::Status Generator::EmitCrossBlockCombine(const std::vector<int>& slots, std
   absl::StrAppend(&code, " }\n      fz_group_sync(bar);\n      par++;\n");
   for (size_t q = 0; q < slots.size(); ++q) {
     const ReductionSlot& sl = plan_.row_slots[slots[q]];
+    if (sl.online) continue;
     const char* op = sl.second_moment ? "0" : ReduceOpId(graph_.node(sl.node).op);
     const std::string& t = accumulator_type_[slots[q]];
     absl::StrAppend(&code, "      acc", slots[q], " = ",
@@ -332,7 +367,7 @@ absl::Status Generator::EmitCrossBlockCombine(const std::vector<int>& slots, std
                     ") acc", slots[q], " = fz_comb<", op, ", ", t, ">(acc", slots[q], ", (", t,
                     ")part[base + (size_t)b * ", slots.size(), " + ", q, "]);\n");
   }
-  absl::StrAppend(&code, BlockReduce(slots, "      "), "    }\n");
+  absl::StrAppend(&code, online, BlockReduce(slots, "      "), "    }\n");
   return absl::OkStatus();
 }
 
@@ -347,15 +382,22 @@ absl::Status Generator::EmitStage(int stage, std::string& code) {
   std::set<ValueId> used;
   Scope es = ElementScope(&body, &memo, &used);
   es.chunk = &chunk;
-  std::string accum, post, moments;
+  std::string accum, post, moments, online;
   for (int i : slots) {
     const ReductionSlot& sl = plan_.row_slots[i];
-    if (sl.one_pass && sl.second_moment) continue;  // with its first slot
+    if (sl.one_pass && sl.second_moment) continue;       // with its first slot
+    if (sl.online && !OnlineLead(graph_, sl)) continue;  // with its max
     const Node& n = graph_.node(sl.node);
     auto e = values_->Get(n.inputs[0], es);
     if (!e.ok()) return e.status();
     const std::string& t = accumulator_type_[i];
-    if (sl.one_pass) {
+    if (sl.online) {
+      // Online softmax: the chunk's values, then one rescale of the sum a chunk.
+      absl::StrAppend(&online, "      float ox", i, "[VV];\n");
+      absl::StrAppend(&accum, "        ox", i, "[l] = (float)", *e, ";\n");
+      absl::StrAppend(&post, "      fz_os_chunk<", sl.online_exp2 ? "true" : "false", ", VV>(acc",
+                      i, ", acc", OnlinePartnerSlot(plan_, i), ", ox", i, ");\n");
+    } else if (sl.one_pass) {
       // Per thread, sums of x - K and (x - K)^2 with K its first element
       // (the shifted-data algorithm: exact algebra, cancellation only as
       // large as K's distance from the thread's mean), turned into (count,
@@ -399,7 +441,7 @@ absl::Status Generator::EmitStage(int stage, std::string& code) {
     }
   }
   absl::StrAppend(&code, "    auto ", fn, " = [&](auto vw, i64 j", params,
-                  ") {\n      constexpr int VV = decltype(vw)::value;\n", chunk,
+                  ") {\n      constexpr int VV = decltype(vw)::value;\n", chunk, online,
                   "#pragma unroll\n      for (int l = 0; l < VV; ++l) {\n", body, accum,
                   "      }\n", post, "    };\n");
   absl::StrAppend(&code, LoopOver(fn, ins, {}, false), moments);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "compiler/codegen/online_softmax.h"
 #include "compiler/ir/shift_view.h"
 
 namespace fusiond {
@@ -470,17 +471,42 @@ absl::Status PlanDomains(const Graph& g, const std::vector<NodeId>& reds, Kernel
   return absl::OkStatus();
 }
 
+// Pairs row sum n with its max's slot (in row_slots already, not yet
+// paired) when n sums exp(x - max(x)): both online, n's slot in the max's
+// stage, appended last. False when n is no such sum.
+bool PairOnline(const Graph& g, const Node& n, KernelPlan& p) {
+  bool exp2 = false;
+  const NodeId mx = OnlineSoftmaxMax(g, p, n, &exp2);
+  if (mx == kNone) return false;
+  for (ReductionSlot& sl : p.row_slots) {
+    if (sl.node != mx || sl.online) continue;
+    sl.online = true;
+    sl.online_exp2 = exp2;
+    sl.partner = n.id;
+    ReductionSlot sum{n.id, false, sl.stage, false};
+    sum.online = true;
+    sum.online_exp2 = exp2;
+    sum.partner = mx;
+    p.row_slots.push_back(sum);
+    return true;
+  }
+  return false;
+}
+
 // The row reductions' slots and stages (a var takes two stages, or one in
-// one pass).
+// one pass; an online sum of exponentials its max's).
 void PlanStages(const Graph& g, const std::vector<NodeId>& reds, const std::vector<bool>& is_col,
-                bool one_pass_var, KernelPlan& p) {
+                bool one_pass_var, bool online_softmax, KernelPlan& p) {
   p.avail.assign(g.values.size(), 0);
   for (const Node& n : g.nodes) {
     int a = 0;
     for (ValueId in : n.inputs) a = std::max(a, p.avail[in]);
     const bool row_red = IsReduction(n.op) && !is_col[n.id] &&
                          std::count(reds.begin(), reds.end(), n.id) && Computed(p, n);
-    if (row_red) {
+    if (row_red && online_softmax && PairOnline(g, n, p)) {
+      a = p.row_slots.back().stage + 1;
+      p.num_stages = std::max(p.num_stages, a);
+    } else if (row_red) {
       const bool two = n.op == OpKind::kVar || n.op == OpKind::kVarMean;
       const bool one_pass = two && one_pass_var;
       p.row_slots.push_back({n.id, false, a, one_pass});
@@ -498,7 +524,7 @@ void PlanStages(const Graph& g, const std::vector<NodeId>& reds, const std::vect
 }  // namespace
 
 absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise, bool one_pass_var,
-                                      bool reduced_rows) {
+                                      bool reduced_rows, bool online_softmax) {
   KernelPlan p;
   p.graph = &g;
   p.shifted_only = ShiftedOnly(g);
@@ -511,7 +537,7 @@ absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise, bool one_p
   if (absl::Status s = PlanRowDomain(g, pointwise, reduced_rows, p, &reds); !s.ok()) return s;
   std::vector<bool> is_col(g.nodes.size(), false);
   if (absl::Status s = PlanDomains(g, reds, p, &is_col); !s.ok()) return s;
-  PlanStages(g, reds, is_col, one_pass_var, p);
+  PlanStages(g, reds, is_col, one_pass_var, online_softmax, p);
   return p;
 }
 }  // namespace fusiond

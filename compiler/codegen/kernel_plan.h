@@ -44,6 +44,11 @@ struct ReductionSlot {
   bool second_moment = false;  // var/var_mean: the squared-deviation slot
   int stage = 0;               // row reductions only
   bool one_pass = false;       // var/var_mean in one stage (both slots)
+  // Online softmax (online_softmax.h): a max and the sum of exp(x - max) in
+  // the max's stage; `partner` is the other node of the pair.
+  bool online = false;
+  bool online_exp2 = false;  // the sum's exponential is exp2
+  NodeId partner = kNone;
 };
 
 struct KernelPlan {
@@ -96,8 +101,10 @@ struct KernelPlan {
 // `reduced_rows`: a segment of outer reductions only takes the reduced axes
 // as the row domain even when no result comes back (column sums reduced as
 // rows by a lanes kernel, generator_lanes.cc).
+// `online_softmax`: a row sum of exp(x - max(x)) joins its max's stage
+// (ReductionSlot::online, online_softmax.h).
 absl::StatusOr<KernelPlan> PlanKernel(const Graph& g, bool pointwise, bool one_pass_var = false,
-                                      bool reduced_rows = false);
+                                      bool reduced_rows = false, bool online_softmax = false);
 
 }  // namespace fusiond
 

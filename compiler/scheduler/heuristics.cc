@@ -37,6 +37,7 @@ std::string HeuristicParams::ToString() const {
       smem_columns ? " smem_columns=true" : "", reread_rows ? " reread_rows=true" : "",
       lanes_in_registers ? " lanes_in_registers=true" : "",
       cluster_rows ? " cluster_rows=true" : "", trust_alignment ? " trust_alignment=true" : "",
+      online_softmax ? " online_softmax=true" : "",
       one_pass_variance ? " one_pass_variance=true" : "", dynamic_rows ? " dynamic_rows=true" : "",
       streaming_stores ? " streaming_stores=true" : "", exact_tiling ? " exact_tiling=true" : "",
       blocks_per_sm != 1 ? absl::StrCat(" blocks_per_sm=", blocks_per_sm) : std::string());
@@ -56,7 +57,9 @@ std::string HeuristicParams::ToJson() const {
       ",\"cluster_rows\":", b(cluster_rows), ",\"trust_alignment\":", b(trust_alignment),
       ",\"one_pass_variance\":", b(one_pass_variance), ",\"dynamic_rows\":", b(dynamic_rows),
       ",\"streaming_stores\":", b(streaming_stores), ",\"exact_tiling\":", b(exact_tiling),
-      ",\"blocks_per_sm\":", blocks_per_sm, "}");
+      ",\"blocks_per_sm\":", blocks_per_sm,
+      // Only when set, so the manifests of kernels without it stay as they were.
+      online_softmax ? ",\"online_softmax\":true" : "", "}");
 }
 
 // ToString names every field, so hashing it is a stable field-by-field hash.
@@ -73,7 +76,7 @@ bool HeuristicParams::operator==(const HeuristicParams& o) const {
          cluster_rows == o.cluster_rows && trust_alignment == o.trust_alignment &&
          one_pass_variance == o.one_pass_variance && dynamic_rows == o.dynamic_rows &&
          streaming_stores == o.streaming_stores && exact_tiling == o.exact_tiling &&
-         blocks_per_sm == o.blocks_per_sm;
+         blocks_per_sm == o.blocks_per_sm && online_softmax == o.online_softmax;
 }
 
 }  // namespace fusiond

@@ -102,6 +102,11 @@ struct HeuristicParams {
   // misaligned inputs). Launched on misaligned pointers anyway, such a
   // kernel faults instead of computing nothing useful.
   bool trust_alignment = false;
+  // Softmax-like reductions (a sum of exp(x - max(x)) over the axes of the
+  // max) in one stage: a running max and a running sum rescaled when the
+  // max grows, so a multi-pass kernel reads its input twice, not three
+  // times (compiler/codegen/online_softmax.h). Off by default.
+  bool online_softmax = false;
 
   // Code generation's choices beyond the launch shape, set by
   // DecideKernelForm (heuristics_kernel_form.cc) from the fields above.
