@@ -34,6 +34,8 @@ constexpr char kHostPrelude[] = R"(#include <cmath>
 typedef long long i64;
 typedef unsigned u32;
 typedef unsigned long long u64;
+inline double __dadd_rn(double a, double b) { return a + b; }
+inline double __dmul_rn(double a, double b) { return a * b; }
 template <int B> struct Chunk {
   static void ld(u32* w, const void* p) { std::memcpy(w, p, B); }
 };
@@ -153,9 +155,13 @@ void Check(const std::string& body, const std::vector<std::vector<int64_t>>& sha
        absl::StrCat("fusiond_shift_kernel_", getpid(), "_", std::hash<std::string>()(src)))
           .string();
   std::filesystem::create_directories(dir);
+  struct Remove {  // whatever the checks do
+    std::string dir;
+    ~Remove() { std::filesystem::remove_all(dir); }
+  } remove{dir};
   std::ofstream(dir + "/k.cc") << src;
-  const std::string cmd = absl::StrCat("c++ -std=c++17 -O1 -shared -fPIC -o ", dir, "/k.so ", dir,
-                                       "/k.cc 2>", dir, "/log");
+  const std::string cmd = absl::StrCat("c++ -std=c++17 -O1 -ffp-contract=off -shared -fPIC -o ",
+                                       dir, "/k.so ", dir, "/k.cc 2>", dir, "/log");
   ASSERT_EQ(std::system(cmd.c_str()), 0) << src;
   void* lib = dlopen((dir + "/k.so").c_str(), RTLD_NOW | RTLD_LOCAL);
   ASSERT_NE(lib, nullptr) << dlerror();
@@ -203,7 +209,6 @@ void Check(const std::string& body, const std::vector<std::vector<int64_t>>& sha
     }
   }
   dlclose(lib);
-  std::filesystem::remove_all(dir);
 }
 
 std::string Tensor(const std::string& name, const std::string& shape,
@@ -309,6 +314,19 @@ TEST(ShiftKernel, ReshapesSplitAndMergeAxes) {
                    "    fd.add_output(fd.ops.pad(T6, [4, 4]))\n"),
       {{2, 3, 48}}, {}, {}, &src);
   EXPECT_TRUE(absl::StrContains(src, "Chunk<VV * 4>::ld(")) << src;
+}
+
+// Values computed from indices in the sub-graph (iota's positions, a
+// broadcast of them) are computed at the shifted index too.
+TEST(ShiftKernel, IotaReadShifted) {
+  Check(
+      absl::StrCat(Tensor("T0", "[3, 8]"),
+                   "    T1 = fd.ops.iota(8, 0.5, 2.0, dtype=DataType.Float)\n"
+                   "    T2 = fd.ops.broadcast_in_dim(T1, shape=[3, 8], broadcast_dims=[1])\n"
+                   "    T3 = fd.ops.add(T0, T2)\n"
+                   "    fd.add_output(fd.ops.pad(fd.ops.slice(T3, [0, 3], [3, 8]), [1, 2, 1, 0]))\n"
+                   "    fd.add_output(fd.ops.slice(T1, [2], [6]))\n"),
+      {{3, 8}});
 }
 
 }  // namespace
