@@ -1,13 +1,17 @@
 #include "compiler/codegen/manifest.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "compiler/codegen/generator.h"
 #include "compiler/codegen/prelude.h"
+#include "compiler/ir/reshape_views.h"
 
 namespace fusiond {
 namespace {
@@ -129,6 +133,89 @@ std::string KernelManifestJson(const GeneratedKernel& k, const std::string& bina
   return j;
 }
 
+// Two extents equal as a manifest condition's text ("s2 - s0" == 0, "s1" ==
+// 64); empty for two static extents (nothing to check at launch).
+std::string EqualsCondition(Extent a, Extent b, const std::map<SymbolId, std::string>& names) {
+  if (a.is_static() && b.is_static()) return "";
+  if (a.is_static()) std::swap(a, b);
+  if (b.is_static()) {
+    return absl::StrCat("{\"expr\": ", JsonQuote(names.at(a.symbol)), ", \"equals\": ", b.size,
+                        "}");
+  }
+  return absl::StrCat(
+      "{\"expr\": ", JsonQuote(absl::StrCat(names.at(a.symbol), " - ", names.at(b.symbol))),
+      ", \"equals\": 0}");
+}
+
+// What a segment's kernel assumes of the sizes beyond the fusion's shapes,
+// as `requires` conditions over the fusion's symbols (docs/manifest.md,
+// "Size classes"): a symbol the segment has as a literal (split segments
+// are static, docs/passes.md) equals the size compiled for; a value placed
+// on a loop axis of another extent (kernel_plan.cc places full-rank values
+// by position) has that extent.
+std::vector<std::string> SizeClassConditions(const Graph& g, const SegmentResult& seg,
+                                             const std::map<SymbolId, std::string>& names) {
+  const Graph& sg = seg.graph;
+  std::map<SymbolId, Extent> fusion_extent;  // segment root symbol -> the fusion's extent
+  std::vector<std::string> out;
+  auto note = [&](ValueId src, ValueId own) {
+    const std::vector<Extent>& fs = g.value(src).shape;
+    const std::vector<Extent>& ss = sg.value(own).shape;
+    for (size_t a = 0; a < fs.size() && a < ss.size(); ++a) {
+      const Extent fe = g.Canonical(fs[a]), se = sg.Canonical(ss[a]);
+      if (!se.is_static()) {
+        fusion_extent.emplace(se.symbol, fe);
+      } else if (!fe.is_static()) {
+        out.push_back(EqualsCondition(fe, se, names));
+      }
+    }
+  };
+  for (size_t i = 0; i < sg.inputs.size() && i < seg.source_inputs.size(); ++i)
+    note(seg.source_inputs[i], sg.inputs[i]);
+  for (size_t o = 0; o < sg.outputs.size() && o < seg.source_outputs.size(); ++o)
+    note(seg.source_outputs[o], sg.outputs[o]);
+  if (!sg.symbols.empty()) {
+    const bool views = std::any_of(sg.nodes.begin(), sg.nodes.end(),
+                                   [](const Node& n) { return n.op == OpKind::kReshape; });
+    const Graph viewed = views ? ResolveReshapeViews(sg) : Graph();
+    const Graph& pg = views ? viewed : sg;
+    auto plan = codegen_internal::PlanKernelFor(pg, seg.params);
+    auto to_fusion = [&](Extent e) -> std::optional<Extent> {
+      if (e.is_static()) return e;
+      auto it = fusion_extent.find(e.symbol);
+      if (it == fusion_extent.end()) return std::nullopt;
+      return it->second;
+    };
+    for (size_t v = 0; plan.ok() && v < pg.values.size(); ++v) {
+      if (!plan->needed[v] || !pg.values[v].is_tensor) continue;
+      for (size_t i = 0; i < plan->axis_map[v].size(); ++i) {
+        const int a = plan->axis_map[v][i];
+        const Extent e = pg.Canonical(pg.values[v].shape[i]);
+        if (a < 0 || e == plan->ref[a]) continue;
+        const std::optional<Extent> fe = to_fusion(e), fr = to_fusion(plan->ref[a]);
+        if (fe && fr && !(*fe == *fr)) out.push_back(EqualsCondition(*fe, *fr, names));
+      }
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  if (!out.empty() && out.front().empty()) out.erase(out.begin());
+  return out;
+}
+
+// Adds conditions to a kernel entry's `requires` (made when missing).
+void AddRequirements(std::string& kj, const std::vector<std::string>& conditions) {
+  if (conditions.empty()) return;
+  const std::string joined = absl::StrJoin(conditions, ", ");
+  const std::string key = "\"requires\": [";
+  if (size_t p = kj.find(key); p != std::string::npos) {
+    kj.insert(p + key.size(), joined + ", ");
+    return;
+  }
+  const size_t end = kj.rfind('}');
+  if (end != std::string::npos) kj.insert(end, absl::StrCat(", ", key, joined, "]"));
+}
+
 std::string FusionManifestJson(const CompileResult& r, const std::string& fusion_name) {
   const Graph& g = r.optimized;
   std::vector<SymbolId> order;
@@ -170,6 +257,7 @@ std::string FusionManifestJson(const CompileResult& r, const std::string& fusion
             absl::StrCat("{\"@kind\": \"workspace\", \"index\": ", workspaces.size() - 1, "}")}});
     }
     kj = absl::StrReplaceAll(kj, {{"\"@kind\"", "\"kind\""}});
+    AddRequirements(kj, SizeClassConditions(g, seg, names));
     if (r.segments.size() > 1) {
       // Rebind the segment's inputs/outputs (indices into the segment graph)
       // to fusion inputs, outputs or intermediates through the values of the
