@@ -18,6 +18,15 @@
 namespace fusiond {
 namespace codegen_internal {
 
+bool Generator::RowWideVectors() const {
+  if (shape_.lanes || plan_.r_axes.size() < 2) return false;
+  for (const auto& [v, a] : input_access_)
+    if (a.vectorized && !a.linear_in_row) return false;
+  for (const Access& a : output_access_)
+    if (a.vectorized && a.along_row && !a.linear_in_row) return false;
+  return true;
+}
+
 bool Generator::PlanRequires(int64_t bound, GeneratedKernel& k) {
   // Kernels with run-time extents over several row axes check more than
   // this (fz_q32: 32-bit offsets) and stay general.
@@ -32,7 +41,7 @@ bool Generator::PlanRequires(int64_t bound, GeneratedKernel& k) {
   const SizeBinding sizes{options_.symbol_sizes};
   int64_t rlen = 1;
   for (int a : plan_.r_axes) rlen *= sizes.Resolve(graph_, plan_.ref[a]);
-  const int64_t inner_size = sizes.Resolve(graph_, inner);
+  const int64_t inner_size = RowWideVectors() ? rlen : sizes.Resolve(graph_, inner);
   if (inner_size <= 0 || inner_size % shape_.vector_width != 0 || rlen > bound) return false;
   form_.row_fills_tiles = rlen == bound;
   // A symbolic row's extents become the literals compiled for (codegen.cc),

@@ -489,6 +489,14 @@ std::string FusionAnalysis::ToString() const {
 }
 
 FusionAnalysis AnalyzeFusion(const Graph& g, const SizeBinding& sizes) {
+  // Reshapes that are views of an input or an output: the segment as the
+  // code generator sees it (compiler/ir/reshape_views.h), before the shift
+  // ops' checks (a slice of a reshaped input reads the input).
+  if (std::any_of(g.nodes.begin(), g.nodes.end(),
+                  [](const Node& n) { return n.op == OpKind::kReshape; })) {
+    Graph viewed = ResolveReshapeViews(g);
+    if (viewed.nodes.size() < g.nodes.size()) return AnalyzeFusion(viewed, sizes);
+  }
   // Shift ops (slice, pad, cat): the kernel computes them from their indices
   // and reads their operands' sub-graphs at shifted indices, outside its
   // iteration space (compiler/ir/shift_view.h).
@@ -499,11 +507,6 @@ FusionAnalysis AnalyzeFusion(const Graph& g, const SizeBinding& sizes) {
       return a;
     }
     return AnalyzeFusion(ShiftFreeView(g), sizes);
-  }
-  // Reshapes that are views of an input or an output: the segment as the
-  // code generator sees it (compiler/ir/reshape_views.h).
-  for (const Node& n : g.nodes) {
-    if (n.op == OpKind::kReshape) return Analyzer(ResolveReshapeViews(g), sizes).Run();
   }
   return Analyzer(g, sizes).Run();
 }

@@ -215,6 +215,19 @@ TEST(Reshape, ResolvedViewsKeepTheCallersSymbols) {
   }
 }
 
+// W = 28 is no multiple of the vector width 8, the row C/G * H * W = 6272
+// is: the x and y rows are contiguous, so the kernel vectorizes by the row.
+TEST(Reshape, GroupNormRowsVectorizeWhenOnlyTheRowIsAMultiple) {
+  const CompileResult r = Schedule("groupnorm_fwd_32x256x28x28.py");
+  ASSERT_EQ(r.segments.size(), 1u);
+  ASSERT_EQ(r.segments[0].params.vectorize, 8);
+  CodegenOptions co;
+  co.symbol_sizes = r.segments[0].symbol_sizes;
+  auto k = GenerateKernel(r.segments[0].graph, r.segments[0].params, co);
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_NE(k->source.find("const bool vec_ok = (rlen) % 8 == 0"), std::string::npos) << k->source;
+}
+
 // A random op's axes are never split: the pass keeps the reshape with a
 // note and the segmenter cuts after the random values, which the next
 // kernel reads as a view.
