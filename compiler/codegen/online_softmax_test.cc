@@ -150,6 +150,19 @@ int Count(const std::string& s, const std::string& what) {
   return n;
 }
 
+// The field is named only when set, so other kernels' hashes and manifests
+// stay as they were.
+TEST(OnlineSoftmaxParams, NamedOnlyWhenSet) {
+  HeuristicParams a, b;
+  b.online_softmax = true;
+  EXPECT_FALSE(a == b);
+  EXPECT_NE(a.Hash(), b.Hash());
+  EXPECT_EQ(a.ToString().find("online_softmax"), std::string::npos);
+  EXPECT_EQ(a.ToJson().find("online_softmax"), std::string::npos);
+  EXPECT_NE(b.ToString().find(" online_softmax=true"), std::string::npos);
+  EXPECT_NE(b.ToJson().find(",\"online_softmax\":true}"), std::string::npos);
+}
+
 TEST(OnlineSoftmaxPlan, PairsTheSumWithItsMaxInOneStage) {
   for (const std::string& text : {Softmax(65536, 1024, 0), Softmax(512, 65536, 1),
                                   Softmax(4096, 16384, 1), ScaledExp2Softmax(512, 65536)}) {
