@@ -1,7 +1,7 @@
 # Backward of rotate_half as Thunder differentiates cat and slice: the
 # gradient halves taken with slice and put back in place with fd.ops.pad
 # (widths from the last axis), summed, plus the x * cos path.
-# expect: pending slice (kernels for slice, pad and cat are being built)
+# expect: compiles
 # small: 2048->16
 import torch
 from nvfuser import FusionDefinition, DataType

@@ -1,7 +1,7 @@
 # Rotary position embedding (LitGPT/Thunder): the head dimension split in
 # halves with fd.ops.slice, rotate_half as cat([-x2, x1]), then
 # x * cos + rotate_half(x) * sin with cos / sin [S, D] broadcast.
-# expect: pending slice (kernels for slice, pad and cat are being built)
+# expect: compiles
 # small: 2048->16
 import torch
 from nvfuser import FusionDefinition, DataType
