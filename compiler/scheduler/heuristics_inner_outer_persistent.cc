@@ -39,6 +39,23 @@ bool SplitWideRows(const FusionAnalysis& a, const Target& t, int64_t vectors, He
   return true;
 }
 
+// Whether code generation stages the rows in p's shared-memory buffer
+// (generator_staging.cc, PlanStaging: cp.async chunks, and one row of the
+// full inputs beside the column inputs). A buffer that does not is read
+// back from memory, not persistent, and PlanCluster refuses clusters there.
+bool RowsStageInBuffer(const FusionAnalysis& a, const HeuristicParams& p) {
+  const int64_t elements = int64_t{p.block_x} * p.rows_per_block * p.persistent_batch * p.vectorize;
+  int64_t row_bytes = 0, col_bytes = 0;
+  for (const TensorSummary& s : a.inputs) {
+    if (!s.varies_inner) continue;
+    const int size = DataTypeSize(s.dtype);
+    const int chunk = size * p.vectorize;
+    if (chunk != 4 && chunk != 8 && chunk != 16) return false;
+    (s.full ? row_bytes : col_bytes) += size * elements;
+  }
+  return row_bytes > 0 && p.smem_bytes - col_bytes >= row_bytes;
+}
+
 }  // namespace
 
 static HeuristicParams InnerOuterPersistentShape(const FusionAnalysis& a, const Target& t) {
@@ -127,9 +144,11 @@ static HeuristicParams InnerOuterPersistentShape(const FusionAnalysis& a, const 
   // halving the partial rows (layernorm backward 4096x16384: 113.4-114.2 us
   // against 115.4-116.1). Not with one column reduction (rmsnorm backward:
   // 1-6% slower) nor two blocks a SM; clusters of 4 or 8 do not fit a
-  // cooperative launch of one block a SM.
+  // cooperative launch of one block a SM. Only where the rows stage (the
+  // kernel is persistent), as code generation requires.
   if (columns >= 2 && HasClusters(t) && per_sm == 1 && p.smem_buffer && !p.multi_pass &&
-      p.grid_y == 1 && p.block_y == 1 && p.vectorize % 4 == 0 && p.grid_x >= 2) {
+      p.grid_y == 1 && p.block_y == 1 && p.vectorize % 4 == 0 && p.grid_x >= 2 &&
+      RowsStageInBuffer(a, p)) {
     p.cluster_x = 2;
   }
   return p;

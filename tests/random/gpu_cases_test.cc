@@ -117,5 +117,30 @@ TEST(GpuCases, SeedsOnceRefusedCompile) {
   }
 }
 
+// A cluster the heuristics choose is one code generation accepts (no NVRTC
+// needed): 7148's inner-outer segment got cluster_x=2 over a shared-memory
+// row buffer its column input leaves no room to stage, so the kernel was not
+// persistent and PlanCluster refused it.
+TEST(GpuCases, ClustersTheHeuristicsChooseGenerate) {
+  std::vector<int> seeds = {7148};
+  for (int seed = kFirstSeed; seed < kFirstSeed + kSeeds; ++seed) seeds.push_back(seed);
+  int clustered = 0;
+  for (int seed : seeds) {
+    RandomGraphCase c = GpuRandomCase(seed);
+    CompileOptions front;
+    front.generate_code = false;
+    auto r = CompileFusion(c.graph, c.input_shapes, front);
+    ASSERT_TRUE(r.ok() || seed != 7148) << "seed " << seed << ": " << r.status();
+    if (!r.ok()) continue;
+    for (const SegmentResult& s : r->segments) {
+      if (s.params.cluster_x <= 1 && seed != 7148) continue;
+      clustered += s.params.cluster_x > 1;
+      auto k = GenerateKernel(s.graph, s.params, CodegenOptions{});
+      EXPECT_TRUE(k.ok()) << "seed " << seed << ": " << k.status();
+    }
+  }
+  EXPECT_GT(clustered, 0);
+}
+
 }  // namespace
 }  // namespace fusiond
