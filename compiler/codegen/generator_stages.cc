@@ -199,9 +199,8 @@ std::string Generator::BlockReduce(const std::vector<int>& slots, const std::str
     if (!OnlineLead(graph_, plan_.row_slots[slots[q]])) continue;
     const int p = OnlinePartnerSlot(plan_, slots[q]);
     onl.push_back({q, std::find(slots.begin(), slots.end(), p) - slots.begin()});
-    absl::StrAppend(&s, ind, "fz_warp_os<",
-                    plan_.row_slots[slots[q]].online_exp2 ? "true" : "false", ">(acc", slots[q],
-                    ", acc", p, ");\n");
+    absl::StrAppend(&s, ind, "fz_warp_os<", OnlineExp(plan_, slots[q]), ">(acc", slots[q], ", acc",
+                    p, ");\n");
   }
   for (const Chan& c : chans) {
     absl::StrAppend(&s, ind, "fz_warp_chan(wn", c.f, ", acc", c.f, ", acc", c.s, ");\n");
@@ -395,8 +394,8 @@ absl::Status Generator::EmitStage(int stage, std::string& code) {
       // Online softmax: the chunk's values, then one rescale of the sum a chunk.
       absl::StrAppend(&online, "      float ox", i, "[VV];\n");
       absl::StrAppend(&accum, "        ox", i, "[l] = (float)", *e, ";\n");
-      absl::StrAppend(&post, "      fz_os_chunk<", sl.online_exp2 ? "true" : "false", ", VV>(acc",
-                      i, ", acc", OnlinePartnerSlot(plan_, i), ", ox", i, ");\n");
+      absl::StrAppend(&post, "      fz_os_chunk<", OnlineExp(plan_, i), ", VV>(acc", i, ", acc",
+                      OnlinePartnerSlot(plan_, i), ", ox", i, ");\n");
     } else if (sl.one_pass) {
       // Per thread, sums of x - K and (x - K)^2 with K its first element
       // (the shifted-data algorithm: exact algebra, cancellation only as

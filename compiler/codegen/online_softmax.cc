@@ -76,45 +76,57 @@ int OnlinePartnerSlot(const KernelPlan& p, int i) {
   return -1;
 }
 
+std::string OnlineExp(const KernelPlan& p, int slot) {
+  if (p.row_slots[slot].online_exp2) return "1";
+  // The value emitter's rule (SetUpValueEmitter): exp on the SFU unless an
+  // output is float32 or float64.
+  for (ValueId o : p.graph->outputs) {
+    const DataType t = p.graph->value(o).dtype;
+    if (t == DataType::kFloat || t == DataType::kDouble) return "0";
+  }
+  return "2";
+}
+
 std::string OnlineMerge(const KernelPlan& p, int lead, const std::string& m2,
                         const std::string& s2) {
-  return absl::StrCat("fz_os_merge<", p.row_slots[lead].online_exp2 ? "true" : "false", ">(acc",
-                      lead, ", acc", OnlinePartnerSlot(p, lead), ", ", m2, ", ", s2, ");");
+  return absl::StrCat("fz_os_merge<", OnlineExp(p, lead), ">(acc", lead, ", acc",
+                      OnlinePartnerSlot(p, lead), ", ", m2, ", ", s2, ");");
 }
 
 const char* OnlineSoftmaxPrelude() {
   return R"(
 // Online softmax: running max m and sum s of exp(x - m).
 __device__ __forceinline__ bool fz_os_neg_inf(float x) { return x == -__int_as_float(0x7f800000); }
-template <bool E2> __device__ __forceinline__ float fz_os_exp(float x) {
-  return E2 ? exp2f(x) : expf(x);
+// E: 0 expf, 1 exp2f, 2 fz_exp_approx (as the kernel's own exp).
+template <int E> __device__ __forceinline__ float fz_os_exp(float x) {
+  return E == 1 ? exp2f(x) : E == 2 ? fz_exp_approx(x) : expf(x);
 }
-template <bool E2, int N> __device__ __forceinline__ void fz_os_chunk(float& m, float& s,
+template <int E, int N> __device__ __forceinline__ void fz_os_chunk(float& m, float& s,
                                                                      const float* x) {
   float cm = x[0];
 #pragma unroll
   for (int l = 1; l < N; ++l) cm = fz_max(cm, x[l]);
   const float mn = fz_max(m, cm);
   if (fz_os_neg_inf(mn)) return;  // only -inf so far: s stays 0
-  float a = s * fz_os_exp<E2>(m - mn);
+  float a = s * fz_os_exp<E>(m - mn);
 #pragma unroll
-  for (int l = 0; l < N; ++l) a += fz_os_exp<E2>(x[l] - mn);
+  for (int l = 0; l < N; ++l) a += fz_os_exp<E>(x[l] - mn);
   s = a;
   m = mn;
 }
-template <bool E2> __device__ __forceinline__ void fz_os_merge(float& m, float& s, float m2,
+template <int E> __device__ __forceinline__ void fz_os_merge(float& m, float& s, float m2,
                                                               float s2) {
   const float mn = fz_max(m, m2);
-  s = fz_os_neg_inf(mn) ? s + s2 : s * fz_os_exp<E2>(m - mn) + s2 * fz_os_exp<E2>(m2 - mn);
+  s = fz_os_neg_inf(mn) ? s + s2 : s * fz_os_exp<E>(m - mn) + s2 * fz_os_exp<E>(m2 - mn);
   m = mn;
 }
 // The merge is symmetric (max and a sum of two terms), so both lanes of a
 // butterfly pair end with the same bits.
-template <bool E2> __device__ __forceinline__ void fz_warp_os(float& m, float& s) {
+template <int E> __device__ __forceinline__ void fz_warp_os(float& m, float& s) {
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) {
     const float m2 = __shfl_xor_sync(0xffffffffu, m, o), s2 = __shfl_xor_sync(0xffffffffu, s, o);
-    fz_os_merge<E2>(m, s, m2, s2);
+    fz_os_merge<E>(m, s, m2, s2);
   }
 }
 )";

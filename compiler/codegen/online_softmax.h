@@ -33,15 +33,21 @@ inline bool OnlineLead(const Graph& g, const ReductionSlot& sl) {
   return sl.online && g.node(sl.node).op == OpKind::kMax;
 }
 
+// The exponential of slot `slot`'s pair as the device functions' template
+// argument: "0" expf, "1" exp2f, "2" fz_exp_approx (exp where no output is
+// float32 or float64: the value emitter's choice, so the sum matches the
+// output pass's numerators).
+std::string OnlineExp(const KernelPlan& p, int slot);
+
 // The statement that merges partial (m2, s2) into slot lead's pair (accumulator
-// names acc<lead>, acc<partner>): "fz_os_merge<E2>(accL, accP, m2, s2);".
+// names acc<lead>, acc<partner>): "fz_os_merge<E>(accL, accP, m2, s2);".
 std::string OnlineMerge(const KernelPlan& p, int lead, const std::string& m2,
                         const std::string& s2);
 
 // Device functions of kernels with online pairs (after DevicePrelude, which
-// gives fz_max): fz_os_chunk<E2, N>(m, s, x) folds a chunk of N values into
-// (m, s); fz_os_merge<E2>(m, s, m2, s2) combines two partials; fz_warp_os
-// combines a warp's. E2: exp2 instead of exp. A max of -inf (nothing but
+// gives fz_max and fz_exp_approx): fz_os_chunk<E, N>(m, s, x) folds a chunk
+// of N values into (m, s); fz_os_merge<E>(m, s, m2, s2) combines two
+// partials; fz_warp_os combines a warp's. E: OnlineExp. A max of -inf (nothing but
 // -inf seen) keeps the sum at 0; -inf elements add 0; NaN propagates as the
 // two-pass form's max and sum would. Plain C++ apart from __device__,
 // __forceinline__ and the shuffles, so host tests compile it too.

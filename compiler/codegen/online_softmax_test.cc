@@ -241,13 +241,13 @@ TEST(OnlineSoftmaxKernel, LanesSoftmaxReadsTheInputTwice) {
   EXPECT_EQ(Count(k, load), 2);
   EXPECT_EQ(Count(b, "auto body"), 2);
   EXPECT_EQ(Count(k, "auto body"), 1);
-  EXPECT_NE(k.find("fz_os_chunk<false, VV>(acc0, acc1, ox0);"), std::string::npos);
+  EXPECT_NE(k.find("fz_os_chunk<2, VV>(acc0, acc1, ox0);"), std::string::npos);
   EXPECT_NE(k.find("ox0[l] = (float)e1;"), std::string::npos);
-  EXPECT_NE(k.find("for (int w = 1; w < 16; ++w) fz_os_merge<false>(acc0, acc1, "
+  EXPECT_NE(k.find("for (int w = 1; w < 16; ++w) fz_os_merge<2>(acc0, acc1, "
                    "(float)fz_red[fz_rb][0][w][ty], (float)fz_red[fz_rb][1][w][ty]);"),
             std::string::npos);
   EXPECT_NE(k.find("acc0 = (-__int_as_float(0x7f800000)); acc1 = 0.0f;"), std::string::npos);
-  EXPECT_NE(k.find("fz_os_merge<false>(acc0, acc1, (float)part[base + (size_t)b * 2 + 0], "
+  EXPECT_NE(k.find("fz_os_merge<2>(acc0, acc1, (float)part[base + (size_t)b * 2 + 0], "
                    "(float)part[base + (size_t)b * 2 + 1]);"),
             std::string::npos);
   // One group barrier a row instead of two.
@@ -265,9 +265,9 @@ TEST(OnlineSoftmaxKernel, InnerSoftmaxMergesWarps) {
   auto online = GenerateKernel(s.graph, With(s, true), co);
   ASSERT_TRUE(online.ok()) << online.status();
   const std::string& k = online->source;
-  EXPECT_NE(k.find("fz_os_chunk<true, VV>(acc0, acc1, ox0);"), std::string::npos);
-  EXPECT_NE(k.find("fz_warp_os<true>(acc0, acc1);"), std::string::npos);
-  EXPECT_NE(k.find("++w) fz_os_merge<true>(acc0, acc1, (float)fz_red[fz_rb][ty][0][w], "
+  EXPECT_NE(k.find("fz_os_chunk<1, VV>(acc0, acc1, ox0);"), std::string::npos);
+  EXPECT_NE(k.find("fz_warp_os<1>(acc0, acc1);"), std::string::npos);
+  EXPECT_NE(k.find("++w) fz_os_merge<1>(acc0, acc1, (float)fz_red[fz_rb][ty][0][w], "
                    "(float)fz_red[fz_rb][ty][1][w]);"),
             std::string::npos);
   EXPECT_EQ(Count(k, "auto body"), 1);
@@ -314,7 +314,7 @@ TEST(OnlineSoftmaxKernel, CompilesWithoutSpills) {
     EXPECT_EQ(art->spill_bytes, 0) << hp.ToString();
     EXPECT_NE(art->cuda_source.find("fz_os_chunk<"), std::string::npos);
     if (c.cluster)
-      EXPECT_NE(art->cuda_source.find("fz_os_merge<false>(acc0, acc1, fz_dsmem_ld4"),
+      EXPECT_NE(art->cuda_source.find("fz_os_merge<2>(acc0, acc1, fz_dsmem_ld4"),
                 std::string::npos);
   }
 }
@@ -334,21 +334,21 @@ class OnlineMath : public ::testing::Test {
         "}\n"
         "static inline float fz_max(float a, float b) { return a != a ? a : b != b ? b : a > b ? "
         "a : b; }\n"
-        "template <typename T> T __shfl_xor_sync(unsigned, T v, int) { return v; }\n";
+        "template <typename T> T __shfl_xor_sync(unsigned, T v, int) { return v; }\n"
+        "static inline float fz_exp_approx(float x) { return exp2f(x * 1.44269504088896341f); "
+        "}\n";
     src += OnlineSoftmaxPrelude();
-    src +=
-        "extern \"C\" void chunk8(float* m, float* s, const float* x) { fz_os_chunk<false, "
-        "8>(*m, *s, x); }\n"
-        "extern \"C\" void chunk1(float* m, float* s, const float* x) { fz_os_chunk<false, "
-        "1>(*m, *s, x); }\n"
-        "extern \"C\" void chunk8e2(float* m, float* s, const float* x) { fz_os_chunk<true, "
-        "8>(*m, *s, x); }\n"
-        "extern \"C\" void chunk1e2(float* m, float* s, const float* x) { fz_os_chunk<true, "
-        "1>(*m, *s, x); }\n"
-        "extern \"C\" void merge(float* m, float* s, float m2, float s2) { "
-        "fz_os_merge<false>(*m, *s, m2, s2); }\n"
-        "extern \"C\" void merge2(float* m, float* s, float m2, float s2) { "
-        "fz_os_merge<true>(*m, *s, m2, s2); }\n";
+    // Wrappers for each exponential E (0 expf, 1 exp2f, 2 the SFU's exp).
+    for (int e = 0; e < 3; ++e) {
+      for (int n : {1, 8}) {
+        absl::StrAppend(&src, "extern \"C\" void chunk", n, "_", e,
+                        "(float* m, float* s, const float* x) { fz_os_chunk<", e, ", ", n,
+                        ">(*m, *s, x); }\n");
+      }
+      absl::StrAppend(&src, "extern \"C\" void merge_", e,
+                      "(float* m, float* s, float m2, float s2) { fz_os_merge<", e,
+                      ">(*m, *s, m2, s2); }\n");
+    }
     dir_ = (std::filesystem::temp_directory_path() / absl::StrCat("fusiond_online_", getpid()))
                .string();
     std::filesystem::create_directories(dir_);
@@ -369,11 +369,11 @@ class OnlineMath : public ::testing::Test {
   }
 
   // (max, sum of exp(x - max)) of x as `threads` threads of chunks of 8
-  // (the tail element by element), merged in a tree; exp2 when e2.
-  static std::pair<float, float> Online(const std::vector<float>& x, int threads, bool e2) {
-    Chunk c8 = Fn<Chunk>(e2 ? "chunk8e2" : "chunk8");
-    Chunk c1 = Fn<Chunk>(e2 ? "chunk1e2" : "chunk1");
-    Merge mg = Fn<Merge>(e2 ? "merge2" : "merge");
+  // (the tail element by element), merged in a tree, with exponential e.
+  static std::pair<float, float> Online(const std::vector<float>& x, int threads, int e) {
+    Chunk c8 = Fn<Chunk>(absl::StrCat("chunk8_", e).c_str());
+    Chunk c1 = Fn<Chunk>(absl::StrCat("chunk1_", e).c_str());
+    Merge mg = Fn<Merge>(absl::StrCat("merge_", e).c_str());
     const float ninf = -std::numeric_limits<float>::infinity();
     std::vector<float> m(threads, ninf), s(threads, 0.0f);
     const size_t whole = x.size() / 8 * 8;
@@ -387,21 +387,21 @@ class OnlineMath : public ::testing::Test {
 
   // The two-pass form in double; -inf elements add 0 (a column of them sums
   // to 0, where exp(-inf - -inf) would be NaN: its outputs are NaN either way).
-  static std::pair<double, double> TwoPass(const std::vector<float>& x, bool e2) {
+  static std::pair<double, double> TwoPass(const std::vector<float>& x, int e) {
     double m = -std::numeric_limits<double>::infinity();
     for (float v : x) m = std::isnan(v) || std::isnan(m) ? NAN : std::max<double>(m, v);
     double s = 0;
     for (float v : x) {
       if (v == -std::numeric_limits<float>::infinity()) continue;
-      s += e2 ? std::exp2(v - m) : std::exp(v - m);
+      s += e == 1 ? std::exp2(v - m) : std::exp(v - m);
     }
     return {m, s};
   }
 
-  void ExpectClose(const std::vector<float>& x, int threads, bool e2) {
-    const auto [m, s] = Online(x, threads, e2);
-    const auto [rm, rs] = TwoPass(x, e2);
-    SCOPED_TRACE(absl::StrCat("n=", x.size(), " threads=", threads, " e2=", e2));
+  void ExpectClose(const std::vector<float>& x, int threads, int e) {
+    const auto [m, s] = Online(x, threads, e);
+    const auto [rm, rs] = TwoPass(x, e);
+    SCOPED_TRACE(absl::StrCat("n=", x.size(), " threads=", threads, " e=", e));
     if (std::isnan(rm) || std::isnan(rs)) {
       EXPECT_TRUE(std::isnan(s)) << s;
       return;
@@ -430,8 +430,7 @@ TEST_F(OnlineMath, MatchesTheTwoPassForm) {
       if (trial % 5 == 0 && rng() % 3 == 0) x[j] = ninf;
     }
     for (int threads : {1, 3, 16}) {
-      ExpectClose(x, threads, false);
-      ExpectClose(x, threads, true);
+      for (int e = 0; e < 3; ++e) ExpectClose(x, threads, e);
     }
   }
 }
@@ -442,7 +441,7 @@ TEST_F(OnlineMath, NegativeInfinityAndNaN) {
   for (size_t n : {1, 7, 8, 100}) {
     const std::vector<float> all(n, ninf);
     for (int threads : {1, 2, 16}) {
-      const auto [m, s] = Online(all, threads, false);
+      const auto [m, s] = Online(all, threads, 0);
       EXPECT_EQ(m, ninf);
       EXPECT_EQ(s, 0.0f);
     }
@@ -452,26 +451,26 @@ TEST_F(OnlineMath, NegativeInfinityAndNaN) {
   std::vector<float> x(64, ninf);
   x[40] = 2.0f;
   x[41] = -1.0f;
-  ExpectClose(x, 16, false);
+  ExpectClose(x, 16, 0);
   x[0] = 3.0f;
-  ExpectClose(x, 1, false);
+  ExpectClose(x, 1, 2);
   // A NaN propagates to the sum as the two-pass form's would.
   x[10] = std::numeric_limits<float>::quiet_NaN();
   for (int threads : {1, 4}) {
-    const auto [m, s] = Online(x, threads, false);
+    const auto [m, s] = Online(x, threads, 0);
     EXPECT_TRUE(std::isnan(s));
   }
   // Merges of empty partials are exact no-ops.
   float m = ninf, s = 0.0f;
-  Fn<Merge>("merge")(&m, &s, ninf, 0.0f);
+  Fn<Merge>("merge_0")(&m, &s, ninf, 0.0f);
   EXPECT_EQ(m, ninf);
   EXPECT_EQ(s, 0.0f);
   m = 1.5f, s = 2.0f;
-  Fn<Merge>("merge")(&m, &s, ninf, 0.0f);
+  Fn<Merge>("merge_0")(&m, &s, ninf, 0.0f);
   EXPECT_EQ(m, 1.5f);
   EXPECT_EQ(s, 2.0f);
   float m2 = ninf, s2 = 0.0f;
-  Fn<Merge>("merge")(&m2, &s2, 1.5f, 2.0f);
+  Fn<Merge>("merge_0")(&m2, &s2, 1.5f, 2.0f);
   EXPECT_EQ(m2, 1.5f);
   EXPECT_EQ(s2, 2.0f);
 }
