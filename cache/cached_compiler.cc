@@ -46,6 +46,12 @@ absl::Status CheckNames(const fusiond::v1::FusionGraph& graph) {
   return absl::OkStatus();
 }
 
+// A flight whose callers all left while another request compiled its key.
+absl::Status GoneError() {
+  return absl::CancelledError(
+      "every caller left while another request compiled the same fusion; that compile goes on");
+}
+
 CompileOptions CachedOptions(const CompileOptions& in, bool generate_code) {
   CompileOptions o = in;
   if (o.arch.empty()) o.arch = "sm_90";
@@ -258,13 +264,17 @@ bool CachedCompiler::FlightWanted(const std::string& request_key) {
 }
 
 void CachedCompiler::RunFlight(const std::string& request_key,
-                               std::shared_ptr<const FusionRequest> request) {
+                               std::shared_ptr<const FusionRequest> request,
+                               std::unique_ptr<CompileLease::Hold>* taken) {
   std::string parked;
   absl::StatusOr<CachedCompileResult> result =
       stopping_ ? absl::UnavailableError("fusiond is shutting down")
       : FlightWanted(request_key)
-          ? CompileMiss(request_key, *request, &parked)
+          ? CompileMiss(request_key, *request, taken, &parked)
           : absl::CancelledError("every caller left before the compile started");
+  // A taken-over lease the flight did not compile under (no caller left, a
+  // record appeared, an error): released now, not left renewing.
+  if (taken != nullptr) taken->reset();
   if (!parked.empty()) {
     return Park(Parked{request_key, std::move(request), parked, std::chrono::steady_clock::now()});
   }
@@ -302,8 +312,10 @@ void CachedCompiler::KeyClaim::Release() {
   registered = false;
 }
 
-CachedCompiler::ClaimResult CachedCompiler::Claim(const std::string& key, KeyClaim* claim,
-                                                  CachedCompileResult* r) {
+CachedCompiler::ClaimResult CachedCompiler::Claim(const std::string& key,
+                                                  const std::function<bool()>& wanted,
+                                                  std::unique_ptr<CompileLease::Hold>* taken,
+                                                  KeyClaim* claim, CachedCompileResult* r) {
   r->cache_key = key;
   // Another request (a different one with the same key) may have stored it.
   bool refused = false;  // a bad value in Redis: no use looking there again
@@ -313,7 +325,9 @@ CachedCompiler::ClaimResult CachedCompiler::Claim(const std::string& key, KeyCla
     r->hit = true;
     return ClaimResult::kServed;
   }
-  // Single flight by cache key: wait for a compile of the same key.
+  // Single flight by cache key: wait for a compile of the same key, as long
+  // as a caller of this request still waits (its own deadline or cancel ends
+  // the wait; the compile waited for goes on and is stored).
   for (;;) {
     std::shared_future<void> other;
     {
@@ -327,7 +341,9 @@ CachedCompiler::ClaimResult CachedCompiler::Claim(const std::string& key, KeyCla
       }
       other = it->second;
     }
-    other.wait();
+    while (other.wait_for(std::chrono::milliseconds(20)) != std::future_status::ready) {
+      if (!wanted()) return ClaimResult::kGone;
+    }
     found = TimedLookup(key, &r->stage_micros);
     if (found.ok()) {
       r->compiled = *std::move(found);
@@ -338,7 +354,11 @@ CachedCompiler::ClaimResult CachedCompiler::Claim(const std::string& key, KeyCla
   // holds the key's lease, wait for its record instead of compiling. The
   // hold lives until after the publish.
   if (options_.lease != nullptr) {
-    claim->lease = TakeOverHold(key);
+    // A lease taken over while parked, unless RenewWhile gave it up (its
+    // callers had all left; one has come since): then it is taken anew.
+    if (taken != nullptr && *taken != nullptr && (*taken)->key() == key && (*taken)->Keep()) {
+      claim->lease = std::move(*taken);
+    }
     if (claim->lease == nullptr) {
       bool may_park;
       {
@@ -360,9 +380,9 @@ CachedCompiler::ClaimResult CachedCompiler::Claim(const std::string& key, KeyCla
   return ClaimResult::kCompile;
 }
 
-absl::StatusOr<CachedCompileResult> CachedCompiler::CompileMiss(const std::string& request_key,
-                                                                const FusionRequest& request,
-                                                                std::string* parked_key) {
+absl::StatusOr<CachedCompileResult> CachedCompiler::CompileMiss(
+    const std::string& request_key, const FusionRequest& request,
+    std::unique_ptr<CompileLease::Hold>* taken, std::string* parked_key) {
   CachedCompileResult r;
   const std::function<bool()> wanted = [this, &request_key] { return FlightWanted(request_key); };
   KeyClaim claim{this};
@@ -370,12 +390,14 @@ absl::StatusOr<CachedCompileResult> CachedCompiler::CompileMiss(const std::strin
   if (!known.ok() && !absl::IsNotFound(known.status())) return known.status();
   absl::StatusOr<WorkerResult> compiled = absl::UnknownError("not compiled");
   if (known.ok()) {
-    switch (Claim(*known, &claim, &r)) {
+    switch (Claim(*known, wanted, taken, &claim, &r)) {
       case ClaimResult::kServed:
         return r;
       case ClaimResult::kParked:
         *parked_key = *known;
         return r;
+      case ClaimResult::kGone:
+        return GoneError();
       case ClaimResult::kCompile:
         break;
     }
@@ -392,11 +414,12 @@ absl::StatusOr<CachedCompileResult> CachedCompiler::CompileMiss(const std::strin
       gate_error = cache_->InsertRequest(request_key, key);
       if (!gate_error.ok()) return false;
       found_key = key;
-      claimed = Claim(key, &claim, &r);
+      claimed = Claim(key, wanted, taken, &claim, &r);
       return claimed == ClaimResult::kCompile;
     };
     compiled = FullCompile(request, wanted, gate);
     if (!gate_error.ok()) return gate_error;
+    if (claimed == ClaimResult::kGone) return GoneError();
     if (claimed == ClaimResult::kParked) {
       *parked_key = found_key;
       return r;

@@ -222,8 +222,14 @@ class CachedCompiler {
     kServed,   // `r` filled: from the cache, or after a compile of it here
     kCompile,  // this request compiles it, holding `claim`
     kParked,   // another daemon holds its lease: wait off the compile pool
+    kGone,     // every caller left while another request compiled the key
   };
-  ClaimResult Claim(const std::string& key, KeyClaim* claim, CachedCompileResult* r);
+  // `wanted`: false ends a wait for another request's compile of the key
+  // (kGone; that compile goes on). `taken`: a lease the flight took over
+  // while parked, used (moved out) when it is still held for `key`.
+  ClaimResult Claim(const std::string& key, const std::function<bool()>& wanted,
+                    std::unique_ptr<CompileLease::Hold>* taken, KeyClaim* claim,
+                    CachedCompileResult* r);
   // `hit`'s payload trimmed to `contents`, from trimmed_ or made now; null
   // when the record does not parse.
   std::shared_ptr<const std::string> TrimmedPayload(const PayloadHit& hit, ReplyContents contents);
@@ -236,19 +242,24 @@ class CachedCompiler {
   // that failed its checks).
   absl::StatusOr<fusiond::v1::CompiledFusion> TimedLookup(
       const std::string& key, std::map<std::string, double>* stage_micros, bool* refused = nullptr);
-  void RunFlight(const std::string& request_key, std::shared_ptr<const FusionRequest> request);
+  // `taken` (may be null): the lease a parked flight took over; whatever the
+  // flight does, it no longer holds it when RunFlight returns.
+  void RunFlight(const std::string& request_key, std::shared_ptr<const FusionRequest> request,
+                 std::unique_ptr<CompileLease::Hold>* taken = nullptr);
   // The flight's result to every waiter; ends the flight.
   void DeliverFlight(const std::string& request_key, absl::StatusOr<CachedCompileResult> result);
   // `*parked_key` set: the flight waits for another daemon's compile of it
   // (the result is then meaningless).
   absl::StatusOr<CachedCompileResult> CompileMiss(const std::string& request_key,
                                                   const FusionRequest& request,
+                                                  std::unique_ptr<CompileLease::Hold>* taken,
                                                   std::string* parked_key);
 
   // Flights waiting for another daemon's compile of their key
   // (cache/lease_wait.cc): polled by one thread, so a wait holds no compile
   // thread; served when the record appears, sent back to the pool to
-  // compile when the lease ends without one.
+  // compile when the lease ends without one (with the lease, if taken over:
+  // renewed while a caller waits, released when the flight ends).
   struct Parked {
     std::string request_key;
     std::shared_ptr<const FusionRequest> request;
@@ -260,9 +271,6 @@ class CachedCompiler {
   void PollParked(Parked* p, std::vector<Parked>* still);
   void Resubmit(const Parked& p, std::unique_ptr<CompileLease::Hold> hold);
   void StopWatcher();
-  // The lease the watcher took over for `key`, if any (a resubmitted flight
-  // compiles under it).
-  std::unique_ptr<CompileLease::Hold> TakeOverHold(const std::string& key);
 
   KernelCache* cache_;
   CachedCompilerOptions options_;
@@ -292,10 +300,9 @@ class CachedCompiler {
   std::atomic<bool> stopping_{false};
   std::mutex park_mu_;
   std::condition_variable park_cv_;
-  std::vector<Parked> parked_;                                                  // park_mu_
-  std::unordered_map<std::string, std::unique_ptr<CompileLease::Hold>> taken_;  // park_mu_
-  bool park_stop_ = false;                                                      // park_mu_
-  std::thread watcher_;                                                         // with a lease only
+  std::vector<Parked> parked_;  // park_mu_
+  bool park_stop_ = false;      // park_mu_
+  std::thread watcher_;         // with a lease only
   // The pipeline's processes; null when it runs in this process.
   std::unique_ptr<CompileWorkerPool> workers_;
   // Last member: destroyed first, so queued compiles finish while the

@@ -36,20 +36,47 @@ CompileLease::Hold::Hold(CompileLease* lease, std::string key, std::string value
 
 CompileLease::Hold::~Hold() {
   if (!held_) return;
+  bool given_up;
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
   }
   cv_.notify_all();
   renewer_.join();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    given_up = given_up_;
+  }
   // Best effort: an unreleased lease expires by itself.
-  (void)lease_->tier_->ReleaseLease(key_, value_);
+  if (!given_up) (void)lease_->tier_->ReleaseLease(key_, value_);
+}
+
+void CompileLease::Hold::RenewWhile(std::function<bool()> needed) {
+  std::lock_guard<std::mutex> lock(mu_);
+  needed_ = std::move(needed);
+}
+
+bool CompileLease::Hold::Keep() {
+  std::lock_guard<std::mutex> lock(mu_);
+  needed_ = nullptr;
+  return !given_up_;
 }
 
 void CompileLease::Hold::Renew() {
   const auto period = std::chrono::milliseconds(std::max(1, lease_->options_.lease_ms / 3));
   std::unique_lock<std::mutex> lock(mu_);
   while (!cv_.wait_for(lock, period, [this] { return stop_; })) {
+    std::function<bool()> needed = needed_;
+    lock.unlock();
+    const bool unneeded = needed && !needed();
+    lock.lock();
+    if (unneeded && needed_ && !stop_) {
+      // Nobody waits for this compile and none runs: let another daemon take
+      // the key now, not when the lease expires. Under mu_, so Keep() sees it.
+      (void)lease_->tier_->ReleaseLease(key_, value_);
+      given_up_ = true;
+      return;
+    }
     lock.unlock();
     // A failed renewal only lets another daemon take over: both compile.
     (void)lease_->tier_->RenewLease(key_, value_, lease_->options_.lease_ms);

@@ -16,6 +16,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -54,6 +55,13 @@ class CompileLease {
     Hold& operator=(const Hold&) = delete;
     // Another daemon published the record: read it from the shared tier.
     bool published() const { return published_; }
+    const std::string& key() const { return key_; }
+    // Each renewal first asks `needed`; false stops the renewals and
+    // releases the lease at once, so another daemon can take the key.
+    void RenewWhile(std::function<bool()> needed);
+    // Renewed unconditionally from now on (a compile under it starts); false
+    // when RenewWhile's check gave the lease up already (then take it anew).
+    bool Keep();
 
    private:
     friend class CompileLease;
@@ -66,7 +74,9 @@ class CompileLease {
     bool held_, published_;
     std::mutex mu_;
     std::condition_variable cv_;
-    bool stop_ = false;
+    bool stop_ = false;             // mu_
+    bool given_up_ = false;         // mu_: released, no longer needed
+    std::function<bool()> needed_;  // mu_; null: always needed
     std::thread renewer_;
   };
 

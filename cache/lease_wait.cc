@@ -23,27 +23,21 @@ void CachedCompiler::Park(Parked parked) {
   RunFlight(parked.request_key, parked.request);
 }
 
-std::unique_ptr<CompileLease::Hold> CachedCompiler::TakeOverHold(const std::string& key) {
-  std::lock_guard<std::mutex> lock(park_mu_);
-  auto it = taken_.find(key);
-  if (it == taken_.end()) return nullptr;
-  std::unique_ptr<CompileLease::Hold> hold = std::move(it->second);
-  taken_.erase(it);
-  return hold;
-}
-
 void CachedCompiler::Resubmit(const Parked& p, std::unique_ptr<CompileLease::Hold> hold) {
   if (stopping_) {
     return DeliverFlight(p.request_key, absl::UnavailableError("fusiond is shutting down"));
   }
-  if (hold != nullptr) {
-    std::lock_guard<std::mutex> lock(park_mu_);
-    taken_[p.key] = std::move(hold);
-  }
   const std::string request_key = p.request_key;
   std::shared_ptr<const FusionRequest> request = p.request;
-  if (!pool_->TrySubmit([this, request_key, request] { RunFlight(request_key, request); })) {
-    (void)TakeOverHold(p.key);
+  // A lease taken over travels with the flight: renewed while a caller waits
+  // for a compile thread, released when none does or when the flight ends.
+  auto taken = std::make_shared<std::unique_ptr<CompileLease::Hold>>(std::move(hold));
+  if (*taken) {
+    (*taken)->RenewWhile([this, request_key] { return FlightWanted(request_key); });
+  }
+  if (!pool_->TrySubmit(
+          [this, request_key, request, taken] { RunFlight(request_key, request, taken.get()); })) {
+    taken->reset();
     ++rejected_;
     DeliverFlight(request_key, absl::ResourceExhaustedError(absl::StrCat(
                                    "compile queue is full (", options_.max_queue,
@@ -104,8 +98,6 @@ void CachedCompiler::StopWatcher() {
   }
   park_cv_.notify_all();
   if (watcher_.joinable()) watcher_.join();
-  std::lock_guard<std::mutex> lock(park_mu_);
-  taken_.clear();
 }
 
 }  // namespace fusiond
