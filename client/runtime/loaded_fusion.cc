@@ -1,6 +1,7 @@
 #include "client/runtime/loaded_fusion.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -59,6 +60,43 @@ class ScratchList {
 };
 
 }  // namespace
+
+double ScalarValue(const RunArg& a) {
+  if (a.host == nullptr) return a.scalar;
+  const unsigned char* p = static_cast<const unsigned char*>(a.host);
+  auto read = [p](auto zero) {
+    std::memcpy(&zero, p, sizeof(zero));
+    return zero;
+  };
+  switch (a.tensor.dtype) {
+    case ElementType::kBool:
+      return read(uint8_t{0}) != 0 ? 1.0 : 0.0;
+    case ElementType::kInt32:
+      return static_cast<double>(read(int32_t{0}));
+    case ElementType::kInt64:
+      return static_cast<double>(read(int64_t{0}));
+    case ElementType::kFloat32:
+      return static_cast<double>(read(0.0f));
+    case ElementType::kFloat64:
+      return read(0.0);
+    case ElementType::kBFloat16: {  // the high half of a float32
+      const uint32_t bits = static_cast<uint32_t>(read(uint16_t{0})) << 16;
+      float f;
+      std::memcpy(&f, &bits, sizeof(f));
+      return f;
+    }
+    case ElementType::kFloat16: {
+      const uint16_t h = read(uint16_t{0});
+      const int exponent = (h >> 10) & 0x1f;
+      const int mantissa = h & 0x3ff;
+      double v = exponent == 0    ? std::ldexp(mantissa, -24)
+                 : exponent == 31 ? (mantissa != 0 ? NAN : INFINITY)
+                                  : std::ldexp(1024 + mantissa, exponent - 25);
+      return (h & 0x8000) ? -v : v;
+    }
+  }
+  return a.scalar;
+}
 
 DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
   if (this != &o) {
@@ -182,6 +220,11 @@ absl::StatusOr<LaunchPlan> LoadedFusion::Plan(const std::vector<RunArg>& args) c
           "input ", want.name, " (index ", i, ") must be a ", want.scalar ? "scalar" : "tensor"));
     }
     if (a.is_scalar) {
+      if (a.host != nullptr && a.tensor.dtype != want.dtype) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "input ", want.name, " (index ", i, ") is a 0-dim CPU tensor of ",
+            ElementTypeName(a.tensor.dtype), ", the fusion wants ", ElementTypeName(want.dtype)));
+      }
       shapes.emplace_back();
       continue;
     }
@@ -335,7 +378,7 @@ absl::Status LoadedFusion::Launch(const LaunchPlan& plan, const std::vector<RunA
           slots[p] = workspaces[param.index];
           break;
         case KernelParam::Kind::kScalar: {
-          double v = args[param.index].scalar;
+          double v = ScalarValue(args[param.index]);
           static_assert(sizeof(v) == sizeof(uint64_t), "double is 8 bytes");
           std::memcpy(&slots[p], &v, sizeof(v));
           break;

@@ -49,10 +49,24 @@ struct RunArg {
     a.scalar = v;
     return a;
   }
+  // A 0-dim CPU tensor for a scalar input (the manifest's cpu_tensor): one
+  // element of `dtype` at `host`, read when the kernels' arguments are packed.
+  static RunArg HostScalar(const void* host, ElementType dtype) {
+    RunArg a;
+    a.is_scalar = true;
+    a.host = host;
+    a.tensor.dtype = dtype;
+    return a;
+  }
   TensorArg tensor;
   bool is_scalar = false;
   double scalar = 0;
+  const void* host = nullptr;  // HostScalar's element, else null
 };
+
+// The double a kernel gets for a scalar argument: the number, or the value
+// of HostScalar's element (float16 and bfloat16 widened exactly).
+double ScalarValue(const RunArg& a);
 
 // Device memory owned by the runtime's caller after Run (freed on destruction).
 class DeviceBuffer {

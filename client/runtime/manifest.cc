@@ -168,6 +168,12 @@ absl::StatusOr<std::vector<ManifestTensor>> ParseTensors(const JsonValue& root, 
     if (const JsonValue* s = t.Find("scalar"); s != nullptr && s->is_bool()) {
       mt.scalar = s->bool_value();
     }
+    if (const JsonValue* c = t.Find("cpu_tensor"); c != nullptr) {
+      if (!c->is_bool() || (c->bool_value() && !mt.scalar)) {
+        return Bad(where, "\"cpu_tensor\" must be true or false, and true only on a scalar input");
+      }
+      mt.cpu_tensor = c->bool_value();
+    }
     const JsonValue* shape = t.Find("shape");
     if (shape == nullptr && !mt.scalar) return Bad(where, "missing \"shape\"");
     if (shape != nullptr) {

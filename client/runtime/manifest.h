@@ -39,6 +39,9 @@ struct ManifestTensor {
   std::vector<Expr> shape;
   // A scalar input (a number, not a tensor), passed to kernels as double.
   bool scalar = false;
+  // Scalar inputs only: the caller passes a 0-dim CPU tensor (nvFuser's
+  // is_cpu=True; RunArg::HostScalar) whose value the runtime reads at launch.
+  bool cpu_tensor = false;
 };
 
 struct ManifestWorkspace {

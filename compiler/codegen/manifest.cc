@@ -49,7 +49,7 @@ std::string TensorJson(const Graph& g, ValueId v, const std::map<SymbolId, std::
   return absl::StrCat("{\"name\": ", JsonQuote(val.name.empty() ? fallback_name : val.name),
                       ", \"dtype\": ", JsonQuote(DataTypeName(val.dtype)),
                       ", \"shape\": ", QuoteAll(shape), val.is_tensor ? "" : ", \"scalar\": true",
-                      "}");
+                      val.cpu_tensor ? ", \"cpu_tensor\": true" : "", "}");
 }
 
 // A requirement's key in the manifest (docs/manifest.md, `requires`).

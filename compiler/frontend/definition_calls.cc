@@ -156,18 +156,31 @@ absl::StatusOr<PyValue> DefinitionLowering::DefineTensorCall(const Expr& call) {
     if (!t.ok()) return t.status();
     dtype = **t;
   }
+  bool is_cpu = false;
   if (const Expr* cpu = (*args)[3]) {
-    auto is_cpu = BoolArg(*cpu, "is_cpu");
-    if (!is_cpu.ok()) return is_cpu.status();
-    if (*is_cpu) {
-      return errors_.Error(cpu->loc, "CPU tensors (is_cpu=True) are not supported", "is_cpu=False");
-    }
+    auto flag = BoolArg(*cpu, "is_cpu");
+    if (!flag.ok()) return flag.status();
+    is_cpu = *flag;
   }
   std::vector<int64_t> stride_order;
   if (const Expr* s = (*args)[4]) {
     auto order = IntList(*s, "stride_order", false);
     if (!order.ok()) return order.status();
     stride_order = *order;
+  }
+  if (is_cpu) {
+    // A 0-dim CPU tensor is a scalar the runtime reads at launch (as nvFuser
+    // passes it by value); larger CPU tensors would need a copy to the GPU.
+    if (!sizes->empty()) {
+      return errors_.Error(
+          (*args)[3]->loc,
+          absl::StrCat("input ", g_->inputs.size(), " is a CPU tensor (is_cpu=True) of rank ",
+                       sizes->size(), "; only 0-dim CPU tensors (scalars) are supported"),
+          "shape=[] with is_cpu=True, or is_cpu=False");
+    }
+    const ValueId id = b_.DefineScalarInput(dtype);
+    g_->value(id).cpu_tensor = true;
+    return Of(id);
   }
   auto id = b_.DefineTensor("", dtype, *sizes, contiguity, stride_order);
   if (!id.ok()) return errors_.At(call.loc, id.status());

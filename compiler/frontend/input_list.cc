@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/frontend/cpu_scalar_input.h"
 #include "compiler/frontend/lower.h"
 #include "compiler/frontend/pyvalue.h"
 #include "compiler/ir/binding.h"
@@ -429,6 +430,11 @@ absl::StatusOr<InputSpec> InputReader::TensorCall(const Expr& e) {
     return s;
   }
   if (dotted == "torch.randint") return RandInt(e);
+  if (dotted == "torch.tensor") {
+    return TorchTensorEntry(
+        e, errors_, [this](const Expr& x) { return Number(x); },
+        [this](const Expr& x) { return DType(x); });
+  }
   if (callee.kind == Expr::Kind::kAttribute && callee.text == "as_strided") return AsStrided(e);
   static const char* kNames[] = {"randn", "rand", "zeros", "ones", "full", "testing.make_tensor"};
   for (const char* n : kNames) {
@@ -518,6 +524,13 @@ absl::Status CheckInputList(const Graph& g, const std::vector<LocatedInput>& inp
     const InputSpec& s = inputs[i].spec;
     const Location at = inputs[i].loc;
     const std::string who = absl::StrCat("input ", i, " (", ValueName(g, v.id), ")");
+    if (v.cpu_tensor) {  // a 0-dim CPU tensor: any 0-dim factory of its dtype
+      if (absl::Status bad = CheckCpuScalarEntry(v.dtype, s, at, who, errors); !bad.ok()) {
+        return bad;
+      }
+      shapes.emplace_back();
+      continue;
+    }
     if (!v.is_tensor) {
       if (s.generator != "scalar") {
         return errors.Error(

@@ -61,6 +61,9 @@ struct Value {
   NodeId def = kNone;  // defining node; kNone for inputs and constants
   // Scalars only: the value of a constant.
   std::optional<double> constant;
+  // Scalar inputs only: the caller passes a 0-dim CPU tensor (nvFuser's
+  // define_tensor(shape=[], is_cpu=True)); the runtime reads its value at launch.
+  bool cpu_tensor = false;
 
   int rank() const { return static_cast<int>(shape.size()); }
   bool is_constant() const { return !is_tensor && constant.has_value(); }

@@ -34,6 +34,7 @@ pb::FusionGraph ToProto(const Graph& g) {
     in->set_name(v.name);
     in->set_dtype(ToPb(v.dtype));
     in->set_is_tensor(v.is_tensor);
+    if (v.cpu_tensor) in->set_cpu_tensor(true);
     // An axis whose symbol an op bound to a static size is written as that
     // size: the ops that bound it may not be in this graph (a segment's).
     for (const Extent& e : v.shape) {
@@ -108,7 +109,14 @@ absl::StatusOr<Graph> FromProto(const pb::FusionGraph& p, GraphLimits limits) {
     if (!dtype.ok()) return dtype.status();
     if (!in.is_tensor()) {
       refs.push_back(b.DefineScalarInput(*dtype, in.name()));
+      g.value(refs.back()).cpu_tensor = in.cpu_tensor();
       continue;
+    }
+    if (in.cpu_tensor()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where,
+                       " is a tensor with cpu_tensor set; only a scalar input (a 0-dim "
+                       "CPU tensor) may set it"));
     }
     std::vector<std::optional<bool>> contiguity;
     for (int c : in.contiguity()) {

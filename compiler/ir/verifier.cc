@@ -107,6 +107,17 @@ std::string AttrList(unsigned bits) {
   return out.empty() ? "none" : out;
 }
 
+// cpu_tensor (a 0-dim CPU tensor read at launch) marks scalar inputs only.
+absl::Status CheckCpuTensorFlags(const Graph& g) {
+  for (const Value& v : g.values) {
+    if (v.cpu_tensor && (v.is_tensor || !g.IsInput(v.id))) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "value ", ValueName(g, v.id), " is marked a CPU tensor but is not a scalar input"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::string StrayAttributes(OpKind op, const Attrs& attrs) {
@@ -151,6 +162,7 @@ absl::Status VerifyGraph(const Graph& g) {
     }
     for (x = s; x != kNone && state[x] == 1; x = g.symbols[x].parent) state[x] = 2;
   }
+  if (absl::Status s = CheckCpuTensorFlags(g); !s.ok()) return s;
   std::vector<char> defined(nv, 0);
   for (ValueId in : g.inputs) {
     if (in < 0 || in >= nv)

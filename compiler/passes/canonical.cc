@@ -85,6 +85,7 @@ std::vector<uint64_t> ValueHashes(const Graph& g) {
     AddType(g, names, v, b);
     for (const auto& c : v.contiguity) b.Add(static_cast<int64_t>(c ? (*c ? 1 : 0) : 2));
     for (int64_t s : v.stride_order) b.Add(s);
+    if (v.cpu_tensor) b.Add(int64_t{3});  // the manifest says so: a different artifact
     h[v.id] = b.Hash();
   }
   for (const Value& v : g.values) {

@@ -102,6 +102,21 @@ class RecordingTest(unittest.TestCase):
         self.assertIn("fd.define_vector([T1.size(0), 1], dtype=DataType.Int)", text)
         self.assertRegex(text, r"fd\.ops\.mul\(T\d+, 2\.0\)")
 
+    def test_cpu_scalar_tensor(self):
+        with FusionDefinition() as fd:
+            t0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)
+            step = fd.define_tensor(shape=[], contiguity=[], dtype=DataType.Float, is_cpu=True,
+                                    stride_order=[])
+            fd.add_output(fd.ops.mul(t0, fd.ops.sub(1.0, fd.ops.pow(0.9, step))))
+        self.assertIn("fd.define_tensor(shape=[], contiguity=[], dtype=DataType.Float, "
+                      "is_cpu=True, stride_order=[])", fd.definition_text())
+        self.assertEqual(fd._inputs, ["tensor", "scalar"])
+        with FusionDefinition() as fd:
+            fd.define_tensor(shape=[-1], dtype=DataType.Float)
+            with self.assertRaisesRegex(fusiond.manifest.InvalidArgument,
+                                        r"input 1 is a CPU tensor \(is_cpu=True\) of rank 1"):
+                fd.define_tensor(shape=[4], dtype=DataType.Float, is_cpu=True)
+
     def test_unsupported_op_is_named(self):
         with FusionDefinition() as fd:
             t0 = fd.define_tensor(shape=[4], dtype=DataType.Float)

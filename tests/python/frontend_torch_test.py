@@ -9,6 +9,7 @@ Skipped, saying why, without torch. The corpus comes from FUSIOND_CORPUS_DIR
 
 import glob
 import importlib.util
+import math
 import os
 import sys
 import tempfile
@@ -110,6 +111,34 @@ with FusionDefinition() as fd:
         with self.assertRaisesRegex(ft.UnsupportedOp, "frobnicate"):
             ft.load_script(path)
         os.unlink(path)
+
+    def test_cpu_scalar_input(self):
+        """is_cpu=True: a 0-dim CPU tensor, made on the CPU whatever the
+        device, read as a number by both versions of the program."""
+        path = os.path.join(_SOURCE, "tests", "frontends", "fusions", "adam_step_cpu_scalar.py")
+        s = ft.load_script(path)
+        self.assertEqual(s.program.param_kinds, ["tensor"] * 4 + ["cpu_scalar"])
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+        inputs = s.make_inputs(device, size_map={4096: 24})
+        step = inputs[4]
+        self.assertEqual((step.dim(), step.device.type, step.dtype), (0, "cpu", torch.float32))
+        self.assertEqual(inputs[0].device.type, device)
+        new_param, _, exp_avg_sq = s.program.function("native")(*inputs)
+        ref = s.program.function("float64")(*inputs)
+        p, g, m, v = (x.double() for x in inputs[:4])
+        m1 = m + 0.1 * (g - m)
+        v1 = v * 0.999 + 0.001 * g * g
+        want = p - m1 / ((v1.sqrt() / math.sqrt(1 - 0.999 ** 3)) + 1e-8) * (0.001 / (1 - 0.9 ** 3))
+        self.assertLess((ref[0] - want).abs().max().item(), 1e-9)
+        self.assertLess((new_param.double() - want).abs().max().item(), 1e-4)
+        self.assertEqual(tuple(exp_avg_sq.shape), (24, 24))
+        with self.assertRaisesRegex(ft.UnsupportedOp, "CPU tensor input T0 of rank 1"):
+            ft.load_script(_script('''
+from nvfuser import FusionDefinition, DataType
+with FusionDefinition() as fd:
+    T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=True)
+    fd.add_output(T0)
+'''))
 
     def test_corpus_native_matches_float64_reference(self):
         files = sorted(glob.glob(os.path.join(_CORPUS, "*.py")))

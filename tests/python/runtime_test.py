@@ -9,6 +9,7 @@ The package's __init__ imports the gRPC client only on first use, so this
 needs neither grpcio nor the generated protobuf modules.
 """
 
+import importlib.util
 import json
 import os
 import sys
@@ -413,6 +414,53 @@ class RequiresTest(unittest.TestCase):
             f.plan([(2048, 4100), (2048, 1), None])
         self.assertEqual(f._plans, {})
         self.assertEqual(f.plan([(2048, 8192), (2048, 1), None]).output_shapes, [(2048, 8192)])
+
+
+class CpuScalarTest(unittest.TestCase):
+    """Scalar inputs given as 0-dim CPU tensors (the manifest's cpu_tensor)."""
+
+    def manifest(self, **step):
+        d = json.loads(json.dumps(DOC_EXAMPLE))
+        d["inputs"][2].update(step)
+        return json.dumps(d)
+
+    def test_manifest_says_which_scalar_is_a_cpu_tensor(self):
+        m = rt.parse_manifest(self.manifest(cpu_tensor=True))
+        self.assertTrue(m.inputs[2].cpu_tensor)
+        self.assertFalse(m.inputs[0].cpu_tensor)
+        self.assertFalse(rt.parse_manifest(self.manifest()).inputs[2].cpu_tensor)
+        for bad in (self.manifest(cpu_tensor=1), self.manifest(cpu_tensor="yes")):
+            with self.assertRaisesRegex(rt.InvalidArgument, "cpu_tensor"):
+                rt.parse_manifest(bad)
+        d = json.loads(json.dumps(DOC_EXAMPLE))
+        d["inputs"][0]["cpu_tensor"] = True
+        with self.assertRaisesRegex(rt.InvalidArgument, r"inputs\[0\].*only on a scalar input"):
+            rt.parse_manifest(json.dumps(d))
+
+    def test_numbers_pass_as_doubles(self):
+        spec = rt.parse_manifest(self.manifest(cpu_tensor=True)).inputs[2]
+        self.assertEqual(rt.scalar_argument(spec, 2, 3), 3.0)
+        self.assertEqual(rt.scalar_argument(spec, 2, True), 1.0)
+        with self.assertRaisesRegex(rt.InvalidArgument, "S2 .index 2. must be a number or a 0-dim CPU"):
+            rt.scalar_argument(spec, 2, "3")
+
+    @unittest.skipIf(importlib.util.find_spec("torch") is None, "torch is not installed")
+    def test_cpu_tensor_item(self):
+        import torch
+        spec = rt.parse_manifest(self.manifest(cpu_tensor=True, dtype="float32")).inputs[2]
+        self.assertEqual(rt.scalar_argument(spec, 2, torch.tensor(0.1, dtype=torch.float32)),
+                         float(torch.tensor(0.1, dtype=torch.float32).item()))
+        with self.assertRaisesRegex(rt.InvalidArgument, "0-dim CPU tensor in the fusion, got shape .1,."):
+            rt.scalar_argument(spec, 2, torch.ones(1))
+        with self.assertRaisesRegex(rt.InvalidArgument, "is torch.float64, the fusion wants float32"):
+            rt.scalar_argument(spec, 2, torch.tensor(3.0, dtype=torch.float64))
+        plain = rt.parse_manifest(self.manifest()).inputs[2]  # any one-element tensor
+        self.assertEqual(rt.scalar_argument(plain, 2, torch.full((1, 1), 2.5)), 2.5)
+        with self.assertRaisesRegex(rt.InvalidArgument, "is a scalar, got a tensor of shape"):
+            rt.scalar_argument(plain, 2, torch.ones(2))
+        if torch.cuda.is_available():
+            with self.assertRaisesRegex(rt.InvalidArgument, "on cuda"):
+                rt.scalar_argument(spec, 2, torch.tensor(3.0, device="cuda"))
 
 
 def _gpu_skip_reason():

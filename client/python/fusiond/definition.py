@@ -255,11 +255,18 @@ class FusionDefinition:
         args.append(f"is_cpu={_literal(bool(is_cpu))}")
         if stride_order is not None:
             args.append(f"stride_order={_literal(list(stride_order))}")
+        if is_cpu and sizes:
+            raise InvalidArgument(f"input {len(self._inputs)} is a CPU tensor (is_cpu=True) of rank "
+                                  f"{len(sizes)}; only 0-dim CPU tensors (scalars) are supported")
         self._symbolic |= any(d < 0 for d in sizes)
         name = self._emit("T", f"fd.define_tensor({', '.join(args)})")
-        self._inputs.append("tensor")
         self._ranks.append(len(sizes))
         t = Tensor(self, name)
+        if is_cpu:  # a scalar input passed as a 0-dim CPU tensor (read with .item() at launch)
+            self._inputs.append("scalar")
+            self._records.append(("scalar_input", t, dtype, True))
+            return t
+        self._inputs.append("tensor")
         self._records.append(("tensor", t, sizes, contiguity, dtype, stride_order))
         return t
 

@@ -299,7 +299,7 @@ class FusionDefinition:
     def __init__(self):
         self._lines: List[str] = []
         self._params: List[str] = []
-        self._param_kinds: List[str] = []  # "tensor" or "scalar"
+        self._param_kinds: List[str] = []  # "tensor", "scalar" or "cpu_scalar"
         self._param_dtypes: List[Optional[str]] = []
         self._outputs: List[Value] = []
         self._count = 0
@@ -321,8 +321,14 @@ class FusionDefinition:
             self._symbolic = True
         name = f"T{len(self._params)}"
         self._params.append(name)
-        self._param_kinds.append("tensor")
         self._param_dtypes.append(_DTYPES.get(dtype))
+        if is_cpu:  # a 0-dim CPU tensor: a scalar read at entry (.item()), as fusiond runs it
+            if len(sizes) != 0:
+                raise UnsupportedOp(f"CPU tensor input {name} of rank {len(sizes)} "
+                                    "(only 0-dim CPU tensors are supported)")
+            self._param_kinds.append("cpu_scalar")
+            return Value(self, name, False, 0, _DTYPES.get(dtype))
+        self._param_kinds.append("tensor")
         return Value(self, name, True, len(sizes), _DTYPES.get(dtype))
 
     def define_scalar(self, value=None, dtype="Double"):
@@ -530,7 +536,9 @@ class FusionProgram:
         self.outputs = outputs
 
     def source(self, mode: str = "native") -> str:
-        body = "\n".join("    " + line for line in self.lines) or "    pass"
+        entry = [f"{p} = {p}.item() if isinstance({p}, torch.Tensor) else {p}"
+                 for p, k in zip(self.params, self.param_kinds) if k == "cpu_scalar"]
+        body = "\n".join("    " + line for line in entry + self.lines) or "    pass"
         cast = _CAST_NATIVE if mode == "native" else _CAST_FLOAT64
         return (f"{_PRELUDE}{cast}\n\ndef fusion({', '.join(self.params)}):\n{body}\n"
                 f"    return [{', '.join(self.outputs)}]\n")
@@ -571,7 +579,10 @@ class _TorchProxy:
             return attr
 
         def call(*args, **kwargs):
-            if "device" in kwargs:
+            # A 0-dim tensor made on the CPU stays there (is_cpu=True inputs).
+            keep_cpu = (str(kwargs.get("device")) == "cpu" and bool(args)
+                        and isinstance(args[0], (tuple, list)) and len(args[0]) == 0)
+            if "device" in kwargs and not keep_cpu:
                 kwargs["device"] = self._device
             if args:
                 args = (self._shape(args[0]),) + args[1:]

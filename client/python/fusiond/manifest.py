@@ -218,6 +218,9 @@ class TensorSpec:
     dtype: str
     shape: List[Expr]
     scalar: bool = False
+    # Scalar inputs only: the caller passes a 0-dim CPU tensor (nvFuser's
+    # is_cpu=True) whose value the runtime reads at launch.
+    cpu_tensor: bool = False
 
 
 @dataclass
@@ -373,10 +376,13 @@ def _tensors(root, key, required):
         if dt not in _DTYPE_NAMES:
             raise _bad(where, f"unknown dtype '{dt}'")
         scalar = bool(t.get("scalar", False))
+        cpu_tensor = t.get("cpu_tensor", False)
+        if not isinstance(cpu_tensor, bool) or (cpu_tensor and not scalar):
+            raise _bad(where, '"cpu_tensor" must be true or false, and true only on a scalar input')
         shape = _get(t, "shape", list, where, [], not scalar)
         out.append(TensorSpec(t.get("name", ""), _DTYPE_NAMES[dt],
                               [_expr(e, f"{where}.shape[{a}]") for a, e in enumerate(shape)],
-                              scalar))
+                              scalar, cpu_tensor))
     return out
 
 

@@ -22,6 +22,7 @@ import ctypes
 import json
 import os
 import struct
+import sys
 import threading
 from typing import Dict, Optional, Sequence
 
@@ -119,6 +120,29 @@ def _torch_dtype(name: str):
             if hasattr(torch, fp8):
                 _TORCH_DTYPES[fp8] = getattr(torch, fp8)
     return _TORCH_DTYPES[name]
+
+
+def scalar_argument(spec, index: int, x) -> float:
+    """The double a kernel gets for scalar input `index` (manifest input
+    `spec`): a number as is; a one-element tensor's value (x.item()); where
+    the manifest says cpu_tensor, a tensor must be 0-dim, on the CPU and of
+    the input's dtype (nvFuser's is_cpu=True scalars)."""
+    if isinstance(x, (bool, int, float)):
+        return float(x)
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(x, torch.Tensor):
+        who = f"input {spec.name} (index {index})"
+        if spec.cpu_tensor:
+            if x.dim() != 0 or x.device.type != "cpu":
+                raise InvalidArgument(f"{who} is a 0-dim CPU tensor in the fusion, got shape "
+                                      f"{tuple(x.shape)} on {x.device}")
+            if x.dtype != _torch_dtype(spec.dtype):
+                raise InvalidArgument(f"{who} is {x.dtype}, the fusion wants {spec.dtype}")
+        elif x.numel() != 1:
+            raise InvalidArgument(f"{who} is a scalar, got a tensor of shape {tuple(x.shape)}")
+        return float(x.item())
+    what = "a number or a 0-dim CPU tensor" if spec.cpu_tensor else "a number"
+    raise InvalidArgument(f"input {spec.name} (index {index}) must be {what}")
 
 
 def _double_bits(v: float) -> int:
@@ -260,13 +284,7 @@ class LoadedFusion:
         copies = None  # inputs to copy (non-contiguous or misaligned), once the plan is made
         for i, (spec, x) in enumerate(zip(m.inputs, inputs)):
             if spec.scalar:
-                if isinstance(x, torch.Tensor):
-                    if x.numel() != 1:
-                        raise InvalidArgument(f"input {spec.name} (index {i}) is a scalar")
-                    x = x.item()
-                if not isinstance(x, (int, float, bool)):
-                    raise InvalidArgument(f"input {spec.name} (index {i}) must be a number")
-                args.append(float(x))
+                args.append(scalar_argument(spec, i, x))
                 shapes.append(None)
                 continue
             if not isinstance(x, torch.Tensor):

@@ -338,8 +338,11 @@ def to_graph(fd: FusionDefinition):
                    [("in", index, k) if d < 0 else ("s", d) for k, d in enumerate(sizes)])
             b.dtypes[id(t)] = _dtype_name(dtype)
         elif kind == "scalar_input":
-            _, s, dtype = rec
-            b.inputs.append(pb.Input(name=s._expr, dtype=_dtype(pb, dtype or DataType.Double)))
+            _, s, dtype, *cpu = rec  # cpu: [True] for a 0-dim CPU tensor (is_cpu=True)
+            inp = pb.Input(name=s._expr, dtype=_dtype(pb, dtype or DataType.Double))
+            if cpu:
+                inp.cpu_tensor = True
+            b.inputs.append(inp)
             b.note(s, ("input", len(b.inputs) - 1, 0))
             b.dtypes[id(s)] = _dtype_name(dtype or DataType.Double)
         elif kind == "constant":
