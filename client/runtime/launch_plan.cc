@@ -1,5 +1,7 @@
 #include "client/runtime/launch_plan.h"
 
+#include <cctype>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -46,8 +48,25 @@ absl::Status EvalDims(const Expr* exprs, const SymbolValues& symbols, const std:
   return absl::OkStatus();
 }
 
+// Which input axes give the symbols an expression reads, for an error text:
+// " (s1 is input T4 axis 1, ...)", or "" when it reads none.
+std::string SymbolSources(const Manifest& m, const std::string& text) {
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::vector<std::string> parts;
+  for (const ManifestSymbol& s : m.symbols) {
+    for (size_t p = text.find(s.name); p != std::string::npos; p = text.find(s.name, p + 1)) {
+      const size_t end = p + s.name.size();
+      if ((p > 0 && word(text[p - 1])) || (end < text.size() && word(text[end]))) continue;
+      parts.push_back(absl::StrCat(s.name, " is input ", m.inputs[s.input].name, " axis ", s.axis));
+      break;
+    }
+  }
+  return parts.empty() ? "" : absl::StrCat(" (", absl::StrJoin(parts, ", "), ")");
+}
+
 // Every kernel's "requires" at the bound symbols: FailedPrecondition naming
-// the first condition that fails (the same text as the Python runtime's).
+// the first condition that fails and the input axes of its symbols (the
+// same text as the Python runtime's).
 absl::Status CheckRequirements(const Manifest& m, const SymbolValues& symbols) {
   for (const ManifestKernel& k : m.kernels) {
     for (const KernelRequirement& r : k.requirements) {
@@ -57,6 +76,7 @@ absl::Status CheckRequirements(const Manifest& m, const SymbolValues& symbols) {
       return absl::FailedPreconditionError(absl::StrCat(
           "kernel ", k.name, " (", k.scheduler, ") was compiled for shapes where ", r.expr.text(),
           " ", r.Describe(), "; these inputs give ", r.expr.text(), " = ", *v,
+          SymbolSources(m, r.expr.text()),
           ": compile the fusion for these shapes (fusionc compile --shapes, or a daemon request "
           "with this signature), or with --general for kernels that run every shape"));
     }

@@ -331,8 +331,8 @@ TEST(ManifestTest, PlanChecksRequires) {
   // An odd width, then a row wider than compiled for: each refused, naming
   // the condition it breaks.
   const std::pair<int64_t, std::string> refused[] = {
-      {100, "s1 is a multiple of 8; these inputs give s1 = 100"},
-      {8200, "s1 <= 8192; these inputs give s1 = 8200"},
+      {100, "s1 is a multiple of 8; these inputs give s1 = 100 (s1 is input T4 axis 1)"},
+      {8200, "s1 <= 8192; these inputs give s1 = 8200 (s1 is input T4 axis 1)"},
   };
   for (const auto& [cols, why] : refused) {
     absl::StatusOr<LaunchPlan> plan = PlanLaunch(*m, {{2048, cols}, {2048, 1}, {}});
@@ -355,7 +355,8 @@ TEST(ManifestTest, PlanChecksRequires) {
   absl::StatusOr<LaunchPlan> big = PlanLaunch(*c, {{33, 8192}, {33, 1}, {}});
   EXPECT_EQ(big.status().message(),
             "kernel fusion_9f1c_k0 (inner_outer_persistent) was compiled for shapes where "
-            "ceil_div(s0 * s1, 256) <= 1024; these inputs give ceil_div(s0 * s1, 256) = 1056" +
+            "ceil_div(s0 * s1, 256) <= 1024; these inputs give ceil_div(s0 * s1, 256) = 1056 "
+            "(s0 is input T4 axis 0, s1 is input T4 axis 1)" +
                 tail);
 }
 

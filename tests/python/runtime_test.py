@@ -12,6 +12,7 @@ needs neither grpcio nor the generated protobuf modules.
 import importlib.util
 import json
 import os
+import re
 import sys
 import unittest
 
@@ -53,7 +54,11 @@ V2_EXAMPLE["kernels"][0]["params"][2]["align"] = 16
 
 
 def _hint(expr, value):
-    return (f"; these inputs give {expr} = {value}: compile the fusion for these shapes "
+    # DOC_EXAMPLE's symbols: s0 and s1 are axes 0 and 1 of input T4.
+    given = [f"{s} is input T4 axis {a}" for a, s in enumerate(("s0", "s1"))
+             if re.search(rf"\b{s}\b", expr)]
+    return (f"; these inputs give {expr} = {value} ({', '.join(given)}): "
+            f"compile the fusion for these shapes "
             f"(fusionc compile --shapes, or a daemon request with this signature), "
             f"or with --general for kernels that run every shape")
 

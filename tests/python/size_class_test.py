@@ -51,7 +51,8 @@ class SizeClassTest(unittest.TestCase):
         self.plan(requires, [(64, 256), (64, 256)])
         with self.assertRaises(mf.FailedPrecondition) as cm:
             self.plan(requires, [(128, 256), (128, 256)])
-        self.assertIn("was compiled for shapes where s0 == 64; these inputs give s0 = 128",
+        self.assertIn("was compiled for shapes where s0 == 64; these inputs give s0 = 128 "
+                      "(s0 is input T0 axis 0)",
                       str(cm.exception))
 
     def test_placement_by_position_runs_equal_extents(self):
@@ -60,7 +61,8 @@ class SizeClassTest(unittest.TestCase):
         self.plan(requires, [(128, 256), (128, 256)])  # a new batch size of both
         with self.assertRaises(mf.FailedPrecondition) as cm:
             self.plan(requires, [(4, 4), (64, 256)])
-        self.assertIn("where s2 - s0 == 0; these inputs give s2 - s0 = 60", str(cm.exception))
+        self.assertIn("where s2 - s0 == 0; these inputs give s2 - s0 = 60 "
+                      "(s0 is input T0 axis 0, s2 is input T1 axis 0): compile", str(cm.exception))
 
 
 if __name__ == "__main__":

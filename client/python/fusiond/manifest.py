@@ -512,6 +512,13 @@ _GRID_LIMITS = (2**31 - 1, 65535, 65535)
 _BLOCK_LIMITS = (1024, 1024, 64)
 
 
+def _sources(m: Manifest, expr: Expr) -> str:
+    """Which input axes give the symbols expr reads: " (s1 is input T4 axis 1, ...)"."""
+    parts = [f"{name} is input {m.inputs[inp].name} axis {axis}"
+             for name, inp, axis in m.symbols if name in expr.symbols]
+    return f" ({', '.join(parts)})" if parts else ""
+
+
 def plan_launch(m: Manifest, input_shapes: Sequence[Optional[Sequence[int]]]) -> LaunchPlan:
     """input_shapes: one per manifest input (None or () for scalar inputs).
     InvalidArgument when the shapes disagree with the manifest or a launch
@@ -547,7 +554,8 @@ def plan_launch(m: Manifest, input_shapes: Sequence[Optional[Sequence[int]]]) ->
             if not c.holds(value):
                 raise FailedPrecondition(
                     f"kernel {k.name} ({k.scheduler}) was compiled for shapes where {c.describe()}; "
-                    f"these inputs give {c.expr.text} = {value}: compile the fusion for these shapes "
+                    f"these inputs give {c.expr.text} = {value}{_sources(m, c.expr)}: "
+                    f"compile the fusion for these shapes "
                     f"(fusionc compile --shapes, or a daemon request with this signature), "
                     f"or with --general for kernels that run every shape")
 
