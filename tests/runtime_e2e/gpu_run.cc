@@ -189,9 +189,18 @@ absl::StatusOr<std::vector<HostTensor>> RunOnGpu(runtime::LoadedFusion& fusion,
   std::vector<runtime::RunArg> args;
   std::vector<runtime::Shape> shapes;
   bool shifted = false;
+  std::vector<std::string> host_scalars(inputs.size());  // cpu_tensor inputs' elements
   for (size_t i = 0; i < inputs.size(); ++i) {
     const HostTensor& t = inputs[i];
     shapes.push_back(t.shape);
+    if (m.inputs[i].scalar && m.inputs[i].cpu_tensor && t.data.size() == 1) {
+      // As a 0-dim CPU tensor: the runtime reads the host element when it packs.
+      absl::StatusOr<std::string> bytes = Encode(t, m.inputs[i].dtype);
+      if (!bytes.ok()) return bytes.status();
+      host_scalars[i] = *std::move(bytes);
+      args.push_back(runtime::RunArg::HostScalar(host_scalars[i].data(), m.inputs[i].dtype));
+      continue;
+    }
     if (m.inputs[i].scalar) {
       args.push_back(runtime::RunArg::Scalar(t.data.empty() ? 0.0 : t.data[0]));
       continue;
