@@ -186,12 +186,13 @@ class Generator {
   std::string signature_;  // the kernel's parameter list
   Access MakeAccess(ValueId v, std::string ptr) const;
   std::string OffsetLambda(const Access& a) const;
-  // Whether a vector of V elements at j = multiple of V is contiguous in
-  // every vectorized tensor once the row length (not only its innermost
-  // extent) is a multiple of V: every vectorized access is linear in the row
-  // and the row has several axes (group norm's [C/G, H, W] with W = 28 at
-  // V = 8), outside lanes kernels.
-  bool RowWideVectors() const;
+  // The trailing row axes (at least two, else none) that every vectorized
+  // tensor has as its own trailing axes, in order: a vector of V elements at
+  // j = multiple of V is contiguous in each of them once the product of
+  // their extents, not only the innermost one, is a multiple of V (group
+  // norm's rows [C/G, H, W] with W = 28 at V = 8; its per-channel sums over
+  // [N, H, W]: H * W). Outside lanes kernels.
+  std::vector<int> VectorUnitAxes() const;
   // Whether the iteration space is static and under 2^31 elements (offsets
   // in 32-bit arithmetic, divisions by literals).
   bool SmallStaticSpace() const;

@@ -11,6 +11,8 @@
 // 131 ms, docs/codegen.md), and the daemon never needs
 // them for shapes: its cache key holds a persistent segment's sizes, so
 // another row length is another compile. Misaligned inputs the runtimes copy to aligned buffers.
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "compiler/codegen/generator.h"
 #include "compiler/ir/binding.h"
@@ -18,13 +20,24 @@
 namespace fusiond {
 namespace codegen_internal {
 
-bool Generator::RowWideVectors() const {
-  if (shape_.lanes || plan_.r_axes.size() < 2) return false;
+std::vector<int> Generator::VectorUnitAxes() const {
+  const std::vector<int>& r = plan_.r_axes;
+  if (shape_.lanes || r.size() < 2) return {};
+  size_t m = r.size();
+  auto common = [&](const Access& a) {
+    std::vector<int> own;  // reference axes of the tensor's own axes other than 1s
+    for (int ax : plan_.axis_map[a.v])
+      if (ax >= 0) own.push_back(ax);
+    size_t k = 0;
+    while (k < own.size() && k < r.size() && own[own.size() - 1 - k] == r[r.size() - 1 - k]) ++k;
+    m = std::min(m, k);
+  };
   for (const auto& [v, a] : input_access_)
-    if (a.vectorized && !a.linear_in_row) return false;
+    if (a.vectorized) common(a);
   for (const Access& a : output_access_)
-    if (a.vectorized && a.along_row && !a.linear_in_row) return false;
-  return true;
+    if (a.vectorized && a.along_row) common(a);
+  if (m < 2) return {};
+  return std::vector<int>(r.end() - m, r.end());
 }
 
 bool Generator::PlanRequires(int64_t bound, GeneratedKernel& k) {
@@ -41,7 +54,12 @@ bool Generator::PlanRequires(int64_t bound, GeneratedKernel& k) {
   const SizeBinding sizes{options_.symbol_sizes};
   int64_t rlen = 1;
   for (int a : plan_.r_axes) rlen *= sizes.Resolve(graph_, plan_.ref[a]);
-  const int64_t inner_size = RowWideVectors() ? rlen : sizes.Resolve(graph_, inner);
+  int64_t inner_size = sizes.Resolve(graph_, inner);
+  const std::vector<int> unit = VectorUnitAxes();
+  if (!unit.empty()) {
+    inner_size = 1;
+    for (int a : unit) inner_size *= sizes.Resolve(graph_, plan_.ref[a]);
+  }
   if (inner_size <= 0 || inner_size % shape_.vector_width != 0 || rlen > bound) return false;
   form_.row_fills_tiles = rlen == bound;
   // A symbolic row's extents become the literals compiled for (codegen.cc),

@@ -129,11 +129,14 @@ absl::Status Generator::EmitIndexSetup(std::string& c) {
                     " + tx;\n  const i64 T = (i64)gridDim.y * ", shape_.threads_x, ";\n",
                     form_.divider_code);
   }
-  // Vector accesses need the innermost row extent (or the row, RowWideVectors)
-  // divisible by V and aligned pointers.
-  std::string vec = absl::StrCat(
-      "(", RowWideVectors() ? "rlen" : plan_.ExtentExpr(plan_.ref[plan_.r_axes.back()]), ") % ",
-      shape_.vector_width, " == 0");
+  // Vector accesses need the innermost row extent (or the trailing row axes
+  // every vectorized tensor shares, VectorUnitAxes) divisible by V and
+  // aligned pointers.
+  const std::vector<int> unit = VectorUnitAxes();
+  const std::string unit_expr = unit.empty() ? plan_.ExtentExpr(plan_.ref[plan_.r_axes.back()])
+                                : unit.size() == plan_.r_axes.size() ? "rlen"
+                                                                     : plan_.ProductExpr(unit);
+  std::string vec = absl::StrCat("(", unit_expr, ") % ", shape_.vector_width, " == 0");
   for (auto& [v, a] : input_access_) {
     if (a.vectorized)
       absl::StrAppend(&vec, " && ((u64)", a.ptr, " % ", shape_.vector_width * a.elem_bytes,

@@ -226,6 +226,14 @@ TEST(Reshape, GroupNormRowsVectorizeWhenOnlyTheRowIsAMultiple) {
   auto k = GenerateKernel(r.segments[0].graph, r.segments[0].params, co);
   ASSERT_TRUE(k.ok()) << k.status();
   EXPECT_NE(k->source.find("const bool vec_ok = (rlen) % 8 == 0"), std::string::npos) << k->source;
+  // Backward's per-channel sums over [N, H, W]: vectors within H * W.
+  const CompileResult bwd = Schedule("groupnorm_bwd_32x256x28x28.py");
+  ASSERT_EQ(bwd.segments.size(), 2u);
+  co.symbol_sizes = bwd.segments[0].symbol_sizes;
+  auto sums = GenerateKernel(bwd.segments[0].graph, bwd.segments[0].params, co);
+  ASSERT_TRUE(sums.ok()) << sums.status();
+  EXPECT_NE(sums->source.find("const bool vec_ok = (784) % 8 == 0"), std::string::npos)
+      << sums->source;
 }
 
 // A random op's axes are never split: the pass keeps the reshape with a
