@@ -258,7 +258,10 @@ std::string FusionManifestJson(const CompileResult& r, const std::string& fusion
     }
     kj = absl::StrReplaceAll(kj, {{"\"@kind\"", "\"kind\""}});
     AddRequirements(kj, SizeClassConditions(g, seg, names));
-    if (r.segments.size() > 1) {
+    // A split fusion's segments, and a lone partitioner segment (static,
+    // without the inputs it does not read), number their inputs and
+    // outputs their own way.
+    if (r.segments.size() > 1 || seg.source_inputs != g.inputs || seg.source_outputs != g.outputs) {
       // Rebind the segment's inputs/outputs (indices into the segment graph)
       // to fusion inputs, outputs or intermediates through the values of the
       // optimized graph they stand for.
