@@ -99,6 +99,25 @@ class WireFormTest(unittest.TestCase):
         with open(pb, "rb") as f:
             self.assertEqual(self.hash_of(wire.to_graph(fd), shapes), self.hash_of(f.read(), shapes))
 
+    def test_cpu_scalar_tensor_matches_fusionc(self):
+        DT = fusiond.DataType
+
+        def build(cpu):
+            with fusiond.FusionDefinition() as fd:
+                t0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DT.Float)
+                step = (fd.define_tensor(shape=[], contiguity=[], dtype=DT.Float, is_cpu=True,
+                                         stride_order=[])
+                        if cpu else fd.define_scalar(dtype=DT.Float))
+                fd.add_output(fd.ops.mul(t0, fd.ops.sub(1.0, fd.ops.pow(0.9, step))))
+            return fd
+
+        fd, shapes = build(True), [[16, 32], []]
+        self.assertTrue(wire.to_graph(fd).inputs[1].cpu_tensor)
+        self.same_as_fusionc(fd, "cpu_scalar", shapes)
+        # A define_scalar input gives the same kernels but another manifest: another hash.
+        self.assertNotEqual(self.hash_of(wire.to_graph(fd), shapes),
+                            self.hash_of(wire.to_graph(build(False)), shapes))
+
     def test_factory_and_random_ops_match_fusionc(self):
         from definition_test import definition_only, run_with_fusiond
         ops = ("uniform", "normal", "iota", "full", "zeros", "ones", "rand_like", "randn_like")

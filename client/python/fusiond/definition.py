@@ -261,11 +261,12 @@ class FusionDefinition:
         self._symbolic |= any(d < 0 for d in sizes)
         name = self._emit("T", f"fd.define_tensor({', '.join(args)})")
         self._ranks.append(len(sizes))
-        t = Tensor(self, name)
         if is_cpu:  # a scalar input passed as a 0-dim CPU tensor (read with .item() at launch)
+            s = Scalar(self, name)
             self._inputs.append("scalar")
-            self._records.append(("scalar_input", t, dtype, True))
-            return t
+            self._records.append(("scalar_input", s, dtype, True))
+            return s
+        t = Tensor(self, name)
         self._inputs.append("tensor")
         self._records.append(("tensor", t, sizes, contiguity, dtype, stride_order))
         return t
