@@ -1,4 +1,4 @@
-# expect: CPU tensors (is_cpu=True) are not supported
+# expect: input 0 is a CPU tensor (is_cpu=True) of rank 1; only 0-dim CPU tensors (scalars) are supported
 # expect-line: 8
 import torch
 from nvfuser import FusionDefinition, DataType
