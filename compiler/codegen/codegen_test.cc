@@ -33,8 +33,9 @@ TEST(Codegen, OnlyMultiPassKernelsMergeVarInOnePass) {
   auto multi = GenerateKernel(g, Decided(g, hp, shapes), CodegenOptions{});
   ASSERT_TRUE(multi.ok()) << multi.status();
   EXPECT_NE(multi->source.find("fz_warp_chan(wn"), std::string::npos);
-  // The count takes a third shared-memory entry per warp.
-  EXPECT_NE(multi->source.find("fz_red[2][1][3][8]"), std::string::npos);
+  // The count and the plain sum (the mean's) take a third and a fourth
+  // shared-memory entry per warp.
+  EXPECT_NE(multi->source.find("fz_red[2][1][4][8]"), std::string::npos);
   // One streamed input, re-read by the last pass: streaming stores keep the
   // output from evicting it.
   EXPECT_NE(multi->source.find("::stcs(out0"), std::string::npos);

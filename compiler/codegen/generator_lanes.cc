@@ -34,7 +34,7 @@ absl::StatusOr<std::string> Generator::LanesReductionScratch() const {
   for (int s = 0; s < plan_.num_stages; ++s) {
     size_t n = 0;
     for (const auto& sl : plan_.row_slots)
-      n += (sl.stage == s) + (sl.stage == s && sl.one_pass && !sl.second_moment);
+      n += (sl.stage == s) + 2 * (sl.stage == s && sl.one_pass && !sl.second_moment);
     per_stage = std::max(per_stage, n);
   }
   const int64_t bytes = int64_t{2} * per_stage * shape_.threads_x * shape_.threads_y *
@@ -68,7 +68,7 @@ std::string Generator::LanesBlockReduce(const std::vector<int>& slots,
     for (size_t r = 0; r < slots.size(); ++r) {
       const ReductionSlot& o = plan_.row_slots[slots[r]];
       if (o.node == sl.node && o.second_moment)
-        chans.push_back({slots[q], slots[r], q, r, slots.size() + chans.size()});
+        chans.push_back({slots[q], slots[r], q, r, slots.size() + 2 * chans.size()});
     }
   }
   const auto at = [&](const std::string& t, size_t q, const std::string& w) {
@@ -81,6 +81,7 @@ std::string Generator::LanesBlockReduce(const std::vector<int>& slots,
   }
   for (const Chan& c : chans)
     absl::StrAppend(&s, " fz_red[fz_rb][", c.qn, "][tx][ty] = (", BlockPartialType(), ")wn", c.f,
+                    "; fz_red[fz_rb][", c.qn + 1, "][tx][ty] = (", BlockPartialType(), ")ws", c.f,
                     ";");
   absl::StrAppend(&s, " }\n", ind, "__syncthreads();\n");
   for (size_t q = 0; q < slots.size(); ++q) {
@@ -108,7 +109,9 @@ std::string Generator::LanesBlockReduce(const std::vector<int>& slots,
                     at(t, c.qf, "0"), "; acc", c.s, " = ", at(t, c.qs, "0"), ";\n", ind,
                     "for (int w = 1; w < ", shape_.threads_x, "; ++w) fz_chan(wn", c.f, ", acc",
                     c.f, ", acc", c.s, ", ", at(t, c.qn, "w"), ", ", at(t, c.qf, "w"), ", ",
-                    at(t, c.qs, "w"), ");\n");
+                    at(t, c.qs, "w"), ");\n", ind, "ws", c.f, " = ", at(t, c.qn + 1, "0"), ";\n",
+                    ind, "for (int w = 1; w < ", shape_.threads_x, "; ++w) ws", c.f,
+                    " += ", at(t, c.qn + 1, "w"), ";\n");
   }
   absl::StrAppend(&s, ind, "fz_rb ^= 1;\n");
   return s;

@@ -175,9 +175,9 @@ absl::Status Generator::EmitIndexSetup(std::string& c) {
     size_t per_stage = 1;
     for (int s = 0; s < plan_.num_stages; ++s) {
       size_t n = 0;
-      // A one-pass var also exchanges its count.
+      // A one-pass var also exchanges its count and its plain sum.
       for (const auto& sl : plan_.row_slots)
-        n += (sl.stage == s) + (sl.stage == s && sl.one_pass && !sl.second_moment);
+        n += (sl.stage == s) + 2 * (sl.stage == s && sl.one_pass && !sl.second_moment);
       per_stage = std::max(per_stage, n);
     }
     // Slot-major: one slot's warp partials are contiguous (read four at a

@@ -171,7 +171,8 @@ std::string Generator::BlockReduce(const std::vector<int>& slots, const std::str
   if (shape_.lanes) return LanesBlockReduce(slots, ind);
   std::string s;
   // A one-pass var's three numbers: count wn<F>, mean acc<F>, squared
-  // deviations acc<S>; its count takes an extra shared-memory entry.
+  // deviations acc<S>, plus the plain sum ws<F> its mean is taken from; the
+  // count and the sum take two extra shared-memory entries.
   struct Chan {
     int f, s;
     size_t qf, qs, qn;
@@ -183,7 +184,7 @@ std::string Generator::BlockReduce(const std::vector<int>& slots, const std::str
     for (size_t r = 0; r < slots.size(); ++r) {
       const ReductionSlot& o = plan_.row_slots[slots[r]];
       if (o.node == sl.node && o.second_moment) {
-        chans.push_back({slots[q], slots[r], q, r, slots.size() + chans.size()});
+        chans.push_back({slots[q], slots[r], q, r, slots.size() + 2 * chans.size()});
       }
     }
   }
@@ -203,7 +204,8 @@ std::string Generator::BlockReduce(const std::vector<int>& slots, const std::str
                     p, ");\n");
   }
   for (const Chan& c : chans) {
-    absl::StrAppend(&s, ind, "fz_warp_chan(wn", c.f, ", acc", c.f, ", acc", c.s, ");\n");
+    absl::StrAppend(&s, ind, "fz_warp_chan(wn", c.f, ", acc", c.f, ", acc", c.s, ");\n", ind, "ws",
+                    c.f, " = fz_warp_reduce<0>(ws", c.f, ");\n");
   }
   if (shape_.threads_x > 32) {
     // Warp partials go to one of two buffers, alternating: one barrier per
@@ -216,7 +218,8 @@ std::string Generator::BlockReduce(const std::vector<int>& slots, const std::str
     }
     for (const Chan& c : chans)
       absl::StrAppend(&s, " fz_red[fz_rb][ty][", c.qn, "][tx >> 5] = (", BlockPartialType(), ")wn",
-                      c.f, ";");
+                      c.f, "; fz_red[fz_rb][ty][", c.qn + 1, "][tx >> 5] = (", BlockPartialType(),
+                      ")ws", c.f, ";");
     absl::StrAppend(&s, " }\n", ind, "__syncthreads();\n");
     const int warps = shape_.threads_x / 32;
     // Exact kernels (exact_tiling): warp 0 combines the warps' partials (a shuffle
@@ -279,7 +282,9 @@ std::string Generator::BlockReduce(const std::vector<int>& slots, const std::str
       absl::StrAppend(&s, ind, "wn", c.f, " = ", at("0", c.qn), "; acc", c.f, " = ", at("0", c.qf),
                       "; acc", c.s, " = ", at("0", c.qs), ";\n", ind, "for (int w = 1; w < ", warps,
                       "; ++w) fz_chan(wn", c.f, ", acc", c.f, ", acc", c.s, ", ", at("w", c.qn),
-                      ", ", at("w", c.qf), ", ", at("w", c.qs), ");\n");
+                      ", ", at("w", c.qf), ", ", at("w", c.qs), ");\n", ind, "ws", c.f, " = ",
+                      at("0", c.qn + 1), ";\n", ind, "for (int w = 1; w < ", warps, "; ++w) ws",
+                      c.f, " += ", at("w", c.qn + 1), ";\n");
     }
     absl::StrAppend(&s, ind, "fz_rb ^= 1;\n");
   }
@@ -401,10 +406,12 @@ absl::Status Generator::EmitStage(int stage, std::string& code) {
       // (the shifted-data algorithm: exact algebra, cancellation only as
       // large as K's distance from the thread's mean), turned into (count,
       // mean, squared deviations) before the block merges them (fz_chan).
+      // The row mean is a plain sum ws over rlen as in two passes: the
+      // merged means err by |K| and the merges' spread, several times more.
       const int s2 = SecondMoment(i);
       absl::StrAppend(&accum, "        { const ", t, " x = (", t, ")", *e, "; if (l == 0 && wn", i,
                       " == 0) wk", i, " = x; const ", t, " d = x - wk", i, "; acc", i, " += d; acc",
-                      s2, " += d * d; }\n");
+                      s2, " += d * d; ws", i, " += x; }\n");
       absl::StrAppend(&post, "      wn", i, " += (", t, ")VV;\n");
       absl::StrAppend(&moments, "    if (wn", i, " > 0) { const ", t, " s1 = acc", i, "; acc", i,
                       " = wk", i, " + fz_div_count(s1, wn", i, "); acc", s2,
@@ -436,7 +443,8 @@ absl::Status Generator::EmitStage(int stage, std::string& code) {
                         : ReductionIdentity(graph_.node(sl.node).op, accumulator_type_[i].c_str()),
                     ";\n");
     if (sl.one_pass && !sl.second_moment) {
-      absl::StrAppend(&code, "    ", accumulator_type_[i], " wn", i, " = 0, wk", i, " = 0;\n");
+      absl::StrAppend(&code, "    ", accumulator_type_[i], " wn", i, " = 0, wk", i, " = 0, ws", i,
+                      " = 0;\n");
     }
   }
   absl::StrAppend(&code, "    auto ", fn, " = [&](auto vw, i64 j", params,
@@ -455,9 +463,9 @@ absl::Status Generator::EmitStage(int stage, std::string& code) {
     const bool var = n.op == OpKind::kVar || n.op == OpKind::kVarMean;
     const std::string& t = accumulator_type_[i];
     if (var && !sl.second_moment) {
-      // One pass: the merged mean itself; else the sum over the row.
-      absl::StrAppend(&code, "    const ", t, " rmean", i, " = acc", i,
-                      sl.one_pass ? "" : absl::StrCat(" / (", t, ")rlen"), ";\n");
+      // The row's sum (one pass: the plain sum beside the merged moments).
+      absl::StrAppend(&code, "    const ", t, " rmean", i, " = ", sl.one_pass ? "ws" : "acc", i,
+                      " / (", t, ")rlen;\n");
       if (n.op == OpKind::kVarMean) {
         ValueId mean = n.outputs[1];
         absl::StrAppend(&code, "    const ", ComputeTypeName(graph_.value(mean).dtype), " rv", mean,
