@@ -1,4 +1,4 @@
-# expect: unexpected keyword argument 'axes'
+# expect: unexpected keyword argument 'dimz'
 # expect-line: 10
 import torch
 from nvfuser import FusionDefinition, DataType
@@ -7,7 +7,7 @@ from nvfuser import FusionDefinition, DataType
 def f(fd: FusionDefinition) -> None:
     T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
     T1 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)
-    T2 = fd.ops.sum(T0, axes=[1], keepdim=False)
+    T2 = fd.ops.sum(T0, dimz=[1], keepdim=False)
     fd.add_output(T2)
 
 
