@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "compiler/codegen/codegen.h"
 #include "compiler/codegen/compile_segment.h"
 #include "compiler/frontend/frontend.h"
 #include "compiler/ir/binding.h"
@@ -185,6 +186,58 @@ TEST(OnePassMean, KernelText) {
   EXPECT_NE(src.find("fz_red[2][1][4][8]"), std::string::npos);
   if (NvrtcVersion() != "none") {
     EXPECT_EQ(art->spill_bytes, 0);
+  }
+}
+
+constexpr char kColumnVarMean[] = R"(import torch
+from nvfuser import FusionDefinition, DataType
+
+
+def fusion(fd: FusionDefinition) -> None:
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float, is_cpu=False)
+    T1, T2 = fd.ops.var_mean(T0, dims=[0], correction=0, keepdim=False)
+    fd.add_output(T1)
+    fd.add_output(T2)
+
+
+inputs = [
+    torch.randn(256, 4096, dtype=torch.float32, device="cuda:0"),
+]
+)";
+
+// A lanes kernel (columns as rows, generator_lanes.cc) with one-pass
+// moments: the threads of a column combine their plain sums in tx order.
+TEST(OnePassMean, LanesKernelText) {
+  auto parsed = ParseReproScript(kColumnVarMean, "one_pass_mean_lanes.py");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  CompileOptions o;
+  o.generate_code = false;
+  auto r = CompileFusion(parsed->graph, parsed->input_shapes, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->segments.size(), 1u);
+  HeuristicParams hp = r->segments[0].params;
+  hp.rows_per_block = 32;
+  hp.block_x = 4;
+  hp.block_y = 1;
+  hp.vectorize = 2;
+  hp.unroll = 2;
+  hp.multi_pass = true;
+  hp.one_pass_variance = true;
+  hp.smem_bytes = 0;
+  hp.grid_x = 1;
+  hp.grid_y = 8;
+  hp.grid_reduction = false;
+  hp.persistent_batch = 2;
+  auto k = GenerateKernel(r->segments[0].graph, hp, CodegenOptions{});
+  ASSERT_TRUE(k.ok()) << k.status();
+  for (const char* want : {"ws0 += x;", "fz_red[fz_rb][3][tx][ty] = (float)ws0;",
+                           "++w) ws0 += (float)fz_red[fz_rb][3][w][ty];",
+                           "rmean0 = ws0 / (float)rlen;", "fz_red[2][4][4][32]"}) {
+    EXPECT_NE(k->source.find(want), std::string::npos) << want << "\n" << k->source;
+  }
+  if (NvrtcVersion() != "none") {
+    auto bin = CompileWithNvrtc(k->source, k->name, NvrtcOptions{});
+    EXPECT_TRUE(bin.ok()) << bin.status();
   }
 }
 
