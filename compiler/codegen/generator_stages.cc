@@ -170,9 +170,8 @@ std::string Generator::VectorLoop(const std::string& header, const std::string& 
 std::string Generator::BlockReduce(const std::vector<int>& slots, const std::string& ind) {
   if (shape_.lanes) return LanesBlockReduce(slots, ind);
   std::string s;
-  // A one-pass var's three numbers: count wn<F>, mean acc<F>, squared
-  // deviations acc<S>, plus the plain sum ws<F> its mean is taken from; the
-  // count and the sum take two extra shared-memory entries.
+  // A one-pass var's count wn<F>, mean acc<F>, squared deviations acc<S> and
+  // plain sum ws<F> (its mean's); count and sum take two more entries.
   struct Chan {
     int f, s;
     size_t qf, qs, qn;
@@ -183,9 +182,8 @@ std::string Generator::BlockReduce(const std::vector<int>& slots, const std::str
     if (!sl.one_pass || sl.second_moment) continue;
     for (size_t r = 0; r < slots.size(); ++r) {
       const ReductionSlot& o = plan_.row_slots[slots[r]];
-      if (o.node == sl.node && o.second_moment) {
+      if (o.node == sl.node && o.second_moment)
         chans.push_back({slots[q], slots[r], q, r, slots.size() + 2 * chans.size()});
-      }
     }
   }
   for (size_t q = 0; q < slots.size(); ++q) {
@@ -203,10 +201,9 @@ std::string Generator::BlockReduce(const std::vector<int>& slots, const std::str
     absl::StrAppend(&s, ind, "fz_warp_os<", OnlineExp(plan_, slots[q]), ">(acc", slots[q], ", acc",
                     p, ");\n");
   }
-  for (const Chan& c : chans) {
+  for (const Chan& c : chans)
     absl::StrAppend(&s, ind, "fz_warp_chan(wn", c.f, ", acc", c.f, ", acc", c.s, ");\n", ind, "ws",
                     c.f, " = fz_warp_reduce<0>(ws", c.f, ");\n");
-  }
   if (shape_.threads_x > 32) {
     // Warp partials go to one of two buffers, alternating: one barrier per
     // reduction. Reduction k + 2 rewrites buffer k % 2 only after every
