@@ -210,6 +210,7 @@ class Generator {
   Scope ElementScope(std::string* body, std::map<ValueId, std::string>* memo,
                      std::set<ValueId>* used);
   absl::Status EmitStage(int stage, std::string& code);
+  void EmitStageResults(const std::vector<int>& slots, std::string& code);
   absl::Status EmitCrossBlockCombine(const std::vector<int>& slots, std::string& code);
   absl::Status EmitFinal(std::string& code);
   // The blocks a SM the kernel asks ptxas for (__launch_bounds__' second

@@ -453,7 +453,13 @@ absl::Status Generator::EmitStage(int stage, std::string& code) {
   if (shape_.row_split) {
     if (absl::Status st = EmitCrossBlockCombine(slots, code); !st.ok()) return st;
   }
-  // Results as row values.
+  EmitStageResults(slots, code);
+  return absl::OkStatus();
+}
+
+// A stage's reductions as row values (rv<id>) for the later stages and the
+// final pass: var and var_mean from their moments, hidden repeats scaled.
+void Generator::EmitStageResults(const std::vector<int>& slots, std::string& code) {
   for (int i : slots) {
     const ReductionSlot& sl = plan_.row_slots[i];
     const Node& n = graph_.node(sl.node);
@@ -492,7 +498,6 @@ absl::Status Generator::EmitStage(int stage, std::string& code) {
                     ";\n");
     row_values_[out] = absl::StrCat("rv", out);
   }
-  return absl::OkStatus();
 }
 
 absl::Status Generator::EmitFinal(std::string& code) {
