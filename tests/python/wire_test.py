@@ -7,8 +7,9 @@ the wire form built in Python (fusiond.wire) compiles to the canonical
 graph that fusionc's own front end gives the original script; through
 FUSIOND_SERVER, FusionDefinition's compile returns the daemon's kernels,
 the factory and random ops (full, zeros, ones, iota, uniform, normal,
-rand_like, randn_like) give fusionc's graph too,
-and a definition the daemon refuses raises CompileError with its message.
+rand_like, randn_like) and the composite spellings (lerp, addcmul,
+threshold, set, segment_set, stride_order) give fusionc's graph too, sent
+without `fusionc parse`, and a definition the daemon refuses raises CompileError with its message.
 Needs grpcio, the generated protobuf modules (installed with the package,
 or FUSIOND_GENERATED_PYTHON=<build>/python) and fusiond (FUSIOND_BIN);
 skipped, saying which is missing, without them. No GPU.
@@ -152,6 +153,111 @@ class WireFormTest(unittest.TestCase):
             fd.add_output(b)
         self.same_as_fusionc(fd, "spellings", [[64, 128], [32, 256], []])
 
+    def composite_definitions(self):
+        """(name, definition, shapes) for each of lerp, addcmul, threshold,
+        set, segment_set and stride_order, in the dtypes that take each path
+        of composite_calls.cc (16-bit operands computed in float32, scalars)."""
+        DT = fusiond.DataType
+        out = []
+
+        def define(name, shapes, body):
+            with fusiond.FusionDefinition() as fd:
+                body(fd)
+            out.append((name, fd, shapes))
+
+        def lerp_bf16(fd):
+            a = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DT.BFloat16)
+            c = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DT.BFloat16)
+            w = fd.define_tensor(shape=[-1, 1], contiguity=[True, None], dtype=DT.BFloat16)
+            fd.add_output(fd.ops.lerp(a, c, w))
+
+        def lerp_mixed(fd):  # bf16 with float32: the result is float32, no final cast
+            a = fd.define_tensor(shape=[16, 64], contiguity=[True, True], dtype=DT.BFloat16)
+            c = fd.define_tensor(shape=[16, 64], contiguity=[True, True], dtype=DT.Float)
+            fd.add_output(fd.ops.lerp(a, c, fd.define_scalar(dtype=DT.Double)))
+            fd.add_output(fd.ops.lerp(c, c, 0.25))
+
+        def addcmul(fd):
+            x = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DT.Half)
+            t1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DT.Half)
+            t2 = fd.define_tensor(shape=[1, -1], contiguity=[None, True], dtype=DT.Half)
+            fd.add_output(fd.ops.addcmul(x, t1, t2, value=0.5))
+            fd.add_output(fd.ops.addcmul(x, t1, t2))  # value defaults to 1
+            s = fd.define_scalar(dtype=DT.Double)
+            fd.add_output(fd.ops.addcmul(fd.ops.cast(x, DT.Float), t1, t2, s))
+
+        def threshold(fd):
+            x = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DT.Float)
+            fd.add_output(fd.ops.threshold(fd.ops.exp(x), 1.5, 0.0))
+            fd.add_output(fd.ops.threshold(x, fd.define_scalar(dtype=DT.Double), -1.0))
+
+        def sets(fd):
+            x = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DT.BFloat16)
+            y = fd.ops.segment_set(fd.ops.relu(fd.ops.set(fd.ops.cast(x, DT.Float))))
+            fd.add_output(fd.ops.cast(fd.ops.set(y), DT.BFloat16))
+
+        def stride_order(fd):
+            x = fd.define_tensor(shape=[-1, -1, -1], contiguity=[True, True, True],
+                                 dtype=DT.Float, stride_order=[0, 2, 1])
+            y = fd.ops.stride_order(fd.ops.neg(x), stride_order=[2, 0, 1])
+            fd.add_output(y, stride_order=[1, 2, 0])
+            fd.add_output(fd.ops.sum(y, dims=[1]))
+
+        define("lerp_bf16", [[32, 128], [32, 128], [32, 1]], lerp_bf16)
+        define("lerp_mixed", [[16, 64], [16, 64], []], lerp_mixed)
+        define("addcmul", [[8, 256], [8, 256], [1, 256], []], addcmul)
+        define("threshold", [[64, 96], []], threshold)
+        define("set", [[4, 512]], sets)
+        define("stride_order", [[4, 8, 16]], stride_order)
+        return out
+
+    def test_composite_ops_match_fusionc(self):
+        for name, fd, shapes in self.composite_definitions():
+            with self.subTest(op=name):
+                self.same_as_fusionc(fd, "composite_" + name, shapes)
+        # lerp of bf16 tensors: float32 math, one cast back to bf16 at the end.
+        graph = wire.to_graph(self.composite_definitions()[0][1])
+        from fusiond import fusion_pb2
+        casts = [n for n in graph.nodes if n.op == fusion_pb2.OpKind.Value("CAST")]
+        self.assertEqual([fusion_pb2.DataType.Name(n.dtype) for n in casts],
+                         ["FLOAT32"] * 3 + ["BFLOAT16"], graph)
+
+    def test_composite_ops_compile_through_the_daemon_without_fusionc_parse(self):
+        DT = fusiond.DataType
+        with fusiond.FusionDefinition() as fd:
+            a = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DT.BFloat16,
+                                 stride_order=[1, 0])
+            c = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DT.BFloat16)
+            w = fd.define_scalar(dtype=DT.Double)
+            x = fd.ops.set(fd.ops.lerp(a, c, w))
+            y = fd.ops.segment_set(fd.ops.addcmul(x, a, c, value=0.5))
+            z = fd.ops.threshold(fd.ops.cast(y, DT.Float), 0.0, 1.0)
+            fd.add_output(fd.ops.stride_order(z, [1, 0]), stride_order=[1, 0])
+        calls = []
+        real = compiler.run_fusionc
+
+        def recording(args, what):
+            calls.append(list(args))
+            return real(args, what)
+
+        old = os.environ.get("FUSIOND_SERVER")
+        os.environ["FUSIOND_SERVER"] = self.daemon.target
+        compiler.run_fusionc = recording
+        try:
+            before = self.daemon.client.stats()
+            fusion = compiler.compile_definition(fd.definition_text(), [(64, 256), (64, 256), None],
+                                                 True, wire_form=fd._wire_form)
+            self.assertEqual(len(fusion.manifest.inputs), 3)
+            self.assertGreater(self.daemon.client.stats()["misses"], before["misses"])
+        finally:
+            compiler.run_fusionc = real
+            if old is None:
+                del os.environ["FUSIOND_SERVER"]
+            else:
+                os.environ["FUSIOND_SERVER"] = old
+        self.assertEqual(calls, [], "the definition went through `fusionc parse`")
+        self.same_as_fusionc(fd, "composite_all", [[64, 256], [64, 256], []])
+
     def test_what_the_wire_form_cannot_express_names_the_op(self):
         DT = fusiond.DataType
         with fusiond.FusionDefinition() as fd:
@@ -166,6 +272,12 @@ class WireFormTest(unittest.TestCase):
             fd.add_output(fd.ops.add(t0, fd.ops.uniform(0.0, 1.0, t0.shape(), rng_seed=seed)))
         with self.assertRaisesRegex(fusiond.manifest.InvalidArgument,
                                     r"fd\.ops\.uniform has only one of rng_seed, rng_offset"):
+            wire.to_graph(fd)
+        with fusiond.FusionDefinition() as fd:  # lerp's casts depend on an untyped dtype
+            t0 = fd.define_tensor(shape=[8, 8], dtype=DT.Half)
+            fd.add_output(fd.ops.lerp(fd.ops.exp(t0), t0, 0.5))
+        with self.assertRaisesRegex(fusiond.manifest.InvalidArgument,
+                                    r"fd\.ops\.lerp: .* dtype of Tensor\(T\d+\)"):
             wire.to_graph(fd)
 
     def test_definition_compiles_through_the_daemon(self):

@@ -174,8 +174,6 @@ class _Ops:
     def __getattr__(self, name: str):
         if name.startswith("_"):
             raise AttributeError(name)
-        if name in ("set", "segment_set"):
-            return lambda x: x  # copies / segment hints: the compiler decides
         if name not in SUPPORTED_OPS:
             raise UnsupportedOpError(
                 f"fd.ops.{name} is not supported by fusiond's compiler (it has: "
@@ -295,15 +293,20 @@ class FusionDefinition:
         name = self._emit("V", f"fd.define_vector({_literal(list(values))}, dtype={_literal(dtype)})")
         return Vector(self, name, list(values))
 
-    def add_output(self, value, alias_input=None) -> None:
+    def add_output(self, value, alias_input=None, stride_order=None) -> None:
+        """stride_order: the layout nvFuser would give the output; the values
+        are the same and outputs here are contiguous, so it is checked only."""
         self._check_open()
         if alias_input is not None:
             raise UnsupportedOpError("aliased outputs (add_output(..., alias_input)) are not supported")
         if not isinstance(value, Value) or value._fd is not self:
             raise InvalidArgument(f"add_output takes a tensor of this definition, got {value!r}")
-        self._lines.append(f"fd.add_output({value._expr})")
+        text = value._expr
+        if stride_order is not None:
+            text += f", stride_order={_literal(list(stride_order))}"
+        self._lines.append(f"fd.add_output({text})")
         self._outputs.append(value._expr)
-        self._records.append(("output", value))
+        self._records.append(("output", value, stride_order))
 
     def _record_op(self, name: str, args: Sequence, kwargs: dict):
         self._check_operands(args)

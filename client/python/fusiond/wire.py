@@ -12,7 +12,9 @@ them: full / zeros / ones become broadcast_in_dim of the (cast) fill scalar;
 iota, uniform and normal are nodes of their own; rand_like / randn_like are
 uniform(0, 1) / normal(0, 1) at their argument's shape and dtype; a random op
 without rng_seed / rng_offset gets seed 0 and, as offset, how many unseeded
-random ops came before it.
+random ops came before it. lerp, addcmul, threshold, set, segment_set and
+stride_order are lowered as compiler/frontend/composite_calls.cc lowers them
+(_composite).
 """
 
 from __future__ import annotations
@@ -40,7 +42,14 @@ _PARAMS = {  # the argument names the C++ front end binds, per op
     "rand_like": ("arg", "rng_seed", "rng_offset"), "randn_like": ("arg", "rng_seed", "rng_offset"),
     "iota": ("length", "start", "step", "dtype"),
     "full": ("shape", "fill_value", "dtype"), "zeros": ("shape", "dtype"), "ones": ("shape", "dtype"),
+    "set": ("x",), "segment_set": ("x",), "stride_order": ("arg", "stride_order"),
+    "lerp": ("start", "end", "weight"), "addcmul": ("x", "tensor1", "tensor2", "value"),
+    "threshold": ("x", "threshold", "value"),
 }
+_COMPOSITES = ("set", "segment_set", "stride_order", "lerp", "addcmul", "threshold")
+_DTYPE_BYTES = {"Bool": 1, "Int32": 4, "Int": 8, "Half": 2, "BFloat16": 2, "Float": 4,
+                "Double": 8, "Float8_e4m3fn": 1, "Float8_e5m2": 1}
+_REDUCED_FLOATS = ("Half", "BFloat16", "Float8_e4m3fn", "Float8_e5m2")
 _FACTORIES = ("uniform", "normal", "rand_like", "randn_like", "iota", "full", "zeros", "ones")
 _SHAPE_OPS = ("broadcast_in_dim", "broadcast", "expand", "reshape", "squeeze", "permute")
 _INTEGRAL = ("Int32", "Int")
@@ -172,11 +181,10 @@ def _bind(name, args, kwargs) -> dict:
 
 def _op(b: _Builder, name, args, kwargs, outs) -> None:
     pb = b.pb
-    if name in ("lerp", "addcmul", "threshold", "stride_order"):
-        # Lowered by fusionc's front end (compiler/frontend/composite_calls.cc).
-        raise InvalidArgument(f"fd.ops.{name} has no Python wire form; compile this definition "
-                              "with fusionc")
     a = _bind(name, args, kwargs)
+    if name in _COMPOSITES:
+        _composite(b, name, a, outs[0])
+        return
     if name == "size":
         x = a["x"]
         b.note(outs[0], b.size_node(x, int(a["dim"])))
@@ -235,6 +243,97 @@ def _op(b: _Builder, name, args, kwargs, outs) -> None:
              b.dtype_of(operands[0]) if name in _SHAPE_OPS else None)
     if known is not None:
         b.dtypes[id(outs[0])] = known
+
+
+def _promote(a: str, b: str) -> str:
+    """compiler/ir/dtype.cc's PromoteTypes on dtype names."""
+    if a == b or b == "Bool":
+        return a
+    if a == "Bool":
+        return b
+    fa, fb = a not in _INTEGRAL, b not in _INTEGRAL
+    if fa != fb:
+        return a if fa else b
+    if not fa:
+        return a if _DTYPE_BYTES[a] >= _DTYPE_BYTES[b] else b
+    if _DTYPE_BYTES[a] == _DTYPE_BYTES[b]:
+        return "Float"
+    return a if _DTYPE_BYTES[a] > _DTYPE_BYTES[b] else b
+
+
+def _composite(b: _Builder, name, a, out) -> None:
+    """set, segment_set, stride_order, lerp, addcmul and threshold, as
+    compiler/frontend/composite_calls.cc lowers them: the first three are
+    their operand; lerp and addcmul compute 16- and 8-bit float tensors in
+    float32 and cast the result to the promoted type once."""
+    params = _PARAMS[name]
+    for p in params[:1 if name in ("set", "segment_set") else 2 if name == "stride_order" else 3]:
+        if a.get(p) is None:
+            raise InvalidArgument(f"fd.ops.{name} needs {p}")
+    if name in ("set", "segment_set", "stride_order"):
+        x = a[params[0]]
+        handle = b.operand(x)
+        ext = b.extents.get(id(x))
+        if name == "stride_order":
+            order = [int(d) for d in a["stride_order"]]
+            if ext is None or sorted(order) != list(range(len(ext))):
+                raise InvalidArgument(f"fd.ops.stride_order({x!r}, {order}): not a tensor and a "
+                                      "permutation of its axes")
+        b.note(out, handle, ext)
+        if b.dtype_of(x) is not None:
+            b.dtypes[id(out)] = b.dtype_of(x)
+        return
+    vals = []  # (handle, extents or None for a scalar)
+    for p in params:
+        v = a.get(p)
+        if v is None:  # addcmul's value
+            vals.append((b.constant(1, DataType.Double), None))
+            continue
+        vals.append((b.operand(v), b.extents.get(id(v)) if isinstance(v, Tensor) and
+                     v._size is None else None))
+
+    def emit(op, operands, dtype=None):
+        node = b.pb.Node(op=b.pb.OpKind.Value(op))
+        if dtype is not None:
+            node.dtype = _dtype(b.pb, dtype)
+        b.nodes.append((node, [h for h, _ in operands], 1))
+        tensors = [e for _, e in operands if e is not None]
+        return ("node", len(b.nodes) - 1, 0), _merge(tensors) if tensors else None
+
+    def const(v):
+        return (b.constant(v, DataType.Double), None)
+
+    target = None
+    if name == "threshold":
+        le = emit("LE", vals[:2])
+        r = emit("WHERE", [le, vals[2], vals[0]])
+    else:
+        for k, p in enumerate(params):
+            if vals[k][1] is None:
+                continue
+            have = b.dtype_of(a[p])
+            if have is None:
+                raise InvalidArgument(f"fd.ops.{name}: the Python wire form does not know the "
+                                      f"dtype of {a[p]!r} (computed by an op it does not type); "
+                                      "compile with fusionc")
+            target = have if target is None else _promote(target, have)
+            if have in _REDUCED_FLOATS:
+                vals[k] = emit("CAST", [vals[k]], DataType.Float)
+        if name == "addcmul":
+            m = emit("MUL", [vals[3], vals[1]])
+            r = emit("ADD", [vals[0], emit("MUL", [m, vals[2]])])
+        else:
+            start, end, weight = vals
+            diff = emit("SUB", [end, start])
+            small = emit("LT", [emit("ABS", [weight]), const(0.5)])
+            lo = emit("ADD", [start, emit("MUL", [weight, diff])])
+            rest = emit("SUB", [const(1.0), weight])
+            hi = emit("SUB", [end, emit("MUL", [diff, rest])])
+            r = emit("WHERE", [small, lo, hi])
+        if target in _REDUCED_FLOATS:
+            r = emit("CAST", [r], target)
+            b.dtypes[id(out)] = target
+    b.note(out, r[0], r[1])
 
 
 def _node(b: _Builder, op, handles, out, ext, dtype) -> None:
