@@ -66,6 +66,39 @@ def run_with_fusiond(code):
     return ns["fd"]
 
 
+# The composite spellings as nvFuser's printer writes them (stride_order on
+# inputs, ops and outputs; set / segment_set copies), with fd.execute's inputs.
+COMPOSITES_SCRIPT = """\
+import torch
+from nvfuser import FusionDefinition, DataType
+
+
+def nvfuser_fusion_id0(fd: FusionDefinition) -> None:
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False, stride_order=[0, 1])
+    T1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False, stride_order=[1, 0])
+    S2 = fd.define_scalar(None, dtype=DataType.Double)
+    T3 = fd.ops.lerp(T0, T1, S2)
+    T4 = fd.ops.set(T3)
+    T5 = fd.ops.addcmul(T4, T0, T1, value=0.5)
+    T6 = fd.ops.segment_set(T5)
+    T7 = fd.ops.cast(T6, dtype=DataType.Float)
+    T8 = fd.ops.threshold(T7, 0.0, 1.0)
+    T9 = fd.ops.stride_order(T8, stride_order=[0, 1])
+    fd.add_output(T9, stride_order=[0, 1])
+
+
+with FusionDefinition() as fd:
+    nvfuser_fusion_id0(fd)
+
+inputs = [
+    torch.randn((64, 256), dtype=torch.bfloat16, device='cuda:0').as_strided((64, 256), (1, 64)),
+    torch.randn((64, 256), dtype=torch.bfloat16, device='cuda:0'),
+    0.3,
+]
+fd.execute(inputs)
+"""
+
+
 def have_fusionc():
     try:
         compiler.find_fusionc()
@@ -116,6 +149,20 @@ class RecordingTest(unittest.TestCase):
             with self.assertRaisesRegex(fusiond.manifest.InvalidArgument,
                                         r"input 1 is a CPU tensor \(is_cpu=True\) of rank 1"):
                 fd.define_tensor(shape=[4], dtype=DataType.Float, is_cpu=True)
+
+    def test_composite_spellings_are_recorded(self):
+        with FusionDefinition() as fd:
+            t0 = fd.define_tensor(shape=[-1, -1], dtype=DataType.Half, stride_order=[0, 1])
+            t1 = fd.ops.segment_set(fd.ops.set(t0))
+            t2 = fd.ops.threshold(fd.ops.addcmul(t1, t0, t0), 0.0, 1.0)
+            fd.add_output(fd.ops.stride_order(fd.ops.lerp(t0, t2, 0.5), [1, 0]),
+                          stride_order=[1, 0])
+        text = fd.definition_text()
+        for line in ("T2 = fd.ops.set(T1)", "T3 = fd.ops.segment_set(T2)",
+                     "T4 = fd.ops.addcmul(T3, T1, T1)", "T5 = fd.ops.threshold(T4, 0.0, 1.0)",
+                     "T6 = fd.ops.lerp(T1, T5, 0.5)", "T7 = fd.ops.stride_order(T6, [1, 0])",
+                     "fd.add_output(T7, stride_order=[1, 0])"):
+            self.assertIn(line, text)
 
     def test_unsupported_op_is_named(self):
         with FusionDefinition() as fd:
@@ -188,6 +235,21 @@ class CompilerTest(unittest.TestCase):
                 self.assertEqual(got["canonical_hash"], want["canonical_hash"])
                 self.assertEqual([s["scheduler"] for s in got["segments"]],
                                  [s["scheduler"] for s in want["segments"]])
+
+    def test_composite_script_through_fusiond_matches_the_script(self):
+        """nvFuser's spellings of lerp, addcmul, threshold, set, segment_set
+        and stride_order, recorded by fusiond, give the script's own graph."""
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "composites.py")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(COMPOSITES_SCRIPT)
+            fd = run_with_fusiond(definition_only(path))
+            ours = os.path.join(tmp, "fusion.py")
+            with open(ours, "w", encoding="utf-8") as f:
+                f.write(fd.definition_text())
+            shapes = "64x256;64x256;scalar"
+            self.assertEqual(fusionc_json(ours, shapes)["canonical_hash"],
+                             fusionc_json(path, shapes)["canonical_hash"])
 
     def test_compiler_message_reaches_the_caller(self):
         with FusionDefinition() as fd:

@@ -257,6 +257,17 @@ class WireFormTest(unittest.TestCase):
                 os.environ["FUSIOND_SERVER"] = old
         self.assertEqual(calls, [], "the definition went through `fusionc parse`")
         self.same_as_fusionc(fd, "composite_all", [[64, 256], [64, 256], []])
+        # nvFuser's printed spellings, recorded by fusiond: the script's own graph.
+        from definition_test import COMPOSITES_SCRIPT, definition_only, run_with_fusiond
+        path = os.path.join(self.tmp, "composites_script.py")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(COMPOSITES_SCRIPT)
+        pb = os.path.join(self.tmp, "composites_script.pb")
+        compiler.run_fusionc(["parse", path, "--out", pb], path)
+        fd = run_with_fusiond(definition_only(path))
+        with open(pb, "rb") as f:
+            self.assertEqual(self.hash_of(wire.to_graph(fd), [[64, 256], [64, 256], []]),
+                             self.hash_of(f.read(), [[64, 256], [64, 256], []]))
 
     def test_what_the_wire_form_cannot_express_names_the_op(self):
         DT = fusiond.DataType
