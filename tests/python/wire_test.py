@@ -284,6 +284,11 @@ class WireFormTest(unittest.TestCase):
         with self.assertRaisesRegex(fusiond.manifest.InvalidArgument,
                                     r"fd\.ops\.uniform has only one of rng_seed, rng_offset"):
             wire.to_graph(fd)
+        with fusiond.FusionDefinition() as fd:
+            fd.add_output(fd.define_tensor(shape=[8, 8]), stride_order=[0, 0])
+        with self.assertRaisesRegex(fusiond.manifest.InvalidArgument,
+                                    r"stride_order=\[0, 0\]\): not a permutation"):
+            wire.to_graph(fd)
         with fusiond.FusionDefinition() as fd:  # lerp's casts depend on an untyped dtype
             t0 = fd.define_tensor(shape=[8, 8], dtype=DT.Half)
             fd.add_output(fd.ops.lerp(fd.ops.exp(t0), t0, 0.5))

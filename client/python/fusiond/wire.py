@@ -454,6 +454,12 @@ def to_graph(fd: FusionDefinition):
             _op(b, *rec[1:])
         elif kind == "output":
             b.outputs.append(b.operand(rec[1]))
+            order, ext = rec[2] if len(rec) > 2 else None, b.extents.get(id(rec[1]))
+            if order is not None and (ext is None or sorted(int(d) for d in order) !=
+                                      list(range(len(ext)))):
+                # Not in the graph (outputs are contiguous); fusionc's front end names the error.
+                raise InvalidArgument(f"add_output({rec[1]!r}, stride_order={list(order)}): "
+                                      "not a permutation of the output's axes")
     return _assemble(b)
 
 
