@@ -11,6 +11,7 @@
 #include "compiler/ir/limits.h"
 #include "compiler/ir/printer.h"
 #include "compiler/segmenter/recompute.h"
+#include "compiler/segmenter/shift_cut.h"
 
 namespace fusiond {
 namespace {
@@ -25,10 +26,17 @@ bool IsCompute(const Graph& g, const Node& n) {
 class Partitioner {
  public:
   // recompute: pointwise nodes of graph inputs that their readers recompute
-  // where they can (MarkRecomputed); none when null.
+  // where they can (MarkRecomputed); shift_cones: ShiftOperandCones' lists,
+  // whose pointwise nodes every reader recomputes. None when null.
   Partitioner(const Graph& g, const SizeBinding& sizes, const Target& t, int max_nodes,
-              const std::set<NodeId>* recompute = nullptr)
-      : g_(g), sizes_(sizes), t_(t), max_nodes_(max_nodes), recompute_(recompute) {}
+              const std::set<NodeId>* recompute,
+              const std::vector<std::vector<NodeId>>* shift_cones)
+      : g_(g),
+        sizes_(sizes),
+        t_(t),
+        max_nodes_(max_nodes),
+        recompute_(recompute),
+        shift_cones_(shift_cones) {}
 
   absl::StatusOr<std::vector<Segment>> Run();
 
@@ -78,7 +86,8 @@ class Partitioner {
   bool Compute(const Node& n) const {
     return (IsCompute(g_, n) && !recomputed_[n.id]) || forced_[n.id];
   }
-  // Marks the pointwise nodes each group recomputes from the graph's inputs.
+  // Marks the pointwise nodes each group recomputes: from the graph's inputs
+  // (recompute_), and in shift ops' operand cones (shift_cones_).
   void MarkRecomputed();
   // The compute node whose result a chain of recomputed nodes ending in v
   // starts from, or kNone when it starts at graph inputs.
@@ -89,6 +98,7 @@ class Partitioner {
   const Target& t_;
   const int max_nodes_;  // compute nodes the search may take (0: any)
   const std::set<NodeId>* recompute_;
+  const std::vector<std::vector<NodeId>>* shift_cones_;
   std::vector<char> forced_;
   std::vector<char> recomputed_;
   std::vector<std::set<NodeId>> producers_;  // per node
@@ -379,10 +389,10 @@ bool Partitioner::ForceOwnedOutputs(NodeId n) {
 // recomputes, as shape ops are (compiler/segmenter/recompute.h).
 void Partitioner::MarkRecomputed() {
   recomputed_.assign(g_.nodes.size(), 0);
-  if (!recompute_) return;
   std::set<NodeId> owners;  // some group must own an output's chain
   for (ValueId o : g_.outputs) owners.insert(ChainOwner(o));
-  recomputed_ = RecomputedNodes(g_, sizes_, *recompute_, owners);
+  if (recompute_) recomputed_ = RecomputedNodes(g_, sizes_, *recompute_, owners);
+  if (shift_cones_) MarkShiftConesRecomputed(g_, *shift_cones_, owners, &recomputed_);
 }
 
 bool Partitioner::AcceptsMerge(int a, int b) const {
@@ -553,34 +563,10 @@ absl::StatusOr<std::vector<Segment>> Partitioner::Run() {
 
 }  // namespace
 
-absl::StatusOr<std::vector<Segment>> SegmentFusion(const Graph& g, const SizeBinding& sizes,
-                                                   const Target& target, int max_partition_nodes) {
-  // The whole graph first.
-  ScheduleChoice whole = ChooseScheduler(AnalyzeFusion(g, sizes), target);
-  if (whole.accepted) {
-    Segment seg;
-    seg.graph = g;
-    for (ValueId in : g.inputs) {
-      seg.input_shapes.push_back(g.value(in).is_tensor ? sizes.Shape(g, in)
-                                                       : std::vector<int64_t>{});
-      seg.source_inputs.push_back(in);
-    }
-    seg.source_outputs = g.outputs;
-    seg.kind = whole.kind;
-    seg.scheduler_reason = whole.reason;
-    return std::vector<Segment>{std::move(seg)};
-  }
-  // Again with the pointwise nodes of the inputs whose results cross
-  // segments recomputed by their readers, when that moves at least a tenth
-  // fewer bytes through memory (group norm backward: 64 instead of 190 MB
-  // at [32, 256, 28, 28]).
-  auto plain = Partitioner(g, sizes, target, max_partition_nodes).Run();
-  if (!plain.ok()) return plain;
-  const std::set<NodeId> cones = CrossingCones(g, *plain);
-  if (cones.empty()) return plain;
-  auto recomputed = Partitioner(g, sizes, target, max_partition_nodes, &cones).Run();
-  if (recomputed.ok() && 10 * Traffic(*recomputed) < 9 * Traffic(*plain)) return recomputed;
-  return plain;
+absl::StatusOr<std::vector<Segment>> Partition(
+    const Graph& g, const SizeBinding& sizes, const Target& target, int max_partition_nodes,
+    const std::set<NodeId>* recompute, const std::vector<std::vector<NodeId>>* shift_cones) {
+  return Partitioner(g, sizes, target, max_partition_nodes, recompute, shift_cones).Run();
 }
 
 }  // namespace fusiond

@@ -10,7 +10,9 @@
 // ones it reads, so a cut lies at a compute node's result (never the
 // "bookend" split that moves shape ops to a fusion's edges). So are
 // pointwise nodes computed from a few graph inputs alone (MarkRecomputed).
-// Every boundary records why the two sides could not be one kernel.
+// Every boundary records why the two sides could not be one kernel. In
+// front of a shift op whose operand must come from memory, the cut at the
+// values the operand is recomputed from is tried too (shift_cut.h).
 #ifndef FUSIOND_COMPILER_SEGMENTER_SEGMENTER_H_
 #define FUSIOND_COMPILER_SEGMENTER_SEGMENTER_H_
 
