@@ -210,6 +210,7 @@ class CachedCompiler {
   // A miss's hold on a cache key: its flight in key_flights_ (released once,
   // waking requests of the same key) and its compile lease.
   struct KeyClaim {
+    explicit KeyClaim(CachedCompiler* o) : owner(o) {}
     CachedCompiler* owner;
     std::string key;
     bool registered = false;
