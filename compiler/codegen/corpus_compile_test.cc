@@ -209,8 +209,9 @@ TEST(CompileSegment, ExactRereadKernelsCompileForSm90) {
     EXPECT_EQ(k.spill_bytes, 0) << width;
     EXPECT_EQ(k.cuda_source.find("rg < rows"), std::string::npos) << width;
     // Rows of 16384 at 1024 threads, two blocks a SM.
-    if (width == 16384)
+    if (width == 16384) {
       EXPECT_NE(k.cuda_source.find("__launch_bounds__(1024, 2)"), std::string::npos);
+    }
     EXPECT_NE(k.manifest_json.find("min(2147483647, max(1, ceil_div(s0, 1)))"), std::string::npos)
         << k.manifest_json;
   }

@@ -313,9 +313,10 @@ TEST(OnlineSoftmaxKernel, CompilesWithoutSpills) {
     ASSERT_TRUE(art.ok()) << art.status();
     EXPECT_EQ(art->spill_bytes, 0) << hp.ToString();
     EXPECT_NE(art->cuda_source.find("fz_os_chunk<"), std::string::npos);
-    if (c.cluster)
+    if (c.cluster) {
       EXPECT_NE(art->cuda_source.find("fz_os_merge<2>(acc0, acc1, fz_dsmem_ld4"),
                 std::string::npos);
+    }
   }
 }
 

@@ -270,7 +270,6 @@ absl::StatusOr<std::vector<ValueId>> GraphBuilder::AddNode(OpKind op, std::vecto
   if (static_cast<int>(g_->nodes.size()) >= limits_.max_nodes) {
     return Bad(op, absl::StrCat("the graph exceeds the limit of ", limits_.max_nodes, " nodes"));
   }
-  const OpCategory cat = CategoryOf(op);
   if (op == OpKind::kCat) {  // variadic
     if (in.empty()) return Bad(op, "takes a list of at least one tensor, got none");
   } else if (static_cast<int>(in.size()) != Arity(op)) {

@@ -53,9 +53,12 @@ TEST(ReshapeViews, SplitReachesEveryTensorOfTheAxis) {
   EXPECT_EQ(outputs, 1);
   // The weight is read as [4, 2]; the product is computed as [2, 4, 2, 3].
   for (const Node& n : g.nodes) {
-    if (n.op == OpKind::kReshape && n.inputs[0] == g.inputs[1])
+    if (n.op == OpKind::kReshape && n.inputs[0] == g.inputs[1]) {
       EXPECT_EQ(Sizes(g, n.outputs[0]), std::vector<int64_t>({4, 2}));
-    if (n.op == OpKind::kMul) EXPECT_EQ(Sizes(g, n.outputs[0]), std::vector<int64_t>({2, 4, 2, 3}));
+    }
+    if (n.op == OpKind::kMul) {
+      EXPECT_EQ(Sizes(g, n.outputs[0]), std::vector<int64_t>({2, 4, 2, 3}));
+    }
   }
   EXPECT_EQ(Sizes(g, g.outputs[0]), std::vector<int64_t>({2, 8, 3}));
   EXPECT_FALSE(RunPassForTest(RunReshapeViews, g));  // settled

@@ -55,7 +55,9 @@ void ExpectLanes(const HeuristicParams& p, int64_t rows, int64_t cols) {
   // Every split still gives each thread at least one chunk of rows.
   EXPECT_GE(rows / p.vectorize / p.grid_x, p.block_x);
   // A cooperative grid fits the blocks resident at two a SM.
-  if (p.grid_reduction) EXPECT_LE(p.grid_x * p.grid_y, 2 * H100().sm_count);
+  if (p.grid_reduction) {
+    EXPECT_LE(p.grid_x * p.grid_y, 2 * H100().sm_count);
+  }
 }
 
 TEST(OuterLanes, SoftmaxOverDimZeroFillsTheSmsAndKeepsRereadsInTheL2) {
@@ -69,7 +71,9 @@ TEST(OuterLanes, SoftmaxOverDimZeroFillsTheSmsAndKeepsRereadsInTheL2) {
       EXPECT_GE(4 * p.grid_x * ((cols + 31) / 32), 3 * 2 * H100().sm_count);
       // The blocks in flight read at most half the L2 between rereads.
       const int64_t in_flight = 2 * H100().sm_count * 32 * rows * 2 * inputs / p.grid_x;
-      if (p.grid_x < 64) EXPECT_LE(in_flight, H100().l2_bytes / 2);
+      if (p.grid_x < 64) {
+        EXPECT_LE(in_flight, H100().l2_bytes / 2);
+      }
     }
   }
   // The 2048x8192 forward: two blocks a column group, 132 groups.

@@ -32,7 +32,9 @@ void CheckParams(const HeuristicParams& p, const std::string& where) {
   const bool lanes =
       (p.kind == SchedulerKind::kOuterReduction || p.kind == SchedulerKind::kOuterPersistent) &&
       p.rows_per_block > 1;
-  if (!lanes) EXPECT_EQ(p.inner_size % p.vectorize, 0) << where << " " << p.ToString();
+  if (!lanes) {
+    EXPECT_EQ(p.inner_size % p.vectorize, 0) << where << " " << p.ToString();
+  }
   const bool persistent =
       p.kind == SchedulerKind::kInnerPersistent || p.kind == SchedulerKind::kInnerOuterPersistent;
   if (persistent && !p.multi_pass) {

@@ -29,6 +29,12 @@
 namespace fusiond {
 namespace {
 
+FusionClientOptions WithTimeout(double seconds) {
+  FusionClientOptions options;
+  options.timeout_s = seconds;
+  return options;
+}
+
 class ClientTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -48,7 +54,7 @@ class ClientTest : public ::testing::Test {
         dir_ + "/fusiond.log"));
     for (int i = 0; i < 200; ++i) {  // up to 20 s
       // A fresh channel each time: one that found nothing listening backs off.
-      FusionClient client(target_, {.timeout_s = 1});
+      FusionClient client(target_, WithTimeout(1));
       if (client.Stats().ok()) return;
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
@@ -124,7 +130,7 @@ TEST_F(ClientTest, ErrorsKeepTheirCodes) {
   ASSERT_TRUE(stats.ok());
   EXPECT_EQ(stats->compiles(), 1u);
 
-  FusionClient nobody("127.0.0.1:" + std::to_string(FreePort()), {.timeout_s = 2});
+  FusionClient nobody("127.0.0.1:" + std::to_string(FreePort()), WithTimeout(2));
   EXPECT_EQ(nobody.Stats().status().code(), absl::StatusCode::kUnavailable);
 }
 
