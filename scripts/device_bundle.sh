@@ -119,16 +119,7 @@ done
 # fusionc, for fusiond.FusionDefinition and the torch.compile backend (bench/gpu/pytorch_acceptance.sh)
 [ -x "$BUILD/client/fusionc/fusionc" ] && bins+=("$BUILD/client/fusionc/fusionc")
 for b in "${bins[@]}"; do
-  cp "$b" "$OUT/bin/"
-  strip "$OUT/bin/$(basename "$b")"
-  ldd "$b" | awk '/=> \//{print $3}' | while read -r lib; do
-    case "$(basename "$lib")" in
-      libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|ld-linux*|libcuda.so*) ;;
-      libnvrtc*) ;;  # 100+ MB: the host's NVRTC 13 serves
-      libstdc++.so*|libgcc_s.so*) ;;  # the device's newer ones serve
-      *) cp -L "$lib" "$OUT/lib/" ;;
-    esac
-  done
+  bash scripts/bundle_binary.sh "$b" "$OUT"
 done
 cp -r "$BUILD/client/runtime/testdata" "$OUT/runtime_testdata"
 # The gRPC client's generated modules (protoc 3.21), for pytorch_acceptance.sh's protobuf check.

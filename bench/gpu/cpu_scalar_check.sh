@@ -35,14 +35,7 @@ case "${1:-}" in
       { echo "cpu_scalar_check: the manifest does not mark the step cpu_tensor"; exit 1; }
     echo "$STEM" >"$D/RANDOM"  # fusiond_ops_gpu_check's list of fusions
     CHECK="$BUILD/tests/ops/fusiond_ops_gpu_check"
-    cp "$CHECK" "$D/bin/" && strip "$D/bin/fusiond_ops_gpu_check"
-    ldd "$CHECK" | awk '/=> \//{print $3}' | while read -r lib; do
-      case "$(basename "$lib")" in
-        libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|ld-linux*|libcuda.so*) ;;
-        libnvrtc*|libstdc++.so*|libgcc_s.so*) ;;
-        *) cp -L "$lib" "$D/lib/" ;;
-      esac
-    done
+    bash scripts/bundle_binary.sh "$CHECK" "$D" || exit 1
     echo "cpu_scalar_check: $(du -sh "$D" | cut -f1) in $D"
     echo "device: OUT=\$OUT bash bench/gpu/cpu_scalar_check.sh run   (carry: [\".devcarry\"])"
     ;;

@@ -61,14 +61,7 @@ case "${1:-}" in
       fi
     done
     CHECK="$BUILD/tests/ops/fusiond_ops_gpu_check"
-    cp "$CHECK" "$D/bin/" && strip "$D/bin/fusiond_ops_gpu_check"
-    ldd "$CHECK" | awk '/=> \//{print $3}' | while read -r lib; do
-      case "$(basename "$lib")" in
-        libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|ld-linux*|libcuda.so*) ;;
-        libnvrtc*|libstdc++.so*|libgcc_s.so*) ;;
-        *) cp -L "$lib" "$D/lib/" ;;
-      esac
-    done
+    bash scripts/bundle_binary.sh "$CHECK" "$D" || exit 1
     echo "fusionc compile from $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- compiler || echo '+uncommitted compiler/ changes')" \
       >"$D/PRODUCER"
     cat "$D/EXPECTED"

@@ -89,15 +89,7 @@ for f in "$OUT"/fusions/*.py; do
 done
 
 # The check and the shared libraries it needs (as scripts/device_bundle.sh).
-cp "$CHECK" "$OUT/bin/"
-strip "$OUT/bin/fusiond_ops_gpu_check"
-ldd "$CHECK" | awk '/=> \//{print $3}' | while read -r lib; do
-  case "$(basename "$lib")" in
-    libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|ld-linux*|libcuda.so*) ;;
-    libnvrtc*|libstdc++.so*|libgcc_s.so*) ;;
-    *) cp -L "$lib" "$OUT/lib/" ;;
-  esac
-done
+bash scripts/bundle_binary.sh "$CHECK" "$OUT"
 echo "prepare_gpu: $(du -sh "$OUT" | cut -f1) in $OUT" >&2
 echo "carry: [\".devcarry\"]"
 echo "device command: python3 bench/gpu/run.py --artifacts .devcarry/ops --fusions ${harness[*]} --require-ours --out \$OUT"
