@@ -13,28 +13,10 @@
 #include "compiler/ir/builder.h"
 #include "compiler/pipeline.h"
 #include "tests/random/random_graph.h"
+#include "tests/runtime_e2e/manifest_without_binaries.h"
 
 namespace fusiond {
 namespace {
-
-// The fusion's manifest as FusionManifestJson writes it, with each kernel's
-// entry from the generator (no binary: nothing here launches).
-absl::StatusOr<std::string> ManifestWithoutBinaries(CompileResult& r) {
-  for (size_t i = 0; i < r.segments.size(); ++i) {
-    SegmentResult& seg = r.segments[i];
-    CodegenOptions o;
-    o.kernel_name = absl::StrCat("k", i);
-    o.symbol_sizes = seg.symbol_sizes;
-    auto k = GenerateKernel(seg.graph, seg.params, o);
-    if (!k.ok()) return k.status();
-    KernelArtifact a;
-    a.kernel_name = k->name;
-    a.arch = "sm_90";
-    a.manifest_json = KernelManifestJson(*k, k->name + ".cubin", 64, 0, DefaultTarget());
-    seg.kernel = a;
-  }
-  return FusionManifestJson(r, "case");
-}
 
 std::vector<runtime::Shape> Shapes(const std::vector<std::vector<int64_t>>& s) {
   return std::vector<runtime::Shape>(s.begin(), s.end());
