@@ -16,7 +16,6 @@ Run by CTest (tests/lease/CMakeLists.txt): lease_release_test.py -v
 
 import os
 import signal
-import socket
 import sys
 import time
 import unittest
@@ -26,56 +25,12 @@ import daemon as d  # noqa: E402
 from fusiond.client import make_request, service_pb2  # noqa: E402
 from key_gate_test import chain_graph, worker_pids  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "security"))
+from records import RawRedis  # noqa: E402
+
 LEASE_MS = 1500  # renewed every 500 ms
 WAIT_S = 10
 OTHER_OWNER = b"another-daemon#0"
-
-
-class RedisConnection:
-    """A blocking RESP client for the few commands the test needs."""
-
-    def __init__(self, port):
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=WAIT_S)
-        self.buf = b""
-
-    def close(self):
-        self.sock.close()
-
-    def _line(self):
-        while b"\r\n" not in self.buf:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise ConnectionError("redis closed the connection")
-            self.buf += chunk
-        line, self.buf = self.buf.split(b"\r\n", 1)
-        return line
-
-    def _reply(self):
-        line = self._line()
-        kind, rest = line[:1], line[1:]
-        if kind == b"+":
-            return rest
-        if kind == b"-":
-            raise AssertionError(f"redis error: {rest!r}")
-        if kind == b":":
-            return int(rest)
-        if kind == b"$":
-            n = int(rest)
-            if n < 0:
-                return None
-            while len(self.buf) < n + 2:
-                self.buf += self.sock.recv(65536)
-            value, self.buf = self.buf[:n], self.buf[n + 2:]
-            return value
-        raise AssertionError(f"unexpected redis reply {line!r}")
-
-    def command(self, *args):
-        out = [b"*%d\r\n" % len(args)]
-        for a in args:
-            a = a if isinstance(a, bytes) else str(a).encode()
-            out.append(b"$%d\r\n%s\r\n" % (len(a), a))
-        self.sock.sendall(b"".join(out))
-        return self._reply()
 
 
 class LeaseReleaseTest(unittest.TestCase):
@@ -111,7 +66,7 @@ class LeaseReleaseTest(unittest.TestCase):
 
         redis = d.Redis(self.tmp.path).start()
         self.addCleanup(redis.stop)
-        r = RedisConnection(redis.port)
+        r = RawRedis(redis.port)
         self.addCleanup(r.close)
         # One compile thread, so a taken-over miss waits in the queue.
         daemon = d.Daemon(os.path.join(self.tmp.path, "cache"),

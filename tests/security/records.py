@@ -50,7 +50,7 @@ def decode_shared_payload(value):
 
 
 class RawRedis:
-    """GET / SET / KEYS over RESP, as anyone who can reach Redis could."""
+    """Redis commands over RESP, as anyone who can reach Redis could (no client library)."""
 
     def __init__(self, port, password=None):
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=5)
@@ -62,14 +62,17 @@ class RawRedis:
         self.sock.close()
 
     def command(self, *args):
-        args = [a.encode() if isinstance(a, str) else a for a in args]
+        args = [a if isinstance(a, bytes) else str(a).encode() for a in args]
         out = b"*%d\r\n" % len(args) + b"".join(b"$%d\r\n%s\r\n" % (len(a), a) for a in args)
         self.sock.sendall(out)
         return self._reply()
 
     def _line(self):
         while b"\r\n" not in self.buf:
-            self.buf += self.sock.recv(65536)
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError("redis closed the connection")
+            self.buf += chunk
         line, self.buf = self.buf.split(b"\r\n", 1)
         return line
 
