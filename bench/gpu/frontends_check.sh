@@ -86,6 +86,7 @@ case "${1:-}" in
     if [ ${#files[@]} -gt 0 ]; then
       # No other-shape runs: Thunder-style definitions pin symbolic inputs
       # to the static shapes of their broadcasts.
+      timeout 240 python3 bench/gpu/warm_compile.py "${files[@]}" | tail -1  # torch.compile's caches, in parallel
       python3 bench/gpu/run.py --artifacts "$D" --fusions "${files[@]}" --require-ours \
         --three-shapes --warmup 10 --rep 40 --out "$OUT/frontends" --tag "frontends-$k-of-$n" \
         2>&1 | tee "$OUT/frontends/run-$k-of-$n.log"

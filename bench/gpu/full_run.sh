@@ -75,6 +75,7 @@ new_ops() {
   for f in $D/ops/fusions/*.py; do
     grep -qE "fd\.ops\.(uniform|normal|rand_like|randn_like|iota)\(" "$f" || harness+=("$f")
   done
+  timeout 240 python3 bench/gpu/warm_compile.py "${harness[@]}" | tail -1  # torch.compile's caches, in parallel
   timeout "${OPS_TIMEOUT:-240}" python3 bench/gpu/run.py --artifacts $D/ops --fusions "${harness[@]}" \
     --require-ours --no-steady >"$LOGS/ops.log" 2>&1 || rc=1
   LD_LIBRARY_PATH=$D/ops/lib timeout 120 $D/ops/bin/fusiond_ops_gpu_check $D/ops \

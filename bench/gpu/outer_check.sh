@@ -63,6 +63,7 @@ case "${1:-}" in
     mkdir -p "$OUT/outer"
     files=()
     for stem in "${FUSIONS[@]}"; do files+=("bench/gpu/fusions/$stem.py"); done
+    timeout 240 python3 bench/gpu/warm_compile.py "${files[@]}" | tail -1  # torch.compile's caches, in parallel
     python3 bench/gpu/run.py --artifacts "$D" --fusions "${files[@]}" --require-ours \
       --three-shapes softmax_dim0_bwd_symbolic \
       --out "$OUT/outer" --tag outer 2>&1 | tee "$OUT/outer/run.log"

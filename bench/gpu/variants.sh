@@ -126,7 +126,10 @@ PY
     shift
     OUT=${OUT:-bench/out}
     mkdir -p "$OUT/variants"
-    printf '%-28s %s\n' variant "fusion                   shape               floor us  eager us compile us   ours us ours/compile ours %bw  cmp %bw  ours err result"
+    # Every variant's run.py in one process (bench/gpu/run_many.py), then one row a variant.
+    jobs=$OUT/variants/JOBS
+    : >"$jobs"
+    names=()
     for dir in "$V"/*/; do
       name=$(basename "$dir")
       read -r stem map compile <"$dir/RUN"
@@ -135,8 +138,14 @@ PY
       [ "$compile" = 1 ] || flags+=(--no-compile)
       [ "$map" != "-" ] && flags+=(--size-map "$map")
       flags+=("$@")
-      python3 bench/gpu/run.py "${flags[@]}" >"$OUT/variants/$name.log" 2>&1
-      row=$(grep -E "^$stem " "$OUT/variants/$name.log" | tail -1)
+      printf '%s\t%s\n' "$OUT/variants/$name.log" "$(printf '%q ' "${flags[@]}")" >>"$jobs"
+      names+=("$name")
+    done
+    python3 bench/gpu/run_many.py "$jobs" 2>&1 | tee "$OUT/variants/run_many.log" >&2
+    printf '%-28s %s\n' variant "fusion                   shape               floor us  eager us compile us   ours us ours/compile ours %bw  cmp %bw  ours err result"
+    for name in "${names[@]}"; do
+      read -r stem _ <"$V/$name/RUN"
+      row=$(grep -E "^$stem " "$OUT/variants/$name.log" 2>/dev/null | tail -1)
       printf '%-28s %s\n' "$name" "${row:-FAILED}"
       case "$row" in *PASS) ;; *) grep -iE 'error|fail|exception' "$OUT/variants/$name.log" | head -3 ;; esac
       grep -hE 'CUDA-graph replay|steady state|one cubin at|^FAILED' "$OUT/variants/$name.log" | sed 's/^ */    /'
