@@ -89,7 +89,7 @@ for r in rows:
           f"{o['pct_copy_bw']:3.0f}% of copy{steady}  {'PASS' if o.get('pass') else 'FAIL'} {tag}")
 PY
     if [ "${2:-}" = "--variants" ]; then
-      OUT="$OUT" VARIANTS_DIR=.devcarry/outer-variants bash bench/gpu/variants.sh run |
+      OUT="$OUT" VARIANTS_DIR=.devcarry/outer-variants bash bench/gpu/variants.sh run --warmup 10 --rep 40 |
         tee "$OUT/outer/variants.log"
       # Every variant's outputs passed the float64 check.
       for v in .devcarry/outer-variants/*/; do
