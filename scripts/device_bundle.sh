@@ -14,8 +14,9 @@
 #   .devcarry/rnd/                  random graphs compiled here (fusiond_random_gpu_bundle
 #                                   1360 200): manifests, cubins and BUNDLE (seeds, outcomes)
 #   .devcarry/bin, .devcarry/lib    runtime_gpu_test, runtime_e2e_test, fusiond_random_gpu_check
-#                                   (and fusionc) with the libraries they need (all but libc/
-#                                   libm/libpthread/libdl/librt/ld-linux/libcuda/libnvrtc), stripped
+#                                   with the libraries they need (all but libc/libm/libpthread/
+#                                   libdl/librt/ld-linux/libcuda/libnvrtc), stripped
+#   .devcarry/fusionc/{bin,lib}     fusionc and its libraries (RocksDB, gRPC: pytorch_acceptance.sh)
 #   .devcarry/runtime_testdata/     the runtime tests' nvcc-built kernels
 # Other subfolders of .devcarry/ (other engineers' bundles) are left alone.
 # Then prints the carry list and the device command (bench/gpu/full_run.sh).
@@ -116,11 +117,13 @@ bins=("$BUILD/client/runtime/runtime_gpu_test")
 for b in tests/runtime_e2e/runtime_e2e_test tests/runtime_e2e/fusiond_random_gpu_check; do
   if [ -x "$BUILD/$b" ]; then bins+=("$BUILD/$b"); else echo "device_bundle: no $BUILD/$b" >&2; failed=1; fi
 done
-# fusionc, for fusiond.FusionDefinition and the torch.compile backend (bench/gpu/pytorch_acceptance.sh)
-[ -x "$BUILD/client/fusionc/fusionc" ] && bins+=("$BUILD/client/fusionc/fusionc")
 for b in "${bins[@]}"; do
   bash scripts/bundle_binary.sh "$b" "$OUT"
 done
+# fusionc, for fusiond.FusionDefinition and the torch.compile backend
+# (bench/gpu/pytorch_acceptance.sh), in a folder of its own: RocksDB and gRPC
+# are two thirds of the bundle's libraries, and only fusionc needs them.
+[ -x "$BUILD/client/fusionc/fusionc" ] && bash scripts/bundle_binary.sh "$BUILD/client/fusionc/fusionc" "$OUT/fusionc"
 cp -r "$BUILD/client/runtime/testdata" "$OUT/runtime_testdata"
 # The gRPC client's generated modules (protoc 3.21), for pytorch_acceptance.sh's protobuf check.
 [ -d "$BUILD/python/fusiond" ] && mkdir -p "$OUT/pb2/fusiond" && cp "$BUILD"/python/fusiond/*_pb2*.py "$OUT/pb2/fusiond/"
