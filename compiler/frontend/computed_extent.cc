@@ -28,6 +28,56 @@ bool IsSizeArithmetic(OpKind op) {
 
 }  // namespace
 
+// The inputs list's size of the input axis a root symbol stands for.
+std::optional<int64_t> DefinitionLowering::ConcreteSize(SymbolId root) const {
+  for (size_t s = 0; s < g_->symbols.size(); ++s) {
+    if (g_->RootSymbol(static_cast<SymbolId>(s)) != root) continue;
+    const SizeSymbol& sym = g_->symbols[s];
+    auto it = std::find(g_->inputs.begin(), g_->inputs.end(), sym.input);
+    const size_t index = static_cast<size_t>(it - g_->inputs.begin());
+    if (it == g_->inputs.end() || index >= concrete_.size()) continue;
+    const InputSpec& spec = concrete_[index];
+    if (spec.generator == "scalar" || sym.axis >= static_cast<int>(spec.shape.size())) continue;
+    return spec.shape[sym.axis];
+  }
+  return std::nullopt;
+}
+
+// Printers of static traces (nvFuser's before mid-2023) write a reshape's
+// new shape in concrete sizes while the operand's axes are symbolic:
+// [s0, s1, s2] -> [8, 12, 512, 512]. The IR relates a reshape's symbols only
+// when they appear on both sides or one is split into static factors, so
+// when several of x's symbols are missing from the new shape and it has none
+// of its own, they are bound to the inputs list's sizes (the fusion is
+// specialized to them, as for sizes computed from symbols).
+void DefinitionLowering::SpecializeReshapeOperand(ValueId x, const std::vector<Extent>& shape) {
+  std::set<SymbolId> in, out;
+  for (const Extent& e : g_->value(x).shape) {
+    const Extent c = g_->Canonical(e);
+    if (!c.is_static()) in.insert(c.symbol);
+  }
+  for (const Extent& e : shape) {
+    const Extent c = g_->Canonical(e);
+    if (!c.is_static()) out.insert(c.symbol);
+  }
+  std::vector<SymbolId> only_in;
+  for (SymbolId s : in) {
+    if (out.count(s) != 0) continue;
+    only_in.push_back(s);
+  }
+  for (SymbolId s : out) {
+    if (in.count(s) == 0) return;  // the builder decides (and explains)
+  }
+  if (only_in.size() < 2) return;
+  std::vector<std::pair<SymbolId, int64_t>> sizes;
+  for (SymbolId s : only_in) {
+    std::optional<int64_t> n = ConcreteSize(s);
+    if (!n) return;
+    sizes.push_back({s, *n});
+  }
+  for (const auto& [s, n] : sizes) g_->UnifyExtents(Extent::Symbolic(s), Extent::Static(n));
+}
+
 absl::StatusOr<Extent> DefinitionLowering::ComputedExtent(ValueId v, const Expr& at) {
   // The values v is computed from, gathered without recursion; a node's
   // operands have smaller ids than its results, so ascending ids evaluate
@@ -62,20 +112,7 @@ absl::StatusOr<Extent> DefinitionLowering::ComputedExtent(ValueId v, const Expr&
     }
     for (ValueId in : n->inputs) stack.push_back(in);
   }
-  // Concrete sizes of symbols: the inputs list's entry for the input axis.
-  auto concrete = [&](SymbolId root) -> std::optional<int64_t> {
-    for (size_t s = 0; s < g_->symbols.size(); ++s) {
-      if (g_->RootSymbol(static_cast<SymbolId>(s)) != root) continue;
-      const SizeSymbol& sym = g_->symbols[s];
-      auto it = std::find(g_->inputs.begin(), g_->inputs.end(), sym.input);
-      const size_t index = static_cast<size_t>(it - g_->inputs.begin());
-      if (it == g_->inputs.end() || index >= concrete_.size()) continue;
-      const InputSpec& spec = concrete_[index];
-      if (spec.generator == "scalar" || sym.axis >= static_cast<int>(spec.shape.size())) continue;
-      return spec.shape[sym.axis];
-    }
-    return std::nullopt;
-  };
+  auto concrete = [&](SymbolId root) { return ConcreteSize(root); };
   std::map<ValueId, int64_t> value;
   std::map<SymbolId, int64_t> specialized;
   for (ValueId x : needed) {

@@ -6,6 +6,7 @@
 #define FUSIOND_COMPILER_FRONTEND_DEFINITION_H_
 
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -57,6 +58,9 @@ class DefinitionLowering {
   // OpCall's attributes of a reduction or shape op from its arguments `a`.
   absl::Status ReductionAttrs(OpKind op, const std::vector<const Expr*>& a, Attrs* attrs);
   absl::Status ShapeAttrs(OpKind op, const std::vector<const Expr*>& a, Attrs* attrs);
+  // reshape / squeeze in the spelling with original_shape, and its check.
+  bool IsLegacyShapeCall(OpKind op, const Expr& call) const;
+  absl::Status CheckOriginalShape(const std::string& fname, const Expr& x, const Expr& original);
   // fd.ops.full / zeros / ones (a broadcast of the fill value), and a clear
   // error for the tensor factories not supported; nullopt for other names.
   std::optional<absl::StatusOr<PyValue>> FactoryOp(const Expr& call, const Expr& op_name);
@@ -92,6 +96,11 @@ class DefinitionLowering {
   // mul, div) stands for: its value from the static sizes, else from the
   // inputs list, binding each symbol it reads to that list's size.
   absl::StatusOr<Extent> ComputedExtent(ValueId v, const Expr& at);
+  // The inputs list's size for a root symbol, when the list gives it.
+  std::optional<int64_t> ConcreteSize(SymbolId root) const;
+  // A reshape from symbolic axes to concrete sizes (static-trace printers):
+  // binds x's symbols the new shape lacks to the inputs list's sizes.
+  void SpecializeReshapeOperand(ValueId x, const std::vector<Extent>& shape);
 
   void Bind(const std::string& name, const PyValue& v);
   std::string FreshName(const std::string& base);

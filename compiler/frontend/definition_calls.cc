@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "compiler/frontend/definition.h"
 #include "compiler/ir/printer.h"
 
@@ -393,6 +394,38 @@ absl::Status DefinitionLowering::ShapeAttrs(OpKind op, const std::vector<const E
   return absl::OkStatus();
 }
 
+// nvFuser's front end before its mid-2023 change took reshape(arg,
+// original_shape, new_shape) and squeeze(arg, original_shape, dims), and
+// repro scripts of that time print original_shape= (or three positional
+// arguments for reshape).
+bool DefinitionLowering::IsLegacyShapeCall(OpKind op, const Expr& call) const {
+  if (op != OpKind::kReshape && op != OpKind::kSqueeze) return false;
+  for (const Keyword& k : call.keywords) {
+    if (k.name == "original_shape") return true;
+  }
+  return op == OpKind::kReshape && call.num_args() == 3;
+}
+
+// original_shape must be x's shape: its rank, and each static extent.
+absl::Status DefinitionLowering::CheckOriginalShape(const std::string& fname, const Expr& x,
+                                                    const Expr& original) {
+  auto v = Operand(x);
+  if (!v.ok()) return v.status();
+  auto sizes = IntList(original, "original_shape", false);
+  if (!sizes.ok()) return sizes.status();
+  const Value& xv = g_->value(*v);
+  bool same = xv.is_tensor && sizes->size() == xv.shape.size();
+  for (size_t i = 0; same && i < sizes->size(); ++i) {
+    const Extent e = g_->Canonical(xv.shape[i]);
+    same = (*sizes)[i] >= 0 && (!e.is_static() || e.size == (*sizes)[i]);
+  }
+  if (same) return absl::OkStatus();
+  return errors_.Error(original.loc,
+                       absl::StrCat(fname, "'s original_shape [", absl::StrJoin(*sizes, ", "),
+                                    "] is not the shape of ", DescribeValue(*g_, Of(*v))),
+                       "the operand's shape (its rank and every static extent)");
+}
+
 absl::StatusOr<PyValue> DefinitionLowering::OpCall(const Expr& call, const Expr& op_name) {
   NoteDefinition(call.loc);
   if (auto factory = FactoryOp(call, op_name)) return *std::move(factory);
@@ -409,9 +442,20 @@ absl::StatusOr<PyValue> DefinitionLowering::OpCall(const Expr& call, const Expr&
   }
   std::vector<std::string> params;
   size_t required = 1;
-  OpParameters(*op, &params, &required);
+  const bool legacy = IsLegacyShapeCall(*op, call);
+  if (legacy) {
+    params = {"x", "original_shape", *op == OpKind::kReshape ? "new_shape" : "dims"};
+    required = 3;
+  } else {
+    OpParameters(*op, &params, &required);
+  }
   auto args = BindArguments(call, fname, params, required, errors_);
   if (!args.ok()) return args.status();
+  if (legacy) {
+    if (absl::Status st = CheckOriginalShape(fname, *(*args)[0], *(*args)[1]); !st.ok()) return st;
+    args->erase(args->begin() + 1);
+    args->push_back(nullptr);  // squeeze_expanded: not in the old spelling
+  }
   const std::vector<const Expr*>& a = *args;
 
   if (cat == OpCategory::kSize) {
@@ -440,6 +484,7 @@ absl::StatusOr<PyValue> DefinitionLowering::OpCall(const Expr& call, const Expr&
   } else if (cat == OpCategory::kShape) {
     if (absl::Status st = ShapeAttrs(*op, a, &attrs); !st.ok()) return st;
   }
+  if (*op == OpKind::kReshape) SpecializeReshapeOperand(operands[0], attrs.shape);
   auto outs = b_.AddNode(*op, operands, attrs);
   if (!outs.ok()) return errors_.At(call.loc, outs.status(), OpRules(*op));
   if (outs->size() == 1) return Of((*outs)[0]);

@@ -194,5 +194,50 @@ TEST(FrontendOps, ReshapeSplitsASymbolicAxisByStaticFactors) {
       "reshape: cannot reshape"));
 }
 
+// nvFuser's printer before mid-2023: reshape(T, original_shape=, new_shape=)
+// (or three positional arguments) and squeeze(T, original_shape=, dims=),
+// with concrete new shapes for symbolic operands.
+constexpr char kLegacyReshapeBody[] =
+    "    T0 = fd.define_tensor(symbolic_sizes=[-1, -1, -1], contiguous=[True, True, True], "
+    "dtype=DataType.Half)\n"
+    "    T1 = fd.define_tensor(symbolic_sizes=[-1, 1, 1, -1], contiguous=[True, True, True, "
+    "True], dtype=DataType.Half)\n"
+    "    T2 = fd.ops.reshape(T0, original_shape=[6, 4, 5], new_shape=[2, 3, 4, 5])\n"
+    "    T3 = fd.ops.squeeze(T1, original_shape=[2, 1, 1, 5], dims=[1, 2])\n"
+    "    T4 = fd.ops.broadcast_in_dim(T3, output_shape=[2, 3, 4, 5], broadcast_dims=[0, 3])\n"
+    "    T5 = fd.ops.add(T2, T4)\n"
+    "    T6 = fd.ops.reshape(T5, [2, 3, 4, 5], [6, 4, 5])\n"
+    "    fd.add_output(T6)\n";
+
+TEST(FrontendOps, LegacyReshapeAndSqueezeWithOriginalShape) {
+  ParsedFusion p = MustParse(kLegacyReshapeBody,
+                             "inputs = [torch.randn((6, 4, 5), dtype=torch.float16), "
+                             "torch.randn((2, 1, 1, 5), dtype=torch.float16)]\n");
+  const Graph& g = p.graph;
+  // The symbols the concrete new shape does not name take the list's sizes.
+  for (int a = 0; a < 3; ++a) {
+    EXPECT_EQ(g.Canonical(g.value(g.inputs[0]).shape[a]).size, (std::vector<int>{6, 4, 5})[a]);
+  }
+  EXPECT_EQ(TypeString(g, g.outputs[0]), "float16[6, 4, 5]");
+  // Without concrete sizes the reshape cannot relate the symbols.
+  EXPECT_TRUE(absl::StrContains(ErrorOf(kLegacyReshapeBody), "reshape: cannot reshape 3-d"));
+  // original_shape must be the operand's shape.
+  EXPECT_TRUE(absl::StrContains(
+      ErrorOf("    T0 = fd.define_tensor(shape=[6, 4], contiguity=[True, True])\n"
+              "    T1 = fd.ops.reshape(T0, original_shape=[6, 5], new_shape=[24])\n"
+              "    fd.add_output(T1)\n"),
+      "fd.ops.reshape's original_shape [6, 5] is not the shape of the tensor T0"));
+  EXPECT_TRUE(
+      absl::StrContains(ErrorOf("    T0 = fd.define_tensor(shape=[6, 1], contiguity=[True, None])\n"
+                                "    T1 = fd.ops.squeeze(T0, original_shape=[6], dims=[1])\n"
+                                "    fd.add_output(T1)\n"),
+                        "fd.ops.squeeze's original_shape [6] is not the shape of the tensor T0"));
+  EXPECT_TRUE(
+      absl::StrContains(ErrorOf("    T0 = fd.define_tensor(shape=[6, 1], contiguity=[True, None])\n"
+                                "    T1 = fd.ops.squeeze(T0, original_shape=[6, 1])\n"
+                                "    fd.add_output(T1)\n"),
+                        "fd.ops.squeeze is missing argument 'dims'"));
+}
+
 }  // namespace
 }  // namespace fusiond
