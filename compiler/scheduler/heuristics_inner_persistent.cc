@@ -118,10 +118,11 @@ static HeuristicParams InnerReductionShape(const FusionAnalysis& a, const Target
   p.grid_x = std::max<int64_t>(1, a.outer_size);
   // Fewer rows than SMs (a whole-tensor amax or sum, fp8 scaling, a loss):
   // grid_y blocks share each long row (a cooperative combine), as many as
-  // the idle SMs hold, each at least four loop iterations of the row. One
+  // the idle SMs hold, each at least one loop iteration of the row. One
   // block a row left a 2048x8192 amax + fp8 cast at 7.7 ms (torch.compile:
-  // 0.10 ms).
-  const int64_t per_iteration = int64_t{p.block_x} * p.unroll * 4;
+  // 0.10 ms); asking four iterations a block kept 64 rows of 64K bf16 (a
+  // norm or softmax of a long row, 16-36 MB) on 64 blocks, half the SMs idle.
+  const int64_t per_iteration = int64_t{p.block_x} * p.unroll;
   if (a.outer_size * 2 <= t.sm_count && vectors >= 2 * per_iteration) {
     p.grid_y =
         std::max<int64_t>(1, std::min<int64_t>(t.sm_count / std::max<int64_t>(1, a.outer_size),

@@ -31,7 +31,9 @@ HeuristicParams OuterLanesHeuristics(const FusionAnalysis& a, const Target& t, S
   constexpr int kLaneRows = 32;       // columns a block: a warp's lanes
   constexpr int kLaneGroups = 16;     // block_x: 512 threads a block
   constexpr int kLaneRegisters = 64;  // what code generation asks ptxas for
-  constexpr int64_t kMaxSplit = 64;
+  // A lone column group (32 columns or fewer) splits over enough blocks to
+  // give every SM one (at 64, 16384x32 ran on 64 blocks, half the SMs idle).
+  constexpr int64_t kMaxSplit = 128;
   HeuristicParams p;
   p.kind = kind;
   p.outer_size = a.outer_size;
@@ -72,7 +74,13 @@ HeuristicParams OuterLanesHeuristics(const FusionAnalysis& a, const Target& t, S
     split *= 2;
   }
   p.grid_x = split;
-  p.grid_y = split > 1 ? std::max<int64_t>(1, std::min(groups, slots / split)) : groups;
+  // Unsplit, every column group runs at once: grid_y is only the launch's
+  // cap (blocks walk the groups by gridDim.x). At least the resident blocks,
+  // so an artifact of a symbolic definition launched at more columns than
+  // it was compiled for keeps a full wave (a column sum compiled at 64x256
+  // ran 8192x8192 on 8 blocks).
+  p.grid_y =
+      split > 1 ? std::max<int64_t>(1, std::min(groups, slots / split)) : std::max(groups, slots);
   p.grid_reduction = split > 1;
   return p;
 }

@@ -9,16 +9,6 @@
 namespace fusiond {
 
 static HeuristicParams OuterReductionShape(const FusionAnalysis& a, const Target& t) {
-  // Only column results (a bias gradient): a lane a column reads the input
-  // once and sums whole columns, with no partial rows to write and read
-  // back (OuterLanesHeuristics). With full outputs the row form below reads
-  // once for both.
-  bool only_columns = true;
-  for (const TensorSummary& s : a.outputs) only_columns = only_columns && !s.full;
-  if (only_columns) {
-    return OuterLanesHeuristics(a, t, SchedulerKind::kOuterReduction, a.inner_size, a.outer_size,
-                                false);
-  }
   HeuristicParams p;
   p.kind = SchedulerKind::kOuterReduction;
   p.outer_size = a.outer_size;  // reduced rows
@@ -29,6 +19,20 @@ static HeuristicParams OuterReductionShape(const FusionAnalysis& a, const Target
   p.block_y = static_cast<int>(
       std::min<int64_t>(256 / p.block_x, FloorPow2(std::max<int64_t>(1, a.outer_size))));
   p.block_y = std::max(1, p.block_y);
+  // Only column results (a bias gradient): a lane a column reads the input
+  // once and sums whole columns, with no partial rows to write and read
+  // back (OuterLanesHeuristics). With full outputs the row form below reads
+  // once for both, but its blocks each take block_y rows of every column
+  // (code generation does not split the columns over blocks): where its row
+  // groups cannot give half the SMs a block (64 x 65536: 32 blocks of 256
+  // threads), the lanes form takes full outputs too, reading the input
+  // once more for them.
+  bool only_columns = true;
+  for (const TensorSummary& s : a.outputs) only_columns = only_columns && !s.full;
+  if (only_columns || 2 * CeilDiv(a.outer_size, int64_t{p.block_y}) < t.sm_count) {
+    return OuterLanesHeuristics(a, t, SchedulerKind::kOuterReduction, a.inner_size, a.outer_size,
+                                false);
+  }
   p.unroll = a.outer_size >= 4 * p.block_y ? 4 : 1;
   p.grid_x = CeilDiv(lanes, p.block_x);
   const int64_t resident =

@@ -2,6 +2,8 @@
 // the lanes form of OuterLanesHeuristics.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "compiler/scheduler/heuristics.h"
 #include "compiler/scheduler/kernel_heuristics.h"
 
@@ -51,7 +53,13 @@ void ExpectLanes(const HeuristicParams& p, int64_t rows, int64_t cols) {
   EXPECT_EQ(rows % p.vectorize, 0);
   EXPECT_EQ(p.grid_x & (p.grid_x - 1), 0) << p.grid_x;
   EXPECT_EQ(p.grid_reduction, p.grid_x > 1);
-  EXPECT_LE(p.grid_y, (cols + 31) / 32);
+  // Split, grid_y is the column groups in flight; unsplit, the launch's cap
+  // over the groups, at least every group and the resident blocks.
+  if (p.grid_x > 1) {
+    EXPECT_LE(p.grid_y, (cols + 31) / 32);
+  } else {
+    EXPECT_GE(p.grid_y, std::max<int64_t>((cols + 31) / 32, 2 * H100().sm_count));
+  }
   // Every split still gives each thread at least one chunk of rows.
   EXPECT_GE(rows / p.vectorize / p.grid_x, p.block_x);
   // A cooperative grid fits the blocks resident at two a SM.
@@ -100,6 +108,22 @@ TEST(OuterLanes, ColumnSumsWithFullOutputsKeepTheRowForm) {
   const HeuristicParams p = OuterReductionHeuristics(ColumnSum(2048, 8192, true), H100());
   EXPECT_EQ(p.rows_per_block, 1);
   EXPECT_EQ(p.block_x, 128);
+}
+
+// Few rows: the row form's blocks (block_y rows of every column each) would
+// leave most SMs idle (64 x 65536: 32 blocks), so the lanes form takes it.
+TEST(OuterLanes, ColumnSumsWithFullOutputsOverFewRowsTakeTheLanes) {
+  const HeuristicParams p = OuterReductionHeuristics(ColumnSum(64, 65536, true), H100());
+  EXPECT_EQ(p.rows_per_block, 32) << p.ToString();
+  EXPECT_GE(std::min<int64_t>(p.grid_y, 65536 / 32), H100().sm_count);
+}
+
+// One column group: split until every SM has a block (at most 64 left half
+// of them idle).
+TEST(OuterLanes, ALoneColumnGroupSplitsOverTheSms) {
+  const HeuristicParams p = OuterReductionHeuristics(ColumnSum(262144, 32, false), H100());
+  ExpectLanes(p, 262144, 32);
+  EXPECT_GE(p.grid_x, H100().sm_count / 2 + 1);
 }
 
 TEST(OuterLanes, SmallAndOddShapesStayValid) {

@@ -103,6 +103,19 @@ TEST(Heuristics, OuterPersistentRoundsTakeTheChannelsTheL2Holds) {
   EXPECT_EQ(p.grid_y, 16);
 }
 
+// Fewer rows than half the SMs: blocks share each row, one loop iteration
+// each at least (64 rows of 64K bf16 kept a block a row at four).
+TEST(Heuristics, FewLongRowsShareBlocks) {
+  FusionAnalysis a = RowSummary(FusionPattern::kInner, 64, 65536, 1, 0);
+  a.num_reductions = 1;
+  HeuristicParams p = InnerReductionHeuristics(a, H100());
+  EXPECT_EQ(p.grid_x * p.grid_y, 128) << p.ToString();
+  // Rows of a single iteration stay a block a row.
+  a = RowSummary(FusionPattern::kInner, 64, 8192 * 2, 1, 0);
+  a.num_reductions = 1;
+  EXPECT_EQ(InnerReductionHeuristics(a, H100()).grid_y, 1);
+}
+
 TEST(Heuristics, WideRowsKeepChunksUnlessAColumnOperandIsReadAgain) {
   // Softmax backward 512x65536 (dy and y, one reduction): kept chunks.
   FusionAnalysis sb = RowSummary(FusionPattern::kInner, 512, 65536, 2, 0);

@@ -1,0 +1,188 @@
+// The launch audit as a test: no kernel of the repro files (at their own
+// sizes and, for symbolic definitions, compiled at realistic sizes) or of
+// the GPU check's random graphs streams 8 MB or more on fewer blocks than
+// half the SMs (launch_audit.h), and the own-size artifacts of symbolic
+// definitions keep a full grid where a launch can (the exceptions need
+// another split compiled into the kernel, listed below).
+#include "tests/launch_audit/launch_audit.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <set>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/frontend/frontend.h"
+#include "tests/launch_audit/sweep.h"
+
+namespace fusiond {
+namespace launch_audit {
+namespace {
+
+std::string SourceDir() {
+  const char* d = std::getenv("FUSIOND_SOURCE_DIR");
+  return d ? d : ".";
+}
+
+const char* const kFusionDirs[] = {"tests/corpus/fusions", "bench/gpu/fusions", "tests/ops/fusions",
+                                   "tests/frontends/fusions"};
+
+// Every cliff of `audits` as "label @ launch shapes: line".
+std::set<std::string> Cliffs(const std::vector<FusionAudit>& audits) {
+  std::set<std::string> out;
+  for (const FusionAudit& a : audits) {
+    if (a.HasCliff()) out.insert(absl::StrCat(a.label, " @ ", ShapesText(a.launch_shapes)));
+  }
+  return out;
+}
+
+TEST(LaunchAudit, RepoFusionsCompiledForTheirSizesHaveNoCliffs) {
+  SweepOptions o;
+  o.targets = DefaultTargets();
+  o.reuse_own = false;
+  std::vector<FusionAudit> audits;
+  int kernels = 0;
+  for (const char* dir : kFusionDirs) {
+    for (const std::string& f : FusionFiles(absl::StrCat(SourceDir(), "/", dir))) {
+      for (FusionAudit& a : AuditFile(f, o)) {
+        kernels += static_cast<int>(a.kernels.size());
+        if (a.HasCliff()) ADD_FAILURE() << FormatAudit(a);
+        audits.push_back(std::move(a));
+      }
+    }
+  }
+  EXPECT_GT(kernels, 400);  // the sweep reached the files and the sizes
+}
+
+// One artifact launched at other sizes keeps the grid its kernel allows.
+// The exceptions below run on too few blocks because the kernel text itself
+// holds the split or the block shape chosen for the sizes compiled for (a
+// lanes kernel without a column split, channels one block each, a row a
+// block); the runtimes launch them because nothing in their manifests
+// refuses those sizes. Compiling for the sizes fixes each (the test above).
+TEST(LaunchAudit, OwnSizeArtifactsAtOtherSizes) {
+  const std::set<std::string> known = {
+      "batchnorm_bwd_4d_symbolic (own-size artifact) @ 1x1x1x16777216;1x1x1x16777216;1;1;1",
+      "softmax_dim0_bwd_symbolic (own-size artifact) @ 65536x64;65536x64",
+      "dropout_softmax_dim0_2048x8192 (own-size artifact) @ 65536x64;scalar;scalar",
+      "dropout_softmax_dim0_2048x8192 (own-size artifact) @ 65536x1024;scalar;scalar",
+      "batchnorm_bwd_train_nchw (own-size artifact) @ 2x32x2048x128;2x32x2048x128;32;32;32",
+      "batchnorm_bwd_train_nchw (own-size artifact) @ 64x64x56x56;64x64x56x56;64;64;64",
+      "batchnorm_bwd_train_nchw (own-size artifact) @ 1x1x1x16777216;1x1x1x16777216;1;1;1",
+      "gpt2_log_softmax_odd_vocab (own-size artifact) @ 64x65536",
+      "gpt2_log_softmax_odd_vocab (own-size artifact) @ 1x16777216",
+      "softmax_middle_axis_3d_fwd_bwd (own-size artifact) @ 32x2048x128;32x2048x128",
+      "var_mean_nchw_channel_stats (own-size artifact) @ 2x32x2048x128",
+      "var_mean_nchw_channel_stats (own-size artifact) @ 64x64x56x56",
+      "var_mean_nchw_channel_stats (own-size artifact) @ 1x1x1x16777216",
+  };
+  SweepOptions o;
+  o.targets = DefaultTargets();
+  o.compile_at_targets = false;
+  std::vector<FusionAudit> audits;
+  for (const char* dir : kFusionDirs) {
+    for (const std::string& f : FusionFiles(absl::StrCat(SourceDir(), "/", dir))) {
+      for (FusionAudit& a : AuditFile(f, o)) audits.push_back(std::move(a));
+    }
+  }
+  const std::set<std::string> found = Cliffs(audits);
+  for (const FusionAudit& a : audits) {
+    if (a.HasCliff() && !known.count(absl::StrCat(a.label, " @ ", ShapesText(a.launch_shapes))))
+      ADD_FAILURE() << "new cliff:\n" << FormatAudit(a);
+  }
+  for (const std::string& k : known)
+    EXPECT_TRUE(found.count(k)) << "no longer a cliff (drop it from the list): " << k;
+}
+
+// The GPU check's random graphs (scripts/device_bundle.sh: seeds 1360..1559)
+// at their sizes. Two persistent kernels of 64 rows take a block a row at
+// the threshold's 8 MB (no row split for register-persistent kinds yet).
+TEST(LaunchAudit, GpuCheckRandomGraphs) {
+  const std::set<std::string> known = {
+      "random seed 1373 @ 64x4096;64x4096;64x4096;4096",
+      "random seed 1388 @ 64x32768;64x32768;64x32768;64;1x32768",
+  };
+  AuditOptions o;
+  int kernels = 0;
+  for (uint64_t seed = 1360; seed < 1560; ++seed) {
+    FusionAudit a = AuditRandomCase(seed, o);
+    kernels += static_cast<int>(a.kernels.size());
+    if (a.HasCliff() && !known.count(absl::StrCat(a.label, " @ ", ShapesText(a.launch_shapes))))
+      ADD_FAILURE() << FormatAudit(a);
+  }
+  EXPECT_GT(kernels, 300);
+}
+
+// A repro script's audit at `compile` sizes, launched at `launch`.
+FusionAudit AuditText(const std::string& text, const Shapes& compile, const Shapes& launch) {
+  auto p = ParseReproScript(text, "inline.py");
+  EXPECT_TRUE(p.ok()) << p.status();
+  if (!p.ok()) return {};
+  FusionAudit a = AuditFusion("inline", p->graph, compile, launch, AuditOptions{});
+  EXPECT_TRUE(a.status.ok()) << a.status;
+  EXPECT_FALSE(a.kernels.empty());
+  return a;
+}
+
+int64_t MinBlocks(const FusionAudit& a) {
+  int64_t m = INT64_MAX;
+  for (const KernelAudit& k : a.kernels) m = std::min(m, k.blocks);
+  return a.kernels.empty() ? 0 : m;
+}
+
+constexpr char kColumnSum[] = R"(
+def f(fd: FusionDefinition) -> None:
+    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.BFloat16, is_cpu=False)
+    T1 = fd.ops.cast(T0, dtype=DataType.Float)
+    T2 = fd.ops.sum(T1, dims=[0], keepdim=False, dtype=DataType.Null)
+    T3 = fd.ops.cast(T2, dtype=DataType.BFloat16)
+    fd.add_output(T3)
+)";
+
+// A symbolic column sum compiled at small sizes and launched at large ones
+// (one artifact for every shape): the unsplit lanes kernel's column groups
+// in flight are at least the resident blocks, not the groups compiled for
+// (it ran 8192x8192, 128 MB, on 8 blocks).
+TEST(LaunchAudit, SymbolicColumnSumArtifactKeepsAFullWave) {
+  for (const std::vector<int64_t>& big : {std::vector<int64_t>{8192, 8192}, {2048, 8192}}) {
+    FusionAudit a = AuditText(kColumnSum, {{64, 256}}, {big});
+    EXPECT_GE(MinBlocks(a), 132) << FormatAudit(a);
+    EXPECT_FALSE(a.HasCliff()) << FormatAudit(a);
+  }
+  // At the sizes compiled for the grid is what it was: a block a group.
+  FusionAudit small = AuditText(kColumnSum, {{64, 256}}, {{64, 256}});
+  EXPECT_EQ(MinBlocks(small), 8) << FormatAudit(small);
+}
+
+// 64 long rows (softmax, a norm: 16-36 MB): each row split over two blocks
+// (64 before: half the SMs idle).
+TEST(LaunchAudit, FewLongRowsSplitOverBlocks) {
+  auto p = ParseReproFile(SourceDir() + "/tests/corpus/fusions/softmax_fwd.py");
+  ASSERT_TRUE(p.ok()) << p.status();
+  FusionAudit a = AuditFusion("softmax_fwd", p->graph, {{64, 65536}}, {{64, 65536}}, {});
+  ASSERT_TRUE(a.status.ok()) << a.status;
+  EXPECT_GE(MinBlocks(a), 128) << FormatAudit(a);
+}
+
+// A column sum beside a full output over few rows (a bias gradient of a
+// short, wide activation): the lanes form, not 32 blocks of rows.
+TEST(LaunchAudit, ShortWideColumnSumWithFullOutputs) {
+  auto p = ParseReproFile(SourceDir() + "/tests/frontends/fusions/relu_threshold_bwd_bf16.py");
+  ASSERT_TRUE(p.ok()) << p.status();
+  const Shapes s = {{64, 65536}, {64, 65536}};
+  FusionAudit a = AuditFusion("relu_threshold_bwd_bf16", p->graph, s, s, {});
+  ASSERT_TRUE(a.status.ok()) << a.status;
+  EXPECT_GE(MinBlocks(a), 132) << FormatAudit(a);
+}
+
+// One column group (32 columns) of many rows: split over 128 blocks (64
+// before, at most).
+TEST(LaunchAudit, LoneColumnGroupFillsTheSms) {
+  FusionAudit a = AuditText(kColumnSum, {{262144, 32}}, {{262144, 32}});
+  EXPECT_GE(MinBlocks(a), 128) << FormatAudit(a);
+}
+
+}  // namespace
+}  // namespace launch_audit
+}  // namespace fusiond
