@@ -69,6 +69,10 @@ class DefinitionLowering {
   // other names. CompositeValue builds one from its evaluated operands.
   std::optional<absl::StatusOr<PyValue>> CompositeOp(const Expr& call, const Expr& op_name);
   absl::StatusOr<ValueId> CompositeValue(const std::string& name, std::vector<ValueId> x);
+  // fd.ops.silu / atan / tan / sinh / cosh / asin / acos / atanh written with
+  // IR ops (math_calls.cc); nullopt for other names.
+  std::optional<absl::StatusOr<PyValue>> MathOp(const Expr& call, const Expr& op_name);
+  absl::StatusOr<ValueId> MathValue(const std::string& name, ValueId x);
   absl::StatusOr<PyValue> ShapeQuery(const Expr& call, const std::string& name);
   // fd.ops.uniform / normal / rand_like / randn_like, fd.ops.iota.
   absl::StatusOr<PyValue> RandomOp(const Expr& call, const Expr& op_name);

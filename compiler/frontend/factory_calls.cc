@@ -14,6 +14,7 @@ std::optional<absl::StatusOr<PyValue>> DefinitionLowering::FactoryOp(const Expr&
                                                                      const Expr& op_name) {
   const std::string& name = op_name.text;
   if (auto composite = CompositeOp(call, op_name)) return composite;
+  if (auto math = MathOp(call, op_name)) return math;
   if (name == "uniform" || name == "normal" || name == "rand_like" || name == "randn_like") {
     return RandomOp(call, op_name);
   }

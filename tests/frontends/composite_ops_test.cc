@@ -1,6 +1,7 @@
 // The nvFuser ops the front end lowers to IR ops (compiler/frontend/
-// composite_calls.cc): set, segment_set, lerp, addcmul, threshold, against
-// values computed by hand; and the out-of-scope ops refused by name.
+// composite_calls.cc, math_calls.cc): set, segment_set, lerp, addcmul,
+// threshold, silu and the trigonometric and hyperbolic ops, against values
+// computed by hand or by <cmath>; and the out-of-scope ops refused by name.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -152,6 +153,88 @@ TEST(CompositeOps, WrongArgumentsAreLocated) {
   ASSERT_FALSE(p.ok());
   EXPECT_TRUE(absl::StrContains(p.status().message(), "c.py:4:")) << p.status();
   EXPECT_TRUE(absl::StrContains(p.status().message(), "weight")) << p.status();
+}
+
+// fd.ops.<name> and <cmath>'s function of it, in double.
+struct MathCase {
+  const char* name;
+  double (*f)(double);
+};
+double Silu(double x) { return x / (1 + std::exp(-x)); }
+const MathCase kMathCases[] = {
+    {"silu", Silu},
+    {"atan", [](double x) { return std::atan(x); }},
+    {"tan", [](double x) { return std::tan(x); }},
+    {"sinh", [](double x) { return std::sinh(x); }},
+    {"cosh", [](double x) { return std::cosh(x); }},
+    {"asin", [](double x) { return std::asin(x); }},
+    {"acos", [](double x) { return std::acos(x); }},
+    {"atanh", [](double x) { return std::atanh(x); }},
+};
+
+TEST(CompositeOps, MathOpsMatchCmathInFloat) {
+  // Small arguments (no cancellation in sinh, asin, atanh) and ones near the
+  // ends of the domains.
+  const std::vector<double> x = {-0.999, -3e-5, 0.4, 0.9995};
+  for (const MathCase& c : kMathCases) {
+    auto out =
+        EvalScript(Script("Float", absl::StrCat("    fd.add_output(fd.ops.", c.name, "(T0))\n")),
+                   {Tensor(DataType::kFloat, x), Tensor(DataType::kFloat, x)});
+    ASSERT_EQ(out.size(), 1u) << c.name;
+    EXPECT_EQ(out[0].dtype, DataType::kFloat) << c.name;
+    for (size_t i = 0; i < x.size(); ++i) {
+      const double want = c.f(RoundTo(DataType::kFloat, x[i]));
+      EXPECT_NEAR(out[0].data[i], want, 2e-6 * std::abs(want) + 1e-30)
+          << c.name << "(" << x[i] << ")";
+    }
+  }
+}
+
+TEST(CompositeOps, MathOpsRoundReducedFloatsOnceAndPromoteIntegers) {
+  const std::vector<double> x = {-2, 0.5, 1.5, 3};
+  for (const MathCase& c : {kMathCases[0], kMathCases[1], kMathCases[3], kMathCases[4]}) {
+    auto half =
+        EvalScript(Script("BFloat16", absl::StrCat("    fd.add_output(fd.ops.", c.name, "(T0))\n")),
+                   {Tensor(DataType::kBFloat16, x), Tensor(DataType::kBFloat16, x)});
+    ASSERT_EQ(half.size(), 1u);
+    EXPECT_EQ(half[0].dtype, DataType::kBFloat16) << c.name;
+    auto ints = EvalScript(
+        Script("Int32", absl::StrCat("    fd.add_output(fd.ops.", c.name, "(T0))\n")),
+        {Tensor(DataType::kInt32, {-2, 0, 1, 3}), Tensor(DataType::kInt32, {-2, 0, 1, 3})});
+    ASSERT_EQ(ints.size(), 1u);
+    EXPECT_EQ(ints[0].dtype, DataType::kFloat) << c.name;
+    for (size_t i = 0; i < x.size(); ++i) {
+      const double want = c.f(x[i]);
+      EXPECT_NEAR(half[0].data[i], want, std::abs(want) / 128) << c.name << "(" << x[i] << ")";
+      EXPECT_EQ(half[0].data[i], RoundTo(DataType::kBFloat16, half[0].data[i]));
+      const double wi = c.f(std::vector<double>{-2, 0, 1, 3}[i]);
+      EXPECT_NEAR(ints[0].data[i], wi, 2e-6 * std::abs(wi)) << c.name;
+    }
+  }
+}
+
+TEST(CompositeOps, MathOpsOutsideTheirDomainGiveNaNAndTakeScalars) {
+  auto out = EvalScript(
+      Script("Float",
+             "    fd.add_output(fd.ops.asin(T0))\n"
+             "    fd.add_output(fd.ops.acos(T0))\n"
+             "    fd.add_output(fd.ops.atanh(T0))\n"
+             "    S2 = fd.ops.atan(fd.define_scalar(1.0, dtype=DataType.Double))\n"
+             "    fd.add_output(fd.ops.mul(T1, S2))\n"),
+      {Tensor(DataType::kFloat, {2, -1, 1, -1.5}), Tensor(DataType::kFloat, {4, 4, 4, 4})});
+  ASSERT_EQ(out.size(), 4u);
+  EXPECT_TRUE(std::isnan(out[0].data[0]) && std::isnan(out[1].data[0]) &&
+              std::isnan(out[2].data[0]));
+  EXPECT_TRUE(std::isnan(out[0].data[3]) && std::isnan(out[1].data[3]) &&
+              std::isnan(out[2].data[3]));
+  EXPECT_NEAR(out[1].data[1], M_PI, 1e-6);
+  EXPECT_EQ(out[1].data[2], 0);
+  EXPECT_EQ(out[2].data[1], -INFINITY);
+  EXPECT_EQ(out[2].data[2], INFINITY);
+  EXPECT_NEAR(out[3].data[0], M_PI, 1e-6);  // 4 * atan(1)
+  auto p = ParseReproScript(Script("Float", "    T2 = fd.ops.tan(T0, T1)\n"), "c.py");
+  ASSERT_FALSE(p.ok());
+  EXPECT_TRUE(absl::StrContains(p.status().message(), "c.py:4:")) << p.status();
 }
 
 }  // namespace

@@ -126,6 +126,15 @@ _UNARY = {
     "log10": ("torch.log10({x})", "math.log10({x})"),
     "isinf": ("torch.isinf({x})", "math.isinf({x})"),
     "isfinite": ("torch.isfinite({x})", "math.isfinite({x})"),
+    # nvFuser ops the C++ front end writes with IR ops (math_calls.cc).
+    "silu": ("torch.nn.functional.silu({x})", "({x} / (1.0 + math.exp(-{x})))"),
+    "atan": ("torch.atan({x})", "math.atan({x})"),
+    "tan": ("torch.tan({x})", "math.tan({x})"),
+    "sinh": ("torch.sinh({x})", "math.sinh({x})"),
+    "cosh": ("torch.cosh({x})", "math.cosh({x})"),
+    "asin": ("torch.asin({x})", "math.asin({x})"),
+    "acos": ("torch.acos({x})", "math.acos({x})"),
+    "atanh": ("torch.atanh({x})", "math.atanh({x})"),
 }
 # Binary ops: name -> Python operator or torch function.
 _BINARY_OPERATORS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**",
@@ -200,7 +209,9 @@ class _Ops:
         c = f"torch.as_tensor({_lit(cond)}, device={ref.expr}.device)" if not _is_tensor(cond) else cond.expr
         return fd._tensor(f"torch.where({c}, {_lit(a)}, {_lit(b)})", ref.ndim, ref.dtype)
 
-    def reshape(self, x, new_shape):
+    def reshape(self, x, *shapes, new_shape=None, original_shape=None):
+        # Before mid-2023 nvFuser took reshape(x, original_shape, new_shape).
+        new_shape = shapes[-1] if shapes else new_shape
         rank = len(new_shape) if isinstance(new_shape, (list, tuple)) else _rank_of(new_shape)
         return self._fd._tensor(f"{x.expr}.reshape([int(s) for s in {_lit(new_shape)}])", rank,
                                 x.dtype)
@@ -208,7 +219,8 @@ class _Ops:
     def permute(self, x, dims):
         return self._fd._tensor(f"{x.expr}.permute({_lit(list(dims))})", x.ndim, x.dtype)
 
-    def squeeze(self, x, dims, squeeze_expanded=False):
+    def squeeze(self, x, dims=None, squeeze_expanded=False, original_shape=None):
+        # squeeze(x, original_shape=, dims=): nvFuser's spelling before mid-2023.
         dims = sorted((d + x.ndim) % x.ndim for d in dims)
         code = x.expr
         for d in reversed(dims):
