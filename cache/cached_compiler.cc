@@ -167,7 +167,9 @@ absl::StatusOr<std::string> CachedCompiler::ResolveKey(
     key = MakeCacheKey(*scheduled, CachedOptions(request.options, true)).Encode();
   }
   Remember(request_key, key);
-  if (absl::Status st = cache_->InsertRequest(request_key, key); !st.ok()) return st;
+  // A failed write (a full disk) is logged and counted by the cache; the
+  // key is right all the same, and remembered in memory.
+  (void)cache_->InsertRequest(request_key, key);
   return key;
 }
 
@@ -407,18 +409,17 @@ absl::StatusOr<CachedCompileResult> CachedCompiler::CompileMiss(
     // which is claimed before code generation (the front half runs once).
     ClaimResult claimed = ClaimResult::kCompile;
     std::string found_key;
-    absl::Status gate_error;
     const KeyGate gate = [&](const std::string& key) {
       ++key_resolutions_;
       Remember(request_key, key);
-      gate_error = cache_->InsertRequest(request_key, key);
-      if (!gate_error.ok()) return false;
+      // A failed index write (a full disk) is logged and counted by the
+      // cache and costs a later request a front half; the compile goes on.
+      (void)cache_->InsertRequest(request_key, key);
       found_key = key;
       claimed = Claim(key, wanted, taken, &claim, &r);
       return claimed == ClaimResult::kCompile;
     };
     compiled = FullCompile(request, wanted, gate);
-    if (!gate_error.ok()) return gate_error;
     if (claimed == ClaimResult::kGone) return GoneError();
     if (claimed == ClaimResult::kParked) {
       *parked_key = found_key;

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "cache/crc32c.h"
 #include "cache/record.h"
+#include "cache/rocks_logger.h"
 #include "rocksdb/db.h"
 #include "rocksdb/options.h"
 #include "rocksdb/table.h"
@@ -85,6 +86,14 @@ absl::Status FromRocks(const rocksdb::Status& s, const std::string& what) {
   return absl::InternalError(msg);
 }
 
+// A failure of the file system under the cache (no space, read-only,
+// permissions, out of file descriptors), not damage of the cache: nothing is
+// moved aside or deleted for it. A missing file (a lost blob file, a CURRENT
+// naming no MANIFEST) is damage.
+bool FileSystemTrouble(const rocksdb::Status& s) {
+  return s.IsIOError() && !s.IsPathNotFound() && !s.IsCorruption();
+}
+
 }  // namespace
 
 std::string DefaultCacheDir() {
@@ -139,6 +148,9 @@ absl::Status KernelCache::OpenDb() {
   db_options.create_missing_column_families = true;
   db_options.keep_log_file_num = 4;
   db_options.max_background_jobs = 2;
+  // No LOG file in the cache directory (cache/rocks_logger.h).
+  db_options.info_log =
+      std::make_shared<RocksLogger>([this](const std::string& line) { Problem("rocksdb", line); });
 
   rocksdb::ColumnFamilyOptions records;
   records.enable_blob_files = true;
@@ -162,6 +174,12 @@ absl::Status KernelCache::OpenDb() {
           "kernel cache ", options_.dir,
           " is in use by another process (a running fusiond? use --server): ", s.ToString()));
     }
+    if (FileSystemTrouble(s)) {
+      return absl::UnavailableError(absl::StrCat("cannot open kernel cache ", options_.dir, ": ",
+                                                 s.ToString(),
+                                                 " (the file system refused; the cache is left "
+                                                 "as it is)"));
+    }
     return absl::DataLossError(
         absl::StrCat("cannot open kernel cache ", options_.dir, ": ", s.ToString()));
   }
@@ -174,7 +192,11 @@ absl::Status KernelCache::OpenDb() {
     // Table files only (records of 4 KiB or more live in blob files, each
     // checked by its CRC when read): milliseconds for a full cache.
     rocksdb::Status v = db_->VerifyChecksum();
-    if (!v.ok()) st = absl::DataLossError(absl::StrCat("checksum verification: ", v.ToString()));
+    if (FileSystemTrouble(v)) {
+      st = absl::UnavailableError(absl::StrCat("checksum verification: ", v.ToString()));
+    } else if (!v.ok()) {
+      st = absl::DataLossError(absl::StrCat("checksum verification: ", v.ToString()));
+    }
   }
   if (st.ok()) st = LoadIndex();
   if (!st.ok()) {
@@ -186,7 +208,8 @@ absl::Status KernelCache::OpenDb() {
     index_.clear();
     total_bytes_ = 0;
     request_entries_ = 0;
-    return absl::DataLossError(absl::StrCat("kernel cache ", options_.dir, ": ", st.message()));
+    return absl::Status(absl::IsUnavailable(st) ? st.code() : absl::StatusCode::kDataLoss,
+                        absl::StrCat("kernel cache ", options_.dir, ": ", st.message()));
   }
   return absl::OkStatus();
 }
@@ -247,6 +270,10 @@ absl::StatusOr<std::shared_ptr<const std::string>> KernelCache::LookupPayload(
   if (s.IsNotFound()) {
     ++lookups_missing_;
     return absl::NotFoundError("not in the kernel cache");
+  }
+  if (FileSystemTrouble(s)) {
+    // The record may be fine: kept, and the caller told why it was not read.
+    return absl::UnavailableError(absl::StrCat("kernel cache read failed: ", s.ToString()));
   }
   if (!s.ok()) {
     // Corrupt, or unreadable (a lost blob file): a miss, recompiled.
