@@ -250,6 +250,8 @@ class StreamReactor : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
     }
     pending_.pop_front();
     MaybeWriteOrFinishLocked(lock);
+    if (lock.owns_lock()) lock.unlock();
+    Launch();  // a reply left the buffer: room for another compile
   }
   void OnCancel() override {
     std::unique_lock<std::mutex> lock(mu_);
@@ -264,7 +266,9 @@ class StreamReactor : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
   }
 
  private:
-  // Starts compiles up to the window. Re-entrant calls (a hit answered
+  // Starts compiles up to the window, which counts replies not yet written
+  // too: a client that stops reading holds at most `window` replies here,
+  // not one per entry of its request. Re-entrant calls (a hit answered
   // inline) leave the work to the loop already running.
   void Launch() {
     for (;;) {
@@ -273,7 +277,8 @@ class StreamReactor : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
       {
         std::lock_guard<std::mutex> lock(mu_);
         if (launching_) return;
-        if (cancelled_ || finished_ || outstanding_ >= window_ || next_ >= total_) return;
+        const int held = outstanding_ + static_cast<int>(pending_.size());
+        if (cancelled_ || finished_ || held >= window_ || next_ >= total_) return;
         index = next_++;
         request = FromProtoRequest(request_.requests(index), service_->limits());
         ++outstanding_;
