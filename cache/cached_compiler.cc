@@ -5,6 +5,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "cache/cache_key.h"
+#include "cache/request_check.h"
 #include "cache/result_proto.h"
 #include "compiler/ir/ir_proto.h"
 
@@ -22,29 +23,6 @@ class Timer {
  private:
   std::chrono::steady_clock::time_point start_;
 };
-
-// Names are for messages only; a large one would only grow the request
-// index and the memory maps (their keys hold the whole request).
-absl::Status CheckNames(const fusiond::v1::FusionGraph& graph) {
-  auto check = [](const std::string& name, const char* what, int index) -> absl::Status {
-    if (name.size() <= kMaxRequestNameBytes) return absl::OkStatus();
-    return absl::InvalidArgumentError(absl::StrCat(what, " ", index, "'s name is ", name.size(),
-                                                   " bytes; names are at most ",
-                                                   kMaxRequestNameBytes, " bytes"));
-  };
-  for (int i = 0; i < graph.inputs_size(); ++i) {
-    if (absl::Status st = check(graph.inputs(i).name(), "input", i); !st.ok()) return st;
-  }
-  for (int i = 0; i < graph.constants_size(); ++i) {
-    if (absl::Status st = check(graph.constants(i).name(), "constant", i); !st.ok()) return st;
-  }
-  for (int i = 0; i < graph.nodes_size(); ++i) {
-    for (const std::string& name : graph.nodes(i).output_names()) {
-      if (absl::Status st = check(name, "node", i); !st.ok()) return st;
-    }
-  }
-  return absl::OkStatus();
-}
 
 // A flight whose callers all left while another request compiled its key.
 absl::Status GoneError() {
@@ -199,12 +177,7 @@ absl::StatusOr<fusiond::v1::CompiledFusion> CachedCompiler::TimedLookup(
 void CachedCompiler::CompileAsync(FusionRequest request, CompileCallback done,
                                   std::function<bool()> still_wanted) {
   if (stopping_) return done(absl::UnavailableError("fusiond is shutting down"));
-  if (request.graph.nodes_size() > options_.graph_limits.max_nodes) {
-    return done(absl::ResourceExhaustedError(absl::StrCat("fusion has ", request.graph.nodes_size(),
-                                                          " nodes; the limit is ",
-                                                          options_.graph_limits.max_nodes)));
-  }
-  if (absl::Status st = CheckNames(request.graph); !st.ok()) return done(st);
+  if (absl::Status st = CheckRequest(request, options_); !st.ok()) return done(st);
   std::string request_key =
       RequestKey(request.graph, request.input_shapes, CachedOptions(request.options, true));
   // The hit path: a remembered key and its record; no parsing, no pipeline.
@@ -489,12 +462,7 @@ absl::StatusOr<CachedCompileResult> CachedCompiler::Compile(FusionRequest reques
 void CachedCompiler::LookupAsync(FusionRequest request, CompileCallback done,
                                  std::function<bool()> still_wanted) {
   if (stopping_) return done(absl::UnavailableError("fusiond is shutting down"));
-  if (request.graph.nodes_size() > options_.graph_limits.max_nodes) {
-    return done(absl::ResourceExhaustedError(absl::StrCat("fusion has ", request.graph.nodes_size(),
-                                                          " nodes; the limit is ",
-                                                          options_.graph_limits.max_nodes)));
-  }
-  if (absl::Status st = CheckNames(request.graph); !st.ok()) return done(st);
+  if (absl::Status st = CheckRequest(request, options_); !st.ok()) return done(st);
   auto request_key = std::make_shared<std::string>(
       RequestKey(request.graph, request.input_shapes, CachedOptions(request.options, true)));
   auto finish = [this, request_key](absl::StatusOr<std::string> key, CachedCompileResult r,

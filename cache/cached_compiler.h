@@ -83,6 +83,12 @@ struct CachedCompilerOptions {
   // Graph limits; more nodes than max_nodes is RESOURCE_EXHAUSTED.
   // Default: GraphLimits{} (100,000 nodes).
   GraphLimits graph_limits;
+  // Graph inputs plus outputs (listed outputs, repeats included) of one
+  // fusion; more is RESOURCE_EXHAUSTED naming --max-graph-io. Code
+  // generation and NVRTC take time growing about cubically with them (one
+  // node listed 1,000 times as an output: 46 s). 0 = no limit.
+  // Default: 512.
+  int max_graph_io = 512;
   // Requests whose cache key is remembered in memory. Default: 100,000.
   size_t max_memo_entries = 100000;
   // Bytes of request keys remembered in memory (each of the two maps).

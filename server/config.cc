@@ -63,6 +63,9 @@ in RocksDB, serves them over gRPC (fusiond.v1.FusionCompiler).
   --max-message-bytes N     largest gRPC message (default 64 MiB)
   --max-graph-nodes N       most nodes in one fusion (default 100000)
   --max-graph-depth N       longest chain of nodes in one fusion (default 2000, 0 = none)
+  --max-graph-io N          most inputs plus outputs of one fusion; code generation
+                            and NVRTC grow about cubically with them (default 512,
+                            0 = none)
   --max-kernel-ops N        most nodes in one kernel; NVRTC's time grows with
                             them (default 500, 0 = none)
   --max-partition-nodes N   most compute nodes the segmenter splits into kernels;
@@ -113,6 +116,8 @@ absl::Status ApplySetting(const std::string& key, const std::string& value, Serv
     return ParseNumber(key, value, &c->max_graph_nodes);
   } else if (key == "max-graph-depth" || key == "max_graph_depth") {
     return ParseNumber(key, value, &c->max_graph_depth);
+  } else if (key == "max-graph-io" || key == "max_graph_io") {
+    return ParseNumber(key, value, &c->max_graph_io);
   } else if (key == "max-kernel-ops" || key == "max_kernel_ops") {
     return ParseNumber(key, value, &c->max_kernel_ops);
   } else if (key == "max-partition-nodes" || key == "max_partition_nodes") {
@@ -183,7 +188,7 @@ absl::StatusOr<ServerConfig> ParseServerFlags(int argc, char** argv) {
   if (config.max_queue < 0 || config.compile_threads < 0 || config.max_message_bytes <= 0 ||
       config.max_graph_nodes <= 0 || config.evict_interval_s <= 0 || config.slow_compile_ms < 0 ||
       config.compile_timeout_s < 0 || config.shutdown_grace_s < 0 || config.max_graph_depth < 0 ||
-      config.max_kernel_ops < 0 || config.max_partition_nodes < 0) {
+      config.max_kernel_ops < 0 || config.max_partition_nodes < 0 || config.max_graph_io < 0) {
     return absl::InvalidArgumentError("numeric settings must be positive (see --help)");
   }
   if (absl::Status st = ValidateAuthConfig(config.auth, config.listen); !st.ok()) return st;

@@ -33,6 +33,9 @@ struct ServerConfig {
   // change a kernel, so they are not part of the cache key. 0 = no limit.
   // The longest chain of nodes in one fusion. Default: 2,000.
   int max_graph_depth = 2000;
+  // Inputs plus outputs of one fusion (CachedCompilerOptions::max_graph_io).
+  // Default: 512.
+  int max_graph_io = 512;
   // Nodes of one kernel (NVRTC's time grows with them). Default: 500.
   int max_kernel_ops = 500;
   // Compute nodes the segmenter may partition into kernels. Default: 1,000.

@@ -55,10 +55,11 @@ TEST(ServerConfigTest, CompileLimits) {
   EXPECT_EQ(d->max_graph_depth, 2000);
   EXPECT_EQ(d->max_kernel_ops, 500);
   EXPECT_EQ(d->max_partition_nodes, 1000);
+  EXPECT_EQ(d->max_graph_io, 512);
   std::string path = ::testing::TempDir() + "/fusiond_limits.conf";
   {
     std::ofstream out(path);
-    out << "max_graph_depth = 30\nmax-kernel-ops = 0\n";
+    out << "max_graph_depth = 30\nmax-kernel-ops = 0\nmax_graph_io = 40\n";
   }
   auto c = Parse({"--config", path, "--max-partition-nodes", "7", "--max-graph-nodes=9"});
   ASSERT_TRUE(c.ok()) << c.status();
@@ -66,8 +67,10 @@ TEST(ServerConfigTest, CompileLimits) {
   EXPECT_EQ(c->max_kernel_ops, 0);
   EXPECT_EQ(c->max_partition_nodes, 7);
   EXPECT_EQ(c->max_graph_nodes, 9);
+  EXPECT_EQ(c->max_graph_io, 40);
   std::remove(path.c_str());
   EXPECT_FALSE(Parse({"--max-kernel-ops", "-1"}).ok());
+  EXPECT_FALSE(Parse({"--max-graph-io", "-1"}).ok());
   EXPECT_FALSE(Parse({"--max-graph-depth", "deep"}).ok());
   EXPECT_NE(ServerUsage().find("--max-partition-nodes"), std::string::npos);
 }
