@@ -157,6 +157,7 @@ int Run(const ServerConfig& config) {
                                          : std::max(1u, std::thread::hardware_concurrency());
   compiler_options.max_queue = config.max_queue;
   compiler_options.graph_limits.max_nodes = config.max_graph_nodes;
+  compiler_options.max_graph_io = config.max_graph_io;
   CompileLimits compile_limits;
   compile_limits.max_nodes = config.max_graph_nodes;
   compile_limits.max_depth = config.max_graph_depth;
@@ -178,7 +179,12 @@ int Run(const ServerConfig& config) {
   std::unique_ptr<prometheus::Exposer> exposer;
   if (!config.metrics.empty()) {
     try {
-      exposer = std::make_unique<prometheus::Exposer>(config.metrics);
+      // civetweb serves one connection per thread: more threads than the
+      // default 2, and a short read timeout, so a few clients that connect
+      // and send nothing (or send slowly) hold scrapes back for seconds, not
+      // until civetweb's default 30 s timeout.
+      exposer = std::make_unique<prometheus::Exposer>(std::vector<std::string>{
+          "listening_ports", config.metrics, "num_threads", "16", "request_timeout_ms", "2000"});
     } catch (const std::exception& e) {
       Log(LogLevel::kError, "metrics_listen_failed",
           {{"address", config.metrics}, {"error", e.what()}});
