@@ -85,18 +85,26 @@ absl::Status SharedTier::Ping() {
 
 absl::StatusOr<std::string> SharedTier::Get(const std::string& cache_key, bool* refused) {
   const std::string key = options_.key_prefix + cache_key;
-  absl::StatusOr<RedisReply> r = pool_.Command({"GET", key});
+  // At most one byte past the limit is read; a missing key reads as "".
+  absl::StatusOr<RedisReply> r =
+      pool_.Command({"GETRANGE", key, "0", absl::StrCat(options_.max_value_bytes)});
   if (!r.ok() || (*r)->type == REDIS_REPLY_ERROR) {
     ++errors_;
-    return r.ok() ? ErrorReply("GET", r->get()) : r.status();
+    return r.ok() ? ErrorReply("GETRANGE", r->get()) : r.status();
   }
-  if ((*r)->type == REDIS_REPLY_NIL) {
+  if ((*r)->type == REDIS_REPLY_NIL || ((*r)->type == REDIS_REPLY_STRING && (*r)->len == 0)) {
     ++misses_;
     return absl::NotFoundError("not in the shared tier");
   }
   if ((*r)->type != REDIS_REPLY_STRING) {
     ++errors_;
-    return absl::UnavailableError("redis GET: unexpected reply type");
+    return absl::UnavailableError("redis GETRANGE: unexpected reply type");
+  }
+  if ((*r)->len > options_.max_value_bytes) {
+    ++corrupt_;
+    if (refused != nullptr) *refused = true;
+    return absl::NotFoundError(absl::StrCat("shared-tier value refused: longer than ",
+                                            options_.max_value_bytes, " bytes"));
   }
   SharedRecordProblem problem;
   absl::StatusOr<std::string_view> payload =

@@ -53,6 +53,11 @@ struct SharedTierOptions {
   // Expiry of published records in seconds; 0 = none (Redis' own maxmemory
   // policy decides). Default: 0.
   int64_t ttl_seconds = 0;
+  // Largest value Get reads (GETRANGE, so a larger one is never read
+  // whole): anyone who can write to Redis could otherwise make every daemon
+  // that looks a key up hold a 512 MB value. A larger value is refused as
+  // corrupt. Default: 64 MiB, the largest reply fusiond sends by default.
+  size_t max_value_bytes = size_t{64} << 20;
 };
 
 struct SharedTierStats {

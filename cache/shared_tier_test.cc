@@ -119,6 +119,30 @@ TEST_F(SharedTierTest, PutThenGetAndMissing) {
   EXPECT_EQ(s.errors, 0u);
 }
 
+// A value past max_value_bytes (anyone who can write to Redis could store
+// 512 MB under a key) is refused after reading one byte past the limit.
+TEST_F(SharedTierTest, OversizedValueIsRefused) {
+  SharedTierOptions o = redis_->Options();
+  o.max_value_bytes = 4096;
+  auto tier = SharedTier::Connect(o);
+  ASSERT_TRUE(tier.ok()) << tier.status();
+  ASSERT_TRUE((*tier)->Put("big", std::string(8192, 'x')).ok());
+  ASSERT_TRUE((*tier)->Put("small", std::string(1000, 'y')).ok());
+  bool refused = false;
+  auto big = (*tier)->Get("big", &refused);
+  EXPECT_TRUE(absl::IsNotFound(big.status())) << big.status();
+  EXPECT_NE(big.status().message().find("longer than 4096 bytes"), std::string::npos)
+      << big.status();
+  EXPECT_TRUE(refused);
+  auto small = (*tier)->Get("small");
+  ASSERT_TRUE(small.ok()) << small.status();
+  EXPECT_EQ(*small, std::string(1000, 'y'));
+  SharedTierStats s = (*tier)->Stats();
+  EXPECT_EQ(s.corrupt, 1u);
+  EXPECT_EQ(s.hits, 1u);
+  EXPECT_EQ(s.errors, 0u);
+}
+
 TEST_F(SharedTierTest, PoisonedValuesAreRefusedAndCounted) {
   auto tier = SharedTier::Connect(redis_->Options());
   ASSERT_TRUE(tier.ok()) << tier.status();
