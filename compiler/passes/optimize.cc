@@ -5,6 +5,7 @@
 #include "compiler/passes/constant_folding.h"
 #include "compiler/passes/cse.h"
 #include "compiler/passes/dce.h"
+#include "compiler/passes/index_copies.h"
 #include "compiler/passes/output_copies.h"
 #include "compiler/passes/pow_constant.h"
 #include "compiler/passes/reshape_views.h"
@@ -49,7 +50,9 @@ absl::Status RunOptimizationPasses(Graph& g, const PassOptions& options,
     }
     if (!pm.status().ok() || !changed) break;
   }
-  // Once, after the rounds: their cast_chains would undo the copies.
+  // Once, after the rounds: their cse would merge index copies again, their
+  // cast_chains would undo output copies.
+  if (pm.Run("index_copies", RunIndexCopies, g) && observer) observer("index_copies", g);
   if (pm.Run("output_copies", RunOutputCopies, g) && observer) observer("output_copies", g);
   return pm.status();
 }

@@ -253,6 +253,32 @@ TEST(FrontendDefinitions, WholeTensorReductionsSplitOverBlocks) {
   }
 }
 
+// Masks built from iotas (causal, sliding window, ALiBi) compare the same
+// iota broadcast along rows and along columns; a kernel computes an iota
+// from the one axis it lies on, so each broadcast must read its own copy
+// (compiler/passes/index_copies.h), or both sides read the same index.
+TEST(FrontendDefinitions, IotasBroadcastAlongTwoAxesAreCopied) {
+  for (const char* stem : {"attn_causal_softmax_fwd", "mistral_sliding_window_causal_mask",
+                           "alibi_bias_broadcast_expand_softmax"}) {
+    SCOPED_TRACE(stem);
+    auto p = ParseReproFile(PathOf(stem));
+    ASSERT_TRUE(p.ok()) << p.status();
+    CompileOptions options;
+    options.generate_code = false;
+    auto compiled = CompileFusion(p->graph, p->input_shapes, options);
+    ASSERT_TRUE(compiled.ok()) << compiled.status();
+    const Graph& g = compiled->optimized;
+    const auto uses = g.Uses();
+    int iotas = 0;
+    for (const Node& n : g.nodes) {
+      if (n.op != OpKind::kIota) continue;
+      ++iotas;
+      EXPECT_EQ(uses[n.outputs[0]].size(), 1u) << PrintGraph(g);
+    }
+    EXPECT_GE(iotas, 2);
+  }
+}
+
 // The sweep covers what the issue asks for: enough definitions, and every
 // one with an expectation the test above can hold it to.
 TEST(FrontendDefinitions, SweepIsComplete) {
