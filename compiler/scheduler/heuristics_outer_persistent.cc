@@ -163,6 +163,11 @@ static HeuristicParams OuterPersistentShape(const FusionAnalysis& a, const Targe
     p.smem_bytes = std::max<int64_t>(
         0, std::min(t.smem_per_block, t.smem_per_sm / per_sm) - kStaticSmemReserve);
   }
+  // A block a channel (no split, one pass): grid_y is only the launch's cap
+  // over the channels (blocks walk them), at least the resident blocks, so
+  // an artifact launched at more channels than it was compiled for keeps a
+  // full wave (compiled at 2x4x16x256, 64x64x56x56 ran on 4 blocks).
+  if (!p.grid_reduction && !p.multi_pass) p.grid_y = std::max(p.grid_y, resident);
   return p;
 }
 

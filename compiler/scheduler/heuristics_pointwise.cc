@@ -30,7 +30,11 @@ static HeuristicParams PointwiseShape(const FusionAnalysis& a, const Target& t) 
   const bool deep = accesses >= 8 * resident * p.block_x;
   p.unroll = deep ? 4 : 1;
   const int64_t blocks = CeilDiv(accesses, p.block_x * p.unroll);
-  p.grid_x = std::max<int64_t>(1, std::min(blocks, deep ? kMaxGridY : 2 * resident));
+  // The grid-stride form's grid_x is the launch's cap over the blocks the
+  // space needs (the manifest takes the smaller), so it is the two waves
+  // whatever the size compiled for: an artifact of a symbolic definition
+  // compiled at 64x256 kept 16 blocks at 8192x8192.
+  p.grid_x = std::max<int64_t>(1, deep ? std::min(blocks, kMaxGridY) : 2 * resident);
   return p;
 }
 

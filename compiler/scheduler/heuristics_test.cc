@@ -1,5 +1,6 @@
 #include "compiler/scheduler/heuristics.h"
 
+#include <algorithm>
 #include <tuple>
 
 #include "compiler/scheduler/kernel_heuristics.h"
@@ -62,6 +63,11 @@ TEST(Heuristics, OuterPersistentKeepsWhatItCanOfChannelsTooLargeForTheChip) {
   HeuristicParams fits = OuterPersistentHeuristics(BatchNormSummary(16), H100());
   EXPECT_FALSE(fits.multi_pass);
   EXPECT_EQ(fits.smem_bytes, 0);
+  // A block a channel: grid_y caps the launch over the channels at no fewer
+  // than the resident blocks (an artifact launched at more channels).
+  if (!fits.grid_reduction) {
+    EXPECT_GE(fits.grid_y, std::max<int64_t>(fits.outer_size, H100().sm_count));
+  }
   // 256 images (205 MB of inputs): re-read, in blocks of 256 threads, two a
   // SM, with the rest of their shared memory keeping each thread's first
   // chunks for the second pass.
@@ -101,6 +107,22 @@ TEST(Heuristics, OuterPersistentRoundsTakeTheChannelsTheL2Holds) {
   p = OuterPersistentHeuristics(BatchNormSummary(256), *a40);
   EXPECT_TRUE(p.multi_pass);
   EXPECT_EQ(p.grid_y, 16);
+}
+
+// The grid-stride pointwise form's grid_x is the launch's cap: two waves of
+// the resident blocks at every size, so an artifact launched at larger sizes
+// than compiled for keeps them (the manifest takes the blocks the space
+// needs where fewer).
+TEST(Heuristics, PointwiseGridStrideCapIsTwoWaves) {
+  FusionAnalysis a = RowSummary(FusionPattern::kPointwise, 64, 256, 1, 0);
+  const HeuristicParams small = PointwiseHeuristics(a, H100());
+  EXPECT_EQ(small.unroll, 1);
+  EXPECT_GE(small.grid_x * small.grid_y, 2 * H100().sm_count);
+  // Deep spaces keep a block per four accesses a thread (no loop).
+  a = RowSummary(FusionPattern::kPointwise, 8192, 8192, 1, 0);
+  const HeuristicParams deep = PointwiseHeuristics(a, H100());
+  EXPECT_EQ(deep.unroll, 4);
+  EXPECT_EQ(deep.grid_x, 8192 * 8192 / 8 / (128 * 4));
 }
 
 // Fewer rows than half the SMs: blocks share each row, one loop iteration

@@ -1,6 +1,7 @@
 #include "tests/launch_audit/launch_audit.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -19,6 +20,12 @@ namespace launch_audit {
 bool FusionAudit::HasCliff() const {
   for (const KernelAudit& k : kernels)
     if (k.cliff) return true;
+  return false;
+}
+
+bool FusionAudit::HasCappedCliff() const {
+  for (const KernelAudit& k : kernels)
+    if (k.capped) return true;
   return false;
 }
 
@@ -53,6 +60,20 @@ absl::Status FillKernelsWithoutNvrtc(const Target& target, const AuditOptions& o
     seg.kernel = a;
   }
   return absl::OkStatus();
+}
+
+// The manifest with every grid x cap ("grid": ["min(CAP, ...") lifted to
+// CUDA's limit, for telling capped cliffs from structural ones.
+std::string WithoutGridCaps(std::string json) {
+  const std::string key = "\"grid\": [\"min(";
+  for (size_t p = json.find(key); p != std::string::npos; p = json.find(key, p + 1)) {
+    const size_t begin = p + key.size();
+    size_t end = begin;
+    while (end < json.size() && std::isdigit(static_cast<unsigned char>(json[end]))) ++end;
+    if (end > begin && end < json.size() && json[end] == ',')
+      json.replace(begin, end - begin, "2147483647");
+  }
+  return json;
 }
 
 }  // namespace
@@ -136,6 +157,21 @@ absl::StatusOr<std::vector<KernelAudit>> AuditLaunch(const CompiledManifest& c,
           absl::StrCat(a.resident_threads, " threads for ", a.bytes >> 20, " MiB on ", sms, " SMs");
     }
     out.push_back(std::move(a));
+  }
+  // Capped: the cliff's kernel launches more blocks with its cap lifted.
+  bool any = false;
+  for (const KernelAudit& a : out) any |= a.cliff && !a.cooperative;
+  if (any) {
+    auto lifted = runtime::ParseManifest(WithoutGridCaps(c.json));
+    if (!lifted.ok()) return lifted.status();
+    auto uncapped = runtime::PlanLaunch(
+        *lifted, std::vector<runtime::Shape>(launch_shapes.begin(), launch_shapes.end()));
+    if (!uncapped.ok()) return uncapped.status();
+    for (size_t i = 0; i < out.size(); ++i) {
+      const runtime::KernelLaunch& l = uncapped->launches[i];
+      out[i].capped = out[i].cliff && !out[i].cooperative &&
+                      int64_t{l.grid[0]} * l.grid[1] * l.grid[2] > out[i].blocks;
+    }
   }
   return out;
 }
@@ -230,7 +266,8 @@ std::string FormatAudit(const FusionAudit& a) {
                         k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1], k.block[2],
                         k.smem_bytes, k.cooperative ? " coop" : "", k.blocks, k.resident_threads,
                         k.bytes / 1048576.0),
-        k.cliff ? absl::StrCat(" (", k.why, "; ", k.params, ")") : "", "\n");
+        k.cliff ? absl::StrCat(" (", k.why, k.capped ? ", capped" : "", "; ", k.params, ")") : "",
+        "\n");
   }
   return out;
 }

@@ -51,6 +51,12 @@ struct KernelAudit {
   int64_t bytes = 0;             // the tensors it reads and writes, once each
   bool cliff = false;
   std::string why;  // for a cliff
+  // A cliff whose grid is held down by the cap the heuristics chose for the
+  // sizes compiled for ("min(CAP, ...)" in the manifest, a non-cooperative
+  // kernel): with the cap lifted the same kernel would launch more blocks.
+  // The heuristics can fix those; the others need another split or block
+  // shape compiled into the kernel (compile for the sizes).
+  bool capped = false;
 };
 
 struct FusionAudit {
@@ -63,6 +69,7 @@ struct FusionAudit {
   absl::Status status;
   std::vector<KernelAudit> kernels;
   bool HasCliff() const;
+  bool HasCappedCliff() const;
 };
 
 // The manifest FusionManifestJson writes for `graph` compiled at `shapes`,

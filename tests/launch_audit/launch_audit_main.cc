@@ -2,11 +2,13 @@
 // line, no GPU. Prints one line a kernel ("CLIFF" or "ok") and exits 1 when
 // any kernel is a cliff.
 //
-//   fusiond_launch_audit [--nvrtc] [--general] [--arch sm_90] [--all]
+//   fusiond_launch_audit [--nvrtc] [--general] [--small] [--arch sm_90] [--all]
 //                        [--random FIRST:COUNT] [--shapes S] FILE_OR_DIR...
 //
 // --shapes '2048x8192;8192' compiles and launches every FILE at those input
-// sizes only; --all prints every kernel, not only cliffs and refusals.
+// sizes only; --small also launches an artifact of each symbolic definition
+// compiled at small sizes (64x256 and the like) at the realistic ones; --all
+// prints every kernel, not only cliffs and refusals.
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -52,6 +54,8 @@ int main(int argc, char** argv) {
       options.audit.nvrtc = true;
     } else if (a == "--general") {
       options.audit.general = true;
+    } else if (a == "--small") {
+      options.reuse_small = true;
     } else if (a == "--all") {
       all = true;
     } else if (a == "--arch" && i + 1 < argc) {

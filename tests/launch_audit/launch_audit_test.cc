@@ -55,44 +55,37 @@ TEST(LaunchAudit, RepoFusionsCompiledForTheirSizesHaveNoCliffs) {
   EXPECT_GT(kernels, 400);  // the sweep reached the files and the sizes
 }
 
-// One artifact launched at other sizes keeps the grid its kernel allows.
-// The exceptions below run on too few blocks because the kernel text itself
-// holds the split or the block shape chosen for the sizes compiled for (a
-// lanes kernel without a column split, channels one block each, a row a
-// block); the runtimes launch them because nothing in their manifests
-// refuses those sizes. Compiling for the sizes fixes each (the test above).
-TEST(LaunchAudit, OwnSizeArtifactsAtOtherSizes) {
-  const std::set<std::string> known = {
-      "batchnorm_bwd_4d_symbolic (own-size artifact) @ 1x1x1x16777216;1x1x1x16777216;1;1;1",
-      "softmax_dim0_bwd_symbolic (own-size artifact) @ 65536x64;65536x64",
-      "dropout_softmax_dim0_2048x8192 (own-size artifact) @ 65536x64;scalar;scalar",
-      "dropout_softmax_dim0_2048x8192 (own-size artifact) @ 65536x1024;scalar;scalar",
-      "batchnorm_bwd_train_nchw (own-size artifact) @ 2x32x2048x128;2x32x2048x128;32;32;32",
-      "batchnorm_bwd_train_nchw (own-size artifact) @ 64x64x56x56;64x64x56x56;64;64;64",
-      "batchnorm_bwd_train_nchw (own-size artifact) @ 1x1x1x16777216;1x1x1x16777216;1;1;1",
-      "gpt2_log_softmax_odd_vocab (own-size artifact) @ 64x65536",
-      "gpt2_log_softmax_odd_vocab (own-size artifact) @ 1x16777216",
-      "softmax_middle_axis_3d_fwd_bwd (own-size artifact) @ 32x2048x128;32x2048x128",
-      "var_mean_nchw_channel_stats (own-size artifact) @ 2x32x2048x128",
-      "var_mean_nchw_channel_stats (own-size artifact) @ 64x64x56x56",
-      "var_mean_nchw_channel_stats (own-size artifact) @ 1x1x1x16777216",
-  };
+// One artifact launched at other sizes (the own-size one, and one compiled
+// at small sizes such as 64x256, as a front end's first signature) keeps
+// the grid its kernel allows: no cap the heuristics chose for the sizes
+// compiled for holds it under half the SMs. The cliffs left there need
+// another split or block shape compiled into the kernel (a lanes kernel
+// without a column split launched at taller columns, channels a block each
+// at fewer channels, a row a block at fewer rows); the runtimes launch them
+// because nothing in their manifests refuses those sizes, and compiling for
+// the sizes fixes each (the test above). They are printed, not failed.
+TEST(LaunchAudit, ArtifactsLaunchedAtOtherSizesHaveNoCappedCliffs) {
   SweepOptions o;
   o.targets = DefaultTargets();
   o.compile_at_targets = false;
-  std::vector<FusionAudit> audits;
+  o.reuse_small = true;
+  int reused = 0, structural = 0;
   for (const char* dir : kFusionDirs) {
     for (const std::string& f : FusionFiles(absl::StrCat(SourceDir(), "/", dir))) {
-      for (FusionAudit& a : AuditFile(f, o)) audits.push_back(std::move(a));
+      for (const FusionAudit& a : AuditFile(f, o)) {
+        reused += a.launch_shapes != a.compile_shapes && a.status.ok();
+        if (a.HasCappedCliff()) {
+          ADD_FAILURE() << FormatAudit(a);
+        } else if (a.HasCliff()) {
+          ++structural;
+          std::cerr << FormatAudit(a);
+        }
+      }
     }
   }
-  const std::set<std::string> found = Cliffs(audits);
-  for (const FusionAudit& a : audits) {
-    if (a.HasCliff() && !known.count(absl::StrCat(a.label, " @ ", ShapesText(a.launch_shapes))))
-      ADD_FAILURE() << "new cliff:\n" << FormatAudit(a);
-  }
-  for (const std::string& k : known)
-    EXPECT_TRUE(found.count(k)) << "no longer a cliff (drop it from the list): " << k;
+  std::cerr << reused << " launches of reused artifacts, " << structural
+            << " with cliffs that need another kernel\n";
+  EXPECT_GT(reused, 300);
 }
 
 // The GPU check's random graphs (scripts/device_bundle.sh: seeds 1360..1559)
@@ -153,6 +146,24 @@ TEST(LaunchAudit, SymbolicColumnSumArtifactKeepsAFullWave) {
   // At the sizes compiled for the grid is what it was: a block a group.
   FusionAudit small = AuditText(kColumnSum, {{64, 256}}, {{64, 256}});
   EXPECT_EQ(MinBlocks(small), 8) << FormatAudit(small);
+}
+
+// A pointwise kernel (bias + GELU) compiled at 64x256 and launched at
+// 8192x8192 (256 MB): its grid-stride grid is two waves, not the 16 blocks
+// 64x256 needs.
+TEST(LaunchAudit, PointwiseArtifactKeepsTwoWaves) {
+  auto p = ParseReproFile(SourceDir() + "/tests/corpus/fusions/bias_gelu_fwd.py");
+  ASSERT_TRUE(p.ok()) << p.status();
+  const Shapes small = ScaledShapes(p->graph, p->input_shapes, {64, 256});
+  const Shapes big = ScaledShapes(p->graph, p->input_shapes, {8192, 8192});
+  ASSERT_FALSE(small.empty());
+  auto m = CompileManifest(p->graph, small, {});
+  ASSERT_TRUE(m.ok()) << m.status();
+  auto k = AuditLaunch(*m, big, {});
+  ASSERT_TRUE(k.ok()) << k.status();
+  ASSERT_EQ(k->size(), 1u);
+  EXPECT_GE((*k)[0].blocks, 2 * 132);
+  EXPECT_FALSE((*k)[0].cliff) << (*k)[0].why;
 }
 
 // 64 long rows (softmax, a norm: 16-36 MB): each row split over two blocks

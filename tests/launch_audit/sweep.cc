@@ -18,6 +18,10 @@ std::vector<std::vector<int64_t>> DefaultTargets() {
           {64, 64, 56, 56}, {1, 1, 1, k16m}};
 }
 
+std::vector<std::vector<int64_t>> SmallTargets() {
+  return {{16384}, {64, 256}, {4, 16, 256}, {2, 4, 16, 256}};
+}
+
 std::vector<std::string> FusionFiles(const std::string& dir) {
   std::vector<std::string> files;
   std::error_code ec;
@@ -26,6 +30,27 @@ std::vector<std::string> FusionFiles(const std::string& dir) {
   std::sort(files.begin(), files.end());
   return files;
 }
+
+namespace {
+
+// `m` (compiled at `compiled_at`) launched at `shapes`.
+FusionAudit AuditReuse(const std::string& label, const CompiledManifest& m,
+                       const Shapes& compiled_at, const Shapes& shapes,
+                       const AuditOptions& options) {
+  FusionAudit a;
+  a.label = label;
+  a.compile_shapes = compiled_at;
+  a.launch_shapes = shapes;
+  auto k = AuditLaunch(m, shapes, options);
+  if (k.ok()) {
+    a.kernels = *std::move(k);
+  } else {
+    a.status = k.status();
+  }
+  return a;
+}
+
+}  // namespace
 
 std::vector<FusionAudit> AuditFile(const std::string& path, const SweepOptions& options) {
   const std::string stem = std::filesystem::path(path).stem().string();
@@ -43,6 +68,20 @@ std::vector<FusionAudit> AuditFile(const std::string& path, const SweepOptions& 
   // The own-size manifest, compiled once and launched at every target.
   auto reused = options.reuse_own ? CompileManifest(parsed->graph, own, options.audit)
                                   : absl::StatusOr<CompiledManifest>(absl::CancelledError());
+  // Small-size manifests by rank, for reuse_small.
+  struct Small {
+    size_t rank;
+    Shapes shapes;
+    absl::StatusOr<CompiledManifest> manifest;
+  };
+  std::vector<Small> small;
+  if (options.reuse_small) {
+    for (const std::vector<int64_t>& t : SmallTargets()) {
+      Shapes shapes = ScaledShapes(parsed->graph, own, t);
+      if (shapes.empty()) continue;
+      small.push_back({t.size(), shapes, CompileManifest(parsed->graph, shapes, options.audit)});
+    }
+  }
   for (const std::vector<int64_t>& t : options.targets) {
     Shapes shapes = ScaledShapes(parsed->graph, own, t);
     if (shapes.empty() || shapes == own) continue;
@@ -51,18 +90,12 @@ std::vector<FusionAudit> AuditFile(const std::string& path, const SweepOptions& 
       // axis they contradict) come back as a status, no launch.
       out.push_back(AuditFusion(stem, parsed->graph, shapes, shapes, options.audit));
     }
-    if (reused.ok()) {
-      FusionAudit a;
-      a.label = absl::StrCat(stem, " (own-size artifact)");
-      a.compile_shapes = own;
-      a.launch_shapes = shapes;
-      auto k = AuditLaunch(*reused, shapes, options.audit);
-      if (k.ok()) {
-        a.kernels = *std::move(k);
-      } else {
-        a.status = k.status();
-      }
-      out.push_back(std::move(a));
+    if (reused.ok())
+      out.push_back(AuditReuse(stem + " (own-size artifact)", *reused, own, shapes, options.audit));
+    for (const Small& sm : small) {
+      if (!sm.manifest.ok() || sm.rank != t.size()) continue;
+      out.push_back(
+          AuditReuse(stem + " (small artifact)", *sm.manifest, sm.shapes, shapes, options.audit));
     }
   }
   return out;

@@ -19,12 +19,19 @@ struct SweepOptions {
   AuditOptions audit;
   bool compile_at_targets = true;  // symbolic: compiled for each target size
   bool reuse_own = true;           // symbolic: the own-size artifact launched at each target
+  // Symbolic: an artifact compiled at small sizes (SmallTargets, one per
+  // rank) launched at each target of that rank, as a front end's first
+  // small signature would be if its artifact were reused.
+  bool reuse_small = false;
   // Realistic sizes for symbolic definitions, by rank (ScaledShapes).
   std::vector<std::vector<int64_t>> targets;
 };
 
 // 64x65536, 65536x64, 8192x8192, 2x32x2048x128, 1x1x(2^24) and more.
 std::vector<std::vector<int64_t>> DefaultTargets();
+
+// 64x256, 4x16x256, 2x4x16x256 (and 16384 for rank 1).
+std::vector<std::vector<int64_t>> SmallTargets();
 
 // Every audit of one repro file; a file that does not parse or compile at
 // its own sizes gives one audit with that status.
