@@ -26,7 +26,7 @@ std::string SourceDir() {
 }
 
 const char* const kFusionDirs[] = {"tests/corpus/fusions", "bench/gpu/fusions", "tests/ops/fusions",
-                                   "tests/frontends/fusions"};
+                                   "tests/frontends/fusions", "tests/launch_audit/fusions"};
 
 // Every cliff of `audits` as "label @ launch shapes: line".
 std::set<std::string> Cliffs(const std::vector<FusionAudit>& audits) {
