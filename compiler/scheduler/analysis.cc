@@ -145,8 +145,19 @@ bool Analyzer::MapNode(const Node& n) {
           }
           set(x, m);
         }
+      } else if (n.op == OpKind::kPermute) {
+        const auto& d = n.attrs.dims;  // output axis o is operand axis d[o]
+        if (map_[x] && !map_[out]) {
+          AxisMap m;
+          for (int64_t a : d) m.push_back((*map_[x])[a]);
+          set(out, m);
+        } else if (map_[out] && !map_[x]) {
+          AxisMap m(d.size());
+          for (size_t o = 0; o < d.size(); ++o) m[d[o]] = (*map_[out])[o];
+          set(x, m);
+        }
       } else {
-        layout_ops_ = true;  // reshape / permute / unconverted broadcasts
+        layout_ops_ = true;  // reshape / unconverted broadcasts
       }
       break;
     }

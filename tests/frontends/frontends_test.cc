@@ -279,6 +279,25 @@ TEST(FrontendDefinitions, IotasBroadcastAlongTwoAxesAreCopied) {
   }
 }
 
+// A permute is index remapping: the attention heads transposed on their way
+// out of a pointwise or a norm fusion stay one kernel.
+TEST(FrontendDefinitions, PermutesStayInOneKernel) {
+  for (const auto& [stem, kind] :
+       {std::pair<const char*, SchedulerKind>{"attn_out_transpose_heads_bf16",
+                                              SchedulerKind::kPointwise},
+        {"qk_rmsnorm_reshape_permute_heads", SchedulerKind::kInnerPersistent}}) {
+    SCOPED_TRACE(stem);
+    auto p = ParseReproFile(PathOf(stem));
+    ASSERT_TRUE(p.ok()) << p.status();
+    CompileOptions options;
+    options.generate_code = false;
+    auto compiled = CompileFusion(p->graph, p->input_shapes, options);
+    ASSERT_TRUE(compiled.ok()) << compiled.status();
+    ASSERT_EQ(compiled->segments.size(), 1u);
+    EXPECT_EQ(compiled->segments[0].kind, kind);
+  }
+}
+
 // The sweep covers what the issue asks for: enough definitions, and every
 // one with an expectation the test above can hold it to.
 TEST(FrontendDefinitions, SweepIsComplete) {

@@ -2,8 +2,8 @@
 # the attention kernel permuted to [B, S, H, D] (y.transpose(1, 2)) and
 # cast to bf16, as Thunder prints it when the transpose lands in a fusion
 # (the merge of the heads is a view in the next one). A pure layout change:
-# pending until some scheduler takes a permute.
-# expect: pending permute
+# one pointwise kernel reading rows in order and writing them permuted.
+# expect: compiles
 import torch
 from nvfuser import FusionDefinition, DataType
 
