@@ -169,7 +169,11 @@ absl::Status KernelCache::OpenDb() {
   rocksdb::DB* db = nullptr;
   rocksdb::Status s = rocksdb::DB::Open(db_options, options_.dir, families, &handles, &db);
   if (!s.ok()) {
-    if (s.IsIOError() && s.ToString().find("lock") != std::string::npos) {
+    // Another process holds the lock ("While lock file", EAGAIN), or this
+    // one does; not a LOCK file that cannot be opened (a read-only disk).
+    const std::string why = s.ToString();
+    if (s.IsIOError() && (why.find("While lock file") != std::string::npos ||
+                          why.find("lock hold by current process") != std::string::npos)) {
       return absl::UnavailableError(absl::StrCat(
           "kernel cache ", options_.dir,
           " is in use by another process (a running fusiond? use --server): ", s.ToString()));
