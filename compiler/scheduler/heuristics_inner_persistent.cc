@@ -105,29 +105,47 @@ static std::optional<HeuristicParams> InnerPersistentShape(const FusionAnalysis&
   return p;
 }
 
+// Inner reduction blocks: block_x threads along the row, `unroll` loop
+// steps in flight.
+static void InnerReductionBlock(const FusionAnalysis& a, HeuristicParams* p) {
+  p->vectorize = VectorWidth(a, a.inner_size);
+  const int64_t vectors = CeilDiv(a.inner_size, p->vectorize);
+  p->block_x = static_cast<int>(std::min<int64_t>(512, std::max<int64_t>(32, FloorPow2(vectors))));
+  p->unroll = vectors >= int64_t{4} * p->block_x ? 4 : 1;
+}
+
+// Fewer rows than half the SMs (a whole-tensor amax or sum, fp8 scaling, a
+// loss; a norm or softmax of a few long rows): blocks share each row (a
+// cooperative combine), as many as the idle SMs hold, each at least one loop
+// iteration of the row. One block a row left a 2048x8192 amax + fp8 cast at
+// 7.7 ms (torch.compile: 0.10 ms); asking four iterations a block kept 64
+// rows of 64K bf16 (16-36 MB) on 64 blocks, half the SMs idle.
+int64_t InnerRowSplit(const FusionAnalysis& a, const Target& t) {
+  HeuristicParams p;
+  InnerReductionBlock(a, &p);
+  const int64_t vectors = CeilDiv(a.inner_size, p.vectorize);
+  const int64_t per_iteration = int64_t{p.block_x} * p.unroll;
+  if (a.outer_size * 2 > t.sm_count || vectors < 2 * per_iteration) return 1;
+  return std::max<int64_t>(1, std::min<int64_t>(t.sm_count / std::max<int64_t>(1, a.outer_size),
+                                                vectors / per_iteration));
+}
+
+bool FewLongRows(const FusionAnalysis& a, const Target& t) {
+  int64_t bytes = 0;
+  for (const TensorSummary& s : a.inputs) bytes += s.numel * DataTypeSize(s.dtype);
+  for (const TensorSummary& s : a.outputs) bytes += s.numel * DataTypeSize(s.dtype);
+  return InnerRowSplit(a, t) > 1 && bytes >= kFewLongRowsBytes;
+}
+
 static HeuristicParams InnerReductionShape(const FusionAnalysis& a, const Target& t) {
   HeuristicParams p;
   p.kind = SchedulerKind::kInnerReduction;
   p.outer_size = a.outer_size;
   p.inner_size = a.inner_size;
-  p.vectorize = VectorWidth(a, a.inner_size);
-  const int64_t vectors = CeilDiv(a.inner_size, p.vectorize);
-  p.block_x = static_cast<int>(std::min<int64_t>(512, std::max<int64_t>(32, FloorPow2(vectors))));
-  p.unroll = vectors >= int64_t{4} * p.block_x ? 4 : 1;
+  InnerReductionBlock(a, &p);
   p.multi_pass = true;
   p.grid_x = std::max<int64_t>(1, a.outer_size);
-  // Fewer rows than SMs (a whole-tensor amax or sum, fp8 scaling, a loss):
-  // grid_y blocks share each long row (a cooperative combine), as many as
-  // the idle SMs hold, each at least one loop iteration of the row. One
-  // block a row left a 2048x8192 amax + fp8 cast at 7.7 ms (torch.compile:
-  // 0.10 ms); asking four iterations a block kept 64 rows of 64K bf16 (a
-  // norm or softmax of a long row, 16-36 MB) on 64 blocks, half the SMs idle.
-  const int64_t per_iteration = int64_t{p.block_x} * p.unroll;
-  if (a.outer_size * 2 <= t.sm_count && vectors >= 2 * per_iteration) {
-    p.grid_y =
-        std::max<int64_t>(1, std::min<int64_t>(t.sm_count / std::max<int64_t>(1, a.outer_size),
-                                               vectors / per_iteration));
-  }
+  p.grid_y = InnerRowSplit(a, t);
   // No column operand: shared memory keeps what it can of each thread's first
   // iterations for the later passes (softmax backward 512x65536: 70.4 -> 62.8
   // us); column operands re-read through L1 would lose it. It takes all the

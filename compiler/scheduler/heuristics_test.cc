@@ -125,6 +125,19 @@ TEST(Heuristics, PointwiseGridStrideCapIsTwoWaves) {
   EXPECT_EQ(deep.grid_x, 8192 * 8192 / 8 / (128 * 4));
 }
 
+// A few long rows moving 8 MB or more (log_softmax over a 50257 vocabulary
+// at 64 tokens, 18 MB): the inner persistent kind leaves them to the inner
+// reduction, whose blocks share each row (128 blocks, not 64); below 8 MB,
+// or with enough rows, a block a row stays.
+TEST(Heuristics, FewLongRowsLeaveThePersistentKind) {
+  FusionAnalysis a = RowSummary(FusionPattern::kInner, 64, 50257, 1, 0);
+  a.num_reductions = 2;
+  EXPECT_TRUE(FewLongRows(a, H100()));
+  EXPECT_EQ(InnerReductionHeuristics(a, H100()).grid_y, 2);
+  EXPECT_FALSE(FewLongRows(RowSummary(FusionPattern::kInner, 16, 50257, 1, 0), H100()));
+  EXPECT_FALSE(FewLongRows(RowSummary(FusionPattern::kInner, 128, 50257, 1, 0), H100()));
+}
+
 // Fewer rows than half the SMs: blocks share each row, one loop iteration
 // each at least (64 rows of 64K bf16 kept a block a row at four).
 TEST(Heuristics, FewLongRowsShareBlocks) {

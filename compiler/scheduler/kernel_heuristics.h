@@ -19,6 +19,16 @@ HeuristicParams PointwiseHeuristics(const FusionAnalysis& a, const Target& t);
 std::optional<HeuristicParams> InnerPersistentHeuristics(const FusionAnalysis& a, const Target& t);
 // The non-persistent fallback for rows too wide to keep on chip.
 HeuristicParams InnerReductionHeuristics(const FusionAnalysis& a, const Target& t);
+// Blocks an inner reduction gives each row: more than one where the rows are
+// fewer than half the SMs and long enough to share (1: a block a row).
+int64_t InnerRowSplit(const FusionAnalysis& a, const Target& t);
+// Such rows, in a fusion that moves at least kFewLongRowsBytes: the inner
+// persistent scheduler leaves them to the inner reduction's shared rows
+// rather than a block a row on a few SMs (log_softmax over a 50257 vocabulary
+// at 64 tokens: 64 blocks). Below it a launch costs about as much as the
+// whole transfer (2 us at HBM bandwidth) and the row keeps its one read.
+constexpr int64_t kFewLongRowsBytes = int64_t{8} << 20;
+bool FewLongRows(const FusionAnalysis& a, const Target& t);
 HeuristicParams InnerOuterPersistentHeuristics(const FusionAnalysis& a, const Target& t);
 HeuristicParams OuterPersistentHeuristics(const FusionAnalysis& a, const Target& t);
 HeuristicParams OuterReductionHeuristics(const FusionAnalysis& a, const Target& t);

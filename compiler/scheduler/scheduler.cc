@@ -28,6 +28,10 @@ class InnerPersistentScheduler : public Scheduler {
   SchedulerKind kind() const override { return SchedulerKind::kInnerPersistent; }
   std::string CanSchedule(const FusionAnalysis& a, const Target& t) const override {
     if (a.pattern != FusionPattern::kInner) return Wrong(a, "row-reduction");
+    if (FewLongRows(a, t)) {
+      return absl::StrCat(a.outer_size, " rows (under half the ", t.sm_count, " SMs) of ",
+                          a.inner_size, " elements: blocks share each row in an inner reduction");
+    }
     if (!InnerPersistentHeuristics(a, t)) {
       return absl::StrCat("a row of ", a.inner_size, " elements does not fit in registers or ",
                           t.smem_per_block, " bytes of shared memory");

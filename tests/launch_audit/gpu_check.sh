@@ -18,6 +18,8 @@
 #   colsum_big  column_sum_symbolic compiled at 64x256, run at 8192x8192 and
 #               2048x8192 (256 blocks, was 8)
 #   lonegroup   column_sum_symbolic at 262144x32 (split 128, was 64)
+#   fewrows     gpt2_log_softmax_odd_vocab at 64x50257 (inner reduction,
+#               two blocks a row: 128 blocks; was inner persistent, 64)
 #   pointwise_small*  ops_unary, bias_gelu_fwd compiled at 64x256, run at
 #               8192x8192 (two waves, 528 blocks; was 16)
 # Exit status 1 when a fusion fails its float64 check or does not run;
@@ -35,6 +37,7 @@ CASES=(
   "colsum_big|tests/launch_audit/fusions/column_sum_symbolic.py|64x256|64:8192,256:8192"
   "colsum_wide|tests/launch_audit/fusions/column_sum_symbolic.py|64x256|64:2048,256:8192"
   "lonegroup|tests/launch_audit/fusions/column_sum_symbolic.py|262144x32|64:262144,256:32"
+  "fewrows|tests/frontends/fusions/gpt2_log_softmax_odd_vocab.py|64x50257|1024:64"
   "pointwise_small|tests/ops/fusions/ops_unary_2048x8192.py|64x256|2048:8192"
   "pointwise_small2|tests/corpus/fusions/bias_gelu_fwd.py|64x256;256|8192:8192"
 )

@@ -176,6 +176,16 @@ TEST(LaunchAudit, FewLongRowsSplitOverBlocks) {
   EXPECT_GE(MinBlocks(a), 128) << FormatAudit(a);
 }
 
+// log_softmax over a 50257 vocabulary at 64 tokens (18 MB): blocks share
+// the rows (64 before, a block a row in the inner persistent kind).
+TEST(LaunchAudit, FewVocabularyRowsShareBlocks) {
+  auto p = ParseReproFile(SourceDir() + "/tests/frontends/fusions/gpt2_log_softmax_odd_vocab.py");
+  ASSERT_TRUE(p.ok()) << p.status();
+  FusionAudit a = AuditFusion("log_softmax", p->graph, {{64, 50257}}, {{64, 50257}}, {});
+  ASSERT_TRUE(a.status.ok()) << a.status;
+  EXPECT_GE(MinBlocks(a), 128) << FormatAudit(a);
+}
+
 // A column sum beside a full output over few rows (a bias gradient of a
 // short, wide activation): the lanes form, not 32 blocks of rows.
 TEST(LaunchAudit, ShortWideColumnSumWithFullOutputs) {
