@@ -186,7 +186,17 @@ bool Analyzer::MapNode(const Node& n) {
       }
       if (map_[out]) {
         for (ValueId in : n.inputs) {
-          if (g_.value(in).is_tensor && shape_[in] == shape_[out]) set(in, *map_[out]);
+          if (!g_.value(in).is_tensor || shape_[in].size() != shape_[out].size()) continue;
+          // An operand broadcast along its extent-1 axes takes the result's
+          // map there as -1 (as broadcast_in_dim's operand does).
+          AxisMap m = *map_[out];
+          bool fits = true;
+          for (size_t a = 0; a < m.size() && fits; ++a) {
+            if (shape_[in][a] == shape_[out][a]) continue;
+            fits = shape_[in][a] == 1;
+            m[a] = -1;
+          }
+          if (fits) set(in, m);
         }
       }
       break;

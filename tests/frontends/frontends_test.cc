@@ -276,6 +276,9 @@ TEST(FrontendDefinitions, IotasBroadcastAlongTwoAxesAreCopied) {
       EXPECT_EQ(uses[n.outputs[0]].size(), 1u) << PrintGraph(g);
     }
     EXPECT_GE(iotas, 2);
+    // Operands broadcast along their extent-1 axes ([H, 1, 1] * [1, S, S])
+    // are placed from the result: no kernel boundary at the bias.
+    EXPECT_EQ(compiled->segments.size(), 1u);
   }
 }
 

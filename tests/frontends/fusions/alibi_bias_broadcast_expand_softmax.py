@@ -2,9 +2,9 @@
 # (is_broadcast_dim), the relative key position (k - q) from two Int iotas
 # cast to float, the bias slope * (k - q) grown to [B, H, S, S] with
 # fd.ops.expand, added to fp16 scores and softmaxed over keys. The bias
-# [1, S, S] times the slopes [H, 1, 1] is broadcast on both sides, which the
-# scheduler's analysis does not place, so today this is three kernels (the
-# [S, S] positions, the [H, S, S] bias, then the softmax).
+# [1, S, S] times the slopes [H, 1, 1] broadcasts on both sides of the
+# multiply; one inner persistent kernel computes the positions from the
+# row and column indices.
 # expect: compiles
 import torch
 from nvfuser import FusionDefinition, DataType
