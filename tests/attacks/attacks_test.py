@@ -307,6 +307,25 @@ class MetricsSlowClientTest(DaemonCase):
         self.assert_serving()
 
 
+class ClientInputTest(unittest.TestCase):
+    """The Python client's refusals of what it cannot send (no daemon)."""
+
+    def test_a_bad_token_is_refused_without_echoing_it(self):
+        for token in ("secret\nvalue", "secret value", "s\u00e9cret", "secret\x00"):
+            with self.assertRaises(ValueError) as caught:
+                fusiond.FusionClient("127.0.0.1:1", token=token)
+            self.assertNotIn("secret", str(caught.exception))
+            self.assertIn("printable ASCII", str(caught.exception))
+
+    def test_bad_values_in_a_request(self):
+        with self.assertRaisesRegex(ValueError, "out of range"):
+            fusiond.make_request(one_node(), [[2**64, 8]])
+        with self.assertRaisesRegex(ValueError, "OpKind"):
+            fusiond.GraphBuilder().op("nosuchop")
+        with self.assertRaisesRegex(Exception, "FusionGraph"):
+            fusiond.make_request(b"\xff\xff\xff")
+
+
 class _GarbageRedis(socketserver.BaseRequestHandler):
     """Answers every command with `reply` (bytes), or closes when None."""
     reply = b"garbage\r\n"

@@ -99,11 +99,22 @@ def make_request(graph, shapes=None, arch="sm_90", allow_precision_increase=Fals
     return request
 
 
+def _check_token(token):
+    """A bearer token must be printable ASCII without spaces (what gRPC
+    metadata carries); gRPC's own refusal would quote the whole token."""
+    for i, ch in enumerate(token):
+        if not "!" <= ch <= "~":
+            raise ValueError(f"the bearer token has a character gRPC metadata cannot carry "
+                             f"(code point {ord(ch)} at position {i}); tokens are printable "
+                             f"ASCII without spaces")
+
+
 class _BearerToken(grpc.UnaryUnaryClientInterceptor, grpc.UnaryStreamClientInterceptor):
     """Adds "authorization: Bearer TOKEN" to every call (also over plaintext
     on loopback, where gRPC's call credentials are not allowed)."""
 
     def __init__(self, token):
+        _check_token(token)
         self._metadata = ("authorization", "Bearer " + token)
 
     def _with_token(self, details):
