@@ -232,10 +232,9 @@ int Run(const ServerConfig& config) {
     Log(LogLevel::kError, "listen_failed", {{"address", config.listen}});
     return 1;
   }
-  // Health answers for "" (the server) and for the service by name.
+  // Health answers for "" (the server) and for the service by name; the
+  // health listener first, so that it is up once the main one says SERVING.
   constexpr char kServiceName[] = "fusiond.v1.FusionCompiler";
-  server->GetHealthCheckService()->SetServingStatus(kServiceName, true);
-  server->GetHealthCheckService()->SetServingStatus(true);
   std::unique_ptr<grpc::Server> health_server;
   if (!config.auth.health_listen.empty()) {
     health_server = StartHealthServer(config.auth.health_listen);
@@ -245,6 +244,8 @@ int Run(const ServerConfig& config) {
     }
     health_server->GetHealthCheckService()->SetServingStatus(kServiceName, true);
   }
+  server->GetHealthCheckService()->SetServingStatus(kServiceName, true);
+  server->GetHealthCheckService()->SetServingStatus(true);
   KernelCacheStats stats = (*cache)->Stats();
   Log(LogLevel::kInfo, "serving",
       {{"listen", config.listen},
