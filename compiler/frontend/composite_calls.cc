@@ -41,6 +41,13 @@ const char* OutOfScope(const std::string& name) {
       {"index_put_accumulate", "a scatter"},
       {"argsort", "a sort"},
       {"topk", "a sort"},
+      {"grouped_mm", "matrix multiplication"},
+      {"scaled_mm", "matrix multiplication"},
+      {"cutlass_nvfp4_grouped_mm", "matrix multiplication"},
+      {"cumsum", "a scan"},
+      {"cumprod", "a scan"},
+      {"cummax", "a scan"},
+      {"cummin", "a scan"},
   };
   for (const auto& [op, what] : kOps) {
     if (name == op) return what;

@@ -108,8 +108,9 @@ TEST(CompositeOps, ThresholdKeepsNaNAndSetIsTheValue) {
 }
 
 TEST(CompositeOps, OutOfScopeOpsAreRefusedByName) {
-  for (const char* call : {"fd.ops.matmul(T0, T1)", "fd.ops.linear(T0, T1)",
-                           "fd.ops.index_select(T0, T1, 0)", "fd.ops.sdpfa_fwd(T0, T1, T1)"}) {
+  for (const char* call :
+       {"fd.ops.matmul(T0, T1)", "fd.ops.linear(T0, T1)", "fd.ops.index_select(T0, T1, 0)",
+        "fd.ops.sdpfa_fwd(T0, T1, T1)", "fd.ops.grouped_mm(T0, T1, T1)", "fd.ops.cumsum(T0, 0)"}) {
     auto p = ParseReproScript(Script("Float", absl::StrCat("    T2 = ", call, "\n")), "c.py");
     ASSERT_FALSE(p.ok()) << call;
     EXPECT_EQ(p.status().code(), absl::StatusCode::kInvalidArgument);
