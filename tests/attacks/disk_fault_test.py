@@ -44,28 +44,23 @@ def mount(*args):
 
 
 def fill(path):
-    """Writes zeros to `path` until the file system is full."""
-    with open(path, "wb") as f:
-        block = b"\0" * 65536
-        try:
-            while True:
-                f.write(block)
-                f.flush()
-        except OSError:
-            pass
-    # The last partial block: byte by byte, so nothing is left.
-    with open(path + ".tail", "wb", buffering=0) as f:
-        try:
-            while True:
-                f.write(b"\0")
-        except OSError:
-            pass
+    """Writes zeros to `path` until the file system is full (unbuffered, in
+    smaller and smaller blocks, so nothing is left)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    try:
+        for size in (1 << 20, 65536, 4096, 1):
+            block = b"\0" * size
+            try:
+                while True:
+                    os.write(fd, block)
+            except OSError:
+                pass
+    finally:
+        os.close(fd)
 
 
 def unfill(path):
-    for p in (path, path + ".tail"):
-        if os.path.exists(p):
-            os.remove(p)
+    os.remove(path)
 
 
 class DiskCase(unittest.TestCase):
