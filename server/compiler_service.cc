@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/wire_format_lite.h"
 #include "server/rpc_log.h"
@@ -170,9 +171,11 @@ class UnaryReactor : public grpc::ServerUnaryReactor {
 
   void OnCancel() override { End(GoneStatus(context_), RpcResult::kError, nullptr); }
   void OnDone() override {
-    service_->CallEnded();
+    service_->CallEnded(held_bytes_);
     Unref();
   }
+  // Request bytes admitted for this call (CompilerService::AdmitBytes).
+  void HoldBytes(size_t bytes) { held_bytes_ = bytes; }
 
  private:
   // Finishes the call once; the response is filled only by the winner, so
@@ -208,6 +211,7 @@ class UnaryReactor : public grpc::ServerUnaryReactor {
   Clock::time_point start_;
   const bool lookup_;
   ReplyContents contents_;
+  size_t held_bytes_ = 0;
   std::mutex mu_;
   std::atomic<bool> finished_{false};
   std::atomic<int> refs_{2};  // OnDone + the compile callback
@@ -261,9 +265,11 @@ class StreamReactor : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
     if (idle) EndOnce(GoneStatus(context_));
   }
   void OnDone() override {
-    service_->CallEnded();
+    service_->CallEnded(held_bytes_);
     Unref();
   }
+  // Request bytes admitted for this call (CompilerService::AdmitBytes).
+  void HoldBytes(size_t bytes) { held_bytes_ = bytes; }
 
  private:
   // Starts compiles up to the window, which counts replies not yet written
@@ -355,6 +361,7 @@ class StreamReactor : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
   const int window_;
   const int total_;
   Clock::time_point start_;
+  size_t held_bytes_ = 0;
 
   std::mutex mu_;
   std::deque<grpc::ByteBuffer> pending_;  // front is being written
@@ -411,6 +418,21 @@ CompilerService::CompilerService(CachedCompiler* compiler, ServiceMetrics* metri
 
 void CompilerService::StartDraining() { draining_ = true; }
 
+grpc::Status CompilerService::AdmitBytes(size_t bytes) {
+  const size_t limit = options_.max_pending_bytes;
+  size_t held = pending_bytes_.load();
+  do {
+    // A request alone is always admitted (gRPC bounds its size).
+    if (limit > 0 && held > 0 && held + bytes > limit) {
+      return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                          absl::StrCat("requests in progress hold ", held, " bytes; this one's ",
+                                       bytes, " would pass the limit of ", limit,
+                                       " (--max-pending-request-bytes); retry later"));
+    }
+  } while (!pending_bytes_.compare_exchange_weak(held, held + bytes));
+  return grpc::Status::OK;
+}
+
 grpc::ServerUnaryReactor* CompilerService::Compile(grpc::CallbackServerContext* context,
                                                    const grpc::ByteBuffer* request,
                                                    grpc::ByteBuffer* response) {
@@ -431,13 +453,19 @@ grpc::ServerUnaryReactor* CompilerService::Compile(grpc::CallbackServerContext* 
     reactor->Finish(grpc::Status::OK);
     return reactor;
   }
+  const size_t bytes = raw.size();
+  if (grpc::Status full = AdmitBytes(bytes); !full.ok()) {
+    return FinishNow(context, metrics_, "Compile", start, full);
+  }
   pb::CompileRequest parsed;
   if (!parsed.ParseFromString(raw)) {
+    pending_bytes_ -= bytes;
     return FinishNow(context, metrics_, "Compile", start, NotA("CompileRequest"));
   }
   ++active_;
   auto* reactor = new UnaryReactor(this, context, response, metrics_, compiler_, std::move(raw),
                                    start, /*lookup=*/false);
+  reactor->HoldBytes(bytes);
   reactor->Start(parsed);
   return reactor;
 }
@@ -446,13 +474,17 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* CompilerService::CompileStream(
     grpc::CallbackServerContext* context, const grpc::ByteBuffer* request) {
   if (grpc::Status denied = Authorize(context); !denied.ok()) return new RefusedStream(denied);
   if (draining_) return new RefusedStream(DrainingStatus());
+  const size_t bytes = request->Length();
+  if (grpc::Status full = AdmitBytes(bytes); !full.ok()) return new RefusedStream(full);
   pb::CompileStreamRequest parsed;
   if (!parsed.ParseFromString(BufferBytes(request))) {
+    pending_bytes_ -= bytes;
     return new RefusedStream(NotA("CompileStreamRequest"));
   }
   ++active_;
   auto* reactor = new StreamReactor(this, context, std::move(parsed), compiler_, metrics_,
                                     options_.stream_window);
+  reactor->HoldBytes(bytes);
   reactor->Start();
   return reactor;
 }
@@ -465,13 +497,19 @@ grpc::ServerUnaryReactor* CompilerService::Lookup(grpc::CallbackServerContext* c
     return FinishNow(context, metrics_, "Lookup", start, denied);
   }
   if (draining_) return FinishNow(context, metrics_, "Lookup", start, DrainingStatus());
+  const size_t bytes = request->Length();
+  if (grpc::Status full = AdmitBytes(bytes); !full.ok()) {
+    return FinishNow(context, metrics_, "Lookup", start, full);
+  }
   pb::CompileRequest parsed;
   if (!parsed.ParseFromString(BufferBytes(request))) {
+    pending_bytes_ -= bytes;
     return FinishNow(context, metrics_, "Lookup", start, NotA("CompileRequest"));
   }
   ++active_;
   auto* reactor = new UnaryReactor(this, context, response, metrics_, compiler_, std::string(),
                                    start, /*lookup=*/true);
+  reactor->HoldBytes(bytes);
   reactor->Start(parsed);
   return reactor;
 }

@@ -39,6 +39,11 @@ class CompilerService final : public fusiond::v1::FusionCompiler::WithRawCallbac
     // The limits every request compiles under (fusiond --max-graph-depth,
     // ...). Default: CompileLimits{}.
     CompileLimits limits;
+    // Bytes of requests (Compile, Lookup, CompileStream; not cache hits)
+    // being answered at once; one more is RESOURCE_EXHAUSTED. Each costs
+    // the daemon and its compile worker several times its size in copies
+    // (sixteen 60 MB requests: 7.6 GB). 0 = none. Default: 128 MiB.
+    size_t max_pending_bytes = size_t{128} << 20;
   };
   // `compiler` and `metrics` (may be null) must outlive the service.
   CompilerService(CachedCompiler* compiler, ServiceMetrics* metrics, Options options);
@@ -59,8 +64,11 @@ class CompilerService final : public fusiond::v1::FusionCompiler::WithRawCallbac
   void StartDraining();
   // Calls still being answered (compiles, lookups, streams; not hits).
   int active_calls() const { return active_.load(); }
-  // For the reactors: one of them is done.
-  void CallEnded() { --active_; }
+  // For the reactors: one of them is done; it held `bytes` of request.
+  void CallEnded(size_t bytes) {
+    pending_bytes_ -= bytes;
+    --active_;
+  }
   // For the reactors: the limits requests compile under.
   const CompileLimits& limits() const { return options_.limits; }
 
@@ -73,8 +81,13 @@ class CompilerService final : public fusiond::v1::FusionCompiler::WithRawCallbac
   CachedCompiler* compiler_;
   ServiceMetrics* metrics_;
   Options options_;
+  // OK and `bytes` counted in pending_bytes_, or RESOURCE_EXHAUSTED naming
+  // --max-pending-request-bytes.
+  grpc::Status AdmitBytes(size_t bytes);
+
   std::atomic<bool> draining_{false};
   std::atomic<int> active_{0};
+  std::atomic<size_t> pending_bytes_{0};
 };
 
 }  // namespace fusiond

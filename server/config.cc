@@ -61,6 +61,9 @@ in RocksDB, serves them over gRPC (fusiond.v1.FusionCompiler).
   --compile-threads N       compile threads (default: the number of cores)
   --max-queue N             misses waiting for a thread before RESOURCE_EXHAUSTED (default 64)
   --max-message-bytes N     largest gRPC message (default 64 MiB)
+  --max-pending-request-bytes N
+                            bytes of requests being answered at once (not hits);
+                            one more is RESOURCE_EXHAUSTED (default 128 MiB, 0 = none)
   --max-graph-nodes N       most nodes in one fusion (default 100000)
   --max-graph-depth N       longest chain of nodes in one fusion (default 2000, 0 = none)
   --max-graph-io N          most inputs plus outputs of one fusion; code generation
@@ -112,6 +115,8 @@ absl::Status ApplySetting(const std::string& key, const std::string& value, Serv
     return ParseNumber(key, value, &c->max_queue);
   } else if (key == "max-message-bytes" || key == "max_message_bytes") {
     return ParseNumber(key, value, &c->max_message_bytes);
+  } else if (key == "max-pending-request-bytes" || key == "max_pending_request_bytes") {
+    return ParseNumber(key, value, &c->max_pending_request_bytes);
   } else if (key == "max-graph-nodes" || key == "max_graph_nodes") {
     return ParseNumber(key, value, &c->max_graph_nodes);
   } else if (key == "max-graph-depth" || key == "max_graph_depth") {
@@ -188,7 +193,8 @@ absl::StatusOr<ServerConfig> ParseServerFlags(int argc, char** argv) {
   if (config.max_queue < 0 || config.compile_threads < 0 || config.max_message_bytes <= 0 ||
       config.max_graph_nodes <= 0 || config.evict_interval_s <= 0 || config.slow_compile_ms < 0 ||
       config.compile_timeout_s < 0 || config.shutdown_grace_s < 0 || config.max_graph_depth < 0 ||
-      config.max_kernel_ops < 0 || config.max_partition_nodes < 0 || config.max_graph_io < 0) {
+      config.max_kernel_ops < 0 || config.max_partition_nodes < 0 || config.max_graph_io < 0 ||
+      config.max_pending_request_bytes < 0) {
     return absl::InvalidArgumentError("numeric settings must be positive (see --help)");
   }
   if (absl::Status st = ValidateAuthConfig(config.auth, config.listen); !st.ok()) return st;

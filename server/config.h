@@ -26,6 +26,9 @@ struct ServerConfig {
   int max_queue = 64;
   // Largest request or response message, bytes. Default: 64 MiB.
   int max_message_bytes = 64 << 20;
+  // Bytes of requests being answered at once (not cache hits); 0 = none.
+  // Default: 128 MiB.
+  int64_t max_pending_request_bytes = int64_t{128} << 20;
   // Most nodes in one fusion. Default: 100,000.
   int max_graph_nodes = 100000;
   // The compile limits (compiler/ir/limits.h) besides the node count; past

@@ -217,6 +217,7 @@ int Run(const ServerConfig& config) {
   CompilerService::Options service_options;
   service_options.authorizer = security->authorizer.get();
   service_options.limits = compile_limits;
+  service_options.max_pending_bytes = static_cast<size_t>(config.max_pending_request_bytes);
   CompilerService service(compiler.get(), metrics.get(), service_options);
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();

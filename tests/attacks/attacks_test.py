@@ -82,7 +82,8 @@ def hostile_graphs():
         ("signature 2^62 x 8", one_node((-1, 8)), [[2**62, 8]], ia, "64-bit count"),
         ("signature negative", one_node((-1, 8)), [[-5, 8]], ia, "negative"),
         ("signature of 50 inputs", one_node(), [[8, 8]] * 50, ia, "takes 1 inputs"),
-        ("rank 100000", one_node((1,) * 100000), None, ia, "rank"),
+        ("rank 100000", one_node((1,) * 100000), None, ia, "has 100000 sizes"),
+        ("rank 9", one_node((1,) * 9), None, ia, "rank 9 exceeds the limit of 8"),
         ("dtype 99", one_node(dtype=99), None, ia, "unknown dtype 99"),
         ("dtype -1", one_node(dtype=-1), None, ia, "unknown dtype"),
         ("op 999", one_node(op=999), None, ia, "unknown op code 999"),
@@ -98,8 +99,8 @@ def hostile_graphs():
         ("no outputs", one_node(outputs=()), None, ia, "no outputs"),
         ("version 2^32-1", edit(one_node(), lambda g: setattr(g, "version", 2**32 - 1)),
          None, ia, "not supported"),
-        ("10000 operands", edit(one_node(), lambda g: g.nodes[0].operands.extend([0] * 9999)),
-         None, ia, "takes 1 operand"),
+        ("1000 operands", edit(one_node(), lambda g: g.nodes[0].operands.extend([0] * 999)),
+         None, ia, "takes 1 operand(s), got 1000"),
         ("sum axis 2^62", edit(one_node(op=fp.SUM), lambda g: g.nodes[0].dims.append(2**62)),
          None, ia, "out of range"),
         ("name of 257 bytes", edit(one_node(), lambda g: setattr(g.inputs[0], "name", "x" * 257)),
@@ -108,6 +109,13 @@ def hostile_graphs():
         ("one output listed 1000 times", one_node(outputs=[1] * 1000), None, rx,
          "--max-graph-io"),
         ("600 inputs", many_inputs, None, rx, "--max-graph-io"),
+        ("2,000,000 operands", edit(one_node(), lambda g: g.nodes[0].operands.extend(
+            [0] * 2000000)), None, ia, "has 2000001 operands"),
+        ("reduction over 100,000 dims", edit(one_node(op=fp.SUM), lambda g: g.nodes[0].dims.extend(
+            range(100000))), None, ia, "has 100000 dims"),
+        ("200,000 constants", edit(one_node(), lambda g: g.constants.extend(
+            [fp.Constant(name="c", dtype=fp.FLOAT64, value=1.0)] * 200000)), None, rx,
+         "200000 constants"),
     ]
 
 
@@ -238,6 +246,30 @@ class WireAttackTest(DaemonCase):
             self.assertEqual(fresh.compile(self.hot, SHAPES, timeout=10).cache, "hit")
             self.assertLess(time.monotonic() - start, 2)
         self.assert_serving()
+
+
+class PendingBytesTest(DaemonCase):
+    # Any second request in progress passes a limit of 1 byte.
+    extra_args = ("--max-pending-request-bytes", "1", "--compile-timeout-s", "0")
+
+    def test_requests_in_progress_are_bounded_by_bytes(self):
+        slow = fp.FusionGraph(version=1)  # legal, but NVRTC takes minutes
+        slow.inputs.add(name="T0", dtype=fp.FLOAT32, is_tensor=True, sizes=[64, 256])
+        for i in range(450):
+            slow.nodes.add(op=fp.SIN if i % 2 else fp.COS, operands=[i])
+        slow.outputs.append(450)
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            running = pool.submit(self.daemon.client.compile, slow, None, timeout=4)
+            d.wait_until(lambda: self.daemon.client.stats()["in_flight"] == 1, 20, "the compile")
+            with self.assertRaises(fusiond.FusionError) as caught:
+                self.daemon.client.compile(d.scaled_graph(7.5), SHAPES)
+            self.assertEqual(caught.exception.code, grpc.StatusCode.RESOURCE_EXHAUSTED)
+            self.assertIn("--max-pending-request-bytes", caught.exception.details)
+            self.assert_serving()  # hits are not counted
+            with self.assertRaises(fusiond.FusionError):
+                running.result()  # its deadline
+        d.wait_until(lambda: self.daemon.client.stats()["in_flight"] == 0, 20, "the cancel")
+        self.assertEqual(self.daemon.client.compile(d.scaled_graph(7.5), SHAPES).cache, "miss")
 
 
 class StreamSlowReaderTest(DaemonCase):
