@@ -79,7 +79,9 @@ class DefinitionLowering {
   absl::StatusOr<PyValue> IotaOp(const Expr& call, const Expr& op_name);
   // fd.ops.slice / pad / cat (shift_calls.cc).
   absl::StatusOr<PyValue> ShiftOp(const Expr& call, const Expr& op_name);
-  absl::StatusOr<std::vector<int64_t>> ShiftSliceOffsets(const Value& x,
+  void SpecializeAxis(ValueId x, int axis);
+  absl::StatusOr<std::vector<int64_t>> ShiftIndexList(const Expr& e, const char* what);
+  absl::StatusOr<std::vector<int64_t>> ShiftSliceOffsets(ValueId x,
                                                          const std::vector<const Expr*>& a,
                                                          const char* expect);
   absl::StatusOr<PyValue> TensorMethod(const Expr& call, const std::string& method);

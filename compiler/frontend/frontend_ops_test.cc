@@ -239,5 +239,34 @@ TEST(FrontendOps, LegacyReshapeAndSqueezeWithOriginalShape) {
                         "fd.ops.squeeze is missing argument 'dims'"));
 }
 
+// Static-trace printers (Thunder) write symbolic define_tensor shapes but
+// concrete slice indices, pad widths and cat extents: the axes those ops
+// move take the inputs list's sizes; slice indices may also be sizes.
+constexpr char kStaticIndicesBody[] =
+    "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DataType.Float)\n"
+    "    T1 = fd.ops.slice(T0, start_indices=[0, 0], end_indices=[T0.size(0), 4], "
+    "strides=[1, 1], manual_normalization=0)\n"
+    "    T2 = fd.ops.slice(T0, start_indices=[0, 4], end_indices=[3, 8], strides=[1, 1])\n"
+    "    T3 = fd.ops.cat([T2, T1], dim=-1, manual_padding=0)\n"
+    "    T4 = fd.ops.pad(T3, [0, 0, 1, 0], 0.0)\n"
+    "    fd.add_output(T4)\n";
+
+TEST(FrontendOps, StaticIndicesOnSymbolicInputsSpecializeTheirAxes) {
+  ParsedFusion p = MustParse(kStaticIndicesBody, "inputs = [torch.randn((3, 8))]\n");
+  const Graph& g = p.graph;
+  EXPECT_EQ(g.Canonical(g.value(g.inputs[0]).shape[0]).size, 3);
+  EXPECT_EQ(g.Canonical(g.value(g.inputs[0]).shape[1]).size, 8);
+  EXPECT_EQ(TypeString(g, g.outputs[0]), "float32[4, 8]");
+  // Without an inputs list the moved axes have no size to take.
+  EXPECT_TRUE(absl::StrContains(ErrorOf(kStaticIndicesBody),
+                                "is computed from the symbolic size T0.size(0)"));
+  // A slice index that is neither an integer nor a size.
+  EXPECT_TRUE(absl::StrContains(
+      ErrorOf("    T0 = fd.define_tensor(shape=[4], contiguity=[True], dtype=DataType.Float)\n"
+              "    S1 = fd.define_scalar(None, dtype=DataType.Double)\n"
+              "    T2 = fd.ops.slice(T0, [0], [S1], [1])\n    fd.add_output(T2)\n"),
+      "S1 is not a size"));
+}
+
 }  // namespace
 }  // namespace fusiond

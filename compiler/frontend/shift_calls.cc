@@ -4,7 +4,10 @@
 //                manual_normalization=0)
 //   fd.ops.pad(T, pad_widths, value=None)   (pairs from the last axis back)
 //   fd.ops.cat(tensors, dim, manual_padding=0)
+// A symbolic axis one of them moves takes the inputs list's size for it
+// (SpecializeAxis); slice indices may be sizes.
 #include <cstdint>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "compiler/frontend/definition.h"
@@ -64,6 +67,12 @@ absl::StatusOr<PyValue> DefinitionLowering::ShiftOp(const Expr& call, const Expr
       if (!dim.ok()) return dim.status();
       attrs.axis = *dim;
     }
+    for (ValueId t : operands) {
+      const int rank = g_->value(t).rank();
+      if (attrs.axis >= -rank && attrs.axis < rank) {
+        SpecializeAxis(t, static_cast<int>(attrs.axis < 0 ? attrs.axis + rank : attrs.axis));
+      }
+    }
     if (a[2] != nullptr) {
       auto padding = IntArg(*a[2], "manual_padding");  // a scheduling hint: read, not used
       if (!padding.ok()) return padding.status();
@@ -79,7 +88,7 @@ absl::StatusOr<PyValue> DefinitionLowering::ShiftOp(const Expr& call, const Expr
     }
     const int rank = xv.rank();
     if (name == "slice") {
-      auto s = ShiftSliceOffsets(xv, a, expect);
+      auto s = ShiftSliceOffsets(*x, a, expect);
       if (!s.ok()) return s.status();
       attrs.offsets = *s;
     } else {
@@ -97,6 +106,7 @@ absl::StatusOr<PyValue> DefinitionLowering::ShiftOp(const Expr& call, const Expr
         const int axis = rank - 1 - static_cast<int>(k);
         attrs.offsets[2 * axis] = (*widths)[2 * k];
         attrs.offsets[2 * axis + 1] = (*widths)[2 * k + 1];
+        if ((*widths)[2 * k] != 0 || (*widths)[2 * k + 1] != 0) SpecializeAxis(*x, axis);
       }
       ValueId value;
       if (a[2] != nullptr) {
@@ -117,19 +127,62 @@ absl::StatusOr<PyValue> DefinitionLowering::ShiftOp(const Expr& call, const Expr
   return Result((*outs)[0]);
 }
 
+// Printers of static traces (Thunder's default) write define_tensor with
+// symbolic sizes but slice indices, pad widths and cat extents in the
+// trace's concrete sizes. An axis such an op moves is bound to the inputs
+// list's size for it (the fusion is specialized to it, as for sizes
+// computed from symbols); without a list it stays symbolic and the builder
+// says what it takes.
+void DefinitionLowering::SpecializeAxis(ValueId x, int axis) {
+  const Extent e = g_->Canonical(g_->value(x).shape[axis]);
+  if (e.is_static()) return;
+  if (std::optional<int64_t> n = ConcreteSize(e.symbol)) {
+    g_->UnifyExtents(Extent::Symbolic(e.symbol), Extent::Static(*n));
+  }
+}
+
+// A slice index list: integers, or sizes (T.size(i), fd.ops.size, and
+// arithmetic on them: their values, specializing the symbols they read).
+absl::StatusOr<std::vector<int64_t>> DefinitionLowering::ShiftIndexList(const Expr& e,
+                                                                        const char* what) {
+  auto v = Eval(e);
+  if (!v.ok()) return v.status();
+  if (v->kind != PyValue::Kind::kList && v->kind != PyValue::Kind::kTuple) {
+    return IntList(e, what, false);
+  }
+  std::vector<int64_t> out;
+  for (size_t k = 0; k < v->items.size(); ++k) {
+    const PyValue& item = v->items[k];
+    const Expr& at = e.operands.size() == v->items.size() ? *e.operands[k] : e;
+    if (item.kind == PyValue::Kind::kValue && !g_->value(item.id).is_tensor) {
+      auto size = ComputedExtent(item.id, at);
+      if (!size.ok()) return size.status();
+      out.push_back(size->size);
+    } else if (item.kind == PyValue::Kind::kInt) {
+      out.push_back(item.i);
+    } else {
+      return errors_.Error(at.loc,
+                           absl::StrCat(what, " entry ", k, " is ", DescribeValue(*g_, item)),
+                           "an integer or a size");
+    }
+  }
+  return out;
+}
+
 // slice's offsets (starts, ends, strides per axis). Unless
 // manual_normalization is 1, indices are normalized as Python's slices on
 // static axes: a negative index counts from the end, and both clamp to
 // [0, extent].
 absl::StatusOr<std::vector<int64_t>> DefinitionLowering::ShiftSliceOffsets(
-    const Value& x, const std::vector<const Expr*>& a, const char* expect) {
-  const int rank = x.rank();
+    ValueId x, const std::vector<const Expr*>& a, const char* expect) {
+  // Sizes in the index lists add values: x is looked up by id, not held.
+  const int rank = g_->value(x).rank();
   std::vector<std::vector<int64_t>> lists;
   const char* names[3] = {"start_indices", "end_indices", "strides"};
   for (int k = 0; k < 3; ++k) {
     std::vector<int64_t> l(rank, 1);
     if (a[k + 1] != nullptr) {
-      auto v = IntList(*a[k + 1], names[k], false);
+      auto v = ShiftIndexList(*a[k + 1], names[k]);
       if (!v.ok()) return v.status();
       l = *v;
     }
@@ -146,11 +199,15 @@ absl::StatusOr<std::vector<int64_t>> DefinitionLowering::ShiftSliceOffsets(
     if (!m.ok()) return m.status();
     normalize = *m == 0;
   }
+  for (int i = 0; i < rank; ++i) {
+    const bool whole = lists[0][i] == 0 && lists[1][i] == INT64_MAX && lists[2][i] == 1;
+    if (!whole) SpecializeAxis(x, i);
+  }
   std::vector<int64_t> out;
   for (int k = 0; k < 2; ++k) {
     for (int i = 0; i < rank; ++i) {
       int64_t v = lists[k][i];
-      const Extent e = g_->Canonical(x.shape[i]);
+      const Extent e = g_->Canonical(g_->value(x).shape[i]);
       if (normalize && e.is_static()) {
         if (v < 0) v += e.size;
         v = v < 0 ? 0 : v > e.size ? e.size : v;
