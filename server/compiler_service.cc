@@ -384,9 +384,10 @@ grpc::ServerUnaryReactor* FinishNow(grpc::CallbackServerContext* context, Servic
   return reactor;
 }
 
-grpc::Status NotA(const char* what) {
+grpc::Status NotA(const char* what, size_t bytes) {
   return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                      std::string("the request is not a fusiond.v1.") + what);
+                      absl::StrCat("the request is not a fusiond.v1.", what, ": its ", bytes,
+                                   " bytes do not parse as one (truncated, or another message)"));
 }
 
 // A refusal of a whole stream (not one entry of it).
@@ -460,7 +461,7 @@ grpc::ServerUnaryReactor* CompilerService::Compile(grpc::CallbackServerContext* 
   pb::CompileRequest parsed;
   if (!parsed.ParseFromString(raw)) {
     pending_bytes_ -= bytes;
-    return FinishNow(context, metrics_, "Compile", start, NotA("CompileRequest"));
+    return FinishNow(context, metrics_, "Compile", start, NotA("CompileRequest", bytes));
   }
   ++active_;
   auto* reactor = new UnaryReactor(this, context, response, metrics_, compiler_, std::move(raw),
@@ -479,7 +480,7 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* CompilerService::CompileStream(
   pb::CompileStreamRequest parsed;
   if (!parsed.ParseFromString(BufferBytes(request))) {
     pending_bytes_ -= bytes;
-    return new RefusedStream(NotA("CompileStreamRequest"));
+    return new RefusedStream(NotA("CompileStreamRequest", bytes));
   }
   ++active_;
   auto* reactor = new StreamReactor(this, context, std::move(parsed), compiler_, metrics_,
@@ -504,7 +505,7 @@ grpc::ServerUnaryReactor* CompilerService::Lookup(grpc::CallbackServerContext* c
   pb::CompileRequest parsed;
   if (!parsed.ParseFromString(BufferBytes(request))) {
     pending_bytes_ -= bytes;
-    return FinishNow(context, metrics_, "Lookup", start, NotA("CompileRequest"));
+    return FinishNow(context, metrics_, "Lookup", start, NotA("CompileRequest", bytes));
   }
   ++active_;
   auto* reactor = new UnaryReactor(this, context, response, metrics_, compiler_, std::string(),
@@ -522,7 +523,7 @@ grpc::ServerUnaryReactor* CompilerService::Stats(grpc::CallbackServerContext* co
     return FinishNow(context, metrics_, "Stats", start, denied);
   }
   if (pb::StatsRequest parsed; !parsed.ParseFromString(BufferBytes(request))) {
-    return FinishNow(context, metrics_, "Stats", start, NotA("StatsRequest"));
+    return FinishNow(context, metrics_, "Stats", start, NotA("StatsRequest", request->Length()));
   }
   CachedCompilerStats c = compiler_->Stats();
   KernelCacheStats k = compiler_->cache()->Stats();

@@ -167,6 +167,8 @@ class WireAttackTest(DaemonCase):
                 self.assertTrue(details, f"{name} to {method}: an empty message")
                 if name == "65 MiB":
                     self.assertEqual(code, grpc.StatusCode.RESOURCE_EXHAUSTED)
+                else:
+                    self.assertIn(f"{len(body)} bytes do not parse", details, name)
         self.assert_serving()
 
     def test_hostile_graphs_get_a_clear_refusal(self):
