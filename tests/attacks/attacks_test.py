@@ -48,6 +48,21 @@ def peak_rss_mb(pid):
     raise AssertionError(f"no VmHWM for {pid}")
 
 
+def children(pid):
+    """Processes whose parent is `pid` (any of its threads)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append((int(entry), fields[0]))
+    return found
+
+
 def raw_method(channel, method, stream=False):
     make = channel.unary_stream if stream else channel.unary_unary
     return make(f"/fusiond.v1.FusionCompiler/{method}", request_serializer=lambda b: b,
@@ -234,6 +249,11 @@ class WireAttackTest(DaemonCase):
         self.assertGreater(codes.get(grpc.StatusCode.OK, 0), 300)
         d.wait_until(lambda: (lambda s: s["in_flight"] == 0 and s["queue_depth"] == 0)(
             self.daemon.client.stats()), 60, "the compile pool to drain")
+        # Cancelled compiles' workers were killed and reaped, not piled up.
+        workers = children(self.daemon.proc.pid)
+        print(f"storm: {len(workers)} worker processes after it", flush=True)
+        self.assertLessEqual(len(workers), 2 * (os.cpu_count() or 1) + 2, workers)
+        self.assertNotIn("Z", [state for _, state in workers], "unreaped workers")
         self.assert_serving()
 
     def test_half_open_connections(self):
