@@ -94,6 +94,9 @@ double ScalarValue(const RunArg& a) {
                                   : std::ldexp(1024 + mantissa, exponent - 25);
       return (h & 0x8000) ? -v : v;
     }
+    case ElementType::kFloat8E4M3:
+    case ElementType::kFloat8E5M2:
+      return Float8Value(read(uint8_t{0}), a.tensor.dtype);
   }
   return a.scalar;
 }
@@ -205,15 +208,15 @@ LoadedFusion::~LoadedFusion() {
   Cu().cuDevicePrimaryCtxRelease(device_);
 }
 
-absl::StatusOr<LaunchPlan> LoadedFusion::Plan(const std::vector<RunArg>& args) const {
-  if (args.size() != manifest_.inputs.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("fusion ", manifest_.fusion, " takes ",
-                                                   manifest_.inputs.size(), " inputs, got ",
-                                                   args.size()));
+absl::StatusOr<std::vector<Shape>> CheckRunArgs(const Manifest& m,
+                                                const std::vector<RunArg>& args) {
+  if (args.size() != m.inputs.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("fusion ", m.fusion, " takes ", m.inputs.size(),
+                                                   " inputs, got ", args.size()));
   }
   std::vector<Shape> shapes;
   for (size_t i = 0; i < args.size(); ++i) {
-    const ManifestTensor& want = manifest_.inputs[i];
+    const ManifestTensor& want = m.inputs[i];
     const RunArg& a = args[i];
     if (want.scalar != a.is_scalar) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -239,7 +242,32 @@ absl::StatusOr<LaunchPlan> LoadedFusion::Plan(const std::vector<RunArg>& args) c
     }
     shapes.push_back(a.tensor.shape);
   }
-  return PlanLaunch(manifest_, shapes);
+  return shapes;
+}
+
+absl::Status CheckOutputArgs(const Manifest& m, const LaunchPlan& plan,
+                             const std::vector<TensorArg>& outputs) {
+  if (outputs.size() != m.outputs.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("fusion ", m.fusion, " has ", m.outputs.size(),
+                                                   " outputs, got ", outputs.size()));
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const TensorArg& o = outputs[i];
+    if (o.dtype != m.outputs[i].dtype || o.shape != plan.output_shapes[i] ||
+        !IsDense(o.shape, o.strides)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("output ", i, " must be a dense ", ElementTypeName(m.outputs[i].dtype), " ",
+                       ShapeToString(plan.output_shapes[i]), ", got ", ElementTypeName(o.dtype),
+                       " ", ShapeToString(o.shape)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<LaunchPlan> LoadedFusion::Plan(const std::vector<RunArg>& args) const {
+  absl::StatusOr<std::vector<Shape>> shapes = CheckRunArgs(manifest_, args);
+  if (!shapes.ok()) return shapes.status();
+  return PlanLaunch(manifest_, *shapes);
 }
 
 absl::StatusOr<std::vector<OutputTensor>> LoadedFusion::Run(const std::vector<RunArg>& args,
@@ -272,21 +300,10 @@ absl::Status LoadedFusion::RunInto(const std::vector<RunArg>& args,
                                    const RunOptions& options) {
   absl::StatusOr<LaunchPlan> plan = Plan(args);
   if (!plan.ok()) return plan.status();
-  if (outputs.size() != manifest_.outputs.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("fusion ", manifest_.fusion, " has ",
-                                                   manifest_.outputs.size(), " outputs, got ",
-                                                   outputs.size()));
-  }
+  if (absl::Status s = CheckOutputArgs(manifest_, *plan, outputs); !s.ok()) return s;
   std::vector<CUdeviceptr> ptrs;
   for (size_t i = 0; i < outputs.size(); ++i) {
     const TensorArg& o = outputs[i];
-    if (o.dtype != manifest_.outputs[i].dtype || o.shape != plan->output_shapes[i] ||
-        !IsDense(o.shape, o.strides)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "output ", i, " must be a dense ", ElementTypeName(manifest_.outputs[i].dtype), " ",
-          ShapeToString(plan->output_shapes[i]), ", got ", ElementTypeName(o.dtype), " ",
-          ShapeToString(o.shape)));
-    }
     const RequiredAlignment& align = output_align_[i];
     if (align.bytes > 0 && NumElements(o.shape) > 0 && o.data % align.bytes != 0) {
       return absl::InvalidArgumentError(absl::StrCat(

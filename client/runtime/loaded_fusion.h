@@ -65,8 +65,18 @@ struct RunArg {
 };
 
 // The double a kernel gets for a scalar argument: the number, or the value
-// of HostScalar's element (float16 and bfloat16 widened exactly).
+// of HostScalar's element (float16, bfloat16 and fp8 widened exactly).
 double ScalarValue(const RunArg& a);
+
+// The checks Run and RunInto make before planning (no GPU): one argument per
+// manifest input, a scalar where it wants a scalar, each tensor and 0-dim
+// CPU tensor of the input's dtype. The input shapes for PlanLaunch, or
+// InvalidArgument naming the input.
+absl::StatusOr<std::vector<Shape>> CheckRunArgs(const Manifest& m, const std::vector<RunArg>& args);
+// RunInto's outputs: one per manifest output, dense, of its dtype and of the
+// shape `plan` gives. InvalidArgument naming the output otherwise.
+absl::Status CheckOutputArgs(const Manifest& m, const LaunchPlan& plan,
+                             const std::vector<TensorArg>& outputs);
 
 // Device memory owned by the runtime's caller after Run (freed on destruction).
 class DeviceBuffer {

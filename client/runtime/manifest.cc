@@ -1,5 +1,6 @@
 #include "client/runtime/manifest.h"
 
+#include <cmath>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -24,6 +25,10 @@ const char* ElementTypeName(ElementType t) {
       return "float32";
     case ElementType::kFloat64:
       return "float64";
+    case ElementType::kFloat8E4M3:
+      return "float8_e4m3fn";
+    case ElementType::kFloat8E5M2:
+      return "float8_e5m2";
   }
   return "?";
 }
@@ -31,6 +36,8 @@ const char* ElementTypeName(ElementType t) {
 int ElementSize(ElementType t) {
   switch (t) {
     case ElementType::kBool:
+    case ElementType::kFloat8E4M3:
+    case ElementType::kFloat8E5M2:
       return 1;
     case ElementType::kFloat16:
     case ElementType::kBFloat16:
@@ -51,18 +58,50 @@ absl::StatusOr<ElementType> ParseElementType(std::string_view name) {
     ElementType type;
   };
   static const Entry kNames[] = {
-      {"bool", ElementType::kBool},         {"Bool", ElementType::kBool},
-      {"int32", ElementType::kInt32},       {"Int32", ElementType::kInt32},
-      {"int64", ElementType::kInt64},       {"Int", ElementType::kInt64},
-      {"float16", ElementType::kFloat16},   {"Half", ElementType::kFloat16},
-      {"bfloat16", ElementType::kBFloat16}, {"BFloat16", ElementType::kBFloat16},
-      {"float32", ElementType::kFloat32},   {"Float", ElementType::kFloat32},
-      {"float64", ElementType::kFloat64},   {"Double", ElementType::kFloat64},
+      {"bool", ElementType::kBool},
+      {"Bool", ElementType::kBool},
+      {"int32", ElementType::kInt32},
+      {"Int32", ElementType::kInt32},
+      {"int64", ElementType::kInt64},
+      {"Int", ElementType::kInt64},
+      {"float16", ElementType::kFloat16},
+      {"Half", ElementType::kFloat16},
+      {"bfloat16", ElementType::kBFloat16},
+      {"BFloat16", ElementType::kBFloat16},
+      {"float32", ElementType::kFloat32},
+      {"Float", ElementType::kFloat32},
+      {"float64", ElementType::kFloat64},
+      {"Double", ElementType::kFloat64},
+      {"float8_e4m3fn", ElementType::kFloat8E4M3},
+      {"Float8_e4m3fn", ElementType::kFloat8E4M3},
+      {"float8_e5m2", ElementType::kFloat8E5M2},
+      {"Float8_e5m2", ElementType::kFloat8E5M2},
   };
   for (const Entry& e : kNames) {
     if (name == e.name) return e.type;
   }
   return absl::InvalidArgumentError(absl::StrCat("unknown dtype '", std::string(name), "'"));
+}
+
+double Float8Value(uint8_t bits, ElementType t) {
+  if (t != ElementType::kFloat8E4M3 && t != ElementType::kFloat8E5M2) return NAN;
+  const bool e4m3 = t == ElementType::kFloat8E4M3;
+  const int mantissa_bits = e4m3 ? 3 : 2;
+  const int bias = e4m3 ? 7 : 15;
+  const int max_field = e4m3 ? 15 : 31;
+  const int field = (bits & 0x7f) >> mantissa_bits;
+  const int mantissa = bits & ((1 << mantissa_bits) - 1);
+  double v;
+  if (e4m3 && field == max_field && mantissa == (1 << mantissa_bits) - 1) {
+    v = NAN;  // e4m3fn spends only S.1111.111 on NaN; the rest of its top binade is finite
+  } else if (!e4m3 && field == max_field) {
+    v = mantissa != 0 ? NAN : INFINITY;
+  } else if (field == 0) {
+    v = std::ldexp(mantissa, 1 - bias - mantissa_bits);  // subnormal
+  } else {
+    v = std::ldexp(mantissa + (1 << mantissa_bits), field - bias - mantissa_bits);
+  }
+  return (bits & 0x80) ? -v : v;
 }
 
 bool KernelRequirement::Holds(int64_t value) const {

@@ -18,13 +18,27 @@ namespace fusiond {
 namespace runtime {
 
 // Element types the runtime knows, by their manifest names.
-enum class ElementType { kBool, kInt32, kInt64, kFloat16, kBFloat16, kFloat32, kFloat64 };
-// "bool", "int32", "int64", "float16", "bfloat16", "float32", "float64".
+enum class ElementType {
+  kBool,
+  kInt32,
+  kInt64,
+  kFloat16,
+  kBFloat16,
+  kFloat32,
+  kFloat64,
+  kFloat8E4M3,  // float8_e4m3fn: no infinities, NaN is S.1111.111
+  kFloat8E5M2,  // float8_e5m2: IEEE-like, with infinities
+};
+// "bool", "int32", "int64", "float16", "bfloat16", "float32", "float64",
+// "float8_e4m3fn", "float8_e5m2".
 const char* ElementTypeName(ElementType t);
 int ElementSize(ElementType t);
 // Manifest names, plus nvFuser's ("Float", "BFloat16", "Half", "Double",
-// "Int", "Int32", "Bool").
+// "Int", "Int32", "Bool", "Float8_e4m3fn", "Float8_e5m2").
 absl::StatusOr<ElementType> ParseElementType(std::string_view name);
+// The value of one fp8 element's bits (`t` is kFloat8E4M3 or kFloat8E5M2;
+// NaN for any other type).
+double Float8Value(uint8_t bits, ElementType t);
 
 struct ManifestSymbol {
   std::string name;  // "s0"

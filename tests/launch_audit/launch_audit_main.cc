@@ -74,6 +74,14 @@ int main(int argc, char** argv) {
                      argv[i]);
         return 2;
       }
+    } else if (a == "--help" || a == "-h") {
+      std::printf(
+          "usage: fusiond_launch_audit [--nvrtc] [--general] [--small] [--arch sm_90] [--all]\n"
+          "                            [--random FIRST:COUNT] [--shapes S] FILE_OR_DIR...\n"
+          "--random FIRST:COUNT audits tests/random's graphs of those seeds at their sizes\n"
+          "(--random 1396:1 is seed 1396); --all prints every kernel, not only cliffs and\n"
+          "launches not planned. Exits 1 on a cliff.\n");
+      return 0;
     } else if (!a.empty() && a[0] == '-') {
       std::fprintf(stderr, "fusiond_launch_audit: unknown flag %s\n", a.c_str());
       return 2;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -72,6 +73,13 @@ absl::StatusOr<std::string> Encode(const HostTensor& t, ElementType et) {
         put(&v, 1);
         break;
       }
+      case ElementType::kFloat8E4M3:
+      case ElementType::kFloat8E5M2: {
+        absl::StatusOr<uint8_t> v = Float8Bits(d, et);
+        if (!v.ok()) return v.status();
+        put(&*v, 1);
+        break;
+      }
       default:
         return absl::UnimplementedError(absl::StrCat("dtype ", runtime::ElementTypeName(et)));
     }
@@ -135,6 +143,10 @@ std::vector<double> Decode(const std::string& bytes, ElementType t) {
       case ElementType::kBool:
         out.push_back(*p != 0);
         break;
+      case ElementType::kFloat8E4M3:
+      case ElementType::kFloat8E5M2:
+        out.push_back(runtime::Float8Value(static_cast<uint8_t>(*p), t));
+        break;
       default:
         out.push_back(NAN);
     }
@@ -163,6 +175,32 @@ struct Allocations {
 };
 
 }  // namespace
+
+absl::StatusOr<uint8_t> Float8Bits(double v, ElementType t) {
+  if (t != ElementType::kFloat8E4M3 && t != ElementType::kFloat8E5M2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(runtime::ElementTypeName(t), " is not an fp8 type"));
+  }
+  // The codes in value order, once per format: a binary search finds v.
+  static const auto* const kCodes = [] {
+    auto* codes = new std::map<ElementType, std::map<double, uint8_t>>();
+    for (ElementType f : {ElementType::kFloat8E4M3, ElementType::kFloat8E5M2}) {
+      for (int b = 0; b < 256; ++b) {
+        const double x = runtime::Float8Value(static_cast<uint8_t>(b), f);
+        if (!std::isnan(x)) (*codes)[f].emplace(x, static_cast<uint8_t>(b));  // +0 before -0
+      }
+    }
+    return codes;
+  }();
+  if (std::isnan(v)) return static_cast<uint8_t>(std::signbit(v) ? 0xff : 0x7f);
+  const auto& codes = kCodes->at(t);
+  auto it = codes.find(v);
+  if (it == codes.end()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(v, " is not a ", runtime::ElementTypeName(t), " value"));
+  }
+  return static_cast<uint8_t>(std::signbit(v) && v == 0 ? 0x80 : it->second);
+}
 
 absl::StatusOr<std::vector<HostTensor>> RunOnGpu(runtime::LoadedFusion& fusion,
                                                  const std::vector<HostTensor>& inputs,

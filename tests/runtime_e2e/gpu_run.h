@@ -25,6 +25,11 @@ absl::StatusOr<std::vector<HostTensor>> RunOnGpu(runtime::LoadedFusion& fusion,
                                                  const std::vector<HostTensor>& inputs,
                                                  uint8_t fill, bool misalign = false);
 
+// The bits of `v`, a value of fp8 type `t` (kFloat8E4M3 or kFloat8E5M2:
+// the reference's inputs and outputs are rounded to it already); NaN is
+// S.1111111. InvalidArgument for any other value or type.
+absl::StatusOr<uint8_t> Float8Bits(double v, runtime::ElementType t);
+
 // The value every element of a `dtype` output holds when each byte is
 // `fill` (so a check can find elements no kernel wrote).
 double FilledValue(DataType dtype, uint8_t fill);
