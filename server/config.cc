@@ -1,9 +1,14 @@
 #include "server/config.h"
 
+#include <arpa/inet.h>
+
 #include <fstream>
+#include <limits>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
@@ -15,8 +20,38 @@ namespace {
 template <typename T>
 absl::Status ParseNumber(const std::string& key, const std::string& value, T* out) {
   if (!absl::SimpleAtoi(value, out)) {
+    // The value quoted at most 64 bytes long (a config line may be huge).
+    const std::string shown = value.size() > 64 ? value.substr(0, 64) + "..." : value;
     return absl::InvalidArgumentError(
-        absl::StrCat("--", key, ": expected a whole number, got '", value, "'"));
+        absl::StrCat("--", key, ": expected a whole number from ", std::numeric_limits<T>::min(),
+                     " to ", std::numeric_limits<T>::max(), ", got '", shown, "'"));
+  }
+  return absl::OkStatus();
+}
+
+// HOST:PORT with a port of 0..65535 (gRPC binds some other port for a
+// larger one and reports no error); "" (the listener is off) and gRPC's
+// unix: addresses pass.
+absl::Status CheckAddress(const char* flag, const std::string& address) {
+  if (address.empty() || absl::StartsWith(address, "unix:") ||
+      absl::StartsWith(address, "unix-abstract:")) {
+    return absl::OkStatus();
+  }
+  const size_t colon = address.rfind(':');
+  int port = -1;
+  if (colon == std::string::npos || !absl::SimpleAtoi(address.substr(colon + 1), &port) ||
+      port < 0 || port > 65535) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--", flag, " '", address.substr(0, 200), "': expected HOST:PORT with a port of 0..65535"));
+  }
+  // A host of digits and dots must be an IPv4 address: civetweb (--metrics)
+  // reads 999.1.1.1 as 231.1.1.1 and listens there.
+  const std::string host = address.substr(0, colon);
+  in_addr ipv4;
+  if (!host.empty() && host.find_first_not_of("0123456789.") == std::string::npos &&
+      inet_pton(AF_INET, host.c_str(), &ipv4) != 1) {
+    return absl::InvalidArgumentError(absl::StrCat("--", flag, " '", address.substr(0, 200),
+                                                   "': ", host, " is not an IPv4 address"));
   }
   return absl::OkStatus();
 }
@@ -196,6 +231,11 @@ absl::StatusOr<ServerConfig> ParseServerFlags(int argc, char** argv) {
       config.max_kernel_ops < 0 || config.max_partition_nodes < 0 || config.max_graph_io < 0 ||
       config.max_pending_request_bytes < 0) {
     return absl::InvalidArgumentError("numeric settings must be positive (see --help)");
+  }
+  for (auto [flag, address] : {std::pair<const char*, const std::string&>{"listen", config.listen},
+                               {"metrics", config.metrics},
+                               {"health-listen", config.auth.health_listen}}) {
+    if (absl::Status st = CheckAddress(flag, address); !st.ok()) return st;
   }
   if (absl::Status st = ValidateAuthConfig(config.auth, config.listen); !st.ok()) return st;
   return config;

@@ -71,6 +71,14 @@ TEST(ServerConfigTest, CompileLimits) {
   std::remove(path.c_str());
   EXPECT_FALSE(Parse({"--max-kernel-ops", "-1"}).ok());
   EXPECT_FALSE(Parse({"--max-graph-io", "-1"}).ok());
+  EXPECT_FALSE(Parse({"--listen", "127.0.0.1:99999"}).ok());
+  EXPECT_FALSE(Parse({"--metrics", "999.1.1.1:9464"}).ok());
+  EXPECT_FALSE(Parse({"--health-listen", "127.0.0.1:x"}).ok());
+  EXPECT_TRUE(Parse({"--metrics", "localhost:9464"}).ok());
+  EXPECT_TRUE(Parse({"--metrics", ""}).ok());
+  auto huge = Parse({"--max-queue", std::string(100000, '9')});
+  ASSERT_FALSE(huge.ok());
+  EXPECT_LT(huge.status().message().size(), 200u) << "the value is quoted whole";
   EXPECT_FALSE(Parse({"--max-graph-depth", "deep"}).ok());
   EXPECT_NE(ServerUsage().find("--max-partition-nodes"), std::string::npos);
 }

@@ -190,6 +190,13 @@ int Run(const ServerConfig& config) {
           {{"address", config.metrics}, {"error", e.what()}});
       return 1;
     }
+    // civetweb starts without a port it could not bind to some addresses
+    // (999.1.1.1:1): no scrape would ever reach it.
+    if (exposer->GetListeningPorts().empty()) {
+      Log(LogLevel::kError, "metrics_listen_failed",
+          {{"address", config.metrics}, {"error", "listening on no port"}});
+      return 1;
+    }
     for (const auto& c : metrics->collectables()) exposer->RegisterCollectable(c);
   }
 
