@@ -232,6 +232,14 @@ absl::StatusOr<ServerConfig> ParseServerFlags(int argc, char** argv) {
       config.max_pending_request_bytes < 0) {
     return absl::InvalidArgumentError("numeric settings must be positive (see --help)");
   }
+  // Each compile thread starts a compile worker process ahead of its first
+  // job (~80 MB resident each).
+  constexpr int kMaxCompileThreads = 1024;
+  if (config.compile_threads > kMaxCompileThreads) {
+    return absl::InvalidArgumentError(absl::StrCat("--compile-threads ", config.compile_threads,
+                                                   " is over ", kMaxCompileThreads,
+                                                   ": each starts a compile worker process"));
+  }
   for (auto [flag, address] : {std::pair<const char*, const std::string&>{"listen", config.listen},
                                {"metrics", config.metrics},
                                {"health-listen", config.auth.health_listen}}) {

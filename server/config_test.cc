@@ -76,6 +76,7 @@ TEST(ServerConfigTest, CompileLimits) {
   EXPECT_FALSE(Parse({"--health-listen", "127.0.0.1:x"}).ok());
   EXPECT_TRUE(Parse({"--metrics", "localhost:9464"}).ok());
   EXPECT_TRUE(Parse({"--metrics", ""}).ok());
+  EXPECT_FALSE(Parse({"--compile-threads", "100000"}).ok());
   auto huge = Parse({"--max-queue", std::string(100000, '9')});
   ASSERT_FALSE(huge.ok());
   EXPECT_LT(huge.status().message().size(), 200u) << "the value is quoted whole";
