@@ -100,8 +100,9 @@ absl::StatusOr<bool> RunIndexCopies(Graph& g, const PassOptions&, PassLog& log) 
     std::vector<NodeId> users = uses[v];
     std::sort(users.begin(), users.end());
     users.erase(std::unique(users.begin(), users.end()), users.end());
+    // Readers that put v's axes elsewhere: a broadcast or a permute.
     const bool broadcast = std::any_of(users.begin(), users.end(), [&](NodeId u) {
-      return g.node(u).op == OpKind::kBroadcastInDim;
+      return g.node(u).op == OpKind::kBroadcastInDim || g.node(u).op == OpKind::kPermute;
     });
     if (users.size() < 2 || !broadcast) continue;
     const std::vector<NodeId> cone = Cone(g, v);

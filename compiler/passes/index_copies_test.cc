@@ -64,5 +64,28 @@ TEST(IndexCopies, ValuesReadFromInputsAndUnbroadcastIndicesStay) {
   EXPECT_FALSE(RunPassForTest(RunIndexCopies, g));
 }
 
+TEST(IndexCopies, AnIndexValueReadThroughAPermuteGetsItsOwnCopy) {
+  // iota broadcast along the rows, compared with its own transpose.
+  Graph g;
+  GraphBuilder b(&g);
+  Attrs iota;
+  iota.shape = {Extent::Static(8)};
+  iota.dtype = DataType::kInt64;
+  ValueId i = Must(b.AddNode(
+      OpKind::kIota, {b.DefineConstant(0, DataType::kInt64), b.DefineConstant(1, DataType::kInt64)},
+      iota))[0];
+  ValueId rows = Must(b.BroadcastInDim(i, {Extent::Static(8), Extent::Static(8)}, {0}));
+  Attrs perm;
+  perm.dims = {1, 0};
+  ValueId cols = Must(b.AddNode(OpKind::kPermute, {rows}, perm))[0];
+  ASSERT_TRUE(b.AddOutput(Must(b.Binary(OpKind::kGe, rows, cols))).ok());
+  EXPECT_TRUE(RunPassForTest(RunIndexCopies, g));
+  const Node& ge = *g.def(g.outputs[0]);
+  const Node& p = *g.def(ge.inputs[1]);
+  ASSERT_EQ(p.op, OpKind::kPermute);
+  EXPECT_NE(p.inputs[0], ge.inputs[0]);  // the permute reads a copy of the broadcast
+  EXPECT_NE(g.def(p.inputs[0])->inputs[0], g.def(ge.inputs[0])->inputs[0]);
+}
+
 }  // namespace
 }  // namespace fusiond
