@@ -58,6 +58,7 @@ class Analyzer {
   int64_t Product(Mask m) const;
   // Whether a value derived from reductions over s is indexed by s again.
   bool BroadcastBack(Mask s) const;
+  bool SameLayout(const Node& n) const;
 
   const Graph& g_;
   const SizeBinding& sizes_;
@@ -107,7 +108,11 @@ bool Analyzer::MapNode(const Node& n) {
     map_[v] = std::move(m);
     placed = true;
   };
-  if (auto id = Identity(out); id && !IsReduction(n.op)) set(out, *id);
+  // (Not a permute's result: of the operand's extents in another order, it
+  // may match the space's shape and still lie on other axes.)
+  if (auto id = Identity(out); id && !IsReduction(n.op) && n.op != OpKind::kPermute) {
+    set(out, *id);
+  }
   const ValueId x = n.inputs[0];
   switch (CategoryOf(n.op)) {
     case OpCategory::kShape: {
@@ -205,6 +210,44 @@ bool Analyzer::MapNode(const Node& n) {
   return placed;
 }
 
+// A kernel computes each value on one set of axes: a permute's result must
+// lie on its operand's axes in the permuted order, a broadcast's operand on
+// the result axes it maps to, and an element-wise op's operands on the
+// result's axes (where neither is broadcast), or one value would be read in
+// two layouts (x + permute(x) would read x twice the same way).
+bool Analyzer::SameLayout(const Node& n) const {
+  const ValueId out = n.outputs[0];
+  const AxisMap& mo = *map_[out];
+  const ValueId x = n.inputs[0];
+  auto agree = [](int a, int b) { return a < 0 || b < 0 || a == b; };
+  if (n.op == OpKind::kPermute || n.op == OpKind::kBroadcastInDim) {
+    if (!g_.value(x).is_tensor || !map_[x]) return true;
+    const AxisMap& mx = *map_[x];
+    const bool permute = n.op == OpKind::kPermute;
+    const size_t k = permute ? n.attrs.dims.size() : n.attrs.broadcast_dims.size();
+    for (size_t i = 0; i < k && i < mx.size(); ++i) {
+      // permute: result axis i is operand axis dims[i]; broadcast_in_dim:
+      // operand axis i is result axis broadcast_dims[i].
+      const bool same =
+          permute ? agree(mo[i], mx[n.attrs.dims[i]]) : agree(mx[i], mo[n.attrs.broadcast_dims[i]]);
+      if (!same) return false;
+    }
+    return true;
+  }
+  const OpCategory c = CategoryOf(n.op);
+  if (c != OpCategory::kUnary && c != OpCategory::kBinary && c != OpCategory::kTernary &&
+      c != OpCategory::kCast) {
+    return true;
+  }
+  for (ValueId in : n.inputs) {
+    if (!g_.value(in).is_tensor || !map_[in] || map_[in]->size() != mo.size()) continue;
+    for (size_t a = 0; a < mo.size(); ++a) {
+      if (!agree((*map_[in])[a], mo[a])) return false;
+    }
+  }
+  return true;
+}
+
 // After placement: reductions must read the whole space; records their
 // reduced axes and what every value derives from.
 bool Analyzer::CheckNode(const Node& n) {
@@ -218,6 +261,11 @@ bool Analyzer::CheckNode(const Node& n) {
                                " has no place in the iteration space [",
                                absl::StrJoin(space_, ", "), "]"));
     }
+  }
+  if (!SameLayout(n)) {
+    return Fail(absl::StrCat(ValueName(g_, out),
+                             " reads a value in two layouts (a value and its permute in one "
+                             "kernel): the permute is computed apart"));
   }
   if (!IsReduction(n.op)) return true;
   const ValueId x = n.inputs[0];

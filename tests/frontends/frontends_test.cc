@@ -301,6 +301,28 @@ TEST(FrontendDefinitions, PermutesStayInOneKernel) {
   }
 }
 
+// x + x^T on a square x: the permuted operand has x's shape, so shapes
+// alone would put both reads of x on the same axes (2x). Such a kernel is
+// refused, or the permute is computed by a kernel of its own.
+TEST(FrontendDefinitions, AValueAndItsPermuteAreNotReadInOneLayout) {
+  auto p = ParseReproScript(
+      "def f(fd : FusionDefinition) -> None :\n"
+      "    T0 = fd.define_tensor(shape=[64, 64], contiguity=[True, True], "
+      "dtype=DataType.Float)\n"
+      "    T1 = fd.ops.permute(T0, dims=[1, 0])\n"
+      "    fd.add_output(fd.ops.add(T0, T1))\n",
+      "xt.py");
+  ASSERT_TRUE(p.ok()) << p.status();
+  CompileOptions options;
+  options.generate_code = false;
+  auto compiled = CompileFusion(p->graph, {{64, 64}}, options);
+  if (compiled.ok()) {
+    EXPECT_GE(compiled->segments.size(), 2u);
+  } else {
+    EXPECT_TRUE(absl::StrContains(compiled.status().message(), "two layouts")) << compiled.status();
+  }
+}
+
 // The sweep covers what the issue asks for: enough definitions, and every
 // one with an expectation the test above can hold it to.
 TEST(FrontendDefinitions, SweepIsComplete) {
