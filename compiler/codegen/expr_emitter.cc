@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
+#include "compiler/reference/reference.h"
 
 namespace fusiond {
 namespace {
@@ -42,21 +43,31 @@ const char* ComputeTypeName(DataType t) {
 }
 
 std::string Literal(double v, DataType t) {
-  if (t == DataType::kBool) return v != 0 ? "true" : "false";
-  if (IsIntegral(t))
-    return absl::StrCat("((", ComputeTypeName(t), ")", static_cast<long long>(v), "LL)");
-  const bool f = IsF32Like(t);
-  if (std::isnan(v))
-    return f ? "__int_as_float(0x7fc00000)" : "__longlong_as_double(0x7ff8000000000000LL)";
-  if (std::isinf(v)) {
-    std::string s = f ? "__int_as_float(0x7f800000)" : "__longlong_as_double(0x7ff0000000000000LL)";
-    return v < 0 ? "(-" + s + ")" : s;
+  // The value the CPU reference gives the constant: rounded to t (a finite
+  // double beyond a format's range is +-inf, an integer wraps to its width).
+  const double r = fusiond::RoundTo(t, v);
+  if (t == DataType::kBool) return r != 0 ? "true" : "false";
+  if (IsIntegral(t)) {
+    // r is a whole number in [-2^63, 2^63); -2^63 has no literal of its own.
+    if (r <= -9223372036854775808.0) {
+      return absl::StrCat("((", ComputeTypeName(t), ")(-9223372036854775807LL - 1LL))");
+    }
+    return absl::StrCat("((", ComputeTypeName(t), ")", static_cast<long long>(r), "LL)");
   }
+  const bool f = IsF32Like(t);
+  if (std::isnan(r))
+    return f ? "__int_as_float(0x7fc00000)" : "__longlong_as_double(0x7ff8000000000000LL)";
+  if (std::isinf(r)) {
+    std::string s = f ? "__int_as_float(0x7f800000)" : "__longlong_as_double(0x7ff0000000000000LL)";
+    return r < 0 ? "(-" + s + ")" : s;
+  }
+  // Finite and exact in the compute type: 9 (float) or 17 (double)
+  // significant digits read back to the same value, subnormals included.
   char buf[64];
   if (f) {
-    std::snprintf(buf, sizeof(buf), "%.9ef", static_cast<double>(static_cast<float>(v)));
+    std::snprintf(buf, sizeof(buf), "%.9ef", static_cast<double>(static_cast<float>(r)));
   } else {
-    std::snprintf(buf, sizeof(buf), "%.17e", v);
+    std::snprintf(buf, sizeof(buf), "%.17e", r);
   }
   return absl::StrCat("(", buf, ")");
 }

@@ -22,7 +22,9 @@ struct ExprOptions {
 
 // "float", "double", "i64", "int", "bool".
 const char* ComputeTypeName(DataType t);
-// A literal of compute type `t` ("0.5f", "3", "true", "__int_as_float(0x7f800000)").
+// A literal of compute type `t` ("0.5f", "3", "true", "__int_as_float(0x7f800000)")
+// holding v rounded to t as the CPU reference rounds constants (RoundTo in
+// compiler/reference/reference.h): valid CUDA C++ for every double v.
 std::string Literal(double v, DataType t);
 // Rounds an expression of compute type to the storage precision of t
 // (identity except for float16/bfloat16).
