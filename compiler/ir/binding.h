@@ -27,11 +27,22 @@ struct SizeBinding {
   }
 };
 
+// Elements per tensor, static or bound (GraphLimits::max_elements' default).
+inline constexpr int64_t kMaxTensorElements = int64_t{1} << 40;
+
+// InvalidArgument "a tensor of N elements exceeds the limit of L" when the
+// product of `sizes`, each counted as at least 1, passes max_elements: then
+// every stride and index of the tensor fits int64, zero-size tensors too.
+// Overflow-safe for any non-negative sizes.
+absl::Status CheckElementCount(const std::vector<int64_t>& sizes, int64_t max_elements);
+
 // input_shapes has one entry per graph input (empty for scalar inputs).
 // InvalidArgument when a rank or extent disagrees with the definition, e.g.
-// "input T1 axis 0 is 4096 but T0.size(1) is 8192".
+// "input T1 axis 0 is 4096 but T0.size(1) is 8192", or when a bound input or
+// any value computed from them fails CheckElementCount.
 absl::StatusOr<SizeBinding> BindShapes(const Graph& g,
-                                       const std::vector<std::vector<int64_t>>& input_shapes);
+                                       const std::vector<std::vector<int64_t>>& input_shapes,
+                                       int64_t max_elements = kMaxTensorElements);
 
 }  // namespace fusiond
 

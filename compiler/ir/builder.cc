@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/ir/binding.h"
 #include "compiler/ir/builder_internal.h"
 
 namespace fusiond {
@@ -55,15 +56,11 @@ absl::Status GraphBuilder::CheckShapeSize(const std::vector<Extent>& shape) cons
     return absl::InvalidArgumentError(
         absl::StrCat("rank ", shape.size(), " exceeds the limit of ", limits_.max_rank));
   }
-  double elements = 1;
+  std::vector<int64_t> sizes;  // the static extents; symbolic ones are checked when bound
   for (const Extent& e : shape) {
-    if (e.is_static()) elements *= static_cast<double>(e.size);
+    if (e.is_static()) sizes.push_back(e.size);
   }
-  if (elements > static_cast<double>(limits_.max_elements)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "a tensor of ", elements, " elements exceeds the limit of ", limits_.max_elements));
-  }
-  return absl::OkStatus();
+  return CheckElementCount(sizes, limits_.max_elements);
 }
 
 absl::StatusOr<ValueId> GraphBuilder::DefineTensor(std::string name, DataType dtype,

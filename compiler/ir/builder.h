@@ -20,7 +20,7 @@ namespace fusiond {
 // Limits on what a graph may declare; beyond them sizes are "absurd".
 struct GraphLimits {
   int max_rank = 8;                         // axes per tensor
-  int64_t max_elements = int64_t{1} << 40;  // elements per static tensor
+  int64_t max_elements = int64_t{1} << 40;  // elements per tensor (kMaxTensorElements)
   int max_nodes = 100000;                   // nodes per graph
 };
 

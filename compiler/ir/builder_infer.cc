@@ -214,20 +214,25 @@ absl::StatusOr<InferResult> ReshapeShape(Graph& g, OpKind op, const Value& x,
   }
   // Static sizes must agree in product; symbolic extents must appear on
   // both sides (reshape may regroup static axes and add or drop 1s).
+  // The product of the static extents; false when it passes int64.
   auto split = [&](const std::vector<Extent>& s, int64_t* prod, std::vector<SymbolId>* syms) {
     *prod = 1;
+    bool fits = true;
     for (const Extent& e : s) {
       if (e.is_static())
-        *prod *= e.size;
+        fits = !__builtin_mul_overflow(*prod, e.size, prod) && fits;
       else
         syms->push_back(e.symbol);
     }
     std::sort(syms->begin(), syms->end());
+    return fits;
   };
   int64_t pin, pout;
   std::vector<SymbolId> sin, sout;
   split(xs, &pin, &sin);
-  split(shape, &pout, &sout);
+  if (!split(shape, &pout, &sout)) {
+    return Bad(op, "the new shape's static extents multiply past the int64 range");
+  }
   if (sin != sout && pin != 0 && pout != 0) {
     // One symbolic axis split into (or merged from) static factors: the
     // symbol must equal the quotient of the static products, so it is
