@@ -211,6 +211,24 @@ class RecordingTest(unittest.TestCase):
         for spelling in FRONTEND_SPELLINGS:
             self.assertIn(f'"{spelling}"', frontend, spelling)
 
+    def test_every_op_fusionc_accepts_is_offered(self):
+        """The names the C++ front end dispatches on (composite_calls.cc,
+        factory_calls.cc: `name == "..."`; math_calls.cc: its kNames table)
+        are all fd.ops names: the two op lists cannot drift apart."""
+        def read(name):
+            with open(os.path.join(_SOURCE, "compiler", "frontend", name), encoding="utf-8") as f:
+                return f.read()
+        accepted = set()
+        for name in ("composite_calls.cc", "factory_calls.cc"):
+            accepted |= set(re.findall(r'name == "(\w+)"', read(name)))
+        table = re.search(r"kNames\[\] = \{([^}]*)\}", read("math_calls.cc"))
+        self.assertIsNotNone(table, "math_calls.cc's kNames")
+        math_names = set(re.findall(r'"(\w+)"', table.group(1)))
+        self.assertTrue({"silu", "atanh"} <= math_names, math_names)
+        from fusiond.definition import MATH_SPELLINGS
+        self.assertEqual(math_names, set(MATH_SPELLINGS))
+        self.assertEqual((accepted | math_names) - set(fusiond.SUPPORTED_OPS), set())
+
 
 @unittest.skipUnless(have_fusionc(), "no fusionc (set FUSIOND_FUSIONC or build the fusionc target)")
 class CompilerTest(unittest.TestCase):

@@ -269,11 +269,94 @@ class WireFormTest(unittest.TestCase):
             self.assertEqual(self.hash_of(wire.to_graph(fd), [[64, 256], [64, 256], []]),
                              self.hash_of(f.read(), [[64, 256], [64, 256], []]))
 
+    def through_daemon_without_fusionc(self, fd, shapes):
+        """Compiles fd through the daemon from its Python wire form, failing if
+        `fusionc parse` (the fallback) is called; then checks the hash."""
+        calls = []
+        real = compiler.run_fusionc
+
+        def recording(args, what):
+            calls.append(list(args))
+            return real(args, what)
+
+        old = os.environ.get("FUSIOND_SERVER")
+        os.environ["FUSIOND_SERVER"] = self.daemon.target
+        compiler.run_fusionc = recording
+        try:
+            fusion = compiler.compile_definition(
+                fd.definition_text(), [tuple(s) if s else None for s in shapes], True,
+                wire_form=fd._wire_form)
+            self.assertGreater(len(fusion.manifest.outputs), 0)
+        finally:
+            compiler.run_fusionc = real
+            if old is None:
+                del os.environ["FUSIOND_SERVER"]
+            else:
+                os.environ["FUSIOND_SERVER"] = old
+        self.assertEqual(calls, [], "the definition went through `fusionc parse`")
+
+    def math_definitions(self):
+        """(name, definition, shapes): each math spelling of math_calls.cc on
+        float32, bf16 (computed in float32, one cast back), int and a scalar."""
+        from fusiond.definition import MATH_SPELLINGS
+        DT = fusiond.DataType
+        out = []
+        for op in MATH_SPELLINGS:
+            with fusiond.FusionDefinition() as fd:
+                f = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DT.Float)
+                h = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DT.BFloat16)
+                i = fd.define_tensor(shape=[-1, 1], contiguity=[True, None], dtype=DT.Int)
+                s = fd.define_scalar(dtype=DT.Double)
+                fn = getattr(fd.ops, op)
+                fd.add_output(fn(f))
+                fd.add_output(fn(h))
+                fd.add_output(fd.ops.add(fn(fd.ops.mul(f, 0.5)), fn(i)))
+                fd.add_output(fd.ops.mul(f, fn(s)))
+            out.append((op, fd, [[8, 64], [8, 64], [8, 1], []]))
+        return out
+
+    def test_math_ops_match_fusionc_without_fusionc_parse(self):
+        for name, fd, shapes in self.math_definitions():
+            with self.subTest(op=name):
+                self.through_daemon_without_fusionc(fd, shapes)
+                self.same_as_fusionc(fd, "math_" + name, shapes)
+        graph = wire.to_graph(self.math_definitions()[0][1])  # silu: bf16 is cast once each way
+        from fusiond import fusion_pb2
+        casts = [fusion_pb2.DataType.Name(n.dtype) for n in graph.nodes
+                 if n.op == fusion_pb2.OpKind.Value("CAST")]
+        self.assertEqual(casts, ["FLOAT32", "BFLOAT16", "FLOAT32"], graph)
+
+    def test_legacy_shape_calls_shape_at_and_clamp_match_fusionc(self):
+        """nvFuser's pre-2023 reshape / squeeze spellings (original_shape=),
+        fd.ops.shape / fd.ops.at and clamp's keywords: sent without fusionc."""
+        DT = fusiond.DataType
+        with fusiond.FusionDefinition() as fd:
+            t0 = fd.define_tensor(shape=[4, -1, 1], contiguity=[True, True, None], dtype=DT.Float)
+            t1 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], dtype=DT.Float)
+            a = fd.ops.squeeze(t0, original_shape=[4, 32, 1], dims=[2])
+            b = fd.ops.reshape(a, original_shape=[4, 32], new_shape=[128])
+            c = fd.ops.reshape(b, [128], [2, 64])
+            v = fd.ops.shape(t1)
+            n = fd.ops.at(v, -1)
+            d = fd.ops.broadcast_in_dim(fd.ops.sum(c, dims=[0]), shape=[fd.ops.at(v, 0), 64],
+                                        broadcast_dims=[1])
+            e = fd.ops.clamp(fd.ops.add(t1, d), min=-1.0, max=fd.ops.cast(n, DT.Float))
+            fd.add_output(fd.ops.mul(e, fd.ops.at(t0.shape(), 0)))
+            fd.add_output(fd.ops.squeeze(t0, [2], squeeze_expanded=True))
+        shapes = [[4, 32, 1], [16, 64]]
+        self.through_daemon_without_fusionc(fd, shapes)
+        self.same_as_fusionc(fd, "legacy_shapes", shapes)
+        with fusiond.FusionDefinition() as fd:  # a wrong original_shape: fusionc's message
+            t0 = fd.define_tensor(shape=[4, 8], dtype=DT.Float)
+            fd.add_output(fd.ops.reshape(t0, original_shape=[4, 9], new_shape=[32]))
+        with self.assertRaisesRegex(fusiond.manifest.InvalidArgument, r"original_shape"):
+            wire.to_graph(fd)
+
     def test_what_the_wire_form_cannot_express_names_the_op(self):
         DT = fusiond.DataType
         with fusiond.FusionDefinition() as fd:
             t0 = fd.define_tensor(shape=[8, 8], dtype=DT.Float)
-            fd.add_output(fd.ops.rand_like(fd.ops.exp(t0)))
+            fd.add_output(fd.ops.rand_like(fd.ops.sum(t0, dims=[1])))  # reductions are untyped
         with self.assertRaisesRegex(fusiond.manifest.InvalidArgument,
                                     r"fd\.ops\.rand_like\(T\d+\): .* dtype .*fd\.ops\.uniform"):
             wire.to_graph(fd)
@@ -291,7 +374,7 @@ class WireFormTest(unittest.TestCase):
             wire.to_graph(fd)
         with fusiond.FusionDefinition() as fd:  # lerp's casts depend on an untyped dtype
             t0 = fd.define_tensor(shape=[8, 8], dtype=DT.Half)
-            fd.add_output(fd.ops.lerp(fd.ops.exp(t0), t0, 0.5))
+            fd.add_output(fd.ops.lerp(fd.ops.sum(t0, dims=[0], keepdim=True), t0, 0.5))
         with self.assertRaisesRegex(fusiond.manifest.InvalidArgument,
                                     r"fd\.ops\.lerp: .* dtype of Tensor\(T\d+\)"):
             wire.to_graph(fd)

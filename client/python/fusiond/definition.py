@@ -76,8 +76,10 @@ _TENSOR_RESULT = ("broadcast_in_dim", "broadcast", "expand", "squeeze", "reshape
                   "sum", "max", "min", "prod", "var", "slice", "pad", "cat")
 _FACTORY = ("uniform", "normal", "iota")  # tensors made from scalars (seed, offset, sizes)
 # Front-end spellings the repro parser lowers to IR ops (compiler/frontend).
+# MATH_SPELLINGS: unary math ops written with IR ops (compiler/frontend/math_calls.cc).
+MATH_SPELLINGS = ("silu", "atan", "tan", "sinh", "cosh", "asin", "acos", "atanh")
 FRONTEND_SPELLINGS = ("full", "zeros", "ones", "rand_like", "randn_like", "lerp", "addcmul",
-                      "threshold", "stride_order")
+                      "threshold", "stride_order", "shape", "at") + MATH_SPELLINGS
 SUPPORTED_OPS = frozenset(_UNARY + _BINARY + _TERNARY + _TENSOR_RESULT + _FACTORY +
                           FRONTEND_SPELLINGS + ("cast", "var_mean", "size", "set", "segment_set"))
 
@@ -321,7 +323,16 @@ class FusionDefinition:
             out = [Tensor(self, var), Tensor(self, mean)]
         elif name == "size":
             out = [Scalar(self, self._emit("S", call))]
-        elif name in _TENSOR_RESULT + _FACTORY + FRONTEND_SPELLINGS or any(isinstance(v, Tensor) for v in list(args) + list(kwargs.values())):
+        elif name == "shape":  # fd.ops.shape(T): T.shape()
+            out = [Vector(self, self._emit("V", call), args[0] if args else kwargs.get("arg"))]
+        elif name == "at":  # fd.ops.at(V, i): entry i of a shape (T.size(i) for V = T.shape())
+            bound = dict(zip(("arg", "index"), args), **kwargs)
+            vec, index, size = bound.get("arg"), bound.get("index"), None
+            if isinstance(vec, Vector) and isinstance(index, int) and not isinstance(index, bool):
+                if isinstance(vec._of, Tensor) and not vec._expr.endswith(".shape()"):
+                    size = (vec._of, int(index))  # fd.ops.shape's entries are size scalars
+            out = [Scalar(self, self._emit("S", call), size)]
+        elif name in _TENSOR_RESULT + _FACTORY + FRONTEND_SPELLINGS and name not in MATH_SPELLINGS or any(isinstance(v, Tensor) for v in list(args) + list(kwargs.values())):
             out = [Tensor(self, self._emit("T", call))]
         else:
             out = [Scalar(self, self._emit("S", call))]

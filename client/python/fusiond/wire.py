@@ -21,8 +21,11 @@ from __future__ import annotations
 
 from typing import Dict, List, Tuple
 
+from .definition import MATH_SPELLINGS as _MATH
 from .definition import DataType, FusionDefinition, Tensor, Value, Vector, _DType
 from .manifest import InvalidArgument
+from .wire_math import elementwise_dtype as _elementwise_dtype
+from .wire_math import lower_math as _math
 
 __all__ = ["to_graph"]
 
@@ -35,8 +38,9 @@ _PARAMS = {  # the argument names the C++ front end binds, per op
     "min": ("x", "dims", "keepdim", "dtype"), "prod": ("x", "dims", "keepdim", "dtype"),
     "var": ("x", "dims", "correction", "keepdim"), "var_mean": ("x", "dims", "correction", "keepdim"),
     "broadcast_in_dim": ("x", "shape", "broadcast_dims"), "broadcast": ("x", "is_broadcast_dim"),
-    "expand": ("x", "shape"), "reshape": ("x", "new_shape"), "squeeze": ("x", "dims"),
-    "permute": ("x", "dims"),
+    "expand": ("x", "shape"), "reshape": ("x", "new_shape"),
+    "squeeze": ("x", "dims", "squeeze_expanded"), "permute": ("x", "dims"), "clamp": ("x", "min", "max"),
+    "shape": ("arg",), "at": ("arg", "index"),
     "uniform": ("minval", "maxval", "shape", "rng_seed", "rng_offset", "dtype"),
     "normal": ("mean", "std", "shape", "rng_seed", "rng_offset", "dtype"),
     "rand_like": ("arg", "rng_seed", "rng_offset"), "randn_like": ("arg", "rng_seed", "rng_offset"),
@@ -105,6 +109,8 @@ class _Builder:
         if isinstance(v, Value):
             if v._size is not None:
                 return self.size_node(*v._size)
+            if id(v) not in self.handle and id(v) in self.ints:
+                return self.constant(self.ints[id(v)])
             if id(v) not in self.handle:
                 raise InvalidArgument(f"{v!r} is not defined in this definition")
             return self.handle[id(v)]
@@ -113,6 +119,8 @@ class _Builder:
         raise InvalidArgument(f"operand {v!r} is not a tensor, a scalar or a number")
 
     def size_node(self, tensor, axis) -> tuple:
+        rank = len(self.extents.get(id(tensor), ()))
+        axis = axis % rank if rank and -rank <= axis < rank else axis
         key = (id(tensor), axis)
         if key not in self.sizes:
             self.nodes.append((self.pb.Node(op=self.pb.OpKind.Value("SIZE"), axis=axis),
@@ -167,7 +175,7 @@ def _merge(shapes: List[list]) -> list:
 
 def _bind(name, args, kwargs) -> dict:
     from .definition import _BINARY, _UNARY
-    params = _PARAMS.get(name) or (("x",) if name in _UNARY else ("lhs", "rhs") if name in _BINARY
+    params = _PARAMS.get(name) or (("x",) if name in _UNARY + _MATH else ("lhs", "rhs") if name in _BINARY
                                    else ("pred", "lhs", "rhs"))
     if len(args) > len(params):
         raise InvalidArgument(f"fd.ops.{name} takes at most {len(params)} arguments")
@@ -179,9 +187,83 @@ def _bind(name, args, kwargs) -> dict:
     return bound
 
 
+def _legacy_shape_call(name, args, kwargs) -> bool:
+    """nvFuser's pre-2023 reshape(x, original_shape, new_shape) and
+    squeeze(x, original_shape, dims), as definition_calls.cc recognizes them."""
+    if name not in ("reshape", "squeeze"):
+        return False
+    return "original_shape" in kwargs or (name == "reshape" and len(args) == 3)
+
+
+def _bind_legacy(b: _Builder, name, args, kwargs) -> dict:
+    """The legacy call's arguments, original_shape checked against x's
+    extents (its rank and each static extent) and dropped."""
+    params = ("x", "original_shape", "new_shape" if name == "reshape" else "dims")
+    if len(args) > 3:
+        raise InvalidArgument(f"fd.ops.{name} takes at most 3 arguments")
+    a = dict(zip(params, args))
+    for k, v in kwargs.items():
+        if k not in params or k in a:
+            raise InvalidArgument(f"fd.ops.{name}: argument {k!r} is unknown or given twice")
+        a[k] = v
+    if any(p not in a for p in params):
+        raise InvalidArgument(f"fd.ops.{name} needs {', '.join(params)}")
+    x, original = a.pop("x"), a.pop("original_shape")
+    ext = b.extents.get(id(x)) if isinstance(x, Tensor) else None
+    if (ext is None or not isinstance(original, (list, tuple)) or len(original) != len(ext) or
+            any(isinstance(n, bool) or not isinstance(n, int) or n < 0 or
+                (e[0] == "s" and e[1] != n) for n, e in zip(original, ext))):
+        raise InvalidArgument(f"fd.ops.{name}'s original_shape {original!r} is not the shape of "
+                              f"{x!r} (fusionc names the error)")
+    a["x"] = x
+    return a
+
+
+def _shape_query(b: _Builder, name, a, out) -> None:
+    """fd.ops.shape(T) (its sizes) and fd.ops.at(V, index), as composite_calls.cc
+    reads them: nothing is emitted but a size node for a symbolic entry."""
+    if name == "shape":
+        if not isinstance(a.get("arg"), Tensor) or id(a["arg"]) not in b.extents:
+            raise InvalidArgument(f"fd.ops.shape of {a.get('arg')!r}: it takes a tensor")
+        b.keep.append(out)
+        return
+    vec, index = a.get("arg"), a.get("index")
+    if not isinstance(vec, Vector) or isinstance(index, bool) or not isinstance(index, int):
+        raise InvalidArgument(f"fd.ops.at({vec!r}, {index!r}): a shape and an integer index")
+    items = vec._of if isinstance(vec._of, (list, tuple)) else None
+    n = len(items) if items is not None else len(b.extents.get(id(vec._of), ()))
+    if not -n <= index < n:
+        raise InvalidArgument(f"fd.ops.at({vec!r}, {index}): index out of range")
+    if items is None and out._size is not None:  # fd.ops.shape(T)'s entry: T.size(axis)
+        return
+    item = items[index] if items is not None else b.extents[id(vec._of)][index]
+    if items is None:  # T.shape()'s entry: a static extent is its number (symbolic: refused)
+        if item[0] != "s":
+            raise InvalidArgument(f"fd.ops.at of a symbolic entry of {vec._expr} (fusionc names "
+                                  "the error)")
+        item = item[1]
+    if isinstance(item, int) and not isinstance(item, bool):
+        b.ints[id(out)] = item  # a number: a constant only where used as an operand
+        b.dtypes[id(out)] = "Int"
+        b.keep.append(out)
+    else:
+        b.note(out, b.operand(item))
+        if b.dtype_of(item) is not None:
+            b.dtypes[id(out)] = b.dtype_of(item)
+
+
 def _op(b: _Builder, name, args, kwargs, outs) -> None:
     pb = b.pb
-    a = _bind(name, args, kwargs)
+    if _legacy_shape_call(name, args, kwargs):
+        a = _bind_legacy(b, name, args, kwargs)
+    else:
+        a = _bind(name, args, kwargs)
+    if name in _MATH:
+        _math(b, name, a, outs[0])
+        return
+    if name in ("shape", "at"):
+        _shape_query(b, name, a, outs[0])
+        return
     if name in _COMPOSITES:
         _composite(b, name, a, outs[0])
         return
@@ -193,7 +275,11 @@ def _op(b: _Builder, name, args, kwargs, outs) -> None:
         _factory(b, name, a, outs[0])
         return
     node = pb.Node(op=pb.OpKind.Value(name.upper()))
-    if name in _PARAMS and name not in ("cast",):
+    if name == "squeeze" and not isinstance(a.get("squeeze_expanded", False), bool):
+        raise InvalidArgument("fd.ops.squeeze: squeeze_expanded is not a bool")
+    if name == "clamp":
+        operands = [a.get("x"), a.get("min"), a.get("max")]
+    elif name in _PARAMS and name not in ("cast",):
         operands = [a["x"]]
     elif name == "cast":
         operands = [a["x"]]
@@ -240,7 +326,8 @@ def _op(b: _Builder, name, args, kwargs, outs) -> None:
     for k, v in enumerate(outs):
         b.note(v, ("node", len(b.nodes) - 1, k), ext if isinstance(v, Tensor) else None)
     known = (_dtype_name(a["dtype"]) if name == "cast" else
-             b.dtype_of(operands[0]) if name in _SHAPE_OPS else None)
+             b.dtype_of(operands[0]) if name in _SHAPE_OPS else
+             _elementwise_dtype(b, name, operands) if name not in _REDUCTIONS else None)
     if known is not None:
         b.dtypes[id(outs[0])] = known
 
