@@ -119,7 +119,13 @@ absl::StatusOr<Graph> FromProto(const pb::FusionGraph& p, GraphLimits limits) {
                        "CPU tensor) may set it"));
     }
     std::vector<std::optional<bool>> contiguity;
-    for (int c : in.contiguity()) {
+    for (int a = 0; a < in.contiguity_size(); ++a) {
+      const int c = in.contiguity(a);
+      if (c < -1 || c > 1) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(where, ": contiguity[", a, "] is ", c,
+                         "; each is 1 (contiguous), 0 (not contiguous) or -1 (broadcast axis)"));
+      }
       contiguity.push_back(c < 0 ? std::nullopt : std::optional<bool>(c > 0));
     }
     auto id = b.DefineTensor(in.name(), *dtype, {in.sizes().begin(), in.sizes().end()}, contiguity,
@@ -154,7 +160,13 @@ absl::StatusOr<Graph> FromProto(const pb::FusionGraph& p, GraphLimits limits) {
     Attrs a;
     a.dims.assign(pn.dims().begin(), pn.dims().end());
     a.broadcast_dims.assign(pn.broadcast_dims().begin(), pn.broadcast_dims().end());
-    for (const pb::Extent& e : pn.shape()) {
+    for (int i = 0; i < pn.shape_size(); ++i) {
+      const pb::Extent& e = pn.shape(i);
+      if (e.kind_case() == pb::Extent::KIND_NOT_SET) {
+        return fail(absl::StrCat("shape extent ", i,
+                                 " sets neither static_size nor input_axis; an extent is one of "
+                                 "them"));
+      }
       if (e.has_input_axis()) {
         int in = e.input_axis().input(), axis = e.input_axis().axis();
         if (in < 0 || in >= p.inputs_size() || !g.value(refs[in]).is_tensor || axis < 0 ||

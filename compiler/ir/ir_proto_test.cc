@@ -81,6 +81,71 @@ TEST(IrProto, RejectsBadReference) {
   EXPECT_NE(g.status().message().find("node 0 (exp)"), std::string::npos) << g.status();
 }
 
+// A scalar broadcast to a shape of one extent `e`.
+fusiond::v1::FusionGraph BroadcastTo(const fusiond::v1::Extent& e) {
+  fusiond::v1::FusionGraph p;
+  p.set_version(1);
+  auto* c = p.add_constants();
+  c->set_dtype(fusiond::v1::FLOAT32);
+  c->set_value(1);
+  auto* n = p.add_nodes();
+  n->set_op(fusiond::v1::BROADCAST_IN_DIM);
+  n->add_operands(0);
+  *n->add_shape() = e;
+  p.add_outputs(1);
+  return p;
+}
+
+// An extent with neither kind set was read as a static 0; a static 0 set
+// explicitly is still one.
+TEST(IrProto, ExtentSetsOneKind) {
+  auto unset = FromProto(BroadcastTo(fusiond::v1::Extent()));
+  EXPECT_EQ(unset.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(
+      unset.status().message().find(
+          "node 0 (broadcast_in_dim): shape extent 0 sets neither static_size nor input_axis"),
+      std::string::npos)
+      << unset.status();
+  fusiond::v1::Extent zero;
+  zero.set_static_size(0);
+  auto g = FromProto(BroadcastTo(zero));
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->value(g->outputs[0]).shape[0].size, 0);
+}
+
+TEST(IrProto, ContiguityIsOneZeroOrMinusOne) {
+  fusiond::v1::FusionGraph p;
+  p.set_version(1);
+  auto* in = p.add_inputs();
+  in->set_name("T0");
+  in->set_dtype(fusiond::v1::FLOAT32);
+  in->set_is_tensor(true);
+  in->add_sizes(4);
+  in->add_sizes(1);
+  auto* n = p.add_nodes();
+  n->set_op(fusiond::v1::NEG);
+  n->add_operands(0);
+  p.add_outputs(1);
+  for (int c : {1, 0}) {
+    for (int d : {1, 0, -1}) {
+      in->clear_contiguity();
+      in->add_contiguity(c);
+      in->add_contiguity(d);
+      EXPECT_TRUE(FromProto(p).ok()) << c << ", " << d << ": " << FromProto(p).status();
+    }
+  }
+  in->clear_contiguity();
+  in->add_contiguity(5);
+  in->add_contiguity(-7);
+  auto g = FromProto(p);
+  EXPECT_EQ(g.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(g.status().message().find("input 0 (T0): contiguity[0] is 5; each is 1 (contiguous)"),
+            std::string::npos)
+      << g.status();
+  in->set_contiguity(0, 1);
+  EXPECT_NE(FromProto(p).status().message().find("contiguity[1] is -7"), std::string::npos);
+}
+
 TEST(IrProto, RejectsNewerVersion) {
   fusiond::v1::FusionGraph p;
   p.set_version(2);
