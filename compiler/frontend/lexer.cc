@@ -23,6 +23,13 @@ constexpr std::string_view kShortOps = "()[]{},.:;=+-*/%@<>&|^~";
 
 char Closer(char open) { return open == '(' ? ')' : open == '[' ? ']' : '}'; }
 
+// A literal as an error quotes it: whole up to 40 characters, else its first
+// 32, an ellipsis and its length.
+std::string QuoteLiteral(std::string_view text) {
+  if (text.size() <= 40) return absl::StrCat("'", std::string(text), "'");
+  return absl::StrCat("'", std::string(text.substr(0, 32)), "...' (", text.size(), " characters)");
+}
+
 class Lexer {
  public:
   Lexer(std::string_view text, const ErrorReporter& errors, const SourceLimits& limits)
@@ -80,8 +87,8 @@ absl::Status Lexer::Number() {
     unsigned long long v = digits.empty() ? 0 : std::strtoull(digits.c_str(), &end, base);
     if (digits.empty() || *end != '\0' || errno == ERANGE || v > INT64_MAX) {
       return errors_.Error(loc,
-                           absl::StrCat("bad or oversized integer literal '",
-                                        std::string(s_.substr(start, pos_ - start)), "'"),
+                           absl::StrCat("bad or oversized integer literal ",
+                                        QuoteLiteral(s_.substr(start, pos_ - start))),
                            "an integer that fits in 64 bits");
     }
     Push(TokenKind::kInt, std::string(s_.substr(start, pos_ - start)), loc);
@@ -118,15 +125,15 @@ absl::Status Lexer::Number() {
   }
   const std::string text(s_.substr(start, pos_ - start));
   if (pos_ < s_.size() && (IsNameChar(static_cast<unsigned char>(s_[pos_])))) {
-    return errors_.Error(loc,
-                         absl::StrCat("malformed number '", text, std::string(1, s_[pos_]), "'"),
+    return errors_.Error(loc, absl::StrCat("malformed number ", QuoteLiteral(text + s_[pos_])),
                          "a decimal integer or float literal");
   }
   if (is_float) {
     errno = 0;
     double v = std::strtod(digits.c_str(), nullptr);
     if (errno == ERANGE && (v > 1 || v < -1)) {
-      return errors_.Error(loc, absl::StrCat("float literal '", text, "' is out of range"),
+      return errors_.Error(loc,
+                           absl::StrCat("float literal ", QuoteLiteral(text), " is out of range"),
                            "a finite float");
     }
     Push(TokenKind::kFloat, text, loc);
@@ -137,8 +144,9 @@ absl::Status Lexer::Number() {
   char* end = nullptr;
   unsigned long long v = std::strtoull(digits.c_str(), &end, 10);
   if (errno == ERANGE || v > INT64_MAX) {
-    return errors_.Error(loc, absl::StrCat("integer literal '", text, "' does not fit in 64 bits"),
-                         "an integer below 2**63");
+    return errors_.Error(
+        loc, absl::StrCat("integer literal ", QuoteLiteral(text), " does not fit in 64 bits"),
+        "an integer below 2**63");
   }
   Push(TokenKind::kInt, text, loc);
   out_.back().int_value = static_cast<int64_t>(v);
