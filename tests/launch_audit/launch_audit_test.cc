@@ -112,6 +112,19 @@ TEST(LaunchAudit, GpuCheckRandomGraphs) {
   EXPECT_GT(kernels, 300);
 }
 
+// tests/random's graphs that reduce over axes their operand is a broadcast
+// along (sum(broadcast_in_dim(x[N], [M, N], [1]), dims=[0])): their kernels
+// took the whole space as one row and ran on one block until the
+// trivial_reductions pass reduced the operand once instead.
+TEST(LaunchAudit, ReductionsOverBroadcastAxesFillTheSms) {
+  for (uint64_t seed : {238, 471, 990, 1598, 1756, 1396}) {
+    FusionAudit a = AuditRandomCase(seed, AuditOptions{});
+    EXPECT_TRUE(a.status.ok()) << a.status;
+    EXPECT_FALSE(a.kernels.empty()) << seed;
+    EXPECT_FALSE(a.HasCliff()) << FormatAudit(a);
+  }
+}
+
 // A repro script's audit at `compile` sizes, launched at `launch`.
 FusionAudit AuditText(const std::string& text, const Shapes& compile, const Shapes& launch) {
   auto p = ParseReproScript(text, "inline.py");

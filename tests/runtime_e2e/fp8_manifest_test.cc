@@ -101,6 +101,22 @@ TEST(Fp8Manifest, FusionsLoadPlanAndCheckDtypes) {
   EXPECT_GE(fp8_tensors, 5);  // the files still have fp8 inputs and outputs
 }
 
+// The GPU check makes its inputs with RandomInputs (tests/ops/gpu_check_main.cc):
+// an fp8 input's values must be fp8 values for gpu_run to encode them.
+TEST(Fp8Manifest, RandomInputsOfFp8AreFp8Values) {
+  auto p = ParseReproFile(Source("tests/ops/fusions/fp8_scale_2048x8192.py"));
+  ASSERT_TRUE(p.ok()) << p.status();
+  const std::vector<HostTensor> in = RandomInputs(p->graph, {{16, 64}, {16, 64}}, 20261205);
+  ASSERT_EQ(in.size(), 2u);
+  ASSERT_EQ(in[1].dtype, DataType::kFloat8E5M2);
+  int nonzero = 0;
+  for (double v : in[1].data) {
+    ASSERT_TRUE(Float8Bits(v, ElementType::kFloat8E5M2).ok()) << v;
+    nonzero += v != 0;
+  }
+  EXPECT_GT(nonzero, 512);
+}
+
 bool SameValue(double a, double b) {
   return (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, sizeof a) == 0;
 }
