@@ -164,7 +164,10 @@ std::string EncodeJob(const WorkerJob& job) {
   w.I64(job.limits.max_elements);
   w.I64(job.limits.max_nodes);
   const CompileLimits& l = job.options.limits;
-  for (int v : {l.max_nodes, l.max_depth, l.max_kernel_ops, l.max_partition_nodes}) w.I64(v);
+  for (int v :
+       {l.max_nodes, l.max_depth, l.max_kernel_ops, l.max_partition_nodes, l.max_kernel_params}) {
+    w.I64(v);
+  }
   return std::move(w.out());
 }
 
@@ -197,7 +200,7 @@ bool DecodeJob(std::string_view body, WorkerJob* job) {
   job->limits.max_nodes = static_cast<int>(max_nodes);
   CompileLimits& l = job->options.limits;
   return r.Int(&l.max_nodes) && r.Int(&l.max_depth) && r.Int(&l.max_kernel_ops) &&
-         r.Int(&l.max_partition_nodes);
+         r.Int(&l.max_partition_nodes) && r.Int(&l.max_kernel_params);
 }
 
 std::string EncodeResult(const absl::StatusOr<WorkerResult>& r) {

@@ -107,6 +107,17 @@ TEST(CompileWorkerTest, BadGraphIsInvalidArgumentFromTheWorker) {
   EXPECT_TRUE(absl::IsInvalidArgument(result.status())) << result.status();
 }
 
+// The worker applies the caller's kernel parameter limit (ChainRequest's
+// kernel has an input and an output).
+TEST(CompileWorkerTest, WorkerAppliesTheKernelParameterLimit) {
+  WorkerJob job = JobOf(ChainRequest(1), WorkerJobKind::kCompile);
+  job.options.limits.max_kernel_params = 1;
+  CompileWorkerPool pool(PoolOptions(), nullptr);
+  auto result = pool.Run(job, nullptr);
+  EXPECT_TRUE(absl::IsResourceExhausted(result.status())) << result.status();
+  EXPECT_NE(result.status().message().find("max_kernel_params"), std::string::npos);
+}
+
 // Eight inputs of eight lengths, each through `ops` unary ops and out: eight
 // iteration domains, so eight kernels.
 FusionRequest SplitRequest(int ops) {

@@ -94,6 +94,8 @@ constexpr char kCompileUsage[] =
     "  --max-kernel-ops N          (default 100000), longest chain (2000), nodes of\n"
     "  --max-partition-nodes N     one kernel (500), compute nodes the segmenter\n"
     "                              splits (1000); with --server the daemon's apply\n"
+    "  --max-kernel-params N       parameters of one kernel: inputs, outputs and\n"
+    "                              symbolic sizes (640; 0 = none)\n"
     "  --max-script-bytes N        refuse a FILE larger than N bytes before reading\n"
     "                              it (default and most: 16 MiB)\n"
     "  --help                      this text\n"
@@ -212,8 +214,9 @@ int RunCompileCommand(const std::vector<std::string>& args) {
   }
   if (flags->Has("server") && LimitFlagGiven(*flags)) {
     return ReportError("compile", absl::InvalidArgumentError(
-                                      "--max-graph-nodes, --max-graph-depth, --max-kernel-ops and "
-                                      "--max-partition-nodes bound a compile here; with --server "
+                                      "--max-graph-nodes, --max-graph-depth, --max-kernel-ops, "
+                                      "--max-partition-nodes and --max-kernel-params bound a "
+                                      "compile here; with --server "
                                       "the daemon's own apply (fusiond --max-graph-depth, ...)"));
   }
   if (!options.dump_pass.empty() && options.dump_pass != "all") {

@@ -23,6 +23,7 @@ constexpr LimitFlag kLimitFlags[] = {
     {"max-graph-depth", &CompileLimits::max_depth},
     {"max-kernel-ops", &CompileLimits::max_kernel_ops},
     {"max-partition-nodes", &CompileLimits::max_partition_nodes},
+    {"max-kernel-params", &CompileLimits::max_kernel_params},
 };
 
 absl::StatusOr<int64_t> ScriptByteLimit(const ParsedFlags& flags) {

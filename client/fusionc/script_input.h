@@ -31,7 +31,8 @@ FlagSpec ScriptBytesFlagSpec();
 absl::StatusOr<ParsedFusion> ParseScriptFile(const ParsedFlags& flags, const std::string& path);
 
 // --max-graph-nodes, --max-graph-depth, --max-kernel-ops,
-// --max-partition-nodes and --max-script-bytes (`fusionc compile`).
+// --max-partition-nodes, --max-kernel-params and --max-script-bytes
+// (`fusionc compile`).
 std::vector<FlagSpec> LimitFlagSpecs();
 
 // Sets the limits given as flags (the others keep their defaults); 0 turns

@@ -55,7 +55,35 @@ absl::Status CheckKernelLimits(const Graph& segment, int index, const CompileLim
         absl::StrCat("the node count of kernel ", index), ops, limits.max_kernel_ops,
         "CompileLimits::max_kernel_ops, --max-kernel-ops; NVRTC's time grows with it");
   }
+  const KernelParamCount params = CountKernelParams(segment);
+  if (limits.max_kernel_params > 0 && params.total() > limits.max_kernel_params) {
+    return LimitError(
+        absl::StrCat("the parameter count of kernel ", index, " (", params.inputs, " inputs, ",
+                     params.outputs, " outputs, ", params.sizes, " symbolic sizes)"),
+        params.total(), limits.max_kernel_params,
+        "CompileLimits::max_kernel_params, --max-kernel-params; NVRTC's time grows "
+        "faster than quadratically with it");
+  }
   return absl::OkStatus();
+}
+
+KernelParamCount CountKernelParams(const Graph& segment) {
+  KernelParamCount c;
+  c.inputs = static_cast<int64_t>(segment.inputs.size());
+  c.outputs = static_cast<int64_t>(segment.outputs.size());  // one pointer per listing
+  std::vector<bool> seen(segment.symbols.size(), false);
+  for (ValueId in : segment.inputs) {
+    for (const Extent& e : segment.value(in).shape) {
+      const Extent r = segment.Canonical(e);
+      if (r.is_static() || r.symbol < 0 || r.symbol >= static_cast<SymbolId>(seen.size()) ||
+          seen[r.symbol]) {
+        continue;
+      }
+      seen[r.symbol] = true;
+      ++c.sizes;
+    }
+  }
+  return c;
 }
 
 }  // namespace fusiond

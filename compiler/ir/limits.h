@@ -31,7 +31,20 @@ struct CompileLimits {
   // whole graph: its search grows faster than quadratically (1,000 such
   // nodes: ~4 s on 2 cores; 3,000: ~40 s). Default: 1,000.
   int max_partition_nodes = 1000;
+  // Parameters of one kernel: its inputs, outputs and symbolic sizes. NVRTC's
+  // time grows faster than quadratically with them whatever the kernel does
+  // (one neg stored to N outputs, 2 cores: 512 outputs ~5 s, 768 ~20 s, 1,000
+  // ~45 s); the daemon takes 512 inputs plus outputs (--max-graph-io), and
+  // this leaves room for their sizes. Default: 640.
+  int max_kernel_params = 640;
 };
+
+// The parameters CheckKernelLimits counts against max_kernel_params.
+struct KernelParamCount {
+  int64_t inputs = 0, outputs = 0, sizes = 0;
+  int64_t total() const { return inputs + outputs + sizes; }
+};
+KernelParamCount CountKernelParams(const Graph& segment);
 
 // The longest chain of nodes of g (0 for a graph without nodes). Linear
 // time, no recursion; g must be verified (nodes in topological order).
@@ -42,7 +55,8 @@ int GraphDepth(const Graph& g);
 absl::Status CheckGraphLimits(const Graph& g, const CompileLimits& limits);
 
 // ResourceExhausted when segment `index` (its standalone graph) has more
-// nodes than limits.max_kernel_ops.
+// nodes than limits.max_kernel_ops or more parameters than
+// limits.max_kernel_params.
 absl::Status CheckKernelLimits(const Graph& segment, int index, const CompileLimits& limits);
 
 // The ResourceExhausted error of every limit: "<what> is <value>, over the

@@ -220,6 +220,44 @@ TEST(Limits, LongKernelRefusedBeforeCodeGeneration) {
   EXPECT_TRUE(CompileFusion(g, {}, o).ok());
 }
 
+// One neg listed as 1,000 outputs, and 700 unused inputs: one kernel each,
+// whose parameters NVRTC would take ~45 s over.
+TEST(Limits, KernelWithManyParametersRefusedBeforeCodeGeneration) {
+  Graph outs;
+  GraphBuilder b(&outs);
+  ValueId x = Must(b.DefineTensor("T0", DataType::kFloat, {-1}));
+  ValueId y = Must(b.Unary(OpKind::kNeg, x));
+  for (int i = 0; i < 1000; ++i) ASSERT_TRUE(b.AddOutput(y).ok());
+  const KernelParamCount c = CountKernelParams(outs);
+  EXPECT_EQ(c.inputs, 1);
+  EXPECT_EQ(c.outputs, 1000);
+  EXPECT_EQ(c.sizes, 1);
+  const auto start = std::chrono::steady_clock::now();
+  auto r = CompileFusion(outs, {{8}}, CompileOptions{});
+  ASSERT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted) << r.status();
+  EXPECT_NE(r.status().message().find("the parameter count of kernel 0 (1 inputs, 1000 outputs, 1 "
+                                      "symbolic sizes) is 1002, over the limit of 640 "
+                                      "(CompileLimits::max_kernel_params"),
+            std::string::npos)
+      << r.status();
+  EXPECT_LT(Seconds(start), 2.0);
+  CompileOptions o;
+  o.generate_code = false;
+  o.limits.max_kernel_params = 1002;
+  EXPECT_TRUE(CompileFusion(outs, {{8}}, o).ok());
+
+  Graph ins;
+  GraphBuilder bi(&ins);
+  ValueId last = kNone;
+  for (int i = 0; i < 700; ++i) last = Must(bi.DefineTensor("", DataType::kFloat, {8}));
+  ASSERT_TRUE(bi.AddOutput(Must(bi.Unary(OpKind::kNeg, last))).ok());
+  r = CompileFusion(ins, {}, CompileOptions{});
+  ASSERT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted) << r.status();
+  EXPECT_NE(r.status().message().find("(700 inputs, 1 outputs, 0 symbolic sizes) is 701"),
+            std::string::npos)
+      << r.status();
+}
+
 TEST(Limits, NodeCountRefused) {
   const Graph g = FanIn(2000);  // 3,999 nodes, depth 12
   CompileOptions o;
