@@ -40,8 +40,8 @@ case "${1:-}" in
       [ -s "$D/s$s/BUNDLE" ] || { echo "random_seeds_gpu_check: no $D/s$s (prepare here first)"; rc=1; continue; }
       echo "== seed $s"
       LD_LIBRARY_PATH="$D/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-        "$D/bin/fusiond_random_gpu_check" "$D/s$s" | grep -E "^SUMMARY|^FAIL|fail" || true
-      [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
+        "$D/bin/fusiond_random_gpu_check" "$D/s$s" >"$D/s$s.run.log" 2>&1 || rc=1
+      grep -E "^SUMMARY|^FAIL|fail" "$D/s$s.run.log"
     done
     exit "$rc"
     ;;
