@@ -76,21 +76,30 @@ Repeated RepeatedAxes(const Graph& g) {
   return r;
 }
 
-// The int64 product of `extents`: a constant, times the size of a graph
-// input axis for each symbolic one (the axis the symbol was born from).
-absl::StatusOr<ValueId> ExtentProduct(Graph& g, const std::vector<Extent>& extents) {
+// The int64 product of the `axes` of v's shape: a constant, times a `size`
+// value for each symbolic one (of a graph input axis of that size, else of v).
+absl::StatusOr<ValueId> ExtentProduct(Graph& g, ValueId v, const std::vector<int64_t>& axes) {
   int64_t fixed = 1;
   ValueId product = kNone;
-  for (const Extent& e : extents) {
-    const Extent c = g.Canonical(e);
+  for (int64_t axis : axes) {
+    const Extent c = g.Canonical(g.value(v).shape[axis]);
     if (c.is_static()) {
       fixed *= c.size;
       continue;
     }
-    const SizeSymbol& s = g.symbols[c.symbol];
     Attrs a;
-    a.axis = s.axis;
-    auto size = AddOp(g, OpKind::kSize, {s.input}, a);
+    a.axis = axis;
+    ValueId of = v;
+    for (ValueId in : g.inputs) {
+      const Value& t = g.value(in);
+      for (int k = 0; t.is_tensor && of == v && k < t.rank(); ++k) {
+        if (g.Canonical(t.shape[k]) == c) {
+          of = in;
+          a.axis = k;
+        }
+      }
+    }
+    auto size = AddOp(g, OpKind::kSize, {of}, a);
     if (!size.ok()) return size.status();
     if (product == kNone) {
       product = *size;
@@ -370,7 +379,11 @@ absl::Status OverRepeatedAxes(Graph& g, const Repeated& rep, const Node& n,
   if (n.op == OpKind::kSum) {
     absl::StatusOr<ValueId> c = g.value(v).dtype == *p->acc ? v : AddCast(g, v, *p->acc);
     if (!c.ok()) return c.status();
-    auto k = ExtentProduct(g, p->dropped_extents);
+    std::vector<int64_t> axes;
+    for (size_t a = 0; a < p->dropped.size(); ++a) {
+      if (p->dropped[a]) axes.push_back(static_cast<int64_t>(a));
+    }
+    auto k = ExtentProduct(g, n.inputs[0], axes);
     if (!k.ok()) return k.status();
     auto m = AddOp(g, OpKind::kMul, {*c, *k});
     if (!m.ok()) return m.status();
