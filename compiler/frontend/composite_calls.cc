@@ -48,6 +48,9 @@ const char* OutOfScope(const std::string& name) {
       {"cumprod", "a scan"},
       {"cummax", "a scan"},
       {"cummin", "a scan"},
+      {"real", "complex arithmetic"},
+      {"imag", "complex arithmetic"},
+      {"nextafter", "stepping a float's bit pattern"},
   };
   for (const auto& [op, what] : kOps) {
     if (name == op) return what;

@@ -1,6 +1,7 @@
 // DefinitionLowering::MathOp: nvFuser's unary math ops the IR has no node
 // for, written with IR ops (fd.ops.silu, atan, tan, sinh, cosh, asin, acos,
-// atanh; Thunder prints the trigonometric ones, nvFuser's own tests silu).
+// atanh; Thunder prints the trigonometric ones, nvFuser's own tests silu;
+// asinh, acosh, lgamma, erfinv, is_neginf, is_posinf in special_math.cc).
 // Each is computed in float32 for integer, bool and 16- or 8-bit float
 // tensors (double for integer scalars), and a 16- or 8-bit float result is
 // rounded once to the operand's type, as nvFuser's float ops do. The forms
@@ -8,6 +9,7 @@
 // sqrt((1 - x)(1 + x)), atanh from log1p(x) - log1p(-x).
 #include "absl/strings/str_cat.h"
 #include "compiler/frontend/definition.h"
+#include "compiler/frontend/special_math.h"
 #include "compiler/ir/printer.h"
 
 namespace fusiond {
@@ -15,7 +17,9 @@ namespace frontend {
 namespace {
 
 bool IsMathOp(const std::string& name) {
-  static const char* kNames[] = {"silu", "atan", "tan", "sinh", "cosh", "asin", "acos", "atanh"};
+  static const char* kNames[] = {"silu",   "atan",   "tan",       "sinh",     "cosh",
+                                 "asin",   "acos",   "atanh",     "asinh",    "acosh",
+                                 "lgamma", "erfinv", "is_neginf", "is_posinf"};
   for (const char* n : kNames) {
     if (name == n) return true;
   }
@@ -25,6 +29,7 @@ bool IsMathOp(const std::string& name) {
 }  // namespace
 
 absl::StatusOr<ValueId> DefinitionLowering::MathValue(const std::string& name, ValueId x) {
+  if (name == "is_neginf" || name == "is_posinf") return InfSignValue(b_, name, x);
   const Value& xv = g_->value(x);
   const DataType in = xv.dtype;
   const bool reduced = IsFloatingPoint(in) && ComputeType(in) != in;
@@ -71,6 +76,8 @@ absl::StatusOr<ValueId> DefinitionLowering::MathValue(const std::string& name, V
     auto c = cos_of_asin();
     if (!c.ok()) return c;
     r = name == "asin" ? bin(OpKind::kAtan2, x, *c) : bin(OpKind::kAtan2, *c, x);
+  } else if (IsSpecialMathOp(name)) {
+    r = SpecialMathValue(b_, name, x, t);
   } else {  // atanh(x) = (log1p(x) - log1p(-x)) / 2: terms of opposite signs
     auto neg = un(OpKind::kNeg, x);
     if (!neg.ok()) return neg;

@@ -101,6 +101,44 @@ fd.execute(inputs)
         self.assertEqual((tuple(x2.shape), tuple(w2.shape)), ((3, 7), (7,)))
         os.unlink(path)
 
+    def test_special_math_ops(self):
+        """asinh, acosh, lgamma, erfinv, is_neginf, is_posinf (special_math.cc),
+        native and float64, against torch's own functions."""
+        path = _script('''
+import torch
+from nvfuser import FusionDefinition, DataType
+
+def f(fd):
+    T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, is_cpu=False)
+    S1 = fd.define_scalar(0.5, dtype=DataType.Double)
+    fd.add_output(fd.ops.asinh(T0))
+    fd.add_output(fd.ops.acosh(fd.ops.add(fd.ops.abs(T0), 1.0)))
+    fd.add_output(fd.ops.lgamma(T0))
+    fd.add_output(fd.ops.erfinv(fd.ops.tanh(T0)))
+    fd.add_output(fd.ops.is_neginf(fd.ops.log(fd.ops.abs(T0))))
+    fd.add_output(fd.ops.is_posinf(fd.ops.reciprocal(T0)))
+    fd.add_output(fd.ops.mul(T0, fd.ops.erfinv(S1)))
+
+with FusionDefinition() as fd:
+    f(fd)
+
+inputs = [torch.tensor([0.0, -2.5, 0.3, 4.0], device="cuda:0")]
+fd.execute(inputs)
+''')
+        s = ft.load_script(path)
+        x = torch.tensor([0.0, -2.5, 0.3, 4.0])
+        for mode, dt in (("native", torch.float32), ("float64", torch.float64)):
+            out = s.program.function(mode)(x)
+            xd = x.to(dt)
+            want = [torch.asinh(xd), torch.acosh(xd.abs() + 1), torch.lgamma(xd),
+                    torch.erfinv(torch.tanh(xd))]
+            for got, w in zip(out[:4], want):
+                self.assertTrue(torch.allclose(got.to(dt), w, rtol=1e-6, atol=1e-6), (mode, got, w))
+            self.assertEqual(out[4].tolist(), [True, False, False, False])
+            self.assertEqual(out[5].tolist(), [True, False, False, False])
+            self.assertTrue(torch.allclose(out[6].double(), x.double() * 0.4769362762044699,
+                                           rtol=1e-6))
+
     def test_unsupported_op_is_reported(self):
         path = _script('''
 from nvfuser import FusionDefinition, DataType

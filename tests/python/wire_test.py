@@ -310,8 +310,10 @@ class WireFormTest(unittest.TestCase):
                 fn = getattr(fd.ops, op)
                 fd.add_output(fn(f))
                 fd.add_output(fn(h))
-                fd.add_output(fd.ops.add(fn(fd.ops.mul(f, 0.5)), fn(i)))
-                fd.add_output(fd.ops.mul(f, fn(s)))
+                pred = op.startswith("is_")  # is_neginf / is_posinf: bool results
+                both = fd.ops.logical_or if pred else fd.ops.add
+                fd.add_output(both(fn(fd.ops.mul(f, 0.5)), fn(i)))
+                fd.add_output(fd.ops.where(fn(s), f, 1.0) if pred else fd.ops.mul(f, fn(s)))
             out.append((op, fd, [[8, 64], [8, 64], [8, 1], []]))
         return out
 

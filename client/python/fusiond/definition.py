@@ -77,7 +77,8 @@ _TENSOR_RESULT = ("broadcast_in_dim", "broadcast", "expand", "squeeze", "reshape
 _FACTORY = ("uniform", "normal", "iota")  # tensors made from scalars (seed, offset, sizes)
 # Front-end spellings the repro parser lowers to IR ops (compiler/frontend).
 # MATH_SPELLINGS: unary math ops written with IR ops (compiler/frontend/math_calls.cc).
-MATH_SPELLINGS = ("silu", "atan", "tan", "sinh", "cosh", "asin", "acos", "atanh")
+MATH_SPELLINGS = ("silu", "atan", "tan", "sinh", "cosh", "asin", "acos", "atanh", "asinh", "acosh",
+                  "lgamma", "erfinv", "is_neginf", "is_posinf")
 FRONTEND_SPELLINGS = ("full", "zeros", "ones", "rand_like", "randn_like", "lerp", "addcmul",
                       "threshold", "stride_order", "shape", "at") + MATH_SPELLINGS
 SUPPORTED_OPS = frozenset(_UNARY + _BINARY + _TERNARY + _TENSOR_RESULT + _FACTORY +

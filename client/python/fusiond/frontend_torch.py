@@ -135,6 +135,13 @@ _UNARY = {
     "asin": ("torch.asin({x})", "math.asin({x})"),
     "acos": ("torch.acos({x})", "math.acos({x})"),
     "atanh": ("torch.atanh({x})", "math.atanh({x})"),
+    # ... and in special_math.cc.
+    "asinh": ("torch.asinh({x})", "math.asinh({x})"),
+    "acosh": ("torch.acosh({x})", "math.acosh({x})"),
+    "lgamma": ("torch.lgamma({x})", "math.lgamma({x})"),
+    "erfinv": ("torch.erfinv({x})", "_erfinv({x})"),
+    "is_neginf": ("torch.isneginf({x})", "({x} == -math.inf)"),
+    "is_posinf": ("torch.isposinf({x})", "({x} == math.inf)"),
 }
 # Binary ops: name -> Python operator or torch function.
 _BINARY_OPERATORS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**",
@@ -470,6 +477,10 @@ def _iota(length, start, step, dtype, like):
 
 def _slice(x, starts, ends, strides):
     return x[tuple(slice(s, e, k) for s, e, k in zip(starts, ends, strides))]
+
+
+def _erfinv(x):
+    return float(torch.erfinv(torch.tensor(float(x), dtype=torch.float64)))
 
 
 def _land(a, b):
