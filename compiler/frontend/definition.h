@@ -73,6 +73,9 @@ class DefinitionLowering {
   // IR ops (math_calls.cc); nullopt for other names.
   std::optional<absl::StatusOr<PyValue>> MathOp(const Expr& call, const Expr& op_name);
   absl::StatusOr<ValueId> MathValue(const std::string& name, ValueId x);
+  // fd.ops.triu / tril(x, diagonal): x where the column index minus the row
+  // index of its last two axes is >= (<=) diagonal, else 0 (triangle_calls.cc).
+  absl::StatusOr<PyValue> TriangleOp(const Expr& call, const std::string& name);
   absl::StatusOr<PyValue> ShapeQuery(const Expr& call, const std::string& name);
   // fd.ops.uniform / normal / rand_like / randn_like, fd.ops.iota.
   absl::StatusOr<PyValue> RandomOp(const Expr& call, const Expr& op_name);

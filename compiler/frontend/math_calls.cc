@@ -93,6 +93,7 @@ absl::StatusOr<ValueId> DefinitionLowering::MathValue(const std::string& name, V
 std::optional<absl::StatusOr<PyValue>> DefinitionLowering::MathOp(const Expr& call,
                                                                   const Expr& op_name) {
   const std::string& name = op_name.text;
+  if (name == "triu" || name == "tril") return TriangleOp(call, name);
   if (!IsMathOp(name)) return std::nullopt;
   const std::string fname = absl::StrCat("fd.ops.", name);
   auto args = BindArguments(call, fname, {"x"}, 1, errors_);

@@ -184,6 +184,52 @@ TEST(SpecialMath, ReducedFloatsRoundOnceAndIntegersPromote) {
   EXPECT_NEAR(ints[3], std::log(24.0), 2e-6);
 }
 
+TEST(SpecialMath, TriuAndTrilOfABatchOfMatrices) {
+  // [2, 3, 4] of bf16 (each batch its own values) and an int matrix.
+  auto p = ParseReproScript(
+      "def f(fd : FusionDefinition) -> None :\n"
+      "    T0 = fd.define_tensor(shape=[-1, -1, -1], contiguity=[True, True, True], "
+      "dtype=DataType.BFloat16, is_cpu=False)\n"
+      "    T1 = fd.define_tensor(shape=[3, 3], contiguity=[True, True], dtype=DataType.Int, "
+      "is_cpu=False)\n"
+      "    fd.add_output(fd.ops.triu(T0, diagonal=1))\n"
+      "    fd.add_output(fd.ops.tril(T0, -1))\n"
+      "    fd.add_output(fd.ops.triu(T1))\n",
+      "t.py");
+  ASSERT_TRUE(p.ok()) << p.status();
+  HostTensor x;
+  x.dtype = DataType::kBFloat16;
+  x.shape = {2, 3, 4};
+  for (int i = 0; i < 24; ++i) x.data.push_back(i + 1);
+  HostTensor m;
+  m.dtype = DataType::kInt64;
+  m.shape = {3, 3};
+  for (int i = 0; i < 9; ++i) m.data.push_back(-i - 1);
+  auto out = Evaluate(p->graph, {x, m});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->size(), 3u);
+  EXPECT_EQ((*out)[0].dtype, DataType::kBFloat16);
+  EXPECT_EQ((*out)[2].dtype, DataType::kInt64);
+  for (int b = 0; b < 2; ++b) {
+    for (int r = 0; r < 3; ++r) {
+      for (int c = 0; c < 4; ++c) {
+        const int i = b * 12 + r * 4 + c;
+        EXPECT_EQ((*out)[0].data[i], c - r >= 1 ? i + 1 : 0) << b << r << c;
+        EXPECT_EQ((*out)[1].data[i], c - r <= -1 ? i + 1 : 0) << b << r << c;
+      }
+    }
+  }
+  EXPECT_EQ((*out)[2].data, (std::vector<double>{-1, -2, -3, 0, -5, -6, 0, 0, -9}));
+  auto bad = ParseReproScript(
+      "def f(fd : FusionDefinition) -> None :\n"
+      "    T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float, "
+      "is_cpu=False)\n"
+      "    fd.add_output(fd.ops.triu(T0))\n",
+      "t.py");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(absl::StrContains(bad.status().message(), "rank 2 or more")) << bad.status();
+}
+
 TEST(SpecialMath, ComplexAndBitSteppingOpsAreRefusedByName) {
   for (const char* op : {"real", "imag", "nextafter"}) {
     auto p =
