@@ -219,7 +219,7 @@ class RecordingTest(unittest.TestCase):
             with open(os.path.join(_SOURCE, "compiler", "frontend", name), encoding="utf-8") as f:
                 return f.read()
         accepted = set()
-        for name in ("composite_calls.cc", "factory_calls.cc"):
+        for name in ("composite_calls.cc", "factory_calls.cc", "math_calls.cc"):
             accepted |= set(re.findall(r'name == "(\w+)"', read(name)))
         table = re.search(r"kNames\[\] = \{([^}]*)\}", read("math_calls.cc"))
         self.assertIsNotNone(table, "math_calls.cc's kNames")

@@ -139,6 +139,29 @@ fd.execute(inputs)
             self.assertTrue(torch.allclose(out[6].double(), x.double() * 0.4769362762044699,
                                            rtol=1e-6))
 
+    def test_triu_tril(self):
+        path = _script('''
+import torch
+from nvfuser import FusionDefinition, DataType
+
+def f(fd):
+    T0 = fd.define_tensor(shape=[-1, -1, -1], contiguity=[True, True, True], dtype=DataType.Float, is_cpu=False)
+    fd.add_output(fd.ops.triu(T0, diagonal=1))
+    fd.add_output(fd.ops.tril(T0, -1))
+
+with FusionDefinition() as fd:
+    f(fd)
+
+inputs = [torch.randn((2, 3, 4), device="cuda:0")]
+fd.execute(inputs)
+''')
+        s = ft.load_script(path)
+        x = torch.arange(24, dtype=torch.float32).reshape(2, 3, 4)
+        for mode in ("native", "float64"):
+            up, low = s.program.function(mode)(x)
+            self.assertTrue(torch.equal(up.float(), torch.triu(x, 1)), mode)
+            self.assertTrue(torch.equal(low.float(), torch.tril(x, -1)), mode)
+
     def test_unsupported_op_is_reported(self):
         path = _script('''
 from nvfuser import FusionDefinition, DataType

@@ -328,6 +328,19 @@ class WireFormTest(unittest.TestCase):
                  if n.op == fusion_pb2.OpKind.Value("CAST")]
         self.assertEqual(casts, ["FLOAT32", "BFLOAT16", "FLOAT32"], graph)
 
+    def test_triu_tril_match_fusionc_without_fusionc_parse(self):
+        DT = fusiond.DataType
+        with fusiond.FusionDefinition() as fd:
+            t0 = fd.define_tensor(shape=[-1, -1, -1], contiguity=[True, True, True],
+                                  dtype=DT.BFloat16)
+            t1 = fd.define_tensor(shape=[16, 16], contiguity=[True, True], dtype=DT.Int)
+            fd.add_output(fd.ops.triu(t0, diagonal=1))
+            fd.add_output(fd.ops.tril(fd.ops.cast(t0, DT.Float), -2))
+            fd.add_output(fd.ops.triu(t1))
+        shapes = [[2, 16, 32], [16, 16]]
+        self.through_daemon_without_fusionc(fd, shapes)
+        self.same_as_fusionc(fd, "triangle", shapes)
+
     def test_legacy_shape_calls_shape_at_and_clamp_match_fusionc(self):
         """nvFuser's pre-2023 reshape / squeeze spellings (original_shape=),
         fd.ops.shape / fd.ops.at and clamp's keywords: sent without fusionc."""

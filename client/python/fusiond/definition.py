@@ -80,7 +80,7 @@ _FACTORY = ("uniform", "normal", "iota")  # tensors made from scalars (seed, off
 MATH_SPELLINGS = ("silu", "atan", "tan", "sinh", "cosh", "asin", "acos", "atanh", "asinh", "acosh",
                   "lgamma", "erfinv", "is_neginf", "is_posinf")
 FRONTEND_SPELLINGS = ("full", "zeros", "ones", "rand_like", "randn_like", "lerp", "addcmul",
-                      "threshold", "stride_order", "shape", "at") + MATH_SPELLINGS
+                      "threshold", "stride_order", "shape", "at", "triu", "tril") + MATH_SPELLINGS
 SUPPORTED_OPS = frozenset(_UNARY + _BINARY + _TERNARY + _TENSOR_RESULT + _FACTORY +
                           FRONTEND_SPELLINGS + ("cast", "var_mean", "size", "set", "segment_set"))
 

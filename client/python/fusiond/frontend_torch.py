@@ -234,6 +234,12 @@ class _Ops:
             code = f"{code}.squeeze({d})"
         return self._fd._tensor(code, x.ndim - len(dims), x.dtype)
 
+    def triu(self, x, diagonal=0):
+        return self._fd._tensor(f"torch.triu({x.expr}, {int(diagonal)})", x.ndim, x.dtype)
+
+    def tril(self, x, diagonal=0):
+        return self._fd._tensor(f"torch.tril({x.expr}, {int(diagonal)})", x.ndim, x.dtype)
+
     def clamp(self, x, min, max):  # noqa: A002 - nvFuser's parameter names
         return self._fd._tensor(f"torch.clamp({_lit(x)}, {_lit(min)}, {_lit(max)})", x.ndim, x.dtype)
 

@@ -26,6 +26,7 @@ from .definition import DataType, FusionDefinition, Tensor, Value, Vector, _DTyp
 from .manifest import InvalidArgument
 from .wire_math import elementwise_dtype as _elementwise_dtype
 from .wire_math import lower_math as _math
+from .wire_math import lower_triangle as _triangle
 
 __all__ = ["to_graph"]
 
@@ -40,7 +41,7 @@ _PARAMS = {  # the argument names the C++ front end binds, per op
     "broadcast_in_dim": ("x", "shape", "broadcast_dims"), "broadcast": ("x", "is_broadcast_dim"),
     "expand": ("x", "shape"), "reshape": ("x", "new_shape"),
     "squeeze": ("x", "dims", "squeeze_expanded"), "permute": ("x", "dims"), "clamp": ("x", "min", "max"),
-    "shape": ("arg",), "at": ("arg", "index"),
+    "shape": ("arg",), "at": ("arg", "index"), "triu": ("x", "diagonal"), "tril": ("x", "diagonal"),
     "uniform": ("minval", "maxval", "shape", "rng_seed", "rng_offset", "dtype"),
     "normal": ("mean", "std", "shape", "rng_seed", "rng_offset", "dtype"),
     "rand_like": ("arg", "rng_seed", "rng_offset"), "randn_like": ("arg", "rng_seed", "rng_offset"),
@@ -260,6 +261,9 @@ def _op(b: _Builder, name, args, kwargs, outs) -> None:
         a = _bind(name, args, kwargs)
     if name in _MATH:
         _math(b, name, a, outs[0])
+        return
+    if name in ("triu", "tril"):
+        _triangle(b, name, a, outs[0])
         return
     if name in ("shape", "at"):
         _shape_query(b, name, a, outs[0])

@@ -271,3 +271,47 @@ def elementwise_dtype(b, name, operands):
             name == "div" and t not in _FLOATS and (any_tensor or _category(t) != 1)):
         return "Float" if any_tensor else "Double"
     return t
+
+
+def lower_triangle(b, name, a, out) -> None:
+    """fd.ops.triu / tril(x, diagonal) as compiler/frontend/triangle_calls.cc
+    writes it: row and column iotas of the last two axes, their difference
+    compared with diagonal, where(mask, x, 0)."""
+    from .wire import _dtype
+    x, diagonal = a.get("x"), a.get("diagonal", 0)
+    diagonal = 0 if diagonal is None else diagonal
+    ext = b.extents.get(id(x)) if isinstance(x, Tensor) and x._size is None else None
+    if ext is None or len(ext) < 2 or isinstance(diagonal, bool) or not isinstance(diagonal, int):
+        raise InvalidArgument(f"fd.ops.{name}: a tensor of rank 2 or more and an integer "
+                              "diagonal (fusionc names the error)")
+    have = b.dtype_of(x)
+    if have is None:
+        raise InvalidArgument(f"fd.ops.{name}: the Python wire form does not know the dtype of "
+                              f"{x!r}; compile with fusionc")
+    rank = len(ext)
+    matrix = [ext[rank - 2], ext[rank - 1]]
+    index = []
+    for k, axis in enumerate((rank - 2, rank - 1)):
+        handles = [b.constant(0, DataType.Int), b.constant(1, DataType.Int)]
+        node = b.pb.Node(op=b.pb.OpKind.Value("IOTA"), dtype=_dtype(b.pb, DataType.Int))
+        node.shape.extend(b.proto_extents([ext[axis]]))
+        b.nodes.append((node, handles, 1))
+        index.append(_broadcast(b, ("node", len(b.nodes) - 1, 0), matrix, [k]))
+    e = _Emitter(b)
+    diff = e.node("SUB", [index[1], index[0]])
+    k = (b.constant(diagonal, DataType.Int), None)
+    mask = e.node("GE" if name == "triu" else "LE", [diff, k])
+    full = _broadcast(b, mask, list(ext), [rank - 2, rank - 1])
+    zero = (b.constant(0, have), None)
+    r = e.node("WHERE", [full, (b.operand(x), ext), zero])
+    b.note(out, r[0], list(ext))
+    b.dtypes[id(out)] = have
+
+
+def _broadcast(b, handle, shape, dims):
+    """A BROADCAST_IN_DIM node of a builder handle (or (handle, extents))."""
+    node = b.pb.Node(op=b.pb.OpKind.Value("BROADCAST_IN_DIM"))
+    node.shape.extend(b.proto_extents(shape))
+    node.broadcast_dims.extend(dims)
+    b.nodes.append((node, [handle[0] if isinstance(handle[0], tuple) else handle], 1))
+    return ("node", len(b.nodes) - 1, 0), list(shape)
