@@ -262,6 +262,14 @@ bool Analyzer::CheckNode(const Node& n) {
                                absl::StrJoin(space_, ", "), "]"));
     }
   }
+  if (!SameLayout(n) && n.op == OpKind::kBroadcastInDim) {
+    return Fail(absl::StrCat(
+        ValueName(g_, out), " = broadcast_in_dim(", ValueName(g_, n.inputs[0]),
+        ") puts its operand's axes on result axes [", absl::StrJoin(n.attrs.broadcast_dims, ", "),
+        "], another reader of ", ValueName(g_, n.inputs[0]),
+        " in this kernel on others: one value broadcast along two axes in one expression (such "
+        "as x[:, None] - x[None, :]) is not supported, a kernel reads each value in one layout"));
+  }
   if (!SameLayout(n)) {
     return Fail(absl::StrCat(ValueName(g_, out),
                              " reads a value in two layouts (a value and its permute in one "

@@ -323,6 +323,32 @@ TEST(FrontendDefinitions, AValueAndItsPermuteAreNotReadInOneLayout) {
   }
 }
 
+// |x[:, None] - x[None, :]|: one input broadcast along two axes in one
+// expression. Refused naming the broadcast and why (it reached code
+// generation's "two axes fall on reference axis" before), or, once
+// supported, compiled to more than a copy of one layout.
+TEST(FrontendDefinitions, AnInputBroadcastAlongTwoAxesIsRefusedByName) {
+  auto p = ParseReproScript(
+      "def f(fd : FusionDefinition) -> None :\n"
+      "    T0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)\n"
+      "    T1 = fd.ops.broadcast_in_dim(T0, shape=[T0.size(0), 1], broadcast_dims=[0])\n"
+      "    T2 = fd.ops.broadcast_in_dim(T0, shape=[1, T0.size(0)], broadcast_dims=[1])\n"
+      "    fd.add_output(fd.ops.sub(T1, T2))\n",
+      "pair.py");
+  ASSERT_TRUE(p.ok()) << p.status();
+  CompileOptions options;
+  options.generate_code = false;
+  auto compiled = CompileFusion(p->graph, {{64}}, options);
+  if (compiled.ok()) {
+    EXPECT_GE(compiled->segments.size(), 2u);
+    return;
+  }
+  EXPECT_EQ(compiled.status().code(), absl::StatusCode::kInvalidArgument) << compiled.status();
+  for (const char* what : {"broadcast_in_dim(T0)", "two axes", "not supported"}) {
+    EXPECT_TRUE(absl::StrContains(compiled.status().message(), what)) << compiled.status();
+  }
+}
+
 // The sweep covers what the issue asks for: enough definitions, and every
 // one with an expectation the test above can hold it to.
 TEST(FrontendDefinitions, SweepIsComplete) {
