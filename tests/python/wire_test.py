@@ -357,6 +357,8 @@ class WireFormTest(unittest.TestCase):
                                         broadcast_dims=[1])
             e = fd.ops.clamp(fd.ops.add(t1, d), min=-1.0, max=fd.ops.cast(n, DT.Float))
             fd.add_output(fd.ops.mul(e, fd.ops.at(t0.shape(), 0)))
+            listed = fd.define_vector([t1.size(0), 64], dtype=DT.Int)
+            fd.add_output(fd.ops.mul(t1, fd.ops.at(listed, 1)))  # at(listed, 0): refused
             fd.add_output(fd.ops.squeeze(t0, [2], squeeze_expanded=True))
         shapes = [[4, 32, 1], [16, 64]]
         self.through_daemon_without_fusionc(fd, shapes)
@@ -365,6 +367,12 @@ class WireFormTest(unittest.TestCase):
             t0 = fd.define_tensor(shape=[4, 8], dtype=DT.Float)
             fd.add_output(fd.ops.reshape(t0, original_shape=[4, 9], new_shape=[32]))
         with self.assertRaisesRegex(fusiond.manifest.InvalidArgument, r"original_shape"):
+            wire.to_graph(fd)
+        with fusiond.FusionDefinition() as fd:  # a symbolic define_vector entry: as fusionc
+            t0 = fd.define_tensor(shape=[-1, 8], dtype=DT.Float)
+            v = fd.define_vector([t0.size(0), 8], dtype=DT.Int)
+            fd.add_output(fd.ops.mul(t0, fd.ops.at(v, 0)))
+        with self.assertRaisesRegex(fusiond.manifest.InvalidArgument, r"symbolic entry"):
             wire.to_graph(fd)
 
     def test_what_the_wire_form_cannot_express_names_the_op(self):

@@ -243,14 +243,15 @@ def _shape_query(b: _Builder, name, a, out) -> None:
             raise InvalidArgument(f"fd.ops.at of a symbolic entry of {vec._expr} (fusionc names "
                                   "the error)")
         item = item[1]
-    if isinstance(item, int) and not isinstance(item, bool):
-        b.ints[id(out)] = item  # a number: a constant only where used as an operand
-        b.dtypes[id(out)] = "Int"
-        b.keep.append(out)
-    else:
-        b.note(out, b.operand(item))
-        if b.dtype_of(item) is not None:
-            b.dtypes[id(out)] = b.dtype_of(item)
+    if isinstance(item, Value) and id(item) in b.ints:
+        item = b.ints[id(item)]
+    if isinstance(item, bool) or not isinstance(item, int):
+        # define_vector's entries are extents: only a static one is a number.
+        raise InvalidArgument(f"fd.ops.at of a symbolic entry of {vec._expr} (fusionc names "
+                              "the error)")
+    b.ints[id(out)] = item  # a number: a constant only where used as an operand
+    b.dtypes[id(out)] = "Int"
+    b.keep.append(out)
 
 
 def _op(b: _Builder, name, args, kwargs, outs) -> None:
