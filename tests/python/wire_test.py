@@ -233,29 +233,10 @@ class WireFormTest(unittest.TestCase):
             y = fd.ops.segment_set(fd.ops.addcmul(x, a, c, value=0.5))
             z = fd.ops.threshold(fd.ops.cast(y, DT.Float), 0.0, 1.0)
             fd.add_output(fd.ops.stride_order(z, [1, 0]), stride_order=[1, 0])
-        calls = []
-        real = compiler.run_fusionc
-
-        def recording(args, what):
-            calls.append(list(args))
-            return real(args, what)
-
-        old = os.environ.get("FUSIOND_SERVER")
-        os.environ["FUSIOND_SERVER"] = self.daemon.target
-        compiler.run_fusionc = recording
-        try:
-            before = self.daemon.client.stats()
-            fusion = compiler.compile_definition(fd.definition_text(), [(64, 256), (64, 256), None],
-                                                 True, wire_form=fd._wire_form)
-            self.assertEqual(len(fusion.manifest.inputs), 3)
-            self.assertGreater(self.daemon.client.stats()["misses"], before["misses"])
-        finally:
-            compiler.run_fusionc = real
-            if old is None:
-                del os.environ["FUSIOND_SERVER"]
-            else:
-                os.environ["FUSIOND_SERVER"] = old
-        self.assertEqual(calls, [], "the definition went through `fusionc parse`")
+        before = self.daemon.client.stats()
+        fusion = self.through_daemon_without_fusionc(fd, [[64, 256], [64, 256], []])
+        self.assertEqual(len(fusion.manifest.inputs), 3)
+        self.assertGreater(self.daemon.client.stats()["misses"], before["misses"])
         self.same_as_fusionc(fd, "composite_all", [[64, 256], [64, 256], []])
         # nvFuser's printed spellings, recorded by fusiond: the script's own graph.
         from definition_test import COMPOSITES_SCRIPT, definition_only, run_with_fusiond
@@ -271,7 +252,7 @@ class WireFormTest(unittest.TestCase):
 
     def through_daemon_without_fusionc(self, fd, shapes):
         """Compiles fd through the daemon from its Python wire form, failing if
-        `fusionc parse` (the fallback) is called; then checks the hash."""
+        `fusionc parse` (the fallback) is called; returns the loaded fusion."""
         calls = []
         real = compiler.run_fusionc
 
@@ -294,6 +275,7 @@ class WireFormTest(unittest.TestCase):
             else:
                 os.environ["FUSIOND_SERVER"] = old
         self.assertEqual(calls, [], "the definition went through `fusionc parse`")
+        return fusion
 
     def math_definitions(self):
         """(name, definition, shapes): each math spelling of math_calls.cc on
