@@ -67,6 +67,15 @@ std::string PathOf(const std::string& stem) {
   return absl::StrCat(FUSIOND_FRONTENDS_FUSIONS_DIR, "/", stem, ".py");
 }
 
+// A definition file through the pipeline, without code generation.
+absl::StatusOr<CompileResult> CompileWithoutCode(const std::string& stem) {
+  auto p = ParseReproFile(PathOf(stem));
+  if (!p.ok()) return p.status();
+  CompileOptions options;
+  options.generate_code = false;
+  return CompileFusion(p->graph, p->input_shapes, options);
+}
+
 // The `# expect:` and `# small:` lines; kind stays empty without an expect line.
 Expectation ReadExpectation(const std::string& text) {
   Expectation x;
@@ -240,11 +249,7 @@ TEST(FrontendDefinitions, WholeTensorReductionsSplitOverBlocks) {
   for (const char* stem :
        {"fp8_amax_scale_cast_e4m3", "amp_unscale_found_inf", "mse_loss_fwd_bwd"}) {
     SCOPED_TRACE(stem);
-    auto p = ParseReproFile(PathOf(stem));
-    ASSERT_TRUE(p.ok()) << p.status();
-    CompileOptions options;
-    options.generate_code = false;
-    auto compiled = CompileFusion(p->graph, p->input_shapes, options);
+    auto compiled = CompileWithoutCode(stem);
     ASSERT_TRUE(compiled.ok()) << compiled.status();
     ASSERT_EQ(compiled->segments.size(), 1u);
     const HeuristicParams& hp = compiled->segments[0].params;
@@ -261,11 +266,7 @@ TEST(FrontendDefinitions, IotasBroadcastAlongTwoAxesAreCopied) {
   for (const char* stem : {"attn_causal_softmax_fwd", "mistral_sliding_window_causal_mask",
                            "alibi_bias_broadcast_expand_softmax"}) {
     SCOPED_TRACE(stem);
-    auto p = ParseReproFile(PathOf(stem));
-    ASSERT_TRUE(p.ok()) << p.status();
-    CompileOptions options;
-    options.generate_code = false;
-    auto compiled = CompileFusion(p->graph, p->input_shapes, options);
+    auto compiled = CompileWithoutCode(stem);
     ASSERT_TRUE(compiled.ok()) << compiled.status();
     const Graph& g = compiled->optimized;
     const auto uses = g.Uses();
@@ -290,11 +291,7 @@ TEST(FrontendDefinitions, PermutesStayInOneKernel) {
                                               SchedulerKind::kPointwise},
         {"qk_rmsnorm_reshape_permute_heads", SchedulerKind::kInnerPersistent}}) {
     SCOPED_TRACE(stem);
-    auto p = ParseReproFile(PathOf(stem));
-    ASSERT_TRUE(p.ok()) << p.status();
-    CompileOptions options;
-    options.generate_code = false;
-    auto compiled = CompileFusion(p->graph, p->input_shapes, options);
+    auto compiled = CompileWithoutCode(stem);
     ASSERT_TRUE(compiled.ok()) << compiled.status();
     ASSERT_EQ(compiled->segments.size(), 1u);
     EXPECT_EQ(compiled->segments[0].kind, kind);
