@@ -26,7 +26,8 @@ from fusiond.partition import GraphNode, Ref, lower, partition, supported  # noq
 
 try:
     import torch
-    _NO_TORCH = None
+    _NO_TORCH = None if hasattr(torch, "compile") else \
+        f"torch {torch.__version__} has no torch.compile (2.0 or later)"
 except ImportError:
     torch = None
     _NO_TORCH = "torch is not installed (the GPU host has it)"
@@ -232,6 +233,23 @@ class LoweredCompilesTest(unittest.TestCase):
         lowered, manifest = self.compile(nodes, partition(nodes)[0])
         self.assertEqual([t.dtype for t in manifest.outputs], ["float32"] * 3)
         self.assertEqual([len(t.shape) for t in manifest.outputs], [2, 2, 3])  # nodes 8, 10, 13
+
+
+@unittest.skipIf(torch is None, "torch is not installed (the GPU host has it)")
+class OldTorchTest(unittest.TestCase):
+    def test_torch_without_compile_is_named(self):
+        """torch before 2.0 (Debian 12's 1.13) has no Dynamo: the backend
+        says which torch it needs instead of failing on a missing module."""
+        from fusiond import torch_backend
+        saved = getattr(torch, "compile", None)
+        if saved is not None:
+            del torch.compile
+        try:
+            with self.assertRaisesRegex(ImportError, r"torch 2\.0 or later.*this torch is "):
+                torch_backend.register()
+        finally:
+            if saved is not None:
+                torch.compile = saved
 
 
 @unittest.skipIf(_NO_TORCH, _NO_TORCH)

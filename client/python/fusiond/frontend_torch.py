@@ -592,10 +592,11 @@ class _TorchProxy:
     """The `torch` seen by a script's inputs list: device= redirected, sizes
     substituted through size_map (old extent -> new extent)."""
 
-    def __init__(self, torch, device, size_map):
+    def __init__(self, torch, device, size_map, dtype_class=None):
         self._torch = torch
         self._device = device
         self._size_map = size_map or {}
+        self._dtype_class = dtype_class or torch.dtype
 
     def _shape(self, s):
         if isinstance(s, (list, tuple)) and all(isinstance(d, int) for d in s):
@@ -604,7 +605,9 @@ class _TorchProxy:
 
     def __getattr__(self, name):
         attr = getattr(self._torch, name)
-        if not callable(attr) or isinstance(attr, type) or isinstance(attr, self._torch.dtype):
+        if isinstance(attr, types.ModuleType):  # torch.testing.make_tensor and the like
+            return _TorchProxy(attr, self._device, self._size_map, self._dtype_class)
+        if not callable(attr) or isinstance(attr, (type, self._dtype_class)):
             return attr
 
         def call(*args, **kwargs):

@@ -42,8 +42,18 @@ _DECOMPOSED = ("_softmax", "_softmax_backward_data", "_log_softmax", "_log_softm
 _GROUPS: List["FusedGroup"] = []
 
 
+def _require_dynamo() -> None:
+    """torch.compile and Dynamo came with torch 2.0; older torch gets an
+    error that says so instead of a missing module."""
+    import torch
+    if not hasattr(torch, "compile"):
+        raise ImportError(f"fusiond's torch.compile backend needs torch 2.0 or later "
+                          f"(torch.compile); this torch is {torch.__version__}")
+
+
 def fusiond_backend(gm, example_inputs, **options):
     """The torch.compile backend (a Dynamo backend function)."""
+    _require_dynamo()
     from torch._dynamo.backends.common import aot_autograd
 
     def fw(g, inputs):
@@ -62,6 +72,7 @@ def fusiond_backend(gm, example_inputs, **options):
 def register(name: str = "fusiond") -> None:
     """Makes backend=`name` known to torch.compile (the installed package's
     entry point does this without a call)."""
+    _require_dynamo()
     import torch._dynamo
     from torch._dynamo.backends import registry
     if name in getattr(registry, "_COMPILER_FNS", {}):
