@@ -114,6 +114,52 @@ static void InnerReductionBlock(const FusionAnalysis& a, HeuristicParams* p) {
   p->unroll = vectors >= int64_t{4} * p->block_x ? 4 : 1;
 }
 
+// Blocks that share a row when the rows are fewer than half the SMs: as many
+// as the idle SMs hold, each at least one loop iteration of the row (rows of
+// one iteration stay a block a row). 1 otherwise.
+static int64_t RowShare(const FusionAnalysis& a, const Target& t, const HeuristicParams& p) {
+  const int64_t vectors = CeilDiv(a.inner_size, p.vectorize);
+  const int64_t per_iteration = int64_t{p.block_x} * p.unroll;
+  if (a.outer_size * 2 > t.sm_count || vectors < 2 * per_iteration) return 1;
+  return std::max<int64_t>(1, std::min<int64_t>(t.sm_count / std::max<int64_t>(1, a.outer_size),
+                                                vectors / per_iteration));
+}
+
+static int64_t FusionBytes(const FusionAnalysis& a) {
+  int64_t bytes = 0;
+  for (const TensorSummary& s : a.inputs) bytes += s.numel * DataTypeSize(s.dtype);
+  for (const TensorSummary& s : a.outputs) bytes += s.numel * DataTypeSize(s.dtype);
+  return bytes;
+}
+
+// Shorter iterations for rows shared by blocks (`ShortIterationsForSharedRows`):
+// where the blocks a row wants (the idle SMs) would each get less than one
+// loop iteration of 512 threads x 4 steps, the steps go to 1, then the
+// threads halve down to 128, until every idle SM gets a block. A whole-tensor
+// sum of 134400 x 9 floats (a box loss) had 16 blocks of 512 x 4 (5 MB, 116
+// SMs idle); 128 threads x 1 step give 132 blocks. Blocks in flight, not
+// steps within one block, keep a few-rows kernel's bytes moving. Fusions
+// under kShortIterationsMinBytes keep their blocks: a few blocks read them
+// in about a launch's time, and more only lengthen the group barrier.
+static void ShortIterationsForSharedRows(const FusionAnalysis& a, const Target& t,
+                                         HeuristicParams* p) {
+  constexpr int kMinSharedRowThreads = 128;
+  constexpr int64_t kShortIterationsMinBytes = int64_t{1} << 20;
+  if (a.outer_size * 2 > t.sm_count || FusionBytes(a) < kShortIterationsMinBytes) return;
+  const int64_t wanted = t.sm_count / std::max<int64_t>(1, a.outer_size);
+  while (RowShare(a, t, *p) < wanted) {
+    if (p->unroll > 1) {
+      p->unroll = 1;
+    } else if (p->block_x > kMinSharedRowThreads) {
+      p->block_x /= 2;
+    } else {
+      break;
+    }
+  }
+  // Nothing gained (a row too short to share at any size): the block as it was.
+  if (RowShare(a, t, *p) == 1) InnerReductionBlock(a, p);
+}
+
 // Fewer rows than half the SMs (a whole-tensor amax or sum, fp8 scaling, a
 // loss; a norm or softmax of a few long rows): blocks share each row (a
 // cooperative combine), as many as the idle SMs hold, each at least one loop
@@ -123,18 +169,12 @@ static void InnerReductionBlock(const FusionAnalysis& a, HeuristicParams* p) {
 int64_t InnerRowSplit(const FusionAnalysis& a, const Target& t) {
   HeuristicParams p;
   InnerReductionBlock(a, &p);
-  const int64_t vectors = CeilDiv(a.inner_size, p.vectorize);
-  const int64_t per_iteration = int64_t{p.block_x} * p.unroll;
-  if (a.outer_size * 2 > t.sm_count || vectors < 2 * per_iteration) return 1;
-  return std::max<int64_t>(1, std::min<int64_t>(t.sm_count / std::max<int64_t>(1, a.outer_size),
-                                                vectors / per_iteration));
+  ShortIterationsForSharedRows(a, t, &p);
+  return RowShare(a, t, p);
 }
 
 bool FewLongRows(const FusionAnalysis& a, const Target& t) {
-  int64_t bytes = 0;
-  for (const TensorSummary& s : a.inputs) bytes += s.numel * DataTypeSize(s.dtype);
-  for (const TensorSummary& s : a.outputs) bytes += s.numel * DataTypeSize(s.dtype);
-  return InnerRowSplit(a, t) > 1 && bytes >= kFewLongRowsBytes;
+  return InnerRowSplit(a, t) > 1 && FusionBytes(a) >= kFewLongRowsBytes;
 }
 
 static HeuristicParams InnerReductionShape(const FusionAnalysis& a, const Target& t) {
@@ -143,6 +183,7 @@ static HeuristicParams InnerReductionShape(const FusionAnalysis& a, const Target
   p.outer_size = a.outer_size;
   p.inner_size = a.inner_size;
   InnerReductionBlock(a, &p);
+  ShortIterationsForSharedRows(a, t, &p);
   p.multi_pass = true;
   p.grid_x = std::max<int64_t>(1, a.outer_size);
   p.grid_y = InnerRowSplit(a, t);

@@ -145,10 +145,44 @@ TEST(Heuristics, FewLongRowsShareBlocks) {
   a.num_reductions = 1;
   HeuristicParams p = InnerReductionHeuristics(a, H100());
   EXPECT_EQ(p.grid_x * p.grid_y, 128) << p.ToString();
-  // Rows of a single iteration stay a block a row.
-  a = RowSummary(FusionPattern::kInner, 64, 8192 * 2, 1, 0);
+  // Rows of a single iteration, even of 128 threads x 1 step, stay a block a row.
+  a = RowSummary(FusionPattern::kInner, 64, 1024, 1, 0);
   a.num_reductions = 1;
   EXPECT_EQ(InnerReductionHeuristics(a, H100()).grid_y, 1);
+}
+
+// A whole-tensor sum of a short row (a loss over 134400 x 9 floats, 5 MB):
+// 512 threads x 4 steps a block gave it 16 blocks; shorter iterations give
+// every SM one (ShortIterationsForSharedRows). Rows the SMs already share
+// at 512 x 4 keep that block.
+TEST(Heuristics, ShortSharedRowsTakeShorterIterations) {
+  FusionAnalysis a = RowSummary(FusionPattern::kInner, 1, 134400, 0, 0);
+  for (int i = 0; i < 9; ++i) a.inputs.push_back({DataType::kFloat, 134400, true, true, false});
+  a.num_reductions = 1;
+  HeuristicParams p = InnerReductionHeuristics(a, H100());
+  EXPECT_EQ(p.grid_y, 132) << p.ToString();
+  EXPECT_EQ(p.block_x, 128);
+  EXPECT_EQ(p.unroll, 1);
+  // Sixteen rows: eight blocks each, at 512 threads x 1 step.
+  a = RowSummary(FusionPattern::kInner, 16, 65536, 1, 0);
+  a.num_reductions = 1;
+  p = InnerReductionHeuristics(a, H100());
+  EXPECT_EQ(p.grid_y, 8) << p.ToString();
+  EXPECT_EQ(p.block_x, 512);
+  EXPECT_EQ(p.unroll, 1);
+  // 64 rows of 64K bf16: two blocks a row at 512 x 4, as before.
+  a = RowSummary(FusionPattern::kInner, 64, 65536, 1, 0);
+  a.num_reductions = 1;
+  p = InnerReductionHeuristics(a, H100());
+  EXPECT_EQ(p.grid_y, 2);
+  EXPECT_EQ(p.unroll, 4);
+  // Under 1 MB (a global norm of 65536 floats): the blocks of 512 x 4.
+  a = RowSummary(FusionPattern::kInner, 1, 65536, 0, 0);
+  a.inputs.push_back({DataType::kFloat, 65536, true, true, false});
+  a.num_reductions = 1;
+  p = InnerReductionHeuristics(a, H100());
+  EXPECT_EQ(p.grid_y, 8) << p.ToString();
+  EXPECT_EQ(p.block_x, 512);
 }
 
 TEST(Heuristics, WideRowsKeepChunksUnlessAColumnOperandIsReadAgain) {

@@ -215,6 +215,19 @@ TEST(LaunchAudit, ShortWideColumnSumWithFullOutputs) {
   EXPECT_GE(MinBlocks(a), 132) << FormatAudit(a);
 }
 
+// A whole-tensor sum of a short row (the box loss: 134400 x 9 floats, 5
+// MB, under the cliff rule's 8 MB): every SM gets a block (16 before, of
+// 512 threads x 4 steps: ShortIterationsForSharedRows).
+TEST(LaunchAudit, ShortWholeTensorSumFillsTheSms) {
+  auto p = ParseReproFile(SourceDir() + "/tests/frontends/fusions/yolo_ciou_box_loss_atan.py");
+  ASSERT_TRUE(p.ok()) << p.status();
+  FusionAudit a =
+      AuditFusion("yolo_ciou_box_loss_atan", p->graph, p->input_shapes, p->input_shapes, {});
+  ASSERT_TRUE(a.status.ok()) << a.status;
+  ASSERT_EQ(a.kernels.size(), 1u);
+  EXPECT_GE(MinBlocks(a), 132) << FormatAudit(a);
+}
+
 // One column group (32 columns) of many rows: split over 128 blocks (64
 // before, at most).
 TEST(LaunchAudit, LoneColumnGroupFillsTheSms) {
