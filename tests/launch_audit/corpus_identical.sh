@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Checks that a scheduling change leaves the corpus's kernels alone: the
 # corpus fusions (tests/corpus/fusions, measured at the copy limit) compiled
-# by two fusionc binaries, at their own sizes, on every target, must give
-# byte-identical CUDA and heuristics.
+# by two fusionc binaries, at their own sizes, on every target, specialized
+# and --general, must give byte-identical CUDA and heuristics.
 #
 #   bash tests/launch_audit/corpus_identical.sh BEFORE_FUSIONC AFTER_FUSIONC [FILE...]
 #
@@ -24,25 +24,28 @@ trap 'rm -rf "$tmp"' EXIT
 status=0
 same=0
 for f in "${files[@]}"; do
-  for arch in sm_80 sm_86 sm_89 sm_90 sm_100; do
-    stem=$(basename "$f" .py)_$arch
+  for variant in sm_80 sm_86 sm_89 sm_90 sm_100 sm_90:--general; do
+    arch=${variant%%:*}
+    flags=()
+    [[ $variant == *:* ]] && flags=("${variant#*:}")
+    stem=$(basename "$f" .py)_${variant/:/}
     for side in before after; do
       bin=$before
       [[ $side == after ]] && bin=$after
       # The CUDA of every kernel, then the heuristics (--json without the
       # pass timings, which vary from run to run).
-      { "$bin" compile "$f" --arch "$arch" --no-cache --emit-cuda 2>&1
-        "$bin" compile "$f" --arch "$arch" --no-cache --no-codegen --explain 2>&1 |
+      { "$bin" compile "$f" --arch "$arch" "${flags[@]}" --no-cache --emit-cuda 2>&1
+        "$bin" compile "$f" --arch "$arch" "${flags[@]}" --no-cache --no-codegen --explain 2>&1 |
           sed -E -e '/^stages /d' -e 's/ +[0-9]+(\.[0-9]+)? (us|ms)/ T/g'; } >"$tmp/$stem.$side"
     done
     if cmp -s "$tmp/$stem.before" "$tmp/$stem.after"; then
       same=$((same + 1))
     else
-      echo "DIFFERS: $f ($arch)"
+      echo "DIFFERS: $f ($variant)"
       diff "$tmp/$stem.before" "$tmp/$stem.after" | head -40
       status=1
     fi
   done
 done
-echo "$same identical (fusion, arch) pairs of $((${#files[@]} * 5))"
+echo "$same identical (fusion, arch) pairs of $((${#files[@]} * 6))"
 exit $status
