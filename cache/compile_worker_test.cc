@@ -157,14 +157,17 @@ TEST(CompileWorkerTest, KernelThreadsShareTheSocketInStep) {
   EXPECT_EQ(pool.Stats().started, 1u);
 }
 
+// The limits below leave a normal compile (ChainRequest(2): under 0.5 s) ten
+// times its time on a loaded 2-core machine, and stop ChainRequest(450), which
+// takes minutes.
 TEST(CompileWorkerTest, TimeLimitStopsTheCompileAndTheNextJobRuns) {
-  CompileWorkerPool pool(PoolOptions(/*timeout_s=*/1.0), nullptr);
+  CompileWorkerPool pool(PoolOptions(/*timeout_s=*/5.0), nullptr);
   Clock::time_point start = Clock::now();
   auto slow = pool.Run(JobOf(ChainRequest(450), WorkerJobKind::kCompile), nullptr);
   double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   EXPECT_TRUE(absl::IsResourceExhausted(slow.status())) << slow.status();
   EXPECT_NE(slow.status().message().find("--compile-timeout-s"), std::string::npos);
-  EXPECT_LT(seconds, 3.0);
+  EXPECT_LT(seconds, 8.0);
   EXPECT_EQ(pool.Stats().timeouts, 1u);
   auto next = pool.Run(JobOf(ChainRequest(2), WorkerJobKind::kCompile), nullptr);
   EXPECT_TRUE(next.ok()) << next.status();
@@ -228,7 +231,7 @@ TEST(CompileWorkerTest, CachedCompilerWithWorkers) {
     ASSERT_TRUE(cache.ok()) << cache.status();
     CachedCompilerOptions options;
     options.worker_argv = {FUSIOND_COMPILE_WORKER};
-    options.compile_timeout_s = 1.0;
+    options.compile_timeout_s = 5.0;
     CachedCompiler compiler(cache->get(), options);
     auto miss = compiler.Compile(ChainRequest(2));
     ASSERT_TRUE(miss.ok()) << miss.status();
@@ -244,7 +247,8 @@ TEST(CompileWorkerTest, CachedCompilerWithWorkers) {
     auto hit = compiler.Compile(ChainRequest(2));
     ASSERT_TRUE(hit.ok()) << hit.status();
     EXPECT_TRUE(hit->hit);
-    EXPECT_LT(std::chrono::duration<double>(Clock::now() - t).count(), 0.05);
+    EXPECT_LT(std::chrono::duration<double>(Clock::now() - t).count(),
+              1.0);  // not behind the slow one
     EXPECT_TRUE(absl::IsResourceExhausted(slow.get().status()));
     EXPECT_EQ(compiler.Stats().timeouts, 1u);
 

@@ -323,7 +323,8 @@ def chain_graph(ops, constant=2.0):
 
 class RobustnessTest(DaemonTestCase):
     """Compile limits, cancellation, malformed RPCs and long strings."""
-    extra_args = ("--compile-timeout-s", "2", "--compile-threads", "2")
+    # 5 s: ten times a normal compile on a loaded 2-core machine; chain_graph(450) takes minutes.
+    extra_args = ("--compile-timeout-s", "5", "--compile-threads", "2")
 
     def test_slow_compile_is_cut_at_its_limit_while_hits_are_served(self):
         hot = d.scaled_graph(4.5)
@@ -333,7 +334,7 @@ class RobustnessTest(DaemonTestCase):
             d.wait_until(lambda: self.client.stats()["in_flight"] == 1, 10, "the slow compile")
             start = time.monotonic()
             self.assertEqual(self.client.compile(hot, SHAPES).cache, "hit")
-            self.assertLess(time.monotonic() - start, 0.5)
+            self.assertLess(time.monotonic() - start, 1.0)  # not queued behind the slow one
             with self.assertRaises(fusiond.FusionError) as e:
                 slow.result(timeout=30)
         self.assertEqual(e.exception.code, grpc.StatusCode.RESOURCE_EXHAUSTED)
