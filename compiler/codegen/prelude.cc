@@ -1,5 +1,8 @@
 #include "compiler/codegen/prelude.h"
 
+#include <iterator>
+#include <string>
+
 #include "compiler/ir/philox.h"
 
 namespace fusiond {
@@ -8,18 +11,25 @@ namespace {
 // Type codes are fusiond::DataType values: 1 bool, 2 int32, 3 int64,
 // 4 float16, 5 bfloat16, 6 float32, 7 float64. Elements are packed
 // little-endian into 32-bit words; element l of a 16-bit type lives in word
-// l / 2, half l % 2.
-constexpr const char kPrelude[] = R"PRELUDE(
+// l / 2, half l % 2. The prelude in pieces, in order (prelude.h,
+// PreludePiece), each text from the line after R"PRELUDE(.
+constexpr PreludePiece kPieces[] = {
+    {"", R"PRELUDE(
+
 typedef unsigned int u32;
 typedef unsigned long long u64;
 typedef long long i64;
 
+)PRELUDE"},
+    {"fz_bf16_to_f32 fz_f32_to_bf16", R"PRELUDE(
 __device__ __forceinline__ float fz_bf16_to_f32(u32 h) { return __uint_as_float(h << 16); }
 __device__ __forceinline__ u32 fz_f32_to_bf16(float f) {
   unsigned short s;
   asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(s) : "f"(f));
   return s;
 }
+)PRELUDE"},
+    {"fz_f16_to_f32 fz_f32_to_f16", R"PRELUDE(
 __device__ __forceinline__ float fz_f16_to_f32(u32 h) {
   float f; unsigned short s = (unsigned short)h;
   asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(s));
@@ -30,15 +40,21 @@ __device__ __forceinline__ u32 fz_f32_to_f16(float f) {
   asm("cvt.rn.f16.f32 %0, %1;" : "=h"(s) : "f"(f));
   return s;
 }
+)PRELUDE"},
+    {"fz_tanh_approx", R"PRELUDE(
 __device__ __forceinline__ float fz_tanh_approx(float x) {
   float y; asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x)); return y;
 }
+)PRELUDE"},
+    {"fz_exp_approx", R"PRELUDE(
 // exp(x) as 2^(x log2 e) on the SFU, denormals flushed: one FMUL and one
 // MUFU.EX2 (__expf's non-flushing ex2 costs four instructions). Used only
 // where no output is float32/float64 (ExprOptions::approx_transcendentals).
 __device__ __forceinline__ float fz_exp_approx(float x) {
   float y; asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x * 1.44269504088896341f)); return y;
 }
+)PRELUDE"},
+    {"fz_max fz_min", R"PRELUDE(
 // NaN-propagating max/min (torch semantics) in one instruction (sm_80+).
 __device__ __forceinline__ float fz_max(float a, float b) {
   float y; asm("max.NaN.f32 %0, %1, %2;" : "=f"(y) : "f"(a), "f"(b)); return y;
@@ -51,7 +67,11 @@ __device__ __forceinline__ double fz_min(double a, double b) { return (a != a ||
 template <typename T> __device__ __forceinline__ T fz_max(T a, T b) { return a > b ? a : b; }
 template <typename T> __device__ __forceinline__ T fz_min(T a, T b) { return a < b ? a : b; }
 
+)PRELUDE"},
+    {"Ty", R"PRELUDE(
 template <int DT> struct Ty;
+)PRELUDE"},
+    {"Ty<6>", R"PRELUDE(
 template <> struct Ty<6> {
   typedef float C;
   static __device__ __forceinline__ C get(const u32* w, int l) { return __uint_as_float(w[l]); }
@@ -60,6 +80,8 @@ template <> struct Ty<6> {
   static __device__ __forceinline__ C load(const void* p) { return *(const float*)p; }
   static __device__ __forceinline__ void store(void* p, C v) { *(float*)p = v; }
 };
+)PRELUDE"},
+    {"Ty<5>", R"PRELUDE(
 template <> struct Ty<5> {
   typedef float C;
   static __device__ __forceinline__ C get(const u32* w, int l) {
@@ -78,6 +100,8 @@ template <> struct Ty<5> {
   static __device__ __forceinline__ C load(const void* p) { return fz_bf16_to_f32(*(const unsigned short*)p); }
   static __device__ __forceinline__ void store(void* p, C v) { *(unsigned short*)p = (unsigned short)fz_f32_to_bf16(v); }
 };
+)PRELUDE"},
+    {"Ty<4>", R"PRELUDE(
 template <> struct Ty<4> {
   typedef float C;
   static __device__ __forceinline__ C get(const u32* w, int l) {
@@ -95,6 +119,8 @@ template <> struct Ty<4> {
   static __device__ __forceinline__ C load(const void* p) { return fz_f16_to_f32(*(const unsigned short*)p); }
   static __device__ __forceinline__ void store(void* p, C v) { *(unsigned short*)p = (unsigned short)fz_f32_to_f16(v); }
 };
+)PRELUDE"},
+    {"Ty<7>", R"PRELUDE(
 template <> struct Ty<7> {
   typedef double C;
   static __device__ __forceinline__ C get(const u32* w, int l) { return __hiloint2double(w[2 * l + 1], w[2 * l]); }
@@ -105,6 +131,8 @@ template <> struct Ty<7> {
   static __device__ __forceinline__ C load(const void* p) { return *(const double*)p; }
   static __device__ __forceinline__ void store(void* p, C v) { *(double*)p = v; }
 };
+)PRELUDE"},
+    {"Ty<3>", R"PRELUDE(
 template <> struct Ty<3> {
   typedef i64 C;
   static __device__ __forceinline__ C get(const u32* w, int l) { return (i64)(((u64)w[2 * l + 1] << 32) | w[2 * l]); }
@@ -113,6 +141,8 @@ template <> struct Ty<3> {
   static __device__ __forceinline__ C load(const void* p) { return *(const i64*)p; }
   static __device__ __forceinline__ void store(void* p, C v) { *(i64*)p = v; }
 };
+)PRELUDE"},
+    {"Ty<2>", R"PRELUDE(
 template <> struct Ty<2> {
   typedef int C;
   static __device__ __forceinline__ C get(const u32* w, int l) { return (int)w[l]; }
@@ -121,6 +151,8 @@ template <> struct Ty<2> {
   static __device__ __forceinline__ C load(const void* p) { return *(const int*)p; }
   static __device__ __forceinline__ void store(void* p, C v) { *(int*)p = v; }
 };
+)PRELUDE"},
+    {"Ty<1>", R"PRELUDE(
 template <> struct Ty<1> {
   typedef bool C;
   static __device__ __forceinline__ C get(const u32* w, int l) { return ((w[l >> 2] >> ((l & 3) * 8)) & 0xffu) != 0; }
@@ -130,6 +162,8 @@ template <> struct Ty<1> {
   static __device__ __forceinline__ void store(void* p, C v) { *(unsigned char*)p = v ? 1 : 0; }
 };
 
+)PRELUDE"},
+    {"Chunk", R"PRELUDE(
 // Loads / stores of B bytes (B in 1, 2, 4, 8, 16) into packed words.
 // st: one vector store (st.global.v4 / .v2): NVVM split the plain 16-byte
 // store of packed words into four 4-byte ones. stcs: the same store with
@@ -138,6 +172,8 @@ template <> struct Ty<1> {
 // backward 16384x4096 spills at four blocks of 128 threads (so two ran,
 // 144 registers).
 template <int B> struct Chunk;
+)PRELUDE"},
+    {"Chunk<16>", R"PRELUDE(
 template <> struct Chunk<16> {
   static __device__ __forceinline__ void ld(u32* w, const void* p) {
     uint4 t = *(const uint4*)p; w[0] = t.x; w[1] = t.y; w[2] = t.z; w[3] = t.w;
@@ -149,6 +185,8 @@ template <> struct Chunk<16> {
     asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};" :: "l"(p), "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3]) : "memory");
   }
 };
+)PRELUDE"},
+    {"Chunk<8>", R"PRELUDE(
 template <> struct Chunk<8> {
   static __device__ __forceinline__ void ld(u32* w, const void* p) { uint2 t = *(const uint2*)p; w[0] = t.x; w[1] = t.y; }
   static __device__ __forceinline__ void st(void* p, const u32* w) {
@@ -158,6 +196,8 @@ template <> struct Chunk<8> {
     asm volatile("st.global.cs.v2.u32 [%0], {%1, %2};" :: "l"(p), "r"(w[0]), "r"(w[1]) : "memory");
   }
 };
+)PRELUDE"},
+    {"Chunk<4>", R"PRELUDE(
 template <> struct Chunk<4> {
   static __device__ __forceinline__ void ld(u32* w, const void* p) { w[0] = *(const u32*)p; }
   static __device__ __forceinline__ void st(void* p, const u32* w) { *(u32*)p = w[0]; }
@@ -165,18 +205,26 @@ template <> struct Chunk<4> {
     asm volatile("st.global.cs.u32 [%0], %1;" :: "l"(p), "r"(w[0]) : "memory");
   }
 };
+)PRELUDE"},
+    {"Chunk<2>", R"PRELUDE(
 template <> struct Chunk<2> {
   static __device__ __forceinline__ void ld(u32* w, const void* p) { w[0] = *(const unsigned short*)p; }
   static __device__ __forceinline__ void st(void* p, const u32* w) { *(unsigned short*)p = (unsigned short)w[0]; }
   static __device__ __forceinline__ void stcs(void* p, const u32* w) { st(p, w); }
 };
+)PRELUDE"},
+    {"Chunk<1>", R"PRELUDE(
 template <> struct Chunk<1> {
   static __device__ __forceinline__ void ld(u32* w, const void* p) { w[0] = *(const unsigned char*)p; }
   static __device__ __forceinline__ void st(void* p, const u32* w) { *(unsigned char*)p = (unsigned char)w[0]; }
   static __device__ __forceinline__ void stcs(void* p, const u32* w) { st(p, w); }
 };
+)PRELUDE"},
+    {"VW", R"PRELUDE(
 template <int N> struct VW { static constexpr int value = N; };
 
+)PRELUDE"},
+    {"fz_comb", R"PRELUDE(
 // Reduction operators: 0 sum, 1 max, 2 min, 3 prod.
 template <int OP, typename T> __device__ __forceinline__ T fz_comb(T a, T b) {
   if (OP == 0) return a + b;
@@ -184,11 +232,17 @@ template <int OP, typename T> __device__ __forceinline__ T fz_comb(T a, T b) {
   if (OP == 2) return fz_min(a, b);
   return a * b;
 }
+)PRELUDE"},
+    {"fz_div_count", R"PRELUDE(
 // Divisions by a count in float: the fast division (2 ulp); IEEE division's
 // slow path cost registers in every kernel that merges.
 __device__ __forceinline__ float fz_div_count(float a, float n) { return __fdividef(a, n); }
 __device__ __forceinline__ double fz_div_count(double a, double n) { return a / n; }
+)PRELUDE"},
+    {"fz_weight", R"PRELUDE(
 template <typename T> __device__ __forceinline__ T fz_weight(T nb, T nn) { return nn > T(0) ? fz_div_count(nb, nn) : T(0); }
+)PRELUDE"},
+    {"fz_chan", R"PRELUDE(
 // Chan et al.'s pairwise update of (count, mean, sum of squared deviations)
 // with another group's (one-pass var/var_mean); empty groups (count 0) merge
 // as no-ops.
@@ -200,6 +254,8 @@ template <typename T> __device__ __forceinline__ void fz_chan(T& n, T& m, T& m2,
   m2 += m2b + d * d * n * r;
   n = nn;
 }
+)PRELUDE"},
+    {"fz_warp_chan", R"PRELUDE(
 // Butterfly over the warp; each pair merges (lower lane, upper lane), so
 // both lanes end with the same bits.
 template <typename T> __device__ __forceinline__ void fz_warp_chan(T& n, T& m, T& m2) {
@@ -213,12 +269,16 @@ template <typename T> __device__ __forceinline__ void fz_warp_chan(T& n, T& m, T
     n = an; m = am; m2 = am2;
   }
 }
+)PRELUDE"},
+    {"fz_warp_reduce", R"PRELUDE(
 template <int OP, typename T> __device__ __forceinline__ T fz_warp_reduce(T v) {
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) v = fz_comb<OP, T>(v, __shfl_xor_sync(0xffffffffu, v, o));
   return v;
 }
 
+)PRELUDE"},
+    {"fz_bar_sync FZ_GROUP_WORDS", R"PRELUDE(
 // Grid barrier for cooperative launches, cooperative groups' scheme: block
 // 0 adds 2^31 - (nb - 1), every other block 1, so a barrier adds exactly
 // 2^31: bit 31 of bar[0] flips when the last block arrives and the low bits
@@ -241,9 +301,13 @@ __device__ __forceinline__ void fz_bar_sync(u32* bar, u32 nb, bool leader) {
   }
   __syncthreads();
 }
+)PRELUDE"},
+    {"fz_grid_sync", R"PRELUDE(
 __device__ __forceinline__ void fz_grid_sync(u32* bar) {
   fz_bar_sync(bar, gridDim.x * gridDim.y, blockIdx.x == 0 && blockIdx.y == 0);
 }
+)PRELUDE"},
+    {"fz_group_sync", R"PRELUDE(
 // The same barrier among the gridDim.y blocks that share row group
 // blockIdx.x (their partials of a split row), one word per group, 32 bytes
 // apart, after the 128 bytes of grid-wide words: groups run apart from each
@@ -255,6 +319,8 @@ __device__ __forceinline__ void fz_group_sync(u32* bar) {
     fz_bar_sync(bar + 32 + 8 * blockIdx.x, gridDim.y, blockIdx.y == 0);
   }
 }
+)PRELUDE"},
+    {"fz_st_partial", R"PRELUDE(
 // A column partial row (inner-outer persistent kernels) that the epilogue
 // reads back after the grid barrier, stored with an L2 evict-last policy:
 // the rows other blocks still stream past it would otherwise push it out
@@ -266,6 +332,8 @@ __device__ __forceinline__ void fz_st_partial(float* p, float4 v) {
   asm volatile("st.global.L2::cache_hint.v4.f32 [%0], {%1, %2, %3, %4}, %5;"
                :: "l"(p), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w), "l"(pol) : "memory");
 }
+)PRELUDE"},
+    {"fz_cp_async", R"PRELUDE(
 // Asynchronous global -> shared copies of B bytes (4, 8 or 16; sm_80+): the
 // staged row buffers. Each thread copies and later reads only its own
 // chunks, so waiting for its own groups is all the synchronization needed.
@@ -277,11 +345,16 @@ template <int B> __device__ __forceinline__ void fz_cp_async(void* s, const void
     asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" :: "r"(sa), "l"(g), "n"(B) : "memory");
   }
 }
+)PRELUDE"},
+    {"fz_cp_commit", R"PRELUDE(
 __device__ __forceinline__ void fz_cp_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+)PRELUDE"},
+    {"fz_cp_wait", R"PRELUDE(
 template <int N> __device__ __forceinline__ void fz_cp_wait() {
   asm volatile("cp.async.wait_group %0;" :: "n"(N) : "memory");
 }
-)PRELUDE";
+)PRELUDE"},
+};
 
 // Only in kernels with thread-block clusters, so the others' source (and
 // cache keys) stay as they were.
@@ -425,7 +498,21 @@ template <> struct Ty<9> {
 };
 )PRELUDE";
 
-const char* DevicePrelude() { return kPrelude; }
+std::vector<PreludePiece> DevicePreludePieces() {
+  std::vector<PreludePiece> pieces(std::begin(kPieces), std::end(kPieces));
+  for (PreludePiece& p : pieces) ++p.text;  // the newline after R"PRELUDE(
+  return pieces;
+}
+
+const char* DevicePrelude() {
+  static const std::string* whole = [] {
+    auto* s = new std::string;
+    for (const PreludePiece& p : DevicePreludePieces()) *s += p.text;
+    return s;
+  }();
+  return whole->c_str();
+}
+
 const char* Fp8Prelude() { return kFp8Prelude; }
 const char* ClusterPrelude() { return kClusterPrelude; }
 const char* DividerPrelude() { return kDividerPrelude; }

@@ -5,6 +5,9 @@
 #ifndef FUSIOND_COMPILER_CODEGEN_PRELUDE_H_
 #define FUSIOND_COMPILER_CODEGEN_PRELUDE_H_
 
+#include <string>
+#include <vector>
+
 namespace fusiond {
 
 // The barrier words' workspace of a cooperative kernel (zeroed once, kept):
@@ -13,8 +16,29 @@ namespace fusiond {
 constexpr int kBarrierBytes = 4096;
 constexpr int kMaxBarrierGroups = (kBarrierBytes - 128) / 32;
 
-// The prelude's source text (a constant string).
+// The prelude's source text, whole (a constant string): its pieces in order.
 const char* DevicePrelude();
+
+// One piece of the prelude: helpers and the names that pull them into a
+// kernel (TrimDevicePrelude).
+struct PreludePiece {
+  // Space-separated: identifiers ("fz_max"), or "Ty<5>" for one explicit
+  // specialization, which a use with a non-literal argument (Ty<DT>) also
+  // pulls in. Empty: in every kernel.
+  const char* names;
+  const char* text;
+};
+std::vector<PreludePiece> DevicePreludePieces();
+
+// prelude_trim.cc. `source` (DevicePrelude() followed by the rest of a
+// kernel: the other preludes and the code) with only the pieces the rest
+// names, directly or through other pieces, in their order: NVRTC parses
+// less and the cubin stays the same (prelude_test). Any other source comes
+// back unchanged.
+std::string TrimDevicePrelude(const std::string& source);
+// The inverse: a trimmed kernel source with the whole prelude again (for
+// checks that both compile to the same cubin). Any other source unchanged.
+std::string UntrimDevicePrelude(const std::string& source);
 // The thread-block cluster helpers (fz_cluster_sync, fz_dsmem_ld4; sm_90+),
 // appended only to kernels that use clusters.
 const char* ClusterPrelude();
