@@ -2,23 +2,27 @@
 // options, to measure what the options save here and to check on the GPU
 // that they cost no kernel speed (bench/compile_time/option_check.sh).
 //
-//   fusiond_nvrtc_variant [--repeat N] [--replace FROM TO]... ARTIFACTS OUT [-- OPTION...]
+//   fusiond_nvrtc_variant [--repeat N] [--replace FROM TO]... [--whole-prelude] ARTIFACTS OUT
+//                         [-- OPTION...]
 //
 // For every ARTIFACTS/<stem>/manifest.json (fusionc compile --out, e.g.
 // scripts/device_bundle.sh's .devcarry/artifacts), OUT/<stem>/ becomes a
 // copy whose cubins are compiled from the kernels' .cu with the pipeline's
 // options plus OPTION..., after every FROM in the .cu is replaced by TO (a
 // code generation idea tried on the corpus kernels; the edited .cu is
-// written beside the cubin). Per kernel it prints ptxas' registers, static
-// shared memory and stack frame (local memory) both ways, whether the code differs (any cubin
-// section but ptxas' note of its own command line), and the median process CPU time of N compiles
-// both ways (CPU time: other work on the machine inflates wall time far more). The baseline
-// compiled here must have the code of the artifact's cubin (else an error: other flags built it).
-// Each way's compiles run in a child process of their own: NVRTC 13.0 keeps state across programs,
-// so after a compile with --Ofast-compile=mid a later one without it in the same process gets other
-// code (NVVM's PTX differs). The manifests are copied unchanged: a kernel whose registers changed
-// keeps the grid sized for the baseline's (a cooperative grid that no longer fits fails its launch
-// on the GPU, which fails the check). Exit status 1 when an artifact cannot be read or compiled.
+// written beside the cubin). --whole-prelude: the variant's .cu has the whole
+// device prelude again instead of the pieces the kernel uses (what the
+// trimmed prelude saves; prelude.h TrimDevicePrelude). Per kernel it prints ptxas' registers,
+// static shared memory and stack frame (local memory) both ways, whether the code differs (any
+// cubin section but ptxas' note of its own command line), and the median process CPU time of N
+// compiles both ways (CPU time: other work on the machine inflates wall time far more). The
+// baseline compiled here must have the code of the artifact's cubin (else an error: other flags
+// built it). Each way's compiles run in a child process of their own: NVRTC 13.0 keeps state across
+// programs, so after a compile with --Ofast-compile=mid a later one without it in the same process
+// gets other code (NVVM's PTX differs). The manifests are copied unchanged: a kernel whose
+// registers changed keeps the grid sized for the baseline's (a cooperative grid that no longer fits
+// fails its launch on the GPU, which fails the check). Exit status 1 when an artifact cannot be
+// read or compiled.
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,6 +41,7 @@
 
 #include "absl/strings/str_format.h"
 #include "client/runtime/json.h"
+#include "compiler/codegen/prelude.h"
 #include "compiler/nvrtc/nvrtc_compiler.h"
 
 namespace fusiond {
@@ -205,6 +210,7 @@ struct Args {
   fs::path in_dir, out_dir;
   std::vector<std::string> extra;                                 // NVRTC options
   std::vector<std::pair<std::string, std::string>> replacements;  // in the variant's .cu
+  bool whole_prelude = false;                                     // in the variant's .cu
 };
 
 struct Totals {
@@ -228,6 +234,7 @@ void VariantKernel(const Args& args, const fs::path& stem_dir, const fs::path& d
       edited.replace(at, from.size(), to);
     }
   }
+  if (args.whole_prelude) edited = UntrimDevicePrelude(edited);
   absl::StatusOr<Timed> a = CompileTimedApart(src, kernel, base, args.repeat);
   absl::StatusOr<Timed> b = a.ok() ? CompileTimedApart(edited, kernel, variant, args.repeat) : a;
   if (src.empty() || !a.ok() || !b.ok() || b->out.is_ptx) {
@@ -284,14 +291,17 @@ int ParseArgs(int argc, char** argv, Args* args) {
     } else if (a == "--replace" && i + 2 < argc && argv[i + 1][0] != '\0') {
       args->replacements.emplace_back(argv[i + 1], argv[i + 2]);
       i += 2;
+    } else if (a == "--whole-prelude") {
+      args->whole_prelude = true;
     } else {
       pos.push_back(a);
     }
   }
-  if (pos.size() != 2 || (args->extra.empty() && args->replacements.empty())) {
+  if (pos.size() != 2 ||
+      (args->extra.empty() && args->replacements.empty() && !args->whole_prelude)) {
     std::fprintf(stderr,
-                 "usage: %s [--repeat N] [--replace FROM TO]... ARTIFACTS OUT [-- NVRTC_OPTION...]"
-                 "\n(at least one option or replacement)\n",
+                 "usage: %s [--repeat N] [--replace FROM TO]... [--whole-prelude] ARTIFACTS OUT "
+                 "[-- NVRTC_OPTION...]\n(at least one option, replacement or --whole-prelude)\n",
                  argv[0]);
     return 2;
   }
@@ -319,6 +329,7 @@ int Main(int argc, char** argv) {
   for (const auto& [from, to] : args.replacements) {
     what += "replace '" + from + "' with '" + to + "' in the .cu\n";
   }
+  if (args.whole_prelude) what += "the whole device prelude in the .cu\n";
   std::ofstream(args.out_dir / "OPTIONS") << what;
   NvrtcOptions base, variant;
   variant.extra = args.extra;
