@@ -1,0 +1,173 @@
+#include "tests/host_emulation/emu_cases.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "tests/corpus/closed_forms.h"
+#include "tests/corpus/corpus_inputs.h"
+
+namespace fusiond {
+namespace host_emulation {
+namespace {
+
+std::string ReadFile(const std::filesystem::path& p) {
+  std::ifstream f(p);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// Replaces each integer literal (digits not touching a letter, '_', '.' or
+// another digit) by `replace(literal)`.
+template <typename F>
+std::string MapLiterals(const std::string& text, F replace) {
+  std::string out;
+  auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  size_t i = 0;
+  while (i < text.size()) {
+    const char c = text[i];
+    if (!std::isdigit(static_cast<unsigned char>(c)) ||
+        (i > 0 && (word_char(text[i - 1]) || text[i - 1] == '.'))) {
+      out += c;
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
+    const std::string lit = text.substr(i, j - i);
+    const bool ends = j >= text.size() || (!word_char(text[j]) && text[j] != '.');
+    out += ends ? replace(lit) : lit;
+    i = j;
+  }
+  return out;
+}
+
+// The `# small: A->B, ...` map of a front-end definition (empty if none).
+std::map<std::string, std::string> SmallMap(const std::string& text) {
+  std::map<std::string, std::string> small;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    line = absl::StripAsciiWhitespace(line);
+    if (!absl::ConsumePrefix(&line, "# small:")) continue;
+    for (absl::string_view pair : absl::StrSplit(line, ',', absl::SkipWhitespace())) {
+      std::vector<std::string> ab = absl::StrSplit(pair, "->");
+      if (ab.size() == 2) {
+        small[std::string(absl::StripAsciiWhitespace(ab[0]))] =
+            std::string(absl::StripAsciiWhitespace(ab[1]));
+      }
+    }
+  }
+  return small;
+}
+
+std::string Expectation(const std::string& text) {
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    line = absl::StripAsciiWhitespace(line);
+    if (absl::ConsumePrefix(&line, "# expect:")) {
+      std::vector<std::string> words =
+          absl::StrSplit(absl::StripAsciiWhitespace(line), ' ', absl::SkipEmpty());
+      return words.empty() ? "" : words[0];
+    }
+  }
+  return "";
+}
+
+std::string Identifier(const std::string& s) {
+  std::string out;
+  for (char c : s) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return out;
+}
+
+// Inputs from the script's list at `shapes`; scalar inputs at their values.
+std::vector<HostTensor> Inputs(const ParsedFusion& p,
+                               const std::vector<std::vector<int64_t>>& shapes, uint64_t seed,
+                               const std::vector<int>& softmax_inputs) {
+  std::vector<HostTensor> in =
+      corpus::MakeCorpusInputs(p.graph, p.inputs, shapes, seed, softmax_inputs);
+  for (size_t i = 0; i < in.size() && i < p.inputs.size(); ++i) {
+    if (!p.graph.value(p.graph.inputs[i]).is_tensor) in[i].data = {p.inputs[i].value};
+  }
+  return in;
+}
+
+std::vector<std::string> PyFiles(const std::string& dir) {
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.path().extension() == ".py") files.push_back(e.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+}  // namespace
+
+std::string ShrinkLiterals(const std::string& text) {
+  const std::map<std::string, std::string> small = SmallMap(text);
+  return MapLiterals(text, [&](const std::string& lit) {
+    if (!small.empty()) {
+      auto it = small.find(lit);
+      return it == small.end() ? lit : it->second;
+    }
+    int64_t n = 0;
+    if (absl::SimpleAtoi(lit, &n) && n >= 128 && n % 16 == 0) return absl::StrCat(n / 16);
+    return lit;
+  });
+}
+
+absl::StatusOr<std::vector<EmuCase>> CorpusCases(const std::string& corpus_dir) {
+  std::vector<EmuCase> cases;
+  for (const corpus::ClosedFormCase& c : corpus::ClosedFormCases()) {
+    const std::string path = absl::StrCat(corpus_dir, "/", c.file);
+    const std::string stem = c.file.substr(0, c.file.size() - 3);
+    auto p = c.shape_sets.empty() ? ParseReproScript(ShrinkLiterals(ReadFile(path)), c.file)
+                                  : ParseReproFile(path);
+    if (!p.ok()) return p.status();
+    std::vector<std::vector<std::vector<int64_t>>> sets = c.shape_sets;
+    if (sets.empty()) sets.push_back(p->input_shapes);
+    for (size_t s = 0; s < sets.size(); ++s) {
+      EmuCase e;
+      e.name = Identifier(absl::StrCat("corpus_", stem, "_", s));
+      e.origin = path;
+      e.graph = p->graph;
+      e.shapes = sets[s];
+      e.inputs = Inputs(*p, sets[s], 1234 + s, c.softmax_inputs);
+      cases.push_back(std::move(e));
+    }
+  }
+  return cases;
+}
+
+absl::StatusOr<std::vector<EmuCase>> FrontendCases(const std::string& fusions_dir) {
+  std::vector<EmuCase> cases;
+  for (const std::string& path : PyFiles(fusions_dir)) {
+    const std::string text = ReadFile(path);
+    const std::string expect = Expectation(text);
+    if (expect != "compiles" && expect != "pending") continue;
+    const std::string stem = std::filesystem::path(path).stem().string();
+    auto p = ParseReproScript(ShrinkLiterals(text), stem + ".small.py");
+    if (!p.ok()) {
+      if (expect == "pending") continue;  // its op is refused by the front end yet
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": the small form does not parse: ", p.status().message()));
+    }
+    EmuCase e;
+    e.name = Identifier("fe_" + stem);
+    e.origin = path;
+    e.graph = p->graph;
+    e.shapes = p->input_shapes;
+    e.inputs = Inputs(*p, p->input_shapes, 34, {});
+    e.pending = expect == "pending";
+    cases.push_back(std::move(e));
+  }
+  return cases;
+}
+
+}  // namespace host_emulation
+}  // namespace fusiond

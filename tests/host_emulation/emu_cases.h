@@ -1,0 +1,41 @@
+// The fusions the host emulation check runs: every corpus file
+// (tests/corpus/fusions) at its closed-form test's reduced shapes (static
+// ones with their sizes shrunk as below), and every front-end definition
+// (tests/frontends/fusions) whose `# expect:` line is `compiles` or
+// `pending`, at frontends_test's small sizes: each integer literal that is a
+// multiple of 16 and at least 128 divided by 16, or the file's
+// `# small: A->B, ...` map.
+#ifndef FUSIOND_TESTS_HOST_EMULATION_EMU_CASES_H_
+#define FUSIOND_TESTS_HOST_EMULATION_EMU_CASES_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compiler/frontend/frontend.h"
+#include "compiler/reference/reference.h"
+
+namespace fusiond {
+namespace host_emulation {
+
+struct EmuCase {
+  std::string name;    // a C identifier: "corpus_softmax_fwd_0", "fe_causal_mask_triu_softmax"
+  std::string origin;  // the file it comes from
+  Graph graph;
+  std::vector<std::vector<int64_t>> shapes;
+  std::vector<HostTensor> inputs;
+  bool pending = false;  // `# expect: pending`: a refusal at compile is no failure
+};
+
+// The script with its integer literals shrunk (see the file comment).
+std::string ShrinkLiterals(const std::string& text);
+
+// Every case; a file that does not parse at its small sizes is an error.
+absl::StatusOr<std::vector<EmuCase>> CorpusCases(const std::string& corpus_dir);
+absl::StatusOr<std::vector<EmuCase>> FrontendCases(const std::string& fusions_dir);
+
+}  // namespace host_emulation
+}  // namespace fusiond
+
+#endif  // FUSIOND_TESTS_HOST_EMULATION_EMU_CASES_H_
