@@ -111,6 +111,8 @@ class Factorization {
   }
   // Axis (v, i) and axis (w, k) are the same axis: refine both.
   void Link(ValueId v, int i, ValueId w, int k);
+  // The factors a slice's operand and result take on axis `a` (nullopt: none fit).
+  std::optional<std::pair<Factors, Factors>> SliceAxis(const Node& n, int a) const;
   void LinkReshape(const Node& n);
   void Sweep(const Node& n);
   bool Set(ValueId v, int axis, const Factors& f) {
@@ -128,6 +130,13 @@ class Factorization {
   std::string why_;
 };
 
+// Whether slice `n` keeps axis `a` whole.
+bool WholeSliceAxis(const Graph& g, const Node& n, int a) {
+  const int rank = g.value(n.inputs[0]).rank();
+  return n.attrs.offsets[a] == 0 && n.attrs.offsets[2 * rank + a] == 1 &&
+         g.SameExtent(g.value(n.inputs[0]).shape[a], g.value(n.outputs[0]).shape[a]);
+}
+
 void Factorization::Link(ValueId v, int i, ValueId w, int k) {
   if (Unit(v, i) || Unit(w, k)) return;
   auto r = Refine(g_, fac_[v][i], fac_[w][k]);
@@ -137,6 +146,46 @@ void Factorization::Link(ValueId v, int i, ValueId w, int k) {
   }
   Set(v, i, *r);
   Set(w, k, *r);
+}
+
+// A whole axis: the common refinement of both sides. A static window of
+// stride 1: both sides' factors below the first, refined, when their
+// product m divides the window's start and length and the extent, leaving
+// first factors of at least 2: [2304] sliced [768, 1536) and split [12, 64]
+// is [36, 64] sliced [12, 24) on its first axis (q, k, v of a fused
+// projection, split into heads).
+std::optional<std::pair<Factors, Factors>> Factorization::SliceAxis(const Node& n, int a) const {
+  const ValueId x = n.inputs[0], y = n.outputs[0];
+  const Factors &fx = fac_[x][a], &fy = fac_[y][a];
+  if (WholeSliceAxis(g_, n, a)) {
+    if (auto r = Refine(g_, fx, fy)) return std::pair{*r, *r};
+    return std::nullopt;
+  }
+  if (fx.size() == 1 && fy.size() == 1) return std::pair{fx, fy};
+  const int rank = g_.value(x).rank();
+  const Extent ex = g_.Canonical(g_.value(x).shape[a]), ey = g_.Canonical(g_.value(y).shape[a]);
+  if (n.attrs.offsets[2 * rank + a] != 1 || !ex.is_static() || !ey.is_static()) return std::nullopt;
+  std::set<int64_t> cuts{1};
+  for (const Factors* f : {&fx, &fy}) {
+    int64_t p = 1;
+    for (size_t i = f->size(); i-- > 1;) {
+      if (!(*f)[i].is_static()) return std::nullopt;
+      cuts.insert(p *= (*f)[i].size);
+    }
+  }
+  const std::vector<int64_t> c(cuts.begin(), cuts.end());
+  const int64_t m = c.back();
+  if (n.attrs.offsets[a] % m != 0 || ex.size % m != 0 || ey.size % m != 0 || ex.size / m < 2 ||
+      ey.size / m < 2) {
+    return std::nullopt;
+  }
+  std::pair<Factors, Factors> out{{Extent::Static(ex.size / m)}, {Extent::Static(ey.size / m)}};
+  for (size_t k = c.size() - 1; k > 0; --k) {
+    if (c[k] % c[k - 1] != 0) return std::nullopt;
+    out.first.push_back(Extent::Static(c[k] / c[k - 1]));
+    out.second.push_back(Extent::Static(c[k] / c[k - 1]));
+  }
+  return out;
 }
 
 // Groups of axes with equal products on both sides ([N, C, H, W] ->
@@ -256,7 +305,12 @@ void Factorization::Sweep(const Node& n) {
     case OpKind::kReshape:
       LinkReshape(n);
       break;
-    default:  // expand, random ops, iota, slice, pad, cat: never split (checked after)
+    case OpKind::kSlice:
+      for (int a = 0; a < g_.value(x).rank(); ++a) {
+        if (auto f = SliceAxis(n, a)) Set(x, a, f->first), Set(out, a, f->second);
+      }
+      break;
+    default:  // expand, random ops, iota, pad, cat: never split (checked after)
       break;
   }
 }
@@ -276,6 +330,12 @@ bool Factorization::Solve() {
         op == OpKind::kReshape || op == OpKind::kSize) {
       continue;
     }
+    bool slice_fits = op == OpKind::kSlice;
+    for (int a = 0; slice_fits && a < g_.value(n.inputs[0]).rank(); ++a) {
+      auto f = SliceAxis(n, a);
+      slice_fits = f && f->first == fac_[n.inputs[0]][a] && f->second == fac_[n.outputs[0]][a];
+    }
+    if (slice_fits) continue;
     for (const auto* vs : {&n.inputs, &n.outputs}) {
       for (ValueId v : *vs) {
         if (g_.value(v).is_tensor && Split(v)) {
@@ -300,6 +360,7 @@ class Rebuild {
   absl::StatusOr<std::vector<ValueId>> Node1(const Node& n, const std::vector<ValueId>& ins);
   absl::StatusOr<std::vector<ValueId>> Reduction(const Node& n, const std::vector<ValueId>& ins);
   absl::StatusOr<ValueId> ReshapeNode(const Node& n, ValueId x);
+  std::vector<int64_t> SliceOffsets(const Node& n) const;
   absl::StatusOr<ValueId> Op(OpKind op, std::vector<ValueId> in, Attrs a) {
     auto r = b_.AddNode(op, std::move(in), std::move(a));
     if (!r.ok()) return r.status();
@@ -352,6 +413,31 @@ absl::StatusOr<ValueId> Rebuild::ReshapeNode(const Node& n, ValueId x) {
   bc.shape = out;
   bc.broadcast_dims = keep;
   return Op(OpKind::kBroadcastInDim, {x}, bc);
+}
+
+// A slice's starts, ends and strides on the fine axes: a split axis whole in
+// every factor, or its window on the first factor.
+std::vector<int64_t> Rebuild::SliceOffsets(const Node& n) const {
+  const int rank = h_.value(n.inputs[0]).rank();
+  std::vector<int64_t> o[3];  // starts, ends, strides
+  for (int d = 0; d < rank; ++d) {
+    const Factors& fx = f_.at(n.inputs[0], d);
+    const bool whole = WholeSliceAxis(h_, n, d);
+    for (size_t k = 0; k < fx.size(); ++k) {
+      if (fx.size() == 1) {
+        for (int i = 0; i < 3; ++i) o[i].push_back(n.attrs.offsets[i * rank + d]);
+        continue;
+      }
+      const bool window = !whole && k == 0;
+      const int64_t start = window ? n.attrs.offsets[d] / (StaticProduct(fx) / fx[0].size) : 0;
+      o[0].push_back(start);
+      o[1].push_back(window ? start + f_.at(n.outputs[0], d)[0].size : INT64_MAX);
+      o[2].push_back(1);
+    }
+  }
+  o[0].insert(o[0].end(), o[1].begin(), o[1].end());
+  o[0].insert(o[0].end(), o[2].begin(), o[2].end());
+  return o[0];
 }
 
 absl::StatusOr<std::vector<ValueId>> Rebuild::Reduction(const Node& n,
@@ -417,6 +503,9 @@ absl::StatusOr<std::vector<ValueId>> Rebuild::Node1(const Node& n,
         const size_t count = n.op == OpKind::kSqueeze ? 1 : f_.at(x, static_cast<int>(d)).size();
         for (size_t t = 0; t < count; ++t) a.dims.push_back(k + static_cast<int64_t>(t));
       }
+      break;
+    case OpKind::kSlice:
+      a.offsets = SliceOffsets(n);
       break;
     case OpKind::kReshape: {
       auto r = ReshapeNode(n, ins[0]);

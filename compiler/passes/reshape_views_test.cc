@@ -95,6 +95,45 @@ TEST(ReshapeViews, KeepdimOverASplitAxis) {
   EXPECT_EQ(sums, 1);
 }
 
+// q, k, v of a fused projection split into heads: x [2, 12] sliced [4, 8)
+// on its last axis, the slice reshaped to [2, 2, 2]. The window starts on a
+// multiple of the head size 2, so x is read as [2, 6, 2] and the slice takes
+// [2, 4) of its middle axis; a window off the heads keeps the reshape.
+Graph SlicedHeads(int64_t start) {
+  Graph g;
+  GraphBuilder b(&g);
+  ValueId x = Must(b.DefineTensor("x", DataType::kFloat, {2, 12}));
+  Attrs sl;
+  sl.offsets = {0, start, 2, start + 4, 1, 1};
+  ValueId q = Must(b.AddNode(OpKind::kSlice, {x}, sl))[0];
+  Attrs r;
+  r.shape = S({2, 2, 2});
+  ValueId h = Must(b.AddNode(OpKind::kReshape, {q}, r))[0];
+  EXPECT_TRUE(b.AddOutput(Must(b.AddNode(OpKind::kExp, {h}, {}))[0]).ok());
+  return g;
+}
+
+TEST(ReshapeViews, SliceOnHeadBoundariesSplitsItsWindow) {
+  Graph g = SlicedHeads(4);
+  EXPECT_TRUE(RunPassForTest(RunReshapeViews, g));
+  const auto uses = g.Uses();
+  for (const Node& n : g.nodes) {
+    if (n.op == OpKind::kReshape) EXPECT_TRUE(IsInputView(g, n, uses));
+    if (n.op != OpKind::kSlice) continue;
+    EXPECT_EQ(Sizes(g, n.inputs[0]), std::vector<int64_t>({2, 6, 2}));
+    EXPECT_EQ(n.attrs.offsets, std::vector<int64_t>({0, 2, 0, 2, 4, INT64_MAX, 1, 1, 1}));
+    EXPECT_EQ(Sizes(g, n.outputs[0]), std::vector<int64_t>({2, 2, 2}));
+  }
+  EXPECT_EQ(CountOps(g, OpKind::kSlice), 1);
+  EXPECT_EQ(Sizes(g, g.outputs[0]), std::vector<int64_t>({2, 2, 2}));
+
+  Graph off = SlicedHeads(3);
+  PassLog log;
+  EXPECT_FALSE(RunPassForTest(RunReshapeViews, off, {}, &log));
+  ASSERT_EQ(log.notes.size(), 1u);
+  EXPECT_NE(log.notes[0].find("slice"), std::string::npos) << log.notes[0];
+}
+
 TEST(ReshapeViews, NoCommonRefinementKeepsTheGraphWithANote) {
   Graph g;
   GraphBuilder b(&g);

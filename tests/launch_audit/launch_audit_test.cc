@@ -228,6 +228,20 @@ TEST(LaunchAudit, ShortWholeTensorSumFillsTheSms) {
   EXPECT_GE(MinBlocks(a), 132) << FormatAudit(a);
 }
 
+// q, k, v sliced from a fused projection and split into heads (36 MB of
+// layout ops): one kernel reading the input once (two before: the slices
+// written out and read back, twice the bytes).
+TEST(LaunchAudit, QkvSplitHeadsIsOneKernel) {
+  auto p =
+      ParseReproFile(SourceDir() + "/tests/frontends/fusions/nanogpt_qkv_split_heads_transpose.py");
+  ASSERT_TRUE(p.ok()) << p.status();
+  FusionAudit a = AuditFusion("nanogpt_qkv_split_heads_transpose", p->graph, p->input_shapes,
+                              p->input_shapes, {});
+  ASSERT_TRUE(a.status.ok()) << a.status;
+  ASSERT_EQ(a.kernels.size(), 1u) << FormatAudit(a);
+  EXPECT_FALSE(a.HasCliff()) << FormatAudit(a);
+}
+
 // One column group (32 columns) of many rows: split over 128 blocks (64
 // before, at most).
 TEST(LaunchAudit, LoneColumnGroupFillsTheSms) {

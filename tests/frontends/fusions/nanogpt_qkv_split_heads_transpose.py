@@ -2,7 +2,8 @@
 # matmul output [B * T, 3 * C] viewed as [B, T, 3 * C], split into q, k, v
 # with fd.ops.slice, each viewed as [B, T, nh, hs] and transposed to
 # [B, nh, T, hs] with fd.ops.permute for the attention kernel; bf16, static
-# shapes. Only layout ops (two pointwise kernels today).
+# shapes. Only layout ops: one pointwise kernel (each slice window starts on
+# a head boundary, so reshape_views reads the input as [4, 1024, 36, 64]).
 # expect: compiles
 # small: 4096->256, 1024->64
 import torch
