@@ -2,7 +2,13 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <mutex>
 #include <regex>
+#include <vector>
+
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "absl/strings/str_cat.h"
 
@@ -41,6 +47,31 @@ std::string FastCompileLevel() {
 
 bool FastCompileLevelValid(const std::string& level) {
   return level.empty() || level == "0" || level == "min" || level == "mid" || level == "max";
+}
+
+double KeepNvrtcHeap(size_t prefault_bytes) {
+  const auto t0 = std::chrono::steady_clock::now();
+#ifdef __GLIBC__
+  static std::once_flag settings;
+  std::call_once(settings, [] {
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's largest; 8 MiB blocks below come from the heap
+  });
+  // Blocks touched page by page (volatile: the stores, and so the blocks,
+  // stay), then freed: they join the heap top, which is now kept.
+  constexpr size_t kBlock = size_t{8} << 20;
+  std::vector<void*> blocks;
+  for (size_t done = 0; done < prefault_bytes; done += kBlock) {
+    void* p = std::malloc(kBlock);
+    if (p == nullptr) break;
+    for (size_t at = 0; at < kBlock; at += 4096) static_cast<volatile char*>(p)[at] = 0;
+    blocks.push_back(p);
+  }
+  for (void* p : blocks) std::free(p);
+#else
+  (void)prefault_bytes;
+#endif
+  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
 }
 
 #ifdef FUSIOND_HAVE_NVRTC

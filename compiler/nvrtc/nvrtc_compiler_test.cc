@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <string>
@@ -44,6 +45,40 @@ TEST(Nvrtc, CompilesAKernelToACubin) {
   bool has_arch = false;
   for (const std::string& o : out->options) has_arch |= o == "--gpu-architecture=sm_90";
   EXPECT_TRUE(has_arch);
+}
+
+long MinorFaults() {
+  rusage r;
+  getrusage(RUSAGE_SELF, &r);
+  return r.ru_minflt;
+}
+
+// A compile's page faults (of its working memory, mapped again by the
+// kernel) before and after KeepNvrtcHeap: thousands, then a few.
+TEST(Nvrtc, KeptHeapSparesACompileItsPageFaults) {
+  const std::string src =
+      "extern \"C\" __global__ void sums(const float* x, float* y, int n) {\n"
+      "  float a[64];\n"
+      "#pragma unroll\n"
+      "  for (int k = 0; k < 64; ++k) a[k] = x[threadIdx.x + k * n] * (k + 1);\n"
+      "  float s = 0;\n"
+      "#pragma unroll\n"
+      "  for (int k = 0; k < 64; ++k) s += __expf(a[k]) / (1.f + a[(k * 7) % 64]);\n"
+      "  y[threadIdx.x] = s;\n}\n";
+  auto first = CompileWithNvrtc(src, "sums", NvrtcOptions{});
+  if (absl::IsUnavailable(first.status())) GTEST_SKIP() << "no NVRTC in this build";
+  ASSERT_TRUE(first.ok()) << first.status();
+  long f0 = MinorFaults();
+  ASSERT_TRUE(CompileWithNvrtc(src, "sums", NvrtcOptions{}).ok());
+  const long plain = MinorFaults() - f0;
+  EXPECT_GT(KeepNvrtcHeap(size_t{64} << 20), 0);
+  f0 = MinorFaults();
+  auto kept = CompileWithNvrtc(src, "sums", NvrtcOptions{});
+  const long after = MinorFaults() - f0;
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  EXPECT_EQ(kept->binary, first->binary);
+  EXPECT_GT(plain, 500);
+  EXPECT_LT(after * 10, plain) << "page faults: " << plain << " before, " << after << " after";
 }
 
 TEST(Nvrtc, BadSourceIsInternalWithLogAndKernelName) {
