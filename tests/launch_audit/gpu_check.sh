@@ -22,6 +22,10 @@
 #               two blocks a row: 128 blocks; was inner persistent, 64)
 #   pointwise_small*  ops_unary, bias_gelu_fwd compiled at 64x256, run at
 #               8192x8192 (two waves, 528 blocks; was 16)
+#   boxloss     yolo_ciou_box_loss_atan at its sizes (a whole-tensor sum of 5
+#               MB: 132 blocks of 128 threads, was 16 of 512)
+#   qkvheads    nanogpt_qkv_split_heads_transpose at its sizes (one kernel
+#               reading the projection once, was two)
 # Exit status 1 when a fusion fails its float64 check or does not run;
 # fusions slower than torch.compile are printed by run.py's table.
 set -uo pipefail
@@ -40,6 +44,8 @@ CASES=(
   "fewrows|tests/frontends/fusions/gpt2_log_softmax_odd_vocab.py|64x50257|1024:64"
   "pointwise_small|tests/ops/fusions/ops_unary_2048x8192.py|64x256|2048:8192"
   "pointwise_small2|tests/corpus/fusions/bias_gelu_fwd.py|64x256;256|8192:8192"
+  "boxloss|tests/frontends/fusions/yolo_ciou_box_loss_atan.py|134400x4;134400x4;134400x1;scalar|"
+  "qkvheads|tests/frontends/fusions/nanogpt_qkv_split_heads_transpose.py|4096x2304|"
 )
 case "${1:-}" in
   prepare)
@@ -83,5 +89,5 @@ case "${1:-}" in
     done
     exit "$rc"
     ;;
-  *) sed -n 2,23p "$0"; exit 2 ;;
+  *) sed -n 2,30p "$0"; exit 2 ;;
 esac
