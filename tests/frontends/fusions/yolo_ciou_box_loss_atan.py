@@ -4,7 +4,9 @@
 # union, the enclosing box, the aspect-ratio term
 # v = 4 / pi^2 * (atan(w2 / h2) - atan(w1 / h1))^2 with fd.ops.atan, then
 # sum((1 - ciou) * weight) / target_scores_sum (a Float scalar input).
+# Checked at its own sizes (5 MB: the sum splits over every SM only from 1 MB).
 # expect: compiles
+# small: 134400->134400
 import torch
 from nvfuser import FusionDefinition, DataType
 
