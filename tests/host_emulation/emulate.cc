@@ -186,6 +186,42 @@ std::string CompilerPath() {
 // Runs `cmd` (output to `log`); its exit status.
 int Shell(const std::string& cmd) { return std::system(cmd.c_str()); }
 
+constexpr size_t kFusionsPerUnit = 6;
+
+// Compiles `text` to `stem`.so; the compiler's output on failure, else "".
+std::string CompileText(const std::string& stem, const std::string& text) {
+  std::ofstream(stem + ".cc") << "#include \"cuda_host.h\"\n" << text;
+  const std::string cmd =
+      absl::StrCat(CompilerPath(), " -std=c++17 ", OptFlags(), " -fPIC -shared -w",
+                   " -ffp-contract=off -fno-strict-aliasing -I", FUSIOND_HOST_EMULATION_DIR, " ",
+                   stem, ".cc -o ", stem, ".so > ", stem, ".log 2>&1");
+  if (Shell(cmd) == 0) return "";
+  std::ifstream log(stem + ".log");
+  std::stringstream out;
+  out << log.rdbuf();
+  return absl::StrCat("the host compiler refused its kernels:\n", out.str().substr(0, 3000));
+}
+
+// The fusions `members` (indices into texts) in one unit, or one by one
+// when that fails: (fusions, shared object path or error) pairs.
+std::vector<std::pair<std::vector<size_t>, std::string>> CompileUnits(
+    const std::string& dir, const std::string& unit, const std::vector<size_t>& members,
+    const std::vector<std::string>& texts) {
+  const std::string stem = absl::StrCat(dir, "/", unit);
+  std::string all;
+  for (size_t i : members) all += texts[i];
+  std::string error = CompileText(stem, all);
+  if (error.empty()) return {{members, stem + ".so"}};
+  if (members.size() == 1) return {{members, error}};
+  std::vector<std::pair<std::vector<size_t>, std::string>> out;
+  for (size_t i : members) {
+    const std::string one = absl::StrCat(stem, "_", i);
+    error = CompileText(one, texts[i]);
+    out.push_back({{i}, error.empty() ? one + ".so" : error});
+  }
+  return out;
+}
+
 absl::Status Launch(const PreparedFusion& f, const HostKernels& kernels, size_t k,
                     const runtime::KernelLaunch& launch, std::vector<uint64_t>& slot_values) {
   const PreparedKernel& pk = f.kernels[k];
@@ -279,59 +315,61 @@ absl::StatusOr<std::unique_ptr<HostKernels>> HostKernels::Build(
   char tmpl[] = "/tmp/fusiond_host_emulation_XXXXXX";
   if (mkdtemp(tmpl) == nullptr) return absl::InternalError("mkdtemp failed");
   h->dir_ = tmpl;
-  // One translation unit per fusion, each kernel in its own namespace.
-  std::vector<std::string> units, names;
+  // Each fusion's kernels, each kernel in its own namespace.
+  std::vector<std::string> names, texts;
   for (const PreparedFusion* f : fusions) {
-    std::string unit = "#include \"cuda_host.h\"\n";
-    bool any = false;
+    std::string text;
+    std::string error;
     for (const PreparedKernel& k : f->kernels) {
       if (!k.skip.empty()) continue;
       auto host = TranslateKernel(k.kernel.source, k.kernel.name, "ns_" + k.kernel.name);
       if (!host.ok()) {
-        h->errors_[f->name] = absl::StrCat("kernel ", k.kernel.name, ": ", host.status().message());
-        any = false;
+        error = absl::StrCat("kernel ", k.kernel.name, ": ", host.status().message());
         break;
       }
-      unit += *host;
-      any = true;
+      text += *host;
     }
-    if (!any) continue;
-    std::ofstream(absl::StrCat(h->dir_, "/", f->name, ".cc")) << unit;
-    units.push_back(absl::StrCat(h->dir_, "/", f->name));
-    names.push_back(f->name);
+    if (!error.empty()) {
+      h->errors_[f->name] = error;
+    } else if (!text.empty()) {
+      names.push_back(f->name);
+      texts.push_back(std::move(text));
+    }
   }
-  std::vector<std::string> errors(units.size());
+  // A few fusions per translation unit (each compiler run costs ~0.25 s
+  // before any kernel); a unit that fails is compiled again fusion by
+  // fusion, so an error names its fusion.
+  const size_t per_unit =
+      std::max<size_t>(1, std::min<size_t>(kFusionsPerUnit, names.size() / std::max(1, 2 * jobs)));
+  std::vector<std::vector<size_t>> units;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i % per_unit == 0) units.emplace_back();
+    units.back().push_back(i);
+  }
+  std::vector<std::vector<std::pair<std::vector<size_t>, std::string>>> built(units.size());
   std::atomic<size_t> next{0};
   std::vector<std::thread> pool;
   for (int j = 0; j < std::max(1, jobs); ++j) {
     pool.emplace_back([&] {
-      for (size_t i = next++; i < units.size(); i = next++) {
-        const std::string cmd = absl::StrCat(
-            CompilerPath(), " -std=c++17 ", OptFlags(), " -fPIC -shared -w -ffp-contract=off",
-            " -fno-strict-aliasing -I", FUSIOND_HOST_EMULATION_DIR, " ", units[i], ".cc -o ",
-            units[i], ".so > ", units[i], ".log 2>&1");
-        if (Shell(cmd) != 0) {
-          std::ifstream log(units[i] + ".log");
-          std::stringstream text;
-          text << log.rdbuf();
-          errors[i] =
-              absl::StrCat("the host compiler refused its kernels:\n", text.str().substr(0, 3000));
-        }
+      for (size_t u = next++; u < units.size(); u = next++) {
+        built[u] = CompileUnits(h->dir_, absl::StrCat("u", u), units[u], texts);
       }
     });
   }
   for (std::thread& t : pool) t.join();
-  for (size_t i = 0; i < units.size(); ++i) {
-    if (!errors[i].empty()) {
-      h->errors_[names[i]] = errors[i];
-      continue;
+  for (const auto& unit : built) {
+    for (const auto& [members, outcome] : unit) {
+      // outcome: the shared object's path, or the compiler's complaint.
+      void* handle =
+          outcome.rfind("/", 0) == 0 ? dlopen(outcome.c_str(), RTLD_NOW | RTLD_LOCAL) : nullptr;
+      const std::string error = outcome.rfind("/", 0) != 0 ? outcome
+                                : handle == nullptr        ? dlerror()
+                                                           : "";
+      if (handle != nullptr) h->handles_.push_back(handle);
+      for (size_t i : members) {
+        if (!error.empty()) h->errors_[names[i]] = error;
+      }
     }
-    void* handle = dlopen((units[i] + ".so").c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle == nullptr) {
-      h->errors_[names[i]] = absl::StrCat("dlopen: ", dlerror());
-      continue;
-    }
-    h->handles_.push_back(handle);
   }
   return h;
 }

@@ -2,16 +2,22 @@
 // front-end fusion's kernels, as fusionc generates them, translated for the
 // host and emulated thread by thread (emu_runtime.h), against the CPU
 // reference with the corpus checks' tolerances (tests/corpus/output_check.h).
-// Each fusion runs twice: into outputs of 0xFF bytes (NaN), then of 0x42
-// bytes with the kept workspaces of the first run, where an element still
-// holding the fill was never written. A mutated kernel must fail the check.
+// Each fusion runs into outputs of 0xFF bytes (NaN: an unwritten float
+// element fails the check), then, when it has integer or bool outputs or
+// kept workspaces, again into 0x42 bytes with the first run's kept
+// workspaces, where an element still holding the fill was never written. A mutated kernel must fail
+// the check.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
+#include <limits>
 #include <map>
+#include <regex>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -32,9 +38,67 @@ double Since(std::chrono::steady_clock::time_point t) {
 
 int Jobs() { return std::max(1u, std::min(2u, std::thread::hardware_concurrency())); }
 
+// Fusions whose outputs the per-element check cannot judge, each with why:
+// they must stay within `limit` times the output's largest magnitude
+// anywhere instead (printed as RELAXED, never silently).
+struct Relaxed {
+  const char* name;
+  double limit;
+  const char* why;
+};
+constexpr Relaxed kRelaxed[] = {
+    {"fe_sinusoidal_timestep_embedding_iota_cat", 2e-4,
+     "sin/cos of float32 arguments up to 1000: one ulp of the argument (6.1e-5) moves a value "
+     "near zero past the per-element limit (the kernel multiplies by the float32 constant, the "
+     "reference by the double one, then rounds)"},
+};
+
+const Relaxed* FindRelaxed(const std::string& name) {
+  for (const Relaxed& r : kRelaxed) {
+    if (name == r.name) return &r;
+  }
+  return nullptr;
+}
+
+// corpus::CheckOutput, or for a relaxed fusion the absolute limit.
+corpus::OutputVerdict Verdict(const HostTensor& got, const HostTensor& want, const Relaxed* r) {
+  if (r == nullptr || got.dtype != want.dtype || got.data.size() != want.data.size())
+    return corpus::CheckOutput(got, want);
+  double most = 0, err = 0;
+  for (size_t k = 0; k < want.data.size(); ++k) {
+    most = std::max(most, std::fabs(want.data[k]));
+    if (std::isnan(got.data[k]) && std::isnan(want.data[k])) continue;
+    const double d = std::fabs(got.data[k] - want.data[k]);
+    err = std::isnan(d) ? std::numeric_limits<double>::infinity() : std::max(err, d);
+  }
+  corpus::OutputVerdict v;
+  v.error = err / std::max(most, 1e-30);
+  v.limit = r->limit;
+  v.pass = v.error <= v.limit;
+  if (!v.pass) v.why = absl::StrCat("absolute error ", v.error, " of the largest > ", v.limit);
+  return v;
+}
+
+// The element where `got` and `want` differ most, for failure messages.
+std::string WorstElement(const HostTensor& got, const HostTensor& want) {
+  size_t worst = 0;
+  double most = -1;
+  for (size_t k = 0; k < got.data.size() && k < want.data.size(); ++k) {
+    const double d = std::fabs(got.data[k] - want.data[k]);
+    if (d > most || (std::isnan(d) && most >= 0 && !std::isnan(want.data[k]))) {
+      most = std::isnan(d) ? std::numeric_limits<double>::infinity() : d;
+      worst = k;
+    }
+  }
+  if (most < 0) return "";
+  return absl::StrCat(" (worst at flat index ", worst, ": got ", got.data[worst], ", want ",
+                      want.data[worst], ")");
+}
+
 // Why the emulated outputs of `f` disagree with the reference, or "".
 std::string CheckFusion(const PreparedFusion& f, const HostKernels& kernels, const EmuCase& c,
                         const std::vector<HostTensor>& want) {
+  const Relaxed* relaxed = FindRelaxed(c.name);
   if (std::string e = kernels.Error(f.name); !e.empty()) return e;
   std::vector<std::vector<unsigned char>> kept;
   auto got = RunOnHost(f, kernels, c.inputs, 0xFF, &kept);
@@ -42,9 +106,16 @@ std::string CheckFusion(const PreparedFusion& f, const HostKernels& kernels, con
   if (got->size() != want.size()) return absl::StrCat(got->size(), " outputs, want ", want.size());
   std::vector<std::string> why;
   for (size_t i = 0; i < got->size(); ++i) {
-    const corpus::OutputVerdict v = corpus::CheckOutput((*got)[i], want[i]);
-    if (!v.pass) why.push_back(absl::StrCat("output ", i, ": ", v.why));
+    const corpus::OutputVerdict v = Verdict((*got)[i], want[i], relaxed);
+    if (!v.pass)
+      why.push_back(absl::StrCat("output ", i, ": ", v.why, WorstElement((*got)[i], want[i])));
   }
+  // Unwritten float elements are NaN already; integer and bool outputs,
+  // and workspaces kept from the first run, need the second.
+  bool second = false;
+  for (const HostTensor& t : want) second |= !IsFloatingPoint(t.dtype);
+  for (const runtime::ManifestWorkspace& w : f.manifest.workspaces) second |= w.keep;
+  if (!second) return absl::StrJoin(why, "; ");
   auto again = RunOnHost(f, kernels, c.inputs, 0x42, &kept);
   if (!again.ok()) return absl::StrCat("second run: ", again.status().message());
   for (size_t i = 0; i < again->size(); ++i) {
@@ -54,7 +125,7 @@ std::string CheckFusion(const PreparedFusion& f, const HostKernels& kernels, con
       unwritten += (*again)[i].data[k] == fill && want[i].data[k] != fill;
     }
     if (unwritten > 0) why.push_back(absl::StrCat("output ", i, ": ", unwritten, " never written"));
-    const corpus::OutputVerdict v = corpus::CheckOutput((*again)[i], want[i]);
+    const corpus::OutputVerdict v = Verdict((*again)[i], want[i], relaxed);
     if (!v.pass && unwritten == 0)
       why.push_back(absl::StrCat("second run, output ", i, ": ", v.why));
   }
@@ -136,6 +207,8 @@ TEST(HostEmulation, CorpusAndFrontEndKernelsMatchTheReference) {
     for (const PreparedKernel& k : f.kernels) ++per_scheduler[k.kernel.scheduler];
   }
   for (const std::string& s : skipped) std::printf("SKIPPED %s\n", s.c_str());
+  for (const Relaxed& r : kRelaxed)
+    std::printf("RELAXED %s (limit %g): %s\n", r.name, r.limit, r.why);
   for (const std::string& s : failures) std::printf("FAILED %s\n", s.c_str());
   for (const auto& [name, n] : per_scheduler)
     std::printf("scheduler %-24s %d kernels\n", name.c_str(), n);
@@ -146,6 +219,97 @@ TEST(HostEmulation, CorpusAndFrontEndKernelsMatchTheReference) {
       build_s, Jobs(), Since(t2));
   EXPECT_TRUE(failures.empty()) << absl::StrJoin(failures, "\n");
   EXPECT_GT(fusions_passed, 0);
+}
+
+// The case named `name` (corpus or front end), or null.
+const EmuCase* FindCase(const std::vector<EmuCase>& cases, const std::string& name) {
+  for (const EmuCase& c : cases) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+// `text` with every match of `pattern` replaced by `replacement`; the count in *n.
+std::string ReplaceAll(const std::string& text, const std::string& pattern,
+                       const std::string& replacement, int* n) {
+  const std::regex re(pattern);
+  *n = static_cast<int>(
+      std::distance(std::sregex_iterator(text.begin(), text.end(), re), std::sregex_iterator()));
+  return std::regex_replace(text, re, replacement);
+}
+
+// A fusion's kernels as generated, and again with `mutate` applied to kernel
+// `k`'s source: the first must match the reference, the second must not.
+void ExpectMutationCaught(const EmuCase& c, int k, const std::string& pattern,
+                          const std::string& replacement, const std::string& what) {
+  SCOPED_TRACE(absl::StrCat(c.name, ": ", what));
+  auto good = PrepareFusion(c.graph, c.shapes, c.name + "_good");
+  ASSERT_TRUE(good.ok()) << good.status();
+  auto bad = PrepareFusion(c.graph, c.shapes, c.name + "_bad");
+  ASSERT_TRUE(bad.ok()) << bad.status();
+  ASSERT_LT(k, static_cast<int>(bad->kernels.size()));
+  std::string& src = bad->kernels[k].kernel.source;
+  int n = 0;
+  src = ReplaceAll(src, pattern, replacement, &n);
+  ASSERT_GT(n, 0) << "the mutation's pattern " << pattern << " is not in the kernel";
+  auto kernels = HostKernels::Build({&*good, &*bad}, Jobs());
+  ASSERT_TRUE(kernels.ok()) << kernels.status();
+  auto want = Evaluate(c.graph, c.inputs);
+  ASSERT_TRUE(want.ok()) << want.status();
+  EXPECT_EQ(CheckFusion(*good, **kernels, c, *want), "");
+  const std::string why = CheckFusion(*bad, **kernels, c, *want);
+  EXPECT_NE(why, "") << "the mutated kernel passed";
+  std::printf("%s, %s (%d places): caught: %s\n", c.name.c_str(), what.c_str(), n, why.c_str());
+}
+
+class Mutations : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto corpus_cases = CorpusCases(FUSIOND_CORPUS_DIR);
+    ASSERT_TRUE(corpus_cases.ok()) << corpus_cases.status();
+    auto fe = FrontendCases(FUSIOND_FRONTENDS_FUSIONS_DIR);
+    ASSERT_TRUE(fe.ok()) << fe.status();
+    cases_ = new std::vector<EmuCase>(*std::move(corpus_cases));
+    for (EmuCase& c : *fe) cases_->push_back(std::move(c));
+  }
+  static const EmuCase& Case(const std::string& name) {
+    const EmuCase* c = FindCase(*cases_, name);
+    if (c == nullptr) ADD_FAILURE() << "no case " << name;
+    return c != nullptr ? *c : cases_->front();
+  }
+  static std::vector<EmuCase>* cases_;
+};
+std::vector<EmuCase>* Mutations::cases_ = nullptr;
+
+// The causal mask's column iota minus itself (instead of minus the row's):
+// no element is masked, as a codegen bug that compares an iota with itself
+// would do. Every CPU check of the graph passes such a kernel.
+TEST_F(Mutations, CausalMaskIotaComparedWithItself) {
+  ExpectMutationCaught(Case("fe_causal_mask_triu_softmax"), 0,
+                       R"(const i64 (e\d+) = \((e\d+) - (rv\d+)\);)", "const i64 $1 = ($2 - $2);",
+                       "mask iota minus itself");
+}
+
+// Softmax's output pass reads its chunk's elements in reverse order.
+TEST_F(Mutations, SoftmaxOutputElementsSwapped) {
+  ExpectMutationCaught(
+      Case("corpus_softmax_fwd_0"), 0,
+      R"(const float (e\d+) = Ty<5>::get\(w_in0, l\);\n(.*\n.*\n.*\n.*\n.*fo0\[l\]))",
+      "const float $1 = Ty<5>::get(w_in0, VV - 1 - l);\n$2", "output index reversed");
+}
+
+// Layer norm backward with the first sum's second term dropped.
+TEST_F(Mutations, LayerNormBackwardTermDropped) {
+  ExpectMutationCaught(Case("corpus_layernorm_bwd_thunder_0"), 0,
+                       R"(const float (e\d+) = \((e\d+) \+ (e\d+)\);)", "const float $1 = ($2);",
+                       "sum terms dropped");
+}
+
+// A block reduction without the barrier before its shared-memory read: the
+// emulation reaches the read before the other warps' writes, as a GPU may.
+TEST_F(Mutations, BlockReductionBarrierRemoved) {
+  ExpectMutationCaught(Case("corpus_rmsnorm_bwd_thunder_0"), 0, R"(  __syncthreads\(\);)", "",
+                       "every __syncthreads removed");
 }
 
 }  // namespace
