@@ -133,21 +133,23 @@ static int64_t FusionBytes(const FusionAnalysis& a) {
 }
 
 // Shorter iterations for rows shared by blocks (`ShortIterationsForSharedRows`):
-// where the blocks a row wants (the idle SMs) would each get less than one
-// loop iteration of 512 threads x 4 steps, the steps go to 1, then the
-// threads halve down to 128, until every idle SM gets a block. A whole-tensor
-// sum of 134400 x 9 floats (a box loss) had 16 blocks of 512 x 4 (5 MB, 116
-// SMs idle); 128 threads x 1 step give 132 blocks. Blocks in flight, not
-// steps within one block, keep a few-rows kernel's bytes moving. Fusions
-// under kShortIterationsMinBytes keep their blocks: a few blocks read them
-// in about a launch's time, and more only lengthen the group barrier.
+// where the rows' blocks, each at least one loop iteration of 512 threads x
+// 4 steps, would leave more than half the SMs without a block, the steps go
+// to 1, then the threads halve down to 128, until at least half have one
+// (the launch audit's cliff line). A whole-tensor sum of 134400 x 9
+// floats (a box loss) had 16 blocks of 512 x 4 (5 MB, 116 SMs idle); 256
+// threads x 1 step give 131 blocks. Splits already past half keep their
+// steps: four in flight a thread keep an SM's bytes moving (128 blocks of
+// 512 x 4 stay, not 132 of 512 x 1). Fusions under kShortIterationsMinBytes
+// keep their blocks: a few blocks read them in about a launch's time, and
+// more only lengthen the group barrier.
 static void ShortIterationsForSharedRows(const FusionAnalysis& a, const Target& t,
                                          HeuristicParams* p) {
   constexpr int kMinSharedRowThreads = 128;
   constexpr int64_t kShortIterationsMinBytes = int64_t{1} << 20;
   if (a.outer_size * 2 > t.sm_count || FusionBytes(a) < kShortIterationsMinBytes) return;
-  const int64_t wanted = t.sm_count / std::max<int64_t>(1, a.outer_size);
-  while (RowShare(a, t, *p) < wanted) {
+  const int64_t rows = std::max<int64_t>(1, a.outer_size);
+  while (2 * RowShare(a, t, *p) * rows < t.sm_count) {
     if (p->unroll > 1) {
       p->unroll = 1;
     } else if (p->block_x > kMinSharedRowThreads) {

@@ -153,15 +153,15 @@ TEST(Heuristics, FewLongRowsShareBlocks) {
 
 // A whole-tensor sum of a short row (a loss over 134400 x 9 floats, 5 MB):
 // 512 threads x 4 steps a block gave it 16 blocks; shorter iterations give
-// every SM one (ShortIterationsForSharedRows). Rows the SMs already share
-// at 512 x 4 keep that block.
+// nearly every SM one (ShortIterationsForSharedRows). Rows that half the
+// SMs already share at 512 x 4 keep that block.
 TEST(Heuristics, ShortSharedRowsTakeShorterIterations) {
   FusionAnalysis a = RowSummary(FusionPattern::kInner, 1, 134400, 0, 0);
   for (int i = 0; i < 9; ++i) a.inputs.push_back({DataType::kFloat, 134400, true, true, false});
   a.num_reductions = 1;
   HeuristicParams p = InnerReductionHeuristics(a, H100());
-  EXPECT_EQ(p.grid_y, 132) << p.ToString();
-  EXPECT_EQ(p.block_x, 128);
+  EXPECT_EQ(p.grid_y, 131) << p.ToString();
+  EXPECT_EQ(p.block_x, 256);
   EXPECT_EQ(p.unroll, 1);
   // Sixteen rows: eight blocks each, at 512 threads x 1 step.
   a = RowSummary(FusionPattern::kInner, 16, 65536, 1, 0);
@@ -175,6 +175,12 @@ TEST(Heuristics, ShortSharedRowsTakeShorterIterations) {
   a.num_reductions = 1;
   p = InnerReductionHeuristics(a, H100());
   EXPECT_EQ(p.grid_y, 2);
+  EXPECT_EQ(p.unroll, 4);
+  // One row of 2M bf16 (8 MB): 128 blocks of 512 x 4, not 132 of 512 x 1.
+  a = RowSummary(FusionPattern::kInner, 1, 2048 * 1024, 1, 0);
+  a.num_reductions = 1;
+  p = InnerReductionHeuristics(a, H100());
+  EXPECT_EQ(p.grid_y, 128) << p.ToString();
   EXPECT_EQ(p.unroll, 4);
   // Under 1 MB (a global norm of 65536 floats): the blocks of 512 x 4.
   a = RowSummary(FusionPattern::kInner, 1, 65536, 0, 0);

@@ -23,7 +23,7 @@
 #   pointwise_small*  ops_unary, bias_gelu_fwd compiled at 64x256, run at
 #               8192x8192 (two waves, 528 blocks; was 16)
 #   boxloss     yolo_ciou_box_loss_atan at its sizes (a whole-tensor sum of 5
-#               MB: 132 blocks of 128 threads, was 16 of 512)
+#               MB: 131 blocks of 256 threads, was 16 of 512)
 #   qkvheads    nanogpt_qkv_split_heads_transpose at its sizes (one kernel
 #               reading the projection once, was two)
 # Exit status 1 when a fusion fails its float64 check or does not run;
