@@ -38,7 +38,7 @@ absl::StatusOr<KernelArtifact> CompileSegment(const Graph& g, const HeuristicPar
 // the next ones (library loading and initialization: ~200 ms on the H200
 // host whatever the kernel, 40-60 ms on the dev machine), and for its first
 // ~25 ms it replaces the process's SIGTERM handler; a daemon should pay
-// both before it serves. Then KeepNvrtcHeap maps 64 MiB of heap for this
+// both before it serves. Then KeepNvrtcHeap maps 32 MiB of heap for this
 // thread's later compiles (included in the time). Unavailable without NVRTC.
 absl::StatusOr<double> WarmUpNvrtc(const std::string& arch);
 
