@@ -76,6 +76,20 @@ struct Grid {
   std::string failure;
   std::vector<Block*> blocks;  // by linear block index (running ones)
   std::vector<int> cluster_arrived, cluster_generation, cluster_exited;
+  int ClusterSize() const { return launch.cluster[0] * launch.cluster[1] * launch.cluster[2]; }
+  // The cluster of a block, and the linear index of the block of rank r in
+  // it (ranks run x fastest, as %cluster_ctarank).
+  int64_t ClusterOf(const uint3& b) const {
+    const uint32_t* c = launch.cluster;
+    const int64_t nx = launch.grid[0] / c[0], ny = launch.grid[1] / c[1];
+    return (int64_t{b.z / c[2]} * ny + b.y / c[1]) * nx + b.x / c[0];
+  }
+  int64_t PeerOf(const uint3& b, unsigned r) const {
+    const uint32_t* c = launch.cluster;
+    const int64_t x = b.x / c[0] * c[0] + r % c[0], y = b.y / c[1] * c[1] + r / c[0] % c[1],
+                  z = b.z / c[2] * c[2] + r / (c[0] * c[1]);
+    return (z * launch.grid[1] + y) * launch.grid[0] + x;
+  }
   void Fail(const std::string& why) {
     std::lock_guard<std::mutex> lock(mu);
     if (failure.empty()) failure = why;
@@ -295,12 +309,12 @@ void RunBlockAt(Grid& g, int64_t linear) {
   }
   RunBlock(b);
   // Cluster peers may still read this block's shared memory: wait for them.
-  if (l.cluster_x > 1) {
+  if (g.ClusterSize() > 1) {
     std::unique_lock<std::mutex> lock(g.mu);
-    const int64_t c = linear / l.cluster_x;
+    const int64_t c = g.ClusterOf(b.bid);
     ++g.cluster_exited[c];
     g.cv.notify_all();
-    g.cv.wait(lock, [&] { return g.failed || g.cluster_exited[c] >= l.cluster_x; });
+    g.cv.wait(lock, [&] { return g.failed || g.cluster_exited[c] >= g.ClusterSize(); });
   }
   std::lock_guard<std::mutex> lock(g.mu);
   g.blocks[linear] = nullptr;
@@ -323,9 +337,12 @@ absl::Status RunGrid(KernelEntry entry, void* const* slots, const GridLaunch& la
     return absl::InvalidArgumentError(absl::StrCat("launch of ", blocks, " blocks of ", threads,
                                                    " threads is outside the emulation's range"));
   }
-  if (launch.cluster_x > 1 && launch.grid[0] % launch.cluster_x != 0) {
-    return absl::InternalError(absl::StrCat(
-        "grid x ", launch.grid[0], " is not a multiple of the cluster size ", launch.cluster_x));
+  for (int d = 0; d < 3; ++d) {
+    if (launch.cluster[d] < 1 || launch.grid[d] % launch.cluster[d] != 0) {
+      return absl::InternalError(absl::StrCat("grid dimension ", d, " (", launch.grid[d],
+                                              ") is not a multiple of the cluster's (",
+                                              launch.cluster[d], ")"));
+    }
   }
   Grid g;
   g.entry = entry;
@@ -334,13 +351,13 @@ absl::Status RunGrid(KernelEntry entry, void* const* slots, const GridLaunch& la
   g.deadline = std::chrono::steady_clock::now() +
                std::chrono::milliseconds(static_cast<int64_t>(launch.timeout_s * 1000));
   g.blocks.assign(blocks, nullptr);
-  const int64_t clusters = launch.cluster_x > 1 ? blocks / launch.cluster_x : 0;
+  const int64_t clusters = g.ClusterSize() > 1 ? blocks / g.ClusterSize() : 0;
   g.cluster_arrived.assign(clusters, 0);
   g.cluster_generation.assign(clusters, 0);
   g.cluster_exited.assign(clusters, 0);
   // Grid and cluster barriers need every block resident; other kernels run
   // in a pool, blocks in index order.
-  const bool all_at_once = launch.cooperative || launch.cluster_x > 1 || blocks <= 16;
+  const bool all_at_once = launch.cooperative || g.ClusterSize() > 1 || blocks <= 16;
   const int64_t workers = all_at_once ? blocks : 8;
   std::atomic<int64_t> next{0};
   std::vector<std::thread> pool;
@@ -439,9 +456,8 @@ void* fz_emu_shared_ptr(unsigned addr) {
   using fusiond::host_emulation::kMappedBit;
   Block* b = fusiond::host_emulation::Self();
   if ((addr & kMappedBit) == 0) return b->smem + addr;
-  const int cx = b->grid->launch.cluster_x;
   const unsigned rank = (addr & ~kMappedBit) >> fusiond::host_emulation::kRankShift;
-  const int64_t peer = b->linear / cx * cx + rank;
+  const int64_t peer = b->grid->PeerOf(b->bid, rank);
   Block* other = nullptr;
   {
     std::lock_guard<std::mutex> lock(b->grid->mu);
@@ -456,9 +472,9 @@ void* fz_emu_shared_ptr(unsigned addr) {
 
 unsigned fz_emu_mapa(unsigned addr, unsigned rank) {
   Block* b = fusiond::host_emulation::Self();
-  if (rank >= static_cast<unsigned>(b->grid->launch.cluster_x)) {
+  if (rank >= static_cast<unsigned>(b->grid->ClusterSize())) {
     fusiond::host_emulation::FailHere(
-        absl::StrCat("mapa to rank ", rank, " of a cluster of ", b->grid->launch.cluster_x));
+        absl::StrCat("mapa to rank ", rank, " of a cluster of ", b->grid->ClusterSize()));
   }
   return fusiond::host_emulation::kMappedBit | (rank << fusiond::host_emulation::kRankShift) |
          (addr & fusiond::host_emulation::kOffsetMask);
@@ -467,14 +483,14 @@ unsigned fz_emu_mapa(unsigned addr, unsigned rank) {
 void fz_emu_cluster_sync() {
   Block* b = fusiond::host_emulation::Self();
   auto& g = *b->grid;
-  const int cx = g.launch.cluster_x;
+  const int cs = g.ClusterSize();
   fz_emu_syncthreads();
   const uint3 tid = b->cur->pub.tid;
-  if (cx > 1 && tid.x == 0 && tid.y == 0 && tid.z == 0) {
+  if (cs > 1 && tid.x == 0 && tid.y == 0 && tid.z == 0) {
     std::unique_lock<std::mutex> lock(g.mu);
-    const int64_t c = b->linear / cx;
+    const int64_t c = g.ClusterOf(b->bid);
     const int gen = g.cluster_generation[c];
-    if (++g.cluster_arrived[c] == cx) {
+    if (++g.cluster_arrived[c] == cs) {
       g.cluster_arrived[c] = 0;
       ++g.cluster_generation[c];
       g.cv.notify_all();

@@ -23,7 +23,8 @@ struct GridLaunch {
   uint32_t grid[3] = {1, 1, 1};
   uint32_t block[3] = {1, 1, 1};
   uint32_t dynamic_smem_bytes = 0;
-  int cluster_x = 1;         // blocks per cluster along x
+  uint32_t cluster[3] = {1, 1, 1};  // __cluster_dims__
+
   bool cooperative = false;  // every block resident at once (grid barriers)
   double timeout_s = 60;     // a spin (grid barrier) longer than this fails
 };

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -236,7 +237,12 @@ absl::Status Launch(const PreparedFusion& f, const HostKernels& kernels, size_t 
   }
   g.dynamic_smem_bytes = launch.smem_bytes;
   g.cooperative = f.manifest.kernels[k].cooperative;
-  g.cluster_x = pk.kernel.cluster_x;
+  // The cluster shape the GPU launches with: the kernel's __cluster_dims__.
+  static const std::regex kDims(R"(__cluster_dims__\((\d+),\s*(\d+),\s*(\d+)\))");
+  std::smatch m;
+  if (std::regex_search(pk.kernel.source, m, kDims)) {
+    for (int d = 0; d < 3; ++d) g.cluster[d] = static_cast<uint32_t>(std::stoul(m[d + 1].str()));
+  }
   absl::Status s = RunGrid(entry, slots.data(), g);
   if (!s.ok()) {
     return absl::Status(s.code(), absl::StrCat("kernel ", pk.kernel.name, " (", pk.kernel.scheduler,
@@ -257,7 +263,7 @@ double FillValue(DataType dtype, uint8_t fill) {
 
 absl::StatusOr<PreparedFusion> PrepareFusion(const Graph& g,
                                              const std::vector<std::vector<int64_t>>& input_shapes,
-                                             const std::string& name) {
+                                             const std::string& name, const AdjustParams& adjust) {
   PreparedFusion f;
   f.name = name;
   f.input_shapes = input_shapes;
@@ -268,6 +274,7 @@ absl::StatusOr<PreparedFusion> PrepareFusion(const Graph& g,
   f.compiled = *std::move(compiled);
   for (size_t i = 0; i < f.compiled.segments.size(); ++i) {
     SegmentResult& seg = f.compiled.segments[i];
+    if (adjust) adjust(seg, &seg.params);
     CodegenOptions o;
     o.kernel_name = absl::StrCat(name, "_k", i);
     o.symbol_sizes = seg.symbol_sizes;

@@ -8,6 +8,7 @@
 #define FUSIOND_TESTS_HOST_EMULATION_EMULATE_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -36,12 +37,17 @@ struct PreparedFusion {
   std::vector<std::vector<int64_t>> input_shapes;
 };
 
+// Changes a segment's heuristics before its kernel is generated (the GPU
+// variants' way to reach kernel forms small shapes never get).
+using AdjustParams = std::function<void(const SegmentResult&, HeuristicParams*)>;
+
 // Compiles `g` at `input_shapes` (no NVRTC) and generates every segment's
-// kernel, named <name>_k<i>. The manifest is FusionManifestJson's, read back
-// by the runtime's parser.
+// kernel, named <name>_k<i>, after `adjust` when given. The manifest is
+// FusionManifestJson's, read back by the runtime's parser.
 absl::StatusOr<PreparedFusion> PrepareFusion(const Graph& g,
                                              const std::vector<std::vector<int64_t>>& input_shapes,
-                                             const std::string& name);
+                                             const std::string& name,
+                                             const AdjustParams& adjust = nullptr);
 
 // The translated kernels of some fusions, built into shared objects (jobs
 // compilers at once) and loaded.

@@ -23,6 +23,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "compiler/ir/binding.h"
+#include "compiler/scheduler/analysis.h"
+#include "compiler/scheduler/kernel_heuristics.h"
+#include "compiler/scheduler/target.h"
 #include "tests/corpus/output_check.h"
 #include "tests/host_emulation/emu_cases.h"
 #include "tests/host_emulation/emulate.h"
@@ -132,6 +136,25 @@ std::string CheckFusion(const PreparedFusion& f, const HostKernels& kernels, con
   return absl::StrJoin(why, "; ");
 }
 
+// The GPU features a passing kernel exercised, for the summary.
+std::vector<std::string> Features(const GeneratedKernel& k) {
+  std::vector<std::string> f;
+  auto has = [&](const char* text) { return k.source.find(text) != std::string::npos; };
+  if (k.cooperative) f.push_back("cooperative launch");
+  if (has("fz_grid_sync(") || has("fz_group_sync(")) f.push_back("grid/group barrier");
+  if (has("__cluster_dims__(")) f.push_back("thread-block cluster");
+  if (has("fz_dsmem_ld4(")) f.push_back("distributed shared memory");
+  if (k.dynamic_smem_bytes > 0) f.push_back("dynamic shared memory");
+  if (has("fz_cp_async<")) f.push_back("cp.async staging");
+  if (has("fz_ld_keep<")) f.push_back("re-read rows (cache hints)");
+  if (has("__syncthreads()")) f.push_back("__syncthreads");
+  if (has("fz_warp_reduce<") || has("fz_warp_chan(")) f.push_back("warp shuffles");
+  if (has("atomicAdd(")) f.push_back("atomics");
+  if (has("fz_philox(")) f.push_back("philox random");
+  if (has("FzDiv")) f.push_back("run-time divisors");
+  return f;
+}
+
 std::string Schedulers(const PreparedFusion& f) {
   std::vector<std::string> s;
   for (const PreparedKernel& k : f.kernels) s.push_back(k.kernel.scheduler);
@@ -180,7 +203,7 @@ TEST(HostEmulation, CorpusAndFrontEndKernelsMatchTheReference) {
   const auto t2 = std::chrono::steady_clock::now();
   int fusions_passed = 0, kernels_run = 0;
   std::vector<std::string> failures;
-  std::map<std::string, int> per_scheduler;
+  std::map<std::string, int> per_scheduler, per_feature;
   for (size_t i = 0; i < prepared.size(); ++i) {
     const PreparedFusion& f = prepared[i];
     const EmuCase& c = *prepared_case[i];
@@ -204,12 +227,17 @@ TEST(HostEmulation, CorpusAndFrontEndKernelsMatchTheReference) {
     }
     ++fusions_passed;
     kernels_run += static_cast<int>(f.kernels.size());
-    for (const PreparedKernel& k : f.kernels) ++per_scheduler[k.kernel.scheduler];
+    for (const PreparedKernel& k : f.kernels) {
+      ++per_scheduler[k.kernel.scheduler];
+      for (const std::string& feature : Features(k.kernel)) ++per_feature[feature];
+    }
   }
   for (const std::string& s : skipped) std::printf("SKIPPED %s\n", s.c_str());
   for (const Relaxed& r : kRelaxed)
     std::printf("RELAXED %s (limit %g): %s\n", r.name, r.limit, r.why);
   for (const std::string& s : failures) std::printf("FAILED %s\n", s.c_str());
+  for (const auto& [name, n] : per_feature)
+    std::printf("feature %-26s %d kernels\n", name.c_str(), n);
   for (const auto& [name, n] : per_scheduler)
     std::printf("scheduler %-24s %d kernels\n", name.c_str(), n);
   std::printf(
@@ -310,6 +338,110 @@ TEST_F(Mutations, LayerNormBackwardTermDropped) {
 TEST_F(Mutations, BlockReductionBarrierRemoved) {
   ExpectMutationCaught(Case("corpus_rmsnorm_bwd_thunder_0"), 0, R"(  __syncthreads\(\);)", "",
                        "every __syncthreads removed");
+}
+
+// Kernel forms the heuristics choose only at large shapes, forced at small
+// ones as bench/gpu/variants do (field=value, then DecideKernelForm): rows
+// split over a thread-block cluster (distributed shared memory), staged rows
+// (cp.async into dynamic shared memory), rows re-read with cache hints, a
+// row split over a block group (group barrier), cluster column partials,
+// rows re-read from memory and handed out through an atomic counter.
+struct Variant {
+  const char* name;
+  const char* fusion;
+  std::map<std::string, int64_t> set;
+  const char* feature;  // what the kernel must then contain
+};
+
+void SetFields(const std::map<std::string, int64_t>& set, HeuristicParams* hp) {
+  for (const auto& [k, v] : set) {
+    if (k == "block_x") hp->block_x = static_cast<int>(v);
+    if (k == "block_y") hp->block_y = static_cast<int>(v);
+    if (k == "persistent_batch") hp->persistent_batch = static_cast<int>(v);
+    if (k == "cluster_x") hp->cluster_x = static_cast<int>(v);
+    if (k == "grid_x") hp->grid_x = v;
+    if (k == "grid_y") hp->grid_y = v;
+    if (k == "smem_bytes") hp->smem_bytes = v;
+    if (k == "smem_buffer") hp->smem_buffer = v != 0;
+    if (k == "reread_rows") hp->reread_rows = v != 0;
+    if (k == "multi_pass") hp->multi_pass = v != 0;
+    if (k == "cluster_rows") hp->cluster_rows = v != 0;
+  }
+}
+
+TEST(HostEmulation, ForcedKernelFormsMatchTheReference) {
+  const std::vector<Variant> variants = {
+      {"cluster_rows2",
+       "corpus_rmsnorm_bwd_thunder_0",
+       {{"block_x", 256}, {"block_y", 1}, {"grid_y", 2}, {"grid_x", 8}, {"cluster_rows", 1}},
+       "fz_dsmem_ld4("},
+      {"cluster_rows4",
+       "corpus_rmsnorm_bwd_manual_1",
+       {{"block_x", 128}, {"block_y", 1}, {"grid_y", 4}, {"grid_x", 4}, {"cluster_rows", 1}},
+       "fz_dsmem_ld4("},
+      {"split2",
+       "corpus_layernorm_bwd_thunder_0",
+       {{"block_x", 256}, {"block_y", 1}, {"grid_y", 2}, {"grid_x", 8}},
+       "fz_group_sync("},
+      {"staged",
+       "corpus_rmsnorm_bwd_thunder_0",
+       {{"smem_buffer", 1}, {"smem_bytes", 98304}},
+       "fz_cp_async<"},
+      {"staged_cols",
+       "corpus_layernorm_fwd_0",
+       {{"block_x", 512},
+        {"persistent_batch", 2},
+        {"smem_buffer", 1},
+        {"smem_bytes", 131072},
+        {"grid_x", 16}},
+       "fz_cp_async<"},
+      {"reread", "corpus_softmax_bwd_0", {{"reread_rows", 1}}, "fz_ld_keep<"},
+      {"multi_pass",
+       "corpus_rmsnorm_bwd_thunder_0",
+       {{"multi_pass", 1}, {"block_x", 64}, {"block_y", 1}, {"grid_x", 8}},
+       "atomicAdd("},
+      {"cluster_cols",
+       "corpus_layernorm_bwd_thunder_0",
+       {{"block_x", 64}, {"block_y", 1}, {"grid_x", 8}, {"cluster_x", 2}},
+       "fz_cluster_sync("},
+  };
+  auto corpus_cases = CorpusCases(FUSIOND_CORPUS_DIR);
+  ASSERT_TRUE(corpus_cases.ok()) << corpus_cases.status();
+  std::vector<PreparedFusion> prepared;
+  std::vector<const Variant*> which;
+  for (const Variant& v : variants) {
+    const EmuCase* c = FindCase(*corpus_cases, v.fusion);
+    ASSERT_NE(c, nullptr) << v.fusion;
+    auto f =
+        PrepareFusion(c->graph, c->shapes, absl::StrCat("var_", v.name),
+                      [&](const SegmentResult& seg, HeuristicParams* hp) {
+                        SetFields(v.set, hp);
+                        SizeBinding binding{seg.symbol_sizes};
+                        DecideKernelForm(AnalyzeFusion(seg.graph, binding), DefaultTarget(), hp);
+                      });
+    EXPECT_TRUE(f.ok()) << v.name << ": " << f.status();
+    if (!f.ok()) continue;
+    bool has = false;
+    for (const PreparedKernel& k : f->kernels)
+      has |= k.kernel.source.find(v.feature) != std::string::npos;
+    EXPECT_TRUE(has) << v.name << ": no " << v.feature << " in its kernels";
+    prepared.push_back(*std::move(f));
+    which.push_back(&v);
+  }
+  std::vector<const PreparedFusion*> all;
+  for (const PreparedFusion& f : prepared) all.push_back(&f);
+  auto kernels = HostKernels::Build(all, Jobs());
+  ASSERT_TRUE(kernels.ok()) << kernels.status();
+  for (size_t i = 0; i < prepared.size(); ++i) {
+    const EmuCase& c = *FindCase(*corpus_cases, which[i]->fusion);
+    auto want = Evaluate(c.graph, c.inputs);
+    ASSERT_TRUE(want.ok()) << want.status();
+    const std::string why = CheckFusion(prepared[i], **kernels, c, *want);
+    std::printf("variant %-14s %-32s %s: %s\n", which[i]->name, which[i]->fusion,
+                absl::StrJoin(Features(prepared[i].kernels[0].kernel), ", ").c_str(),
+                why.empty() ? "ok" : why.c_str());
+    EXPECT_EQ(why, "") << which[i]->name;
+  }
 }
 
 }  // namespace
