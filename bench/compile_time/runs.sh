@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/compile_time/run.sh N times (default 3), a minute apart, each run's
-# 1-minute load average beside it, then rmsnorm_bwd_manual's medians: cold end
-# to end (the 150 ms goal), its CPU time, and the runs that met the goal.
+# 1-minute load average beside it, then every fusion's medians (medians.py)
+# and rmsnorm_bwd_manual's: cold end to end (the 150 ms goal), its CPU time,
+# and the runs that met the goal.
 # Other work on the machine inflates the wall time and not the CPU time: a
 # busy machine shows as a load average near or above the core count.
 # Usage: bench/compile_time/runs.sh [N] [BUILD_DIR] [run.sh flags...]
@@ -23,6 +24,8 @@ for i in $(seq 1 "$N"); do
   jsons+=("$keep")
   rm -f "$json"
 done
+# Every fusion's medians, then the goal's.
+python3 bench/compile_time/medians.py "${jsons[@]}"
 python3 - "${jsons[@]}" <<'PY'
 import json, statistics, sys
 rows = []
