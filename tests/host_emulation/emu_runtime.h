@@ -10,6 +10,7 @@
 #define FUSIOND_TESTS_HOST_EMULATION_EMU_RUNTIME_H_
 
 #include <cstdint>
+#include <string>
 
 #include "absl/status/status.h"
 
@@ -27,6 +28,7 @@ struct GridLaunch {
 
   bool cooperative = false;  // every block resident at once (grid barriers)
   double timeout_s = 60;     // a spin (grid barrier) longer than this fails
+  std::string kernel;        // named when a kernel faults (SIGSEGV, SIGBUS, SIGFPE)
 };
 
 // Most threads per block and blocks per grid the emulation takes.

@@ -237,6 +237,7 @@ absl::Status Launch(const PreparedFusion& f, const HostKernels& kernels, size_t 
   }
   g.dynamic_smem_bytes = launch.smem_bytes;
   g.cooperative = f.manifest.kernels[k].cooperative;
+  g.kernel = pk.kernel.name;
   // The cluster shape the GPU launches with: the kernel's __cluster_dims__.
   static const std::regex kDims(R"(__cluster_dims__\((\d+),\s*(\d+),\s*(\d+)\))");
   std::smatch m;

@@ -187,6 +187,23 @@ extern "C" __global__ void emu_exited(const void* unused) {
   EXPECT_TRUE(absl::StrContains(s.message(), "exited before a warp-synchronous call")) << s;
 }
 
+// A kernel that faults names itself and the thread before the process dies
+// (built here, run in the forked child, so the parent removes its files).
+TEST(EmulationDeathTest, FaultNamesTheKernelAndThread) {
+  GTEST_FLAG_SET(death_test_style, "fast");
+  auto k = Build("emu_fault", R"(
+extern "C" __global__ void emu_fault(const void* null_ptr) {
+  if (threadIdx.x == 5) *(volatile int*)null_ptr = 1;
+}
+)");
+  ASSERT_NE(k, nullptr);
+  GridLaunch g;
+  g.block[0] = 32;
+  g.kernel = "emu_fault";
+  EXPECT_DEATH((void)RunGrid(k->entry, NullSlot(), g),
+               "signal 11 in kernel emu_fault, block \\(0, 0, 0\\) thread \\(5, 0, 0\\)");
+}
+
 }  // namespace
 }  // namespace host_emulation
 }  // namespace fusiond
