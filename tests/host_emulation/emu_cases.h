@@ -4,11 +4,13 @@
 // (tests/frontends/fusions) whose `# expect:` line is `compiles` or
 // `pending`, at frontends_test's small sizes: each integer literal that is a
 // multiple of 16 and at least 128 divided by 16, or the file's
-// `# small: A->B, ...` map.
+// `# small: A->B, ...` map; a few definitions still large then get smaller
+// sizes of their own (emu_cases.cc, EmulationSizes).
 #ifndef FUSIOND_TESTS_HOST_EMULATION_EMU_CASES_H_
 #define FUSIOND_TESTS_HOST_EMULATION_EMU_CASES_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,12 +30,16 @@ struct EmuCase {
   bool pending = false;  // `# expect: pending`: a refusal at compile is no failure
 };
 
-// The script with its integer literals shrunk (see the file comment).
-std::string ShrinkLiterals(const std::string& text);
+// The script `stem`.py with its integer literals shrunk (see the file comment).
+std::string ShrinkLiterals(const std::string& text, const std::string& stem);
 
-// Every case; a file that does not parse at its small sizes is an error.
-absl::StatusOr<std::vector<EmuCase>> CorpusCases(const std::string& corpus_dir);
-absl::StatusOr<std::vector<EmuCase>> FrontendCases(const std::string& fusions_dir);
+// Every case (or those whose name `keep` accepts); a file that does not
+// parse at its small sizes is an error.
+using KeepCase = std::function<bool(const std::string& name)>;
+absl::StatusOr<std::vector<EmuCase>> CorpusCases(const std::string& corpus_dir,
+                                                 const KeepCase& keep = nullptr);
+absl::StatusOr<std::vector<EmuCase>> FrontendCases(const std::string& fusions_dir,
+                                                   const KeepCase& keep = nullptr);
 
 }  // namespace host_emulation
 }  // namespace fusiond

@@ -111,6 +111,7 @@ struct Block {
   jmp_buf sched_env;
   Thread* cur = nullptr;
   int at_barrier = 0, done = 0;
+  int spins = 0;  // fz_emu_spin calls since the last __syncthreads
   bool failed = false;
   unsigned char* smem = nullptr;  // the worker's arena
   size_t smem_bytes = 0;
@@ -440,6 +441,7 @@ void fz_emu_fail(const char* what) {
 
 void fz_emu_syncthreads() {
   Block* b = fusiond::host_emulation::Self();
+  b->spins = 0;
   b->cur->state = Thread::kBarrier;
   ++b->at_barrier;
   fusiond::host_emulation::ReleaseBarrierIfMet(b);
@@ -596,7 +598,13 @@ void fz_emu_spin() {
     fusiond::host_emulation::FailHere(
         "spun past the time limit (a grid barrier some block never reaches)");
   }
-  sched_yield();
+  // Yield at first, then sleep: with more blocks than cores the waiting
+  // blocks would otherwise take the CPU from the ones still working.
+  if (++b->spins < 64) {
+    sched_yield();
+  } else {
+    usleep(50);
+  }
 }
 
 }  // extern "C"
