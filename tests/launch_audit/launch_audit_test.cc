@@ -243,6 +243,31 @@ TEST(LaunchAudit, QkvSplitHeadsIsOneKernel) {
   EXPECT_FALSE(a.HasCliff()) << FormatAudit(a);
 }
 
+// The front-end definitions whose launches looked thin and are not cliffs:
+// lanes kernels (block_x counts warps of 32 columns, not threads a row:
+// convnext's channels-first LayerNorm 8 x 32, the middle-axis softmax 2 x
+// 32, the fp8 per-channel amax 16 x 32 at two blocks a SM) keep at least
+// half the GPU's thread slots, and the losses' second kernels (a mean of
+// one value a row) run on one block because they read at most 64 KB.
+TEST(LaunchAudit, FrontEndOuterAndLossKernelsAreNotCliffs) {
+  const int64_t half_slots = int64_t{132} * 2048 / 2;
+  for (const char* stem : {"convnext_layernorm_channels_first", "softmax_middle_axis_3d_fwd_bwd",
+                           "fp8_per_channel_amax_outer_axes", "ce_label_smoothing_odd_vocab_fwd",
+                           "palm_z_loss_logsumexp"}) {
+    auto p = ParseReproFile(SourceDir() + "/tests/frontends/fusions/" + stem + ".py");
+    ASSERT_TRUE(p.ok()) << p.status();
+    FusionAudit a = AuditFusion(stem, p->graph, p->input_shapes, p->input_shapes, {});
+    ASSERT_TRUE(a.status.ok()) << a.status;
+    for (const KernelAudit& k : a.kernels) {
+      if (k.blocks < 66) {
+        EXPECT_LE(k.bytes, 64 << 10) << FormatAudit(a);
+      } else {
+        EXPECT_GE(k.resident_threads, half_slots) << FormatAudit(a);
+      }
+    }
+  }
+}
+
 // One column group (32 columns) of many rows: split over 128 blocks (64
 // before, at most).
 TEST(LaunchAudit, LoneColumnGroupFillsTheSms) {
