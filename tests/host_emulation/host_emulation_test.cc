@@ -2,11 +2,8 @@
 // front-end fusion's kernels, as fusionc generates them, translated for the
 // host and emulated thread by thread (emu_runtime.h), against the CPU
 // reference with the corpus checks' tolerances (tests/corpus/output_check.h).
-// Each fusion runs into outputs of 0xFF bytes (NaN: an unwritten float
-// element fails the check), then, when it has integer or bool outputs or
-// kept workspaces, again into 0x42 bytes with the first run's kept
-// workspaces, where an element still holding the fill was never written. A mutated kernel must fail
-// the check.
+// (emu_check.h says how each fusion is run and checked). A mutated kernel
+// must fail the check.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -29,137 +26,13 @@
 #include "compiler/scheduler/target.h"
 #include "tests/corpus/output_check.h"
 #include "tests/host_emulation/emu_cases.h"
+#include "tests/host_emulation/emu_check.h"
 #include "tests/host_emulation/emulate.h"
 #include "tests/host_emulation/translate.h"
 
 namespace fusiond {
 namespace host_emulation {
 namespace {
-
-double Since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-
-int Jobs() { return std::max(1u, std::min(2u, std::thread::hardware_concurrency())); }
-
-// Fusions whose outputs the per-element check cannot judge, each with why:
-// they must stay within `limit` times the output's largest magnitude
-// anywhere instead (printed as RELAXED, never silently).
-struct Relaxed {
-  const char* name;
-  double limit;
-  const char* why;
-};
-constexpr Relaxed kRelaxed[] = {
-    {"fe_sinusoidal_timestep_embedding_iota_cat", 2e-4,
-     "sin/cos of float32 arguments up to 1000: one ulp of the argument (6.1e-5) moves a value "
-     "near zero past the per-element limit (the kernel multiplies by the float32 constant, the "
-     "reference by the double one, then rounds)"},
-};
-
-const Relaxed* FindRelaxed(const std::string& name) {
-  for (const Relaxed& r : kRelaxed) {
-    if (name == r.name) return &r;
-  }
-  return nullptr;
-}
-
-// corpus::CheckOutput, or for a relaxed fusion the absolute limit.
-corpus::OutputVerdict Verdict(const HostTensor& got, const HostTensor& want, const Relaxed* r) {
-  if (r == nullptr || got.dtype != want.dtype || got.data.size() != want.data.size())
-    return corpus::CheckOutput(got, want);
-  double most = 0, err = 0;
-  for (size_t k = 0; k < want.data.size(); ++k) {
-    most = std::max(most, std::fabs(want.data[k]));
-    if (std::isnan(got.data[k]) && std::isnan(want.data[k])) continue;
-    const double d = std::fabs(got.data[k] - want.data[k]);
-    err = std::isnan(d) ? std::numeric_limits<double>::infinity() : std::max(err, d);
-  }
-  corpus::OutputVerdict v;
-  v.error = err / std::max(most, 1e-30);
-  v.limit = r->limit;
-  v.pass = v.error <= v.limit;
-  if (!v.pass) v.why = absl::StrCat("absolute error ", v.error, " of the largest > ", v.limit);
-  return v;
-}
-
-// The element where `got` and `want` differ most, for failure messages.
-std::string WorstElement(const HostTensor& got, const HostTensor& want) {
-  size_t worst = 0;
-  double most = -1;
-  for (size_t k = 0; k < got.data.size() && k < want.data.size(); ++k) {
-    const double d = std::fabs(got.data[k] - want.data[k]);
-    if (d > most || (std::isnan(d) && most >= 0 && !std::isnan(want.data[k]))) {
-      most = std::isnan(d) ? std::numeric_limits<double>::infinity() : d;
-      worst = k;
-    }
-  }
-  if (most < 0) return "";
-  return absl::StrCat(" (worst at flat index ", worst, ": got ", got.data[worst], ", want ",
-                      want.data[worst], ")");
-}
-
-// Why the emulated outputs of `f` disagree with the reference, or "".
-std::string CheckFusion(const PreparedFusion& f, const HostKernels& kernels, const EmuCase& c,
-                        const std::vector<HostTensor>& want) {
-  const Relaxed* relaxed = FindRelaxed(c.name);
-  if (std::string e = kernels.Error(f.name); !e.empty()) return e;
-  std::vector<std::vector<unsigned char>> kept;
-  auto got = RunOnHost(f, kernels, c.inputs, 0xFF, &kept);
-  if (!got.ok()) return absl::StrCat("run: ", got.status().message());
-  if (got->size() != want.size()) return absl::StrCat(got->size(), " outputs, want ", want.size());
-  std::vector<std::string> why;
-  for (size_t i = 0; i < got->size(); ++i) {
-    const corpus::OutputVerdict v = Verdict((*got)[i], want[i], relaxed);
-    if (!v.pass)
-      why.push_back(absl::StrCat("output ", i, ": ", v.why, WorstElement((*got)[i], want[i])));
-  }
-  // Unwritten float elements are NaN already; integer and bool outputs,
-  // and workspaces kept from the first run, need the second.
-  bool second = false;
-  for (const HostTensor& t : want) second |= !IsFloatingPoint(t.dtype);
-  for (const runtime::ManifestWorkspace& w : f.manifest.workspaces) second |= w.keep;
-  if (!second) return absl::StrJoin(why, "; ");
-  auto again = RunOnHost(f, kernels, c.inputs, 0x42, &kept);
-  if (!again.ok()) return absl::StrCat("second run: ", again.status().message());
-  for (size_t i = 0; i < again->size(); ++i) {
-    const double fill = FillValue((*again)[i].dtype, 0x42);
-    int64_t unwritten = 0;
-    for (size_t k = 0; k < (*again)[i].data.size() && k < want[i].data.size(); ++k) {
-      unwritten += (*again)[i].data[k] == fill && want[i].data[k] != fill;
-    }
-    if (unwritten > 0) why.push_back(absl::StrCat("output ", i, ": ", unwritten, " never written"));
-    const corpus::OutputVerdict v = Verdict((*again)[i], want[i], relaxed);
-    if (!v.pass && unwritten == 0)
-      why.push_back(absl::StrCat("second run, output ", i, ": ", v.why));
-  }
-  return absl::StrJoin(why, "; ");
-}
-
-// The GPU features a passing kernel exercised, for the summary.
-std::vector<std::string> Features(const GeneratedKernel& k) {
-  std::vector<std::string> f;
-  auto has = [&](const char* text) { return k.source.find(text) != std::string::npos; };
-  if (k.cooperative) f.push_back("cooperative launch");
-  if (has("fz_grid_sync(") || has("fz_group_sync(")) f.push_back("grid/group barrier");
-  if (has("__cluster_dims__(")) f.push_back("thread-block cluster");
-  if (has("fz_dsmem_ld4(")) f.push_back("distributed shared memory");
-  if (k.dynamic_smem_bytes > 0) f.push_back("dynamic shared memory");
-  if (has("fz_cp_async<")) f.push_back("cp.async staging");
-  if (has("fz_ld_keep<")) f.push_back("re-read rows (cache hints)");
-  if (has("__syncthreads()")) f.push_back("__syncthreads");
-  if (has("fz_warp_reduce<") || has("fz_warp_chan(")) f.push_back("warp shuffles");
-  if (has("atomicAdd(")) f.push_back("atomics");
-  if (has("fz_philox(")) f.push_back("philox random");
-  if (has("FzDiv")) f.push_back("run-time divisors");
-  return f;
-}
-
-std::string Schedulers(const PreparedFusion& f) {
-  std::vector<std::string> s;
-  for (const PreparedKernel& k : f.kernels) s.push_back(k.kernel.scheduler);
-  return absl::StrJoin(s, ",");
-}
 
 TEST(HostEmulation, CorpusAndFrontEndKernelsMatchTheReference) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -233,8 +106,7 @@ TEST(HostEmulation, CorpusAndFrontEndKernelsMatchTheReference) {
     }
   }
   for (const std::string& s : skipped) std::printf("SKIPPED %s\n", s.c_str());
-  for (const Relaxed& r : kRelaxed)
-    std::printf("RELAXED %s (limit %g): %s\n", r.name, r.limit, r.why);
+  PrintRelaxed();
   for (const std::string& s : failures) std::printf("FAILED %s\n", s.c_str());
   for (const auto& [name, n] : per_feature)
     std::printf("feature %-26s %d kernels\n", name.c_str(), n);
