@@ -10,7 +10,6 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -21,6 +20,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "tests/host_emulation/emu_abi.h"
+#include "tests/host_emulation/emu_fault.h"
 
 namespace fusiond {
 namespace host_emulation {
@@ -324,51 +324,18 @@ void RunBlockAt(Grid& g, int64_t linear) {
   g.blocks[linear] = nullptr;
 }
 
-// A kernel that faults takes the test binary down: say where first.
-void OnFatalSignal(int sig) {
+// Where the faulting thread is, for the fault report (emu_fault.h).
+int DescribeFault(int sig, char* buf, size_t n) {
   const Block* b = tl_block;
-  char buf[512];
-  int n = 0;
-  if (b != nullptr && b->cur != nullptr) {
-    n = std::snprintf(buf, sizeof(buf),
-                      "host emulation: signal %d in kernel %s, block (%u, %u, %u) thread (%u, %u, "
-                      "%u)\n",
-                      sig, b->grid->launch.kernel.c_str(), b->bid.x, b->bid.y, b->bid.z,
-                      b->cur->pub.tid.x, b->cur->pub.tid.y, b->cur->pub.tid.z);
-  } else {
-    n = std::snprintf(buf, sizeof(buf), "host emulation: signal %d outside a kernel thread\n", sig);
+  if (b == nullptr || b->cur == nullptr) {
+    return std::snprintf(buf, n, "host emulation: signal %d outside a kernel thread\n", sig);
   }
-  if (n > 0) (void)!write(2, buf, static_cast<size_t>(n));
-  std::signal(sig, SIG_DFL);
-  std::raise(sig);
+  return std::snprintf(buf, n,
+                       "host emulation: signal %d in kernel %s, block (%u, %u, %u) thread (%u, "
+                       "%u, %u)\n",
+                       sig, b->grid->launch.kernel.c_str(), b->bid.x, b->bid.y, b->bid.z,
+                       b->cur->pub.tid.x, b->cur->pub.tid.y, b->cur->pub.tid.z);
 }
-
-void InstallFaultReport() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    struct sigaction sa;
-    std::memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = OnFatalSignal;
-    sa.sa_flags = SA_ONSTACK | SA_RESETHAND;
-    for (int sig : {SIGSEGV, SIGBUS, SIGFPE}) sigaction(sig, &sa, nullptr);
-  });
-}
-
-// The report runs on its own stack: a coroutine's may be the one that overflowed.
-struct AltStack {
-  std::vector<char> mem = std::vector<char>(64 * 1024);
-  AltStack() {
-    stack_t st{};
-    st.ss_sp = mem.data();
-    st.ss_size = mem.size();
-    sigaltstack(&st, nullptr);
-  }
-  ~AltStack() {
-    stack_t st{};
-    st.ss_flags = SS_DISABLE;
-    sigaltstack(&st, nullptr);
-  }
-};
 
 Block* Self() {
   if (tl_block == nullptr || tl_block->cur == nullptr) {
@@ -394,7 +361,7 @@ absl::Status RunGrid(KernelEntry entry, void* const* slots, const GridLaunch& la
                                               launch.cluster[d], ")"));
     }
   }
-  InstallFaultReport();
+  InstallFaultReport(DescribeFault);
   Grid g;
   g.entry = entry;
   g.slots = slots;
@@ -414,7 +381,7 @@ absl::Status RunGrid(KernelEntry entry, void* const* slots, const GridLaunch& la
   std::vector<std::thread> pool;
   for (int64_t w = 0; w < workers; ++w) {
     pool.emplace_back([&] {
-      AltStack alt;
+      AltSignalStack alt;
       for (int64_t i = next++; i < blocks && !g.failed; i = next++) RunBlockAt(g, i);
     });
   }
