@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -320,8 +321,11 @@ HostKernels::~HostKernels() {
 absl::StatusOr<std::unique_ptr<HostKernels>> HostKernels::Build(
     const std::vector<const PreparedFusion*>& fusions, int jobs) {
   std::unique_ptr<HostKernels> h(new HostKernels());
-  char tmpl[] = "/tmp/fusiond_host_emulation_XXXXXX";
-  if (mkdtemp(tmpl) == nullptr) return absl::InternalError("mkdtemp failed");
+  // Under TMPDIR when set (the shared objects are loaded from there).
+  std::string tmpl = (std::filesystem::temp_directory_path() / "fusiond_host_emulation_XXXXXX");
+  if (mkdtemp(tmpl.data()) == nullptr) {
+    return absl::InternalError(absl::StrCat("mkdtemp ", tmpl, ": ", std::strerror(errno)));
+  }
   h->dir_ = tmpl;
   // Each fusion's kernels, each kernel in its own namespace.
   std::vector<std::string> names, texts;
