@@ -134,6 +134,29 @@ TEST(ReshapeViews, SliceOnHeadBoundariesSplitsItsWindow) {
   EXPECT_NE(log.notes[0].find("slice"), std::string::npos) << log.notes[0];
 }
 
+// A slice keeping an axis whole passes its split through: rows [1, 3) of
+// x [4, 12] reshaped to [2, 3, 4] read x as [4, 3, 4].
+TEST(ReshapeViews, SliceKeepingAnAxisWholeSplitsIt) {
+  Graph g;
+  GraphBuilder b(&g);
+  ValueId x = Must(b.DefineTensor("x", DataType::kFloat, {4, 12}));
+  Attrs sl;
+  sl.offsets = {1, 0, 3, 12, 1, 1};
+  ValueId rows = Must(b.AddNode(OpKind::kSlice, {x}, sl))[0];
+  Attrs r;
+  r.shape = S({2, 3, 4});
+  ValueId h = Must(b.AddNode(OpKind::kReshape, {rows}, r))[0];
+  ASSERT_TRUE(b.AddOutput(Must(b.AddNode(OpKind::kExp, {h}, {}))[0]).ok());
+  EXPECT_TRUE(RunPassForTest(RunReshapeViews, g));
+  ASSERT_EQ(CountOps(g, OpKind::kSlice), 1);
+  for (const Node& n : g.nodes) {
+    if (n.op != OpKind::kSlice) continue;
+    EXPECT_EQ(Sizes(g, n.inputs[0]), std::vector<int64_t>({4, 3, 4}));
+    EXPECT_EQ(n.attrs.offsets, std::vector<int64_t>({1, 0, 0, 3, INT64_MAX, INT64_MAX, 1, 1, 1}));
+  }
+  EXPECT_EQ(Sizes(g, g.outputs[0]), std::vector<int64_t>({2, 3, 4}));
+}
+
 TEST(ReshapeViews, NoCommonRefinementKeepsTheGraphWithANote) {
   Graph g;
   GraphBuilder b(&g);
