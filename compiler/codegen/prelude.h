@@ -1,7 +1,8 @@
 // The device prelude: a small header of our own that every generated kernel
 // starts with, so NVRTC never parses toolkit headers. It holds 16-bit float
 // conversion (round to nearest even), element access inside packed words,
-// vectorized loads/stores of 2..16 bytes, warp reductions and a grid barrier.
+// vectorized loads/stores of 2..16 bytes, warp reductions and a grid barrier,
+// in pieces: a kernel gets the pieces its code names (TrimDevicePrelude).
 #ifndef FUSIOND_COMPILER_CODEGEN_PRELUDE_H_
 #define FUSIOND_COMPILER_CODEGEN_PRELUDE_H_
 
@@ -39,6 +40,7 @@ std::string TrimDevicePrelude(const std::string& source);
 // The inverse: a trimmed kernel source with the whole prelude again (for
 // checks that both compile to the same cubin). Any other source unchanged.
 std::string UntrimDevicePrelude(const std::string& source);
+
 // The thread-block cluster helpers (fz_cluster_sync, fz_dsmem_ld4; sm_90+),
 // appended only to kernels that use clusters.
 const char* ClusterPrelude();
