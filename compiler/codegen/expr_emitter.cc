@@ -17,6 +17,10 @@ bool IsF32Like(DataType t) {
 std::string Conv(DataType from, DataType to, const std::string& e) {
   if (ComputeTypeName(from) == std::string(ComputeTypeName(to))) return e;
   if (to == DataType::kBool) return absl::StrCat("((", e, ") != 0)");
+  // float64 to a 16-bit float: rounded once (through float32 rounded to odd).
+  if (from == DataType::kDouble && (to == DataType::kHalf || to == DataType::kBFloat16)) {
+    return absl::StrCat("fz_f64_to_f32_odd(", e, ")");
+  }
   return absl::StrCat("((", ComputeTypeName(to), ")(", e, "))");
 }
 

@@ -54,6 +54,16 @@ __device__ __forceinline__ float fz_exp_approx(float x) {
   float y; asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x * 1.44269504088896341f)); return y;
 }
 )PRELUDE"},
+    {"fz_f64_to_f32_odd", R"PRELUDE(
+// float64 -> float32 rounded to odd (toward zero, last bit set when inexact):
+// the later round to a 16-bit float then rounds once, as the reference does,
+// since float32 keeps at least two bits more than float16 or bfloat16.
+__device__ __forceinline__ float fz_f64_to_f32_odd(double d) {
+  float f = __double2float_rz(d);
+  if ((double)f != d && f == f) f = __uint_as_float(__float_as_uint(f) | 1u);
+  return f;
+}
+)PRELUDE"},
     {"fz_max fz_min", R"PRELUDE(
 // NaN-propagating max/min (torch semantics) in one instruction (sm_80+).
 __device__ __forceinline__ float fz_max(float a, float b) {

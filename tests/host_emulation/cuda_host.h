@@ -172,6 +172,14 @@ inline double __hiloint2double(int hi, int lo) {
 }
 inline int __double2loint(double d) { return (int)(unsigned)fz_emu_bits<unsigned long long>(d); }
 inline int __double2hiint(double d) { return (int)(fz_emu_bits<unsigned long long>(d) >> 32); }
+// float64 -> float32 toward zero (the rounding mode set only for this conversion).
+inline float __double2float_rz(double d) {
+  float f = (float)d;  // round to nearest; step back one ulp toward zero when it went away
+  if (std::isfinite(f) ? std::fabs((double)f) > std::fabs(d) : !std::isinf(d) && !std::isnan(d)) {
+    f = std::nextafter(f, 0.0f);
+  }
+  return f;
+}
 inline size_t __cvta_generic_to_shared(const void* p) { return fz_emu_cvta_shared(p); }
 inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz((unsigned)x); }
 inline int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll((unsigned long long)x); }
