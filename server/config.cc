@@ -109,6 +109,9 @@ in RocksDB, serves them over gRPC (fusiond.v1.FusionCompiler).
   --max-partition-nodes N   most compute nodes the segmenter splits into kernels;
                             its search grows faster than quadratically
                             (default 1000, 0 = none)
+  --max-kernel-params N     most parameters of one kernel (inputs, outputs and
+                            symbolic sizes); NVRTC's time grows faster than
+                            quadratically with them (default 640, 0 = none)
                             Past any of these limits a compile is RESOURCE_EXHAUSTED
                             naming the limit; they are not part of the cache key, so
                             a kernel cached before is still served
@@ -162,6 +165,8 @@ absl::Status ApplySetting(const std::string& key, const std::string& value, Serv
     return ParseNumber(key, value, &c->max_kernel_ops);
   } else if (key == "max-partition-nodes" || key == "max_partition_nodes") {
     return ParseNumber(key, value, &c->max_partition_nodes);
+  } else if (key == "max-kernel-params" || key == "max_kernel_params") {
+    return ParseNumber(key, value, &c->max_kernel_params);
   } else if (key == "evict-interval-s" || key == "evict_interval_s") {
     return ParseNumber(key, value, &c->evict_interval_s);
   } else if (key == "compile-timeout-s" || key == "compile_timeout_s") {
@@ -229,7 +234,7 @@ absl::StatusOr<ServerConfig> ParseServerFlags(int argc, char** argv) {
       config.max_graph_nodes <= 0 || config.evict_interval_s <= 0 || config.slow_compile_ms < 0 ||
       config.compile_timeout_s < 0 || config.shutdown_grace_s < 0 || config.max_graph_depth < 0 ||
       config.max_kernel_ops < 0 || config.max_partition_nodes < 0 || config.max_graph_io < 0 ||
-      config.max_pending_request_bytes < 0) {
+      config.max_pending_request_bytes < 0 || config.max_kernel_params < 0) {
     return absl::InvalidArgumentError("numeric settings must be positive (see --help)");
   }
   // Each compile thread starts a compile worker process ahead of its first

@@ -43,6 +43,9 @@ struct ServerConfig {
   int max_kernel_ops = 500;
   // Compute nodes the segmenter may partition into kernels. Default: 1,000.
   int max_partition_nodes = 1000;
+  // Parameters of one kernel: inputs, outputs and symbolic sizes (NVRTC's
+  // time grows faster than quadratically with them). Default: 640.
+  int max_kernel_params = 640;
   // Seconds between background eviction passes. Default: 30.
   int evict_interval_s = 30;
   // Wall-clock limit of one compile (in its worker process), seconds; 0 = none.

@@ -56,21 +56,25 @@ TEST(ServerConfigTest, CompileLimits) {
   EXPECT_EQ(d->max_kernel_ops, 500);
   EXPECT_EQ(d->max_partition_nodes, 1000);
   EXPECT_EQ(d->max_graph_io, 512);
+  EXPECT_EQ(d->max_kernel_params, 640);
   std::string path = ::testing::TempDir() + "/fusiond_limits.conf";
   {
     std::ofstream out(path);
     out << "max_graph_depth = 30\nmax-kernel-ops = 0\nmax_graph_io = 40\n";
   }
-  auto c = Parse({"--config", path, "--max-partition-nodes", "7", "--max-graph-nodes=9"});
+  auto c = Parse({"--config", path, "--max-partition-nodes", "7", "--max-graph-nodes=9",
+                  "--max-kernel-params", "12"});
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->max_graph_depth, 30);
   EXPECT_EQ(c->max_kernel_ops, 0);
   EXPECT_EQ(c->max_partition_nodes, 7);
   EXPECT_EQ(c->max_graph_nodes, 9);
   EXPECT_EQ(c->max_graph_io, 40);
+  EXPECT_EQ(c->max_kernel_params, 12);
   std::remove(path.c_str());
   EXPECT_FALSE(Parse({"--max-kernel-ops", "-1"}).ok());
   EXPECT_FALSE(Parse({"--max-graph-io", "-1"}).ok());
+  EXPECT_FALSE(Parse({"--max-kernel-params", "-1"}).ok());
   EXPECT_FALSE(Parse({"--listen", "127.0.0.1:99999"}).ok());
   EXPECT_FALSE(Parse({"--metrics", "999.1.1.1:9464"}).ok());
   EXPECT_FALSE(Parse({"--health-listen", "127.0.0.1:x"}).ok());
@@ -82,6 +86,7 @@ TEST(ServerConfigTest, CompileLimits) {
   EXPECT_LT(huge.status().message().size(), 200u) << "the value is quoted whole";
   EXPECT_FALSE(Parse({"--max-graph-depth", "deep"}).ok());
   EXPECT_NE(ServerUsage().find("--max-partition-nodes"), std::string::npos);
+  EXPECT_NE(ServerUsage().find("--max-kernel-params"), std::string::npos);
 }
 
 TEST(ServerConfigTest, ConfigFileThenFlagsWin) {

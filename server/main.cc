@@ -112,7 +112,8 @@ int Run(const ServerConfig& config) {
   cache_options.dir = config.cache_dir;
   cache_options.max_bytes = config.cache_max_bytes;
   cache_options.on_problem = [](const std::string& event, const std::string& detail) {
-    Log(LogLevel::kWarning, event, {{"detail", detail}});
+    Log(event == "cache_writable" ? LogLevel::kInfo : LogLevel::kWarning, event,
+        {{"detail", detail}});
   };
   absl::StatusOr<std::unique_ptr<KernelCache>> cache = KernelCache::Open(cache_options);
   if (!cache.ok()) {
@@ -163,6 +164,7 @@ int Run(const ServerConfig& config) {
   compile_limits.max_depth = config.max_graph_depth;
   compile_limits.max_kernel_ops = config.max_kernel_ops;
   compile_limits.max_partition_nodes = config.max_partition_nodes;
+  compile_limits.max_kernel_params = config.max_kernel_params;
   if (config.compile_workers) {
     // The pipeline in worker processes: a crash or a hang costs one request.
     compiler_options.worker_argv = {"/proc/self/exe", "--compile-worker"};

@@ -140,6 +140,16 @@ class DaemonLimitFlagsTest(unittest.TestCase):
         self.start("--max-partition-nodes", "0")
         self.assertEqual(self.daemon.client.compile(rows, SHAPES).cache, "miss")
 
+    def test_kernel_params_limit(self):
+        self.start("--max-kernel-params", "2")
+        # One input and two outputs: 3 parameters in one pointwise kernel.
+        two_out = "\n".join(HEADER + ["    T1 = fd.ops.sin(T0)", "    T2 = fd.ops.cos(T0)",
+                                       "    fd.add_output(T1)", "    fd.add_output(T2)"] + FOOTER)
+        self.refused(self.scripts.graph("two_out", two_out), "--max-kernel-params",
+                     "over the limit of 2")
+        ok = self.daemon.client.compile(self.scripts.graph("one_out", chain_script(3)), SHAPES)
+        self.assertEqual(ok.cache, "miss")
+
     def test_limits_are_not_part_of_the_cache_key(self):
         self.start()
         graph = self.scripts.graph("five", chain_script(5))
@@ -156,7 +166,8 @@ class DaemonLimitFlagsTest(unittest.TestCase):
             self.assertNotEqual(r.returncode, 0)
             self.assertIn(flag[0].strip("-") if flag[1] == "deep" else "positive", r.stderr)
         r = subprocess.run([d.FUSIOND_BIN, "--help"], capture_output=True, text=True, timeout=30)
-        for flag in ("--max-graph-depth", "--max-kernel-ops", "--max-partition-nodes"):
+        for flag in ("--max-graph-depth", "--max-kernel-ops", "--max-partition-nodes",
+                     "--max-kernel-params"):
             self.assertIn(flag, r.stdout)
 
 
