@@ -12,6 +12,7 @@
 #include "cache/crc32c.h"
 #include "cache/record.h"
 #include "cache/rocks_logger.h"
+#include "cache/store_health.h"
 #include "rocksdb/db.h"
 #include "rocksdb/options.h"
 #include "rocksdb/table.h"
@@ -25,6 +26,9 @@ constexpr char kRequestsFamily[] = "requests";
 constexpr char kQuarantineDir[] = "quarantine";
 // Request index values: magic, CRC-32C of the request key and the value.
 constexpr char kRequestMagic[] = "q1";
+// A memtable-only entry in the access family (LoadIndex skips its empty
+// value); KernelCache::LoggedWrite says why.
+constexpr char kWalAnchorKey[] = "\x01wal-anchor";
 
 uint32_t RequestCrc(const std::string& request_key, std::string_view cache_key) {
   uint32_t crc = Crc32c(request_key.data(), request_key.size());
@@ -143,14 +147,24 @@ absl::StatusOr<std::unique_ptr<KernelCache>> KernelCache::Open(KernelCacheOption
 }
 
 absl::Status KernelCache::OpenDb() {
+  // Out of space or a failed file system stops writes; RocksDB recovers by
+  // itself where it can, and health_ follows the state (store_health.h).
+  if (!health_) {
+    health_ = std::make_shared<StoreHealth>(
+        [this](const std::string& event, const std::string& detail) { Problem(event, detail); });
+  }
   rocksdb::Options db_options;
   db_options.create_if_missing = true;
   db_options.create_missing_column_families = true;
   db_options.keep_log_file_num = 4;
   db_options.max_background_jobs = 2;
   // No LOG file in the cache directory (cache/rocks_logger.h).
-  db_options.info_log =
-      std::make_shared<RocksLogger>([this](const std::string& line) { Problem("rocksdb", line); });
+  db_options.info_log = std::make_shared<RocksLogger>([this](const std::string& line) {
+    // While stores fail, RocksDB's free-space check (every 5 s) is no news.
+    if (health_->read_only() && line.find("sst_file_manager") != std::string::npos) return;
+    Problem("rocksdb", line);
+  });
+  db_options.listeners.push_back(health_);
 
   rocksdb::ColumnFamilyOptions records;
   records.enable_blob_files = true;
@@ -358,7 +372,7 @@ void KernelCache::DropCorrupt(const std::string& key, const std::string& why) {
   rocksdb::WriteBatch batch;
   batch.Delete(records_, key).PermitUncheckedError();
   batch.Delete(access_, key).PermitUncheckedError();
-  db_->Write(rocksdb::WriteOptions(), &batch).PermitUncheckedError();
+  LoggedWrite(&batch).PermitUncheckedError();
   std::lock_guard<std::mutex> lock(mu_);
   HotEraseLocked(key);
   auto it = index_.find(key);
@@ -375,11 +389,12 @@ absl::Status KernelCache::Insert(const std::string& key, const fusiond::v1::Comp
   rocksdb::WriteBatch batch;
   batch.Put(records_, key, record).PermitUncheckedError();
   batch.Put(access_, key, EncodeAccess(now, bytes)).PermitUncheckedError();
-  absl::Status st = FromRocks(db_->Write(rocksdb::WriteOptions(), &batch), "kernel cache write");
+  absl::Status st = FromRocks(LoggedWrite(&batch), "kernel cache write");
   if (!st.ok()) {
     WriteFailed(st);
     return st;
   }
+  health_->StoreSucceeded();
   ++inserts_;
   bool over = false;
   {
@@ -427,7 +442,7 @@ void KernelCache::DropCorruptRequest(const std::string& request_key, const std::
   rocksdb::WriteBatch batch;
   batch.Delete(requests_, request_key).PermitUncheckedError();
   batch.Delete(access_, request_key).PermitUncheckedError();
-  db_->Write(rocksdb::WriteOptions(), &batch).PermitUncheckedError();
+  LoggedWrite(&batch).PermitUncheckedError();
   std::lock_guard<std::mutex> lock(mu_);
   auto it = index_.find(request_key);
   if (it != index_.end()) {
@@ -447,12 +462,12 @@ absl::Status KernelCache::InsertRequest(const std::string& request_key,
   rocksdb::WriteBatch batch;
   batch.Put(requests_, request_key, value).PermitUncheckedError();
   batch.Put(access_, request_key, EncodeAccess(now, bytes, true)).PermitUncheckedError();
-  absl::Status st =
-      FromRocks(db_->Write(rocksdb::WriteOptions(), &batch), "kernel cache request index write");
+  absl::Status st = FromRocks(LoggedWrite(&batch), "kernel cache request index write");
   if (!st.ok()) {
     WriteFailed(st);
     return st;
   }
+  health_->StoreSucceeded();
   bool over = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -470,12 +485,20 @@ absl::Status KernelCache::InsertRequest(const std::string& request_key,
   return absl::OkStatus();
 }
 
+rocksdb::Status KernelCache::LoggedWrite(rocksdb::WriteBatch* batch) {
+  rocksdb::WriteOptions memtable_only;
+  memtable_only.disableWAL = true;
+  db_->Put(memtable_only, access_, kWalAnchorKey, "").PermitUncheckedError();
+  return db_->Write(rocksdb::WriteOptions(), batch);
+}
+
 void KernelCache::WriteFailed(const absl::Status& st) {
   ++write_errors_;
-  Problem("cache_write_failed", st.ToString());
-  // A background error (a damaged file met by a compaction) stops writes;
-  // try to resume once per failure. Reads and compiles go on meanwhile.
-  db_->Resume().PermitUncheckedError();
+  health_->StoreFailed(std::string(st.message()));
+  // An error RocksDB does not recover from by itself (a read-only remount, a
+  // damaged file met by a compaction): each failed store tries DB::Resume.
+  // While RocksDB recovers by itself (no space) that would only be Busy.
+  if (!health_->auto_recovering()) db_->Resume().PermitUncheckedError();
 }
 
 absl::StatusOr<int> KernelCache::EvictToCap() {
@@ -504,7 +527,7 @@ absl::StatusOr<int> KernelCache::EvictToCap() {
     batch.Delete(it->second.request ? requests_ : records_, key).PermitUncheckedError();
     batch.Delete(access_, key).PermitUncheckedError();
   }
-  absl::Status st = FromRocks(db_->Write(rocksdb::WriteOptions(), &batch), "kernel cache evict");
+  absl::Status st = FromRocks(LoggedWrite(&batch), "kernel cache evict");
   if (!st.ok()) return st;
   std::lock_guard<std::mutex> lock(mu_);
   for (const std::string& key : victims) {
@@ -553,6 +576,9 @@ KernelCacheStats KernelCache::Stats() const {
   s.quarantined = quarantined_;
   s.corrupt_requests = corrupt_requests_;
   s.write_errors = write_errors_;
+  s.read_only = health_->read_only();
+  if (s.read_only) s.read_only_error = health_->error();
+  s.recoveries = health_->recoveries();
   return s;
 }
 

@@ -48,9 +48,13 @@
 namespace rocksdb {
 class DB;
 class ColumnFamilyHandle;
+class Status;
+class WriteBatch;
 }  // namespace rocksdb
 
 namespace fusiond {
+
+class StoreHealth;
 
 // $FUSIOND_CACHE_DIR, else $XDG_CACHE_HOME/fusiond, else ~/.cache/fusiond,
 // else /tmp/fusiond-cache.
@@ -78,8 +82,10 @@ struct KernelCacheOptions {
   // with DataLoss instead (the maintenance tool). Default: true.
   bool quarantine_damaged = true;
   // Told of storage trouble (event, detail): "cache_quarantined",
-  // "corrupt_record", "corrupt_request_entry", "cache_write_failed". May be
-  // called from any thread. Default: none.
+  // "corrupt_record", "corrupt_request_entry", "cache_read_only" (stores
+  // fail from now on; once per change, not per store), "cache_writable"
+  // (stores work again), "rocksdb" (its error log). May be called from any
+  // thread. Default: none.
   std::function<void(const std::string& event, const std::string& detail)> on_problem;
 };
 
@@ -97,6 +103,9 @@ struct KernelCacheStats {
   uint64_t corrupt_requests = 0;  // request index entries that failed a check (dropped)
   uint64_t write_errors = 0;      // writes that failed (the compile is still served)
   uint64_t request_entries = 0;   // request index entries counted against the cap
+  bool read_only = false;         // stores fail now (store_health.h); hits still work
+  std::string read_only_error;    // why, while read_only
+  uint64_t recoveries = 0;        // times stores worked again after failing
 };
 
 class KernelCache {
@@ -153,6 +162,12 @@ class KernelCache {
   void Touch(const std::string& key);
   void DropCorrupt(const std::string& key, const std::string& why);
   void WriteFailed(const absl::Status& st);
+  // Writes `batch` with the WAL, a memtable-only entry first. RocksDB 7.8
+  // resumes after a failed WAL append without a new WAL when every memtable
+  // is empty, and the next append then aborts the process (an assertion in
+  // WritableFileWriter); a non-empty memtable makes recovery's flush switch
+  // to a new WAL.
+  rocksdb::Status LoggedWrite(rocksdb::WriteBatch* batch);
   // The memory tier; callers hold mu_.
   void HotPutLocked(const std::string& key, std::shared_ptr<const std::string> payload);
   void HotEraseLocked(const std::string& key);
@@ -172,6 +187,7 @@ class KernelCache {
   std::mutex evict_mu_;                            // one eviction at a time
   uint64_t request_entries_ = 0;                   // guarded by mu_
   std::string quarantined_to_;
+  std::shared_ptr<StoreHealth> health_;  // RocksDB's error listener
 
   std::atomic<uint64_t> lookups_found_{0}, lookups_missing_{0}, memory_hits_{0}, disk_hits_{0},
       corrupt_{0}, inserts_{0}, evictions_{0}, quarantined_{0}, corrupt_requests_{0},

@@ -540,6 +540,10 @@ grpc::ServerUnaryReactor* CompilerService::Stats(grpc::CallbackServerContext* co
   out.set_single_flight_joins(c.joins);
   out.set_rejected(c.rejected);
   out.set_nvrtc_reuses(c.nvrtc_reuses);
+  out.set_cache_read_only(k.read_only);
+  out.set_cache_error(k.read_only_error);
+  out.set_cache_write_errors(k.write_errors);
+  out.set_cache_recoveries(k.recoveries);
   *response = ToBuffer(out);
   return FinishNow(context, metrics_, "Stats", start, grpc::Status::OK);
 }

@@ -161,6 +161,12 @@ class StatsCollectable : public prometheus::Collectable {
     add("fusiond_cache_write_errors_total",
         "Kernel cache writes that failed (the compile was served anyway)", T::Counter,
         k.write_errors);
+    add("fusiond_cache_read_only",
+        "1 while kernel cache stores fail (a full disk): compiles are served, not stored", T::Gauge,
+        k.read_only ? 1 : 0);
+    add("fusiond_cache_recoveries_total",
+        "Times kernel cache stores worked again after failing (no restart needed)", T::Counter,
+        k.recoveries);
     add("fusiond_cache_request_entries", "Request index entries counted against the size cap",
         T::Gauge, k.request_entries);
     if (const SharedTier* shared = compiler_->shared(); shared != nullptr) {

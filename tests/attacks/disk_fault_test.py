@@ -3,7 +3,8 @@
 tmpfs filled up (at start-up, and while serving), a read-only bind mount,
 and a directory another daemon holds. Each must end in a clear error or in
 compiles served without storing them; never a crash, never a cache moved
-aside or a stored entry lost.
+aside or a stored entry lost. A cache that filled up while serving stores
+again, without a restart, once space is freed.
 
 The mounts need a private mount namespace: the script runs itself again
 under `unshare -m` (as root) or `unshare -rm` (a user namespace), and exits
@@ -18,6 +19,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -151,6 +153,84 @@ class FullDiskTest(DiskCase):
         unfill(self.filler)
         dm = self.daemon().start()
         self.assert_hits(dm, graphs, kernels)
+
+
+def log_text(dm):
+    with open(dm.log_path, errors="replace") as f:
+        return f.read()
+
+
+class RecoveryTest(DiskCase):
+    """Space freed under a running daemon: RocksDB resumes writes by itself
+    once its largest write buffer (64 MiB) fits, so the tmpfs is larger."""
+
+    def setUp(self):
+        super().setUp()
+        mount("-t", "tmpfs", "-o", "size=96m", "tmpfs", self.mnt)
+        self.addCleanup(subprocess.run, ["umount", "-l", self.mnt], capture_output=True)
+        self.filler = os.path.join(self.mnt, "filler")
+
+    def wait_for_read_only(self, dm, want, timeout=30):
+        deadline = time.monotonic() + timeout
+        while True:
+            value = d.metric(dm.metrics_text(), "fusiond_cache_read_only")
+            if value == want or time.monotonic() > deadline:
+                return value
+            time.sleep(0.25)
+
+    def test_stores_resume_once_space_is_freed(self):
+        graphs = [d.scaled_graph(60.0 + i) for i in range(3)]
+        kernels = self.fill_cache(graphs)
+        dm = self.daemon().start()
+        self.assertEqual(d.metric(dm.metrics_text(), "fusiond_cache_read_only"), 0)
+        fill(self.filler)
+        lost = [d.scaled_graph(160.0 + i) for i in range(4)]
+        for g in lost:
+            r = dm.client.compile(g, SHAPES, timeout=60)
+            self.assertEqual(r.cache, "miss")
+            self.assertTrue(r.kernels)
+        stats = dm.client.stats()
+        self.assertTrue(stats["cache_read_only"], stats)
+        self.assertIn("No space left on device", stats["cache_error"])
+        metrics = dm.metrics_text()
+        self.assertEqual(d.metric(metrics, "fusiond_cache_read_only"), 1)
+        # Every failed store is counted (a record and its request entry per
+        # compile); the log says it once.
+        self.assertGreaterEqual(d.metric(metrics, "fusiond_cache_write_errors_total"), len(lost))
+        self.assertEqual(stats["cache_write_errors"],
+                         d.metric(metrics, "fusiond_cache_write_errors_total"))
+        self.assertEqual(log_text(dm).count("cache_read_only"), 1, dm.log())
+        self.assert_hits(dm, graphs, kernels)  # hits are served meanwhile
+        self.assertEqual(dm.client.compile(lost[0], SHAPES, timeout=60).cache, "miss")
+        # Still full past RocksDB's next free-space check (5 s): still read-only,
+        # and nothing more in the log than the one warning.
+        time.sleep(6)
+        self.assertEqual(d.metric(dm.metrics_text(), "fusiond_cache_read_only"), 1)
+        self.assertEqual(log_text(dm).count('"level":"warning"'), 1, dm.log())
+
+        unfill(self.filler)
+        self.assertEqual(self.wait_for_read_only(dm, 0), 0, dm.log())
+        self.assertIn("cache_writable", log_text(dm))
+        stats = dm.client.stats()
+        self.assertFalse(stats["cache_read_only"], stats)
+        self.assertEqual(stats["cache_error"], "")
+        self.assertEqual(stats["cache_recoveries"], 1)
+        self.assertEqual(d.metric(dm.metrics_text(), "fusiond_cache_recoveries_total"), 1)
+        inserts = d.metric(dm.metrics_text(), "fusiond_cache_inserts_total")
+        fresh = d.scaled_graph(170.0)
+        fresh_kernels = [k.binary for k in dm.client.compile(fresh, SHAPES, timeout=60).kernels]
+        again = dm.client.compile(lost[0], SHAPES, timeout=60)
+        self.assertEqual(again.cache, "miss", "not stored while the disk was full")
+        self.assertGreater(d.metric(dm.metrics_text(), "fusiond_cache_inserts_total"), inserts)
+        self.assert_hits(dm, [fresh], [fresh_kernels])
+        self.assert_hits(dm, graphs, kernels)
+        self.assertEqual(log_text(dm).count("cache_read_only"), 1)
+        self.assertIsNone(dm.proc.poll(), dm.log())
+        self.assertEqual(dm.stop(), 0)
+
+        dm = self.daemon().start()
+        self.assert_hits(dm, graphs + [fresh, lost[0]],
+                         kernels + [fresh_kernels, [k.binary for k in again.kernels]])
 
 
 class ReadOnlyAndBusyTest(DiskCase):
