@@ -27,6 +27,9 @@
 // own limits ignore blob files); EvictToCap() deletes the least recently used
 // records until the total is under the cap. Records are written with the WAL,
 // so a kill -9 loses at most the records being written.
+// A full disk (or another write error) makes the cache read-only: stores
+// fail (counted), lookups still work, and RocksDB's own recovery resumes
+// stores once space is back (store_health.h; Stats().read_only).
 #ifndef FUSIOND_CACHE_KERNEL_CACHE_H_
 #define FUSIOND_CACHE_KERNEL_CACHE_H_
 
