@@ -347,10 +347,14 @@ absl::Status Generator::EmitCrossBlockCombine(const std::vector<int>& slots, std
     absl::StrAppend(&code, ClusterRowCombine(slots));
     return absl::OkStatus();
   }
-  // Blocks sharing a row combine their partials through the workspace.
+  // Blocks sharing a row combine their partials through the workspace. Each
+  // row's region holds the most slots any stage has (part_stride's count):
+  // row groups pass their barriers apart, so a stage with more slots must
+  // not reach into another row's region while that row reads a stage with
+  // fewer.
   absl::StrAppend(&code, "    {\n      double* part = ws_row + (size_t)(par & 1) * part_stride;\n",
                   "      const size_t base = ((size_t)(blockIdx.x * ", shape_.threads_y,
-                  " + ty) * gridDim.y) * ", std::max<size_t>(1, slots.size()), ";\n");
+                  " + ty) * gridDim.y) * ", std::max<size_t>(1, MaxSlotsPerStage()), ";\n");
   absl::StrAppend(&code, "      if (tx == 0) {");
   for (size_t q = 0; q < slots.size(); ++q) {
     absl::StrAppend(&code, " part[base + (size_t)blockIdx.y * ", slots.size(), " + ", q,

@@ -5,7 +5,9 @@
 // `pending`, at frontends_test's small sizes: each integer literal that is a
 // multiple of 16 and at least 128 divided by 16, or the file's
 // `# small: A->B, ...` map; a few definitions still large then get smaller
-// sizes of their own (emu_cases.cc, EmulationSizes).
+// sizes of their own (emu_cases.cc, EmulationSizes). Every definition of a
+// folder of GPU check fusions (tests/ops/fusions, bench/gpu/fusions,
+// tests/launch_audit/fusions) likewise, with no `# expect:` line needed.
 #ifndef FUSIOND_TESTS_HOST_EMULATION_EMU_CASES_H_
 #define FUSIOND_TESTS_HOST_EMULATION_EMU_CASES_H_
 
@@ -28,6 +30,10 @@ struct EmuCase {
   std::vector<std::vector<int64_t>> shapes;
   std::vector<HostTensor> inputs;
   bool pending = false;  // `# expect: pending`: a refusal at compile is no failure
+  // Outputs that must equal the reference bit for bit (random values, masks,
+  // iota: no tensor input reaches them), as the GPU check of the ops holds
+  // them; empty for none.
+  std::vector<bool> exact;
 };
 
 // The script `stem`.py with its integer literals shrunk (see the file comment).
@@ -40,6 +46,13 @@ absl::StatusOr<std::vector<EmuCase>> CorpusCases(const std::string& corpus_dir,
                                                  const KeepCase& keep = nullptr);
 absl::StatusOr<std::vector<EmuCase>> FrontendCases(const std::string& fusions_dir,
                                                    const KeepCase& keep = nullptr);
+// Every definition in `dir` (a GPU check folder), named `prefix` + stem;
+// with `exact`, the outputs no tensor input reaches are held bit for bit.
+absl::StatusOr<std::vector<EmuCase>> CheckFolderCases(const std::string& dir,
+                                                      const std::string& prefix, bool exact,
+                                                      const KeepCase& keep = nullptr);
+// The outputs of `g` that no tensor input reaches.
+std::vector<bool> InputFreeOutputs(const Graph& g);
 
 }  // namespace host_emulation
 }  // namespace fusiond

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
+#include <map>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -55,6 +58,25 @@ corpus::OutputVerdict Verdict(const HostTensor& got, const HostTensor& want, con
   return v;
 }
 
+bool SameBits(double a, double b) {
+  return (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+// Why `got` is not `want` bit for bit, or "".
+std::string BitwiseMismatch(const HostTensor& got, const HostTensor& want) {
+  if (got.data.size() != want.data.size())
+    return absl::StrCat(got.data.size(), " elements, want ", want.data.size());
+  int64_t n = 0;
+  size_t first = 0;
+  for (size_t k = 0; k < got.data.size(); ++k) {
+    if (SameBits(got.data[k], want.data[k])) continue;
+    if (n++ == 0) first = k;
+  }
+  if (n == 0) return "";
+  return absl::StrCat(n, " elements differ from the reference's bits (first at flat index ", first,
+                      ": got ", got.data[first], ", want ", want.data[first], ")");
+}
+
 // The element where `got` and `want` differ most, for failure messages.
 std::string WorstElement(const HostTensor& got, const HostTensor& want) {
   size_t worst = 0;
@@ -92,6 +114,10 @@ std::string CheckFusion(const PreparedFusion& f, const HostKernels& kernels, con
     const corpus::OutputVerdict v = Verdict((*got)[i], want[i], relaxed);
     if (!v.pass)
       why.push_back(absl::StrCat("output ", i, ": ", v.why, WorstElement((*got)[i], want[i])));
+    if (i < c.exact.size() && c.exact[i]) {
+      if (std::string b = BitwiseMismatch((*got)[i], want[i]); !b.empty())
+        why.push_back(absl::StrCat("output ", i, " (held bit for bit): ", b));
+    }
   }
   // Unwritten float elements are NaN already; integer and bool outputs,
   // and workspaces kept from the first run, need the second.
@@ -110,7 +136,8 @@ std::string CheckFusion(const PreparedFusion& f, const HostKernels& kernels, con
     if (unwritten > 0) why.push_back(absl::StrCat("output ", i, ": ", unwritten, " never written"));
     const corpus::OutputVerdict v = Verdict((*again)[i], want[i], relaxed);
     if (!v.pass && unwritten == 0)
-      why.push_back(absl::StrCat("second run, output ", i, ": ", v.why));
+      why.push_back(
+          absl::StrCat("second run, output ", i, ": ", v.why, WorstElement((*again)[i], want[i])));
   }
   return absl::StrJoin(why, "; ");
 }
@@ -119,6 +146,88 @@ void PrintRelaxed() {
   for (const Relaxed& r : kRelaxed) {
     std::printf("RELAXED %s (limit %g): %s\n", r.name, r.limit, r.why);
   }
+}
+
+CaseSetResult EmulateCases(std::vector<EmuCase> cases, const std::string& label) {
+  CaseSetResult r;
+  const auto t0 = std::chrono::steady_clock::now();
+  if (const char* only = std::getenv("FUSIOND_HOST_EMULATION_FILTER"); only != nullptr) {
+    cases.erase(
+        std::remove_if(cases.begin(), cases.end(),
+                       [&](const EmuCase& c) { return c.name.find(only) == std::string::npos; }),
+        cases.end());
+  }
+  r.fusions = static_cast<int>(cases.size());
+  std::vector<PreparedFusion> prepared;
+  std::vector<const EmuCase*> prepared_case;
+  std::vector<std::string> skipped;
+  for (const EmuCase& c : cases) {
+    auto f = PrepareFusion(c.graph, c.shapes, c.name);
+    if (!f.ok()) {
+      // A pending definition may be refused; anything else must compile.
+      if (!c.pending) r.failures.push_back(absl::StrCat(c.origin, ": ", f.status().message()));
+      skipped.push_back(
+          absl::StrCat(c.name, ": refused at compile (pending): ", f.status().message()));
+      continue;
+    }
+    prepared.push_back(*std::move(f));
+    prepared_case.push_back(&c);
+  }
+  const double prepare_s = Since(t0);
+  std::vector<const PreparedFusion*> all;
+  for (const PreparedFusion& f : prepared) all.push_back(&f);
+  const auto t1 = std::chrono::steady_clock::now();
+  auto kernels = HostKernels::Build(all, Jobs());
+  if (!kernels.ok()) {
+    r.error = std::string(kernels.status().message());
+    return r;
+  }
+  const double build_s = Since(t1);
+  const auto t2 = std::chrono::steady_clock::now();
+  std::map<std::string, int> per_scheduler, per_feature;
+  for (size_t i = 0; i < prepared.size(); ++i) {
+    const PreparedFusion& f = prepared[i];
+    const EmuCase& c = *prepared_case[i];
+    std::vector<std::string> skips;
+    for (const PreparedKernel& k : f.kernels) {
+      if (!k.skip.empty()) skips.push_back(absl::StrCat(k.kernel.name, ": ", k.skip));
+    }
+    if (!skips.empty()) {
+      skipped.push_back(absl::StrCat(c.name, " not emulated: ", absl::StrJoin(skips, "; ")));
+      continue;
+    }
+    auto want = Evaluate(c.graph, c.inputs);
+    if (!want.ok()) {
+      r.error = absl::StrCat(c.name, ": reference: ", want.status().message());
+      return r;
+    }
+    const auto tf = std::chrono::steady_clock::now();
+    const std::string why = CheckFusion(f, **kernels, c, *want);
+    std::printf("%-58s %-48s %6.2f s %s\n", c.name.c_str(), Schedulers(f).c_str(), Since(tf),
+                why.empty() ? "ok" : "FAIL");
+    if (!why.empty()) {
+      r.failures.push_back(absl::StrCat(c.name, " (", Schedulers(f), "): ", why));
+      continue;
+    }
+    ++r.passed;
+    r.kernels += static_cast<int>(f.kernels.size());
+    for (const PreparedKernel& k : f.kernels) {
+      ++per_scheduler[k.kernel.scheduler];
+      for (const std::string& feature : Features(k.kernel)) ++per_feature[feature];
+    }
+  }
+  for (const std::string& s : skipped) std::printf("SKIPPED %s\n", s.c_str());
+  for (const std::string& s : r.failures) std::printf("FAILED %s\n", s.c_str());
+  for (const auto& [name, n] : per_feature)
+    std::printf("feature %-26s %d kernels\n", name.c_str(), n);
+  for (const auto& [name, n] : per_scheduler)
+    std::printf("scheduler %-24s %d kernels\n", name.c_str(), n);
+  std::printf(
+      "SUMMARY %s: %d fusions, %d passed (%d kernels), %zu failed, %zu skipped; "
+      "prepare %.1f s, host compile %.1f s (%d jobs), emulation %.1f s\n",
+      label.c_str(), r.fusions, r.passed, r.kernels, r.failures.size(), skipped.size(), prepare_s,
+      build_s, Jobs(), Since(t2));
+  return r;
 }
 
 // The GPU features a passing kernel exercised, for the summary.

@@ -30,6 +30,19 @@ std::string CheckFusion(const PreparedFusion& f, const HostKernels& kernels, con
                         const std::vector<HostTensor>& want);
 void PrintRelaxed();
 
+// What EmulateCases found: failures each naming its fusion, "" when none.
+struct CaseSetResult {
+  int fusions = 0, passed = 0, kernels = 0;
+  std::vector<std::string> failures;
+  std::string error;  // a case the test cannot run at all (refused reference, no temp dir)
+};
+// Every case through the pipeline (a refusal fails unless the case is
+// pending), built for the host in one go and checked as CheckFusion says;
+// prints a line per fusion, the skipped ones, feature and scheduler counts
+// and a SUMMARY line starting with `label`. FUSIOND_HOST_EMULATION_FILTER=TEXT
+// keeps the cases whose name contains TEXT.
+CaseSetResult EmulateCases(std::vector<EmuCase> cases, const std::string& label);
+
 // The GPU features a kernel exercises ("cooperative launch", "cp.async
 // staging", ...), and a fusion's schedulers "a,b".
 std::vector<std::string> Features(const GeneratedKernel& k);

@@ -35,90 +35,17 @@ namespace host_emulation {
 namespace {
 
 TEST(HostEmulation, CorpusAndFrontEndKernelsMatchTheReference) {
-  const auto t0 = std::chrono::steady_clock::now();
   auto corpus_cases = CorpusCases(FUSIOND_CORPUS_DIR);
   ASSERT_TRUE(corpus_cases.ok()) << corpus_cases.status();
   auto fe_cases = FrontendCases(FUSIOND_FRONTENDS_FUSIONS_DIR);
   ASSERT_TRUE(fe_cases.ok()) << fe_cases.status();
   std::vector<EmuCase> cases = *std::move(corpus_cases);
   for (EmuCase& c : *fe_cases) cases.push_back(std::move(c));
-  // FUSIOND_HOST_EMULATION_FILTER=TEXT keeps the cases whose name contains TEXT.
-  if (const char* only = std::getenv("FUSIOND_HOST_EMULATION_FILTER"); only != nullptr) {
-    cases.erase(
-        std::remove_if(cases.begin(), cases.end(),
-                       [&](const EmuCase& c) { return c.name.find(only) == std::string::npos; }),
-        cases.end());
-  }
-
-  std::vector<PreparedFusion> prepared;
-  std::vector<const EmuCase*> prepared_case;
-  std::vector<std::string> skipped;
-  for (const EmuCase& c : cases) {
-    auto f = PrepareFusion(c.graph, c.shapes, c.name);
-    if (!f.ok()) {
-      // A pending definition may be refused; anything else must compile.
-      EXPECT_TRUE(c.pending) << c.origin << ": " << f.status();
-      skipped.push_back(
-          absl::StrCat(c.name, ": refused at compile (pending): ", f.status().message()));
-      continue;
-    }
-    prepared.push_back(*std::move(f));
-    prepared_case.push_back(&c);
-  }
-  const double prepare_s = Since(t0);
-  std::vector<const PreparedFusion*> all;
-  for (const PreparedFusion& f : prepared) all.push_back(&f);
-  const auto t1 = std::chrono::steady_clock::now();
-  auto kernels = HostKernels::Build(all, Jobs());
-  ASSERT_TRUE(kernels.ok()) << kernels.status();
-  const double build_s = Since(t1);
-
-  const auto t2 = std::chrono::steady_clock::now();
-  int fusions_passed = 0, kernels_run = 0;
-  std::vector<std::string> failures;
-  std::map<std::string, int> per_scheduler, per_feature;
-  for (size_t i = 0; i < prepared.size(); ++i) {
-    const PreparedFusion& f = prepared[i];
-    const EmuCase& c = *prepared_case[i];
-    std::vector<std::string> skips;
-    for (const PreparedKernel& k : f.kernels) {
-      if (!k.skip.empty()) skips.push_back(absl::StrCat(k.kernel.name, ": ", k.skip));
-    }
-    if (!skips.empty()) {
-      skipped.push_back(absl::StrCat(c.name, " not emulated: ", absl::StrJoin(skips, "; ")));
-      continue;
-    }
-    auto want = Evaluate(c.graph, c.inputs);
-    ASSERT_TRUE(want.ok()) << c.name << ": " << want.status();
-    const auto tf = std::chrono::steady_clock::now();
-    const std::string why = CheckFusion(f, **kernels, c, *want);
-    std::printf("%-58s %-48s %6.2f s %s\n", c.name.c_str(), Schedulers(f).c_str(), Since(tf),
-                why.empty() ? "ok" : "FAIL");
-    if (!why.empty()) {
-      failures.push_back(absl::StrCat(c.name, " (", Schedulers(f), "): ", why));
-      continue;
-    }
-    ++fusions_passed;
-    kernels_run += static_cast<int>(f.kernels.size());
-    for (const PreparedKernel& k : f.kernels) {
-      ++per_scheduler[k.kernel.scheduler];
-      for (const std::string& feature : Features(k.kernel)) ++per_feature[feature];
-    }
-  }
-  for (const std::string& s : skipped) std::printf("SKIPPED %s\n", s.c_str());
   PrintRelaxed();
-  for (const std::string& s : failures) std::printf("FAILED %s\n", s.c_str());
-  for (const auto& [name, n] : per_feature)
-    std::printf("feature %-26s %d kernels\n", name.c_str(), n);
-  for (const auto& [name, n] : per_scheduler)
-    std::printf("scheduler %-24s %d kernels\n", name.c_str(), n);
-  std::printf(
-      "SUMMARY host emulation: %zu fusions, %d passed (%d kernels), %zu failed, %zu skipped; "
-      "prepare %.1f s, host compile %.1f s (%d jobs), emulation %.1f s\n",
-      cases.size(), fusions_passed, kernels_run, failures.size(), skipped.size(), prepare_s,
-      build_s, Jobs(), Since(t2));
-  EXPECT_TRUE(failures.empty()) << absl::StrJoin(failures, "\n");
-  EXPECT_GT(fusions_passed, 0);
+  const CaseSetResult r = EmulateCases(std::move(cases), "host emulation");
+  ASSERT_EQ(r.error, "");
+  EXPECT_TRUE(r.failures.empty()) << absl::StrJoin(r.failures, "\n");
+  EXPECT_GT(r.passed, 0);
 }
 
 // The case named `name` (corpus or front end), or null.
