@@ -153,7 +153,12 @@ absl::StatusOr<InferResult> ExpandShape(Graph& g, OpKind op, const Value& x,
   std::vector<Extent> shape = xs;
   for (int i = 0; i < x.rank(); ++i) {
     Extent want = attrs.shape[i];
-    if (want.size == -1 && want.symbol == kNone) continue;  // keep
+    if (want.size == -1 && want.symbol == kNone) {
+      // -1 keeps the axis: recorded as the operand's extent, so the printer
+      // and the wire form never see the marker (it names no input axis).
+      attrs.shape[i] = g.Canonical(xs[i]);
+      continue;
+    }
     if (xs[i].is_broadcast()) {
       shape[i] = g.Canonical(want);
     } else if (!g.UnifyExtents(xs[i], want)) {

@@ -51,6 +51,31 @@ TEST(IrProto, RoundTripKeepsSymbolsBoundByLaterOps) {
   EXPECT_FALSE(g2->Canonical(g2->value(g2->inputs[0]).shape[0]).is_static());
 }
 
+// expand's -1 ("keep this axis") is recorded as the operand's extent: the
+// marker names no input axis, so printing it read past the symbol table and
+// the wire form wrote a garbage axis (fd.ops.expand(T, shape=[T0.size(0),
+// T0.size(1), -1]) crashed fusionc parse and failed fusionc compile).
+TEST(IrProto, ExpandKeepingAnAxisPrintsAndRoundTrips) {
+  Graph g;
+  GraphBuilder b(&g);
+  ValueId x = *b.DefineTensor("T0", DataType::kFloat, {-1, -1});
+  ValueId h = *b.DefineTensor("T1", DataType::kFloat, {-1});
+  ValueId hb =
+      *b.BroadcastInDim(h, {Extent::Static(1), Extent::Static(1), g.value(h).shape[0]}, {2});
+  Attrs a;
+  a.shape = {g.value(x).shape[0], g.value(x).shape[1], Extent{}};
+  auto e = b.AddNode(OpKind::kExpand, {hb}, a);
+  ASSERT_TRUE(e.ok()) << e.status();
+  ASSERT_TRUE(b.AddOutput((*e)[0]).ok());
+  const Node& n = g.nodes.back();
+  EXPECT_EQ(g.Canonical(n.attrs.shape[2]), g.Canonical(g.value(h).shape[0]));
+  EXPECT_NE(PrintGraph(g).find("T1.size(0)]"), std::string::npos) << PrintGraph(g);
+  auto g2 = FromProto(ToProto(g));
+  ASSERT_TRUE(g2.ok()) << g2.status();
+  EXPECT_TRUE(VerifyGraph(*g2).ok());
+  EXPECT_EQ(PrintGraph(g), PrintGraph(*g2));
+}
+
 // An int32 constant of -1e34 has no int64 value (converting it was undefined
 // behavior in code generation; found by fuzzing).
 TEST(IrProto, RejectsIntegerConstantsOutOfRange) {
