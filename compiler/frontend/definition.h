@@ -72,6 +72,11 @@ class DefinitionLowering {
   // fd.ops.silu / atan / tan / sinh / cosh / asin / acos / atanh written with
   // IR ops (math_calls.cc); nullopt for other names.
   std::optional<absl::StatusOr<PyValue>> MathOp(const Expr& call, const Expr& op_name);
+  // fd.ops.div (integers: truncating), truediv and signbit (arith_calls.cc);
+  // nullopt for other names.
+  std::optional<absl::StatusOr<PyValue>> ArithmeticOp(const Expr& call, const Expr& op_name);
+  absl::StatusOr<ValueId> TruncatingDivide(ValueId a, ValueId b);
+  absl::StatusOr<ValueId> SignBit(ValueId x);
   absl::StatusOr<ValueId> MathValue(const std::string& name, ValueId x);
   // fd.ops.triu / tril(x, diagonal): x where the column index minus the row
   // index of its last two axes is >= (<=) diagonal, else 0 (triangle_calls.cc).

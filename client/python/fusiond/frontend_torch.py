@@ -142,9 +142,10 @@ _UNARY = {
     "erfinv": ("torch.erfinv({x})", "_erfinv({x})"),
     "is_neginf": ("torch.isneginf({x})", "({x} == -math.inf)"),
     "is_posinf": ("torch.isposinf({x})", "({x} == math.inf)"),
+    "signbit": ("torch.signbit({x})", "(math.copysign(1.0, {x}) < 0)"),  # arith_calls.cc
 }
 # Binary ops: name -> Python operator or torch function.
-_BINARY_OPERATORS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**",
+_BINARY_OPERATORS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "truediv": "/", "pow": "**",
                      "eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 _BINARY_FUNCTIONS = {"maximum": "torch.maximum", "minimum": "torch.minimum",
                      "atan2": "torch.atan2", "fmod": "torch.fmod", "remainder": "torch.remainder",
@@ -407,6 +408,8 @@ class FusionDefinition:
         tensors = [v for v in (a, b) if _is_tensor(v)]
         if name == "div" and not tensors:
             code = f"_div({_lit(a)}, {_lit(b)})"
+        elif name == "div":
+            code = f"_tensor_div({_lit(a)}, {_lit(b)})"
         elif name in _BINARY_OPERATORS:
             code = f"({_lit(a)} {_BINARY_OPERATORS[name]} {_lit(b)})"
         elif tensors:
@@ -501,6 +504,18 @@ def _div(a, b):
     if isinstance(a, int) and isinstance(b, int) and not isinstance(a, bool):
         return int(a / b) if abs(a) < 2 ** 53 and abs(b) < 2 ** 53 else (abs(a) // abs(b)) * (
             1 if (a < 0) == (b < 0) else -1)
+    return a / b
+
+
+def _tensor_div(a, b):
+    """nvFuser's div: integers truncate (a divisor of 0 divides by 1, as the C++ front end's)."""
+    def integral(v):
+        if isinstance(v, torch.Tensor):
+            return not v.dtype.is_floating_point and v.dtype != torch.bool
+        return isinstance(v, int) and not isinstance(v, bool)
+    if integral(a) and integral(b):
+        b = torch.where(b == 0, 1, b) if isinstance(b, torch.Tensor) else (b or 1)
+        return torch.div(a, b, rounding_mode="trunc")
     return a / b
 
 
