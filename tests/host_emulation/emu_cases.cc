@@ -116,6 +116,12 @@ const std::map<std::string, std::map<std::string, std::string>>& EmulationSizes(
       {"rope_bwd_2x32x2048x128", {{"2048", "8"}, {"32", "4"}, {"128", "128"}}},
       {"rope_partial_fwd_2x32x2048x128", {{"2048", "8"}, {"128", "128"}}},
       {"rope_fwd_qkv_llama_1x1024x12288", {{"1024", "8"}, {"128", "128"}, {"12288", "12288"}}},
+      // bench/gpu's odd and tall shapes, kept odd and tall.
+      {"sum_dim0_333x16x77", {{"333", "37"}}},
+      {"softmax_dim0_fwd_300x1000", {{"300", "37"}, {"1000", "250"}}},
+      {"softmax_dim0_fwd_65536x1024", {{"65536", "1024"}}},
+      {"softmax_dim0_bwd_65536x1024", {{"65536", "1024"}}},
+      {"sum_dim0_65536x1024", {{"65536", "1024"}}},
   };
   return *sizes;
 }
