@@ -116,12 +116,40 @@ const std::map<std::string, std::map<std::string, std::string>>& EmulationSizes(
       {"rope_bwd_2x32x2048x128", {{"2048", "8"}, {"32", "4"}, {"128", "128"}}},
       {"rope_partial_fwd_2x32x2048x128", {{"2048", "8"}, {"128", "128"}}},
       {"rope_fwd_qkv_llama_1x1024x12288", {{"1024", "8"}, {"128", "128"}, {"12288", "12288"}}},
+      // 56x56 feature maps keep their size under the rule.
+      {"hardswish_hardsigmoid_softplus_fwd_bwd", {{"56", "8"}}},
       // bench/gpu's odd and tall shapes, kept odd and tall.
       {"sum_dim0_333x16x77", {{"333", "37"}}},
       {"softmax_dim0_fwd_300x1000", {{"300", "37"}, {"1000", "250"}}},
       {"softmax_dim0_fwd_65536x1024", {{"65536", "1024"}}},
       {"softmax_dim0_bwd_65536x1024", {{"65536", "1024"}}},
       {"sum_dim0_65536x1024", {{"65536", "1024"}}},
+  };
+  return *sizes;
+}
+
+// Second sizes for GPU check fusions, odd where the first are multiples of
+// every vector width: each kernel's tails (a row's last partial vector, a
+// Philox call's last partial group of four, a block's last partial row).
+// Literal -> size for the whole file, as EmulationSizes.
+const std::map<std::string, std::map<std::string, std::string>>& OddSizes() {
+  static const auto* sizes = new std::map<std::string, std::map<std::string, std::string>>{
+      {"random_ops_1024x4096", {{"1024", "5"}, {"4096", "333"}}},
+      {"random_ops_onekernel_1024x4096", {{"1024", "5"}, {"4096", "333"}}},
+      {"dropout_bwd_2048x8192", {{"2048", "7"}, {"8192", "1003"}}},
+      {"dropout_layernorm_fwd_2048x8192", {{"2048", "7"}, {"8192", "1003"}}},
+      {"dropout_layernorm_bwd_2048x8192", {{"2048", "7"}, {"8192", "1003"}}},
+      {"dropout_rmsnorm_fwd_2048x8192", {{"2048", "7"}, {"8192", "1003"}}},
+      {"dropout_row_col_sums_2048x4096", {{"2048", "9"}, {"4096", "517"}}},
+      {"dropout_softmax_dim0_2048x8192", {{"2048", "37"}, {"8192", "101"}}},
+      {"ops_unary_2048x8192", {{"2048", "3"}, {"8192", "1001"}}},
+      {"ops_binary_2048x8192", {{"2048", "3"}, {"8192", "1001"}}},
+      {"ops_bitwise_4096x4096", {{"4096", "77"}}},
+      {"fp8_scale_2048x8192", {{"2048", "5"}, {"8192", "999"}}},
+      {"masked_softmax_full_2048x4096", {{"2048", "5"}, {"4096", "999"}}},
+      {"iota_positions_2048x4096", {{"2048", "5"}, {"4096", "333"}}},
+      {"pad_softmax_2048x4096", {{"2048", "5"}, {"4096", "333"}}},
+      {"strided_inputs_1024x2048", {{"1024", "33"}, {"2048", "65"}, {"2097152", "2145"}}},
   };
   return *sizes;
 }
@@ -137,11 +165,13 @@ std::vector<std::string> PyFiles(const std::string& dir) {
 
 }  // namespace
 
-std::string ShrinkLiterals(const std::string& text, const std::string& stem) {
+std::string ShrinkLiterals(const std::string& text, const std::string& stem,
+                           const std::map<std::string, std::string>* sizes) {
   const std::map<std::string, std::string> small = SmallMap(text);
-  auto emu = EmulationSizes().find(stem);
+  auto found = EmulationSizes().find(stem);
+  if (sizes == nullptr && found != EmulationSizes().end()) sizes = &found->second;
   return MapLiterals(text, [&](const std::string& lit) {
-    if (emu != EmulationSizes().end() && emu->second.count(lit)) return emu->second.at(lit);
+    if (sizes != nullptr && sizes->count(lit)) return sizes->at(lit);
     if (!small.empty()) {
       auto it = small.find(lit);
       return it == small.end() ? lit : it->second;
@@ -230,19 +260,24 @@ absl::StatusOr<std::vector<EmuCase>> CheckFolderCases(const std::string& dir,
     const std::string name = Identifier(prefix + stem);
     if (keep && !keep(name)) continue;
     const std::string text = ReadFile(path);
-    auto p = ParseReproScript(ShrinkLiterals(text, stem), stem + ".small.py");
-    if (!p.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ": the small form does not parse: ", p.status().message()));
+    std::vector<const std::map<std::string, std::string>*> forms = {nullptr};
+    if (auto odd = OddSizes().find(stem); odd != OddSizes().end()) forms.push_back(&odd->second);
+    for (const auto* sizes : forms) {
+      auto p = ParseReproScript(ShrinkLiterals(text, stem, sizes), stem + ".small.py");
+      if (!p.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(path, ": the ", sizes ? "odd" : "small",
+                         " form does not parse: ", p.status().message()));
+      }
+      EmuCase e;
+      e.name = sizes ? name + "_odd" : name;
+      e.origin = path;
+      e.graph = p->graph;
+      e.shapes = p->input_shapes;
+      e.inputs = Inputs(*p, p->input_shapes, 20261205, {});
+      if (exact) e.exact = InputFreeOutputs(e.graph);
+      cases.push_back(std::move(e));
     }
-    EmuCase e;
-    e.name = name;
-    e.origin = path;
-    e.graph = p->graph;
-    e.shapes = p->input_shapes;
-    e.inputs = Inputs(*p, p->input_shapes, 20261205, {});
-    if (exact) e.exact = InputFreeOutputs(e.graph);
-    cases.push_back(std::move(e));
   }
   return cases;
 }
