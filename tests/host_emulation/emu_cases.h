@@ -7,12 +7,14 @@
 // `# small: A->B, ...` map; a few definitions still large then get smaller
 // sizes of their own (emu_cases.cc, EmulationSizes). Every definition of a
 // folder of GPU check fusions (tests/ops/fusions, bench/gpu/fusions,
-// tests/launch_audit/fusions) likewise, with no `# expect:` line needed.
+// tests/launch_audit/fusions) likewise, with no `# expect:` line needed,
+// and some of them again at odd sizes (`<name>_odd`, emu_cases.cc OddSizes).
 #ifndef FUSIOND_TESTS_HOST_EMULATION_EMU_CASES_H_
 #define FUSIOND_TESTS_HOST_EMULATION_EMU_CASES_H_
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -36,8 +38,10 @@ struct EmuCase {
   std::vector<bool> exact;
 };
 
-// The script `stem`.py with its integer literals shrunk (see the file comment).
-std::string ShrinkLiterals(const std::string& text, const std::string& stem);
+// The script `stem`.py with its integer literals shrunk (see the file
+// comment), or with `sizes` (literal -> size) ahead of the rules when given.
+std::string ShrinkLiterals(const std::string& text, const std::string& stem,
+                           const std::map<std::string, std::string>* sizes = nullptr);
 
 // Every case (or those whose name `keep` accepts); a file that does not
 // parse at its small sizes is an error.

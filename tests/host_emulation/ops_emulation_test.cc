@@ -179,36 +179,47 @@ TEST(HostEmulationOps, OpsFusionsUnderTheirOtherSchedulesMatchTheReference) {
   ASSERT_TRUE(cases.ok()) << cases.status();
   std::vector<PreparedFusion> prepared;
   std::vector<std::pair<const EmuCase*, const Alternative*>> which;
+  std::vector<std::string> refused_odd;
   for (const Alternative& a : kAlternatives) {
-    const EmuCase* c = nullptr;
-    for (const EmuCase& e : *cases) {
-      if (e.name == absl::StrCat("ops_", a.stem)) c = &e;
+    for (const char* suffix : {"", "_odd"}) {
+      const EmuCase* c = nullptr;
+      for (const EmuCase& e : *cases) {
+        if (e.name == absl::StrCat("ops_", a.stem, suffix)) c = &e;
+      }
+      if (*suffix != 0 && c == nullptr) continue;  // no odd sizes
+      ASSERT_NE(c, nullptr) << a.stem;
+      std::vector<std::string> bad;
+      auto f = PrepareFusion(
+          c->graph, c->shapes, absl::StrCat(c->name, "_alt", which.size()),
+          [&](const SegmentResult& seg, HeuristicParams* hp) {
+            for (bool derived : {false, true}) {
+              if (derived) {
+                SizeBinding binding{seg.symbol_sizes};
+                DecideKernelForm(AnalyzeFusion(seg.graph, binding), DefaultTarget(), hp);
+              }
+              for (absl::string_view kv :
+                   absl::StrSplit(absl::StrCat(a.sets, " ", a.small), ' ', absl::SkipEmpty())) {
+                std::vector<std::string> p = absl::StrSplit(kv, '=');
+                if (p.size() != 2 || !SetField(p[0], p[1], derived, hp))
+                  bad.push_back(std::string(kv));
+              }
+            }
+          });
+      EXPECT_TRUE(bad.empty()) << a.stem << ": unknown fields " << absl::StrJoin(bad, ", ");
+      // At odd sizes a schedule made for the GPU size may not apply (a vector
+      // width the row does not take): codegen refuses it, and it is listed.
+      if (*suffix != 0 && !f.ok() && f.status().code() == absl::StatusCode::kInvalidArgument) {
+        refused_odd.push_back(absl::StrCat(c->name, " with ", a.sets, ": ", f.status().message()));
+        continue;
+      }
+      EXPECT_TRUE(f.ok()) << c->name << " with " << a.sets << ": " << f.status();
+      if (!f.ok()) continue;
+      ASSERT_EQ(f->kernels.size(), 1u) << a.stem << ": other schedules are for one-kernel fusions";
+      prepared.push_back(*std::move(f));
+      which.emplace_back(c, &a);
     }
-    ASSERT_NE(c, nullptr) << a.stem;
-    std::vector<std::string> bad;
-    auto f = PrepareFusion(
-        c->graph, c->shapes, absl::StrCat(c->name, "_alt", which.size()),
-        [&](const SegmentResult& seg, HeuristicParams* hp) {
-          for (bool derived : {false, true}) {
-            if (derived) {
-              SizeBinding binding{seg.symbol_sizes};
-              DecideKernelForm(AnalyzeFusion(seg.graph, binding), DefaultTarget(), hp);
-            }
-            for (absl::string_view kv :
-                 absl::StrSplit(absl::StrCat(a.sets, " ", a.small), ' ', absl::SkipEmpty())) {
-              std::vector<std::string> p = absl::StrSplit(kv, '=');
-              if (p.size() != 2 || !SetField(p[0], p[1], derived, hp))
-                bad.push_back(std::string(kv));
-            }
-          }
-        });
-    EXPECT_TRUE(bad.empty()) << a.stem << ": unknown fields " << absl::StrJoin(bad, ", ");
-    EXPECT_TRUE(f.ok()) << a.stem << " with " << a.sets << ": " << f.status();
-    if (!f.ok()) continue;
-    ASSERT_EQ(f->kernels.size(), 1u) << a.stem << ": other schedules are for one-kernel fusions";
-    prepared.push_back(*std::move(f));
-    which.emplace_back(c, &a);
   }
+  for (const std::string& r : refused_odd) std::printf("NOT AT ODD SIZES %s\n", r.c_str());
   std::vector<const PreparedFusion*> all;
   for (const PreparedFusion& f : prepared) all.push_back(&f);
   auto kernels = HostKernels::Build(all, Jobs());
