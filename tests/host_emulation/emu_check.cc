@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "tests/corpus/output_check.h"
 
@@ -77,20 +78,30 @@ std::string BitwiseMismatch(const HostTensor& got, const HostTensor& want) {
                       ": got ", got.data[first], ", want ", want.data[first], ")");
 }
 
-// The element where `got` and `want` differ most, for failure messages.
+// The element where `got` and `want` differ most as the check measures it
+// (relative to the element, at least 1e-3 of the largest: MaxRelativeError),
+// for failure messages; NaN or infinity where the other is not counts most.
 std::string WorstElement(const HostTensor& got, const HostTensor& want) {
+  double scale = 0;
+  for (double y : want.data) {
+    if (std::isfinite(y)) scale = std::max(scale, std::fabs(y));
+  }
+  const double floor = std::max(1e-3 * scale, 1e-30);
   size_t worst = 0;
   double most = -1;
   for (size_t k = 0; k < got.data.size() && k < want.data.size(); ++k) {
-    const double d = std::fabs(got.data[k] - want.data[k]);
-    if (d > most || (std::isnan(d) && most >= 0 && !std::isnan(want.data[k]))) {
-      most = std::isnan(d) ? std::numeric_limits<double>::infinity() : d;
+    const double x = got.data[k], y = want.data[k];
+    if ((std::isnan(x) && std::isnan(y)) || x == y) continue;
+    double d = std::fabs(x - y) / std::max(std::fabs(y), floor);
+    if (std::isnan(d)) d = std::numeric_limits<double>::infinity();
+    if (d > most) {
+      most = d;
       worst = k;
     }
   }
   if (most < 0) return "";
-  return absl::StrCat(" (worst at flat index ", worst, ": got ", got.data[worst], ", want ",
-                      want.data[worst], ")");
+  return absl::StrFormat(" (worst at flat index %zu: got %.9g, want %.9g)", worst, got.data[worst],
+                         want.data[worst]);
 }
 
 }  // namespace
