@@ -78,6 +78,60 @@ void DefinitionLowering::SpecializeReshapeOperand(ValueId x, const std::vector<E
   for (const auto& [s, n] : sizes) g_->UnifyExtents(Extent::Symbolic(s), Extent::Static(n));
 }
 
+absl::Status DefinitionLowering::InferReshapeSize(ValueId x, std::vector<Extent>* shape,
+                                                  const Expr& at) {
+  const std::string kWant =
+      "at most one -1 in new_shape, with the operand's sizes static or given by the inputs list";
+  int inferred = -1;
+  for (size_t i = 0; i < shape->size(); ++i) {
+    const Extent& e = (*shape)[i];
+    if (e.size != -1 || e.symbol != kNone) continue;
+    if (inferred >= 0)
+      return errors_.Error(at.loc, "reshape's new_shape has two -1 entries", kWant);
+    inferred = static_cast<int>(i);
+  }
+  if (inferred < 0) return absl::OkStatus();
+  // Each extent's value, and the symbols read from the inputs list.
+  std::vector<std::pair<SymbolId, int64_t>> bind;
+  auto size_of = [&](const Extent& e) -> std::optional<int64_t> {
+    const Extent c = g_->Canonical(e);
+    if (c.is_static()) return c.size;
+    std::optional<int64_t> n = ConcreteSize(c.symbol);
+    if (n) bind.push_back({c.symbol, *n});
+    return n;
+  };
+  int64_t numel = 1;
+  for (const Extent& e : g_->value(x).shape) {
+    std::optional<int64_t> n = size_of(e);
+    if (!n) {
+      return errors_.Error(at.loc,
+                           absl::StrCat("reshape's -1 cannot be inferred: ", ValueName(*g_, x),
+                                        " has the symbolic size ", g_->ExtentName(e),
+                                        " and no inputs list gives it"),
+                           kWant);
+    }
+    numel *= *n;
+  }
+  int64_t rest = 1;
+  for (size_t i = 0; i < shape->size(); ++i) {
+    if (static_cast<int>(i) == inferred) continue;
+    std::optional<int64_t> n = size_of((*shape)[i]);
+    if (!n) {
+      return errors_.Error(at.loc, "reshape's -1 beside a size that is not known", kWant);
+    }
+    rest *= *n;
+  }
+  if (rest == 0 || numel % rest != 0) {
+    return errors_.Error(at.loc,
+                         absl::StrCat("reshape's -1 cannot be inferred: ", numel,
+                                      " elements are not a multiple of ", rest),
+                         "a new shape with the same number of elements");
+  }
+  for (const auto& [s, n] : bind) g_->UnifyExtents(Extent::Symbolic(s), Extent::Static(n));
+  (*shape)[inferred] = Extent::Static(numel / rest);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Extent> DefinitionLowering::ComputedExtent(ValueId v, const Expr& at) {
   // The values v is computed from, gathered without recursion; a node's
   // operands have smaller ids than its results, so ascending ids evaluate

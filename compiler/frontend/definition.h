@@ -115,6 +115,10 @@ class DefinitionLowering {
   // A reshape from symbolic axes to concrete sizes (static-trace printers):
   // binds x's symbols the new shape lacks to the inputs list's sizes.
   void SpecializeReshapeOperand(ValueId x, const std::vector<Extent>& shape);
+  // A reshape's -1 entry (at most one) as the element count of x over the
+  // other entries, from static sizes or the inputs list's (whose symbols
+  // are then bound to them, as for computed sizes).
+  absl::Status InferReshapeSize(ValueId x, std::vector<Extent>* shape, const Expr& at);
 
   void Bind(const std::string& name, const PyValue& v);
   std::string FreshName(const std::string& base);

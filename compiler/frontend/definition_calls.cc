@@ -375,7 +375,8 @@ absl::Status DefinitionLowering::ShapeAttrs(OpKind op, const std::vector<const E
     }
     case OpKind::kExpand:
     case OpKind::kReshape: {
-      auto shape = ShapeArg(*a[1], op == OpKind::kExpand);
+      // -1: expand keeps the axis; reshape infers it (InferReshapeSize).
+      auto shape = ShapeArg(*a[1], true);
       if (!shape.ok()) return shape.status();
       attrs->shape = *shape;
       break;
@@ -484,7 +485,10 @@ absl::StatusOr<PyValue> DefinitionLowering::OpCall(const Expr& call, const Expr&
   } else if (cat == OpCategory::kShape) {
     if (absl::Status st = ShapeAttrs(*op, a, &attrs); !st.ok()) return st;
   }
-  if (*op == OpKind::kReshape) SpecializeReshapeOperand(operands[0], attrs.shape);
+  if (*op == OpKind::kReshape) {
+    if (absl::Status st = InferReshapeSize(operands[0], &attrs.shape, *a[1]); !st.ok()) return st;
+    SpecializeReshapeOperand(operands[0], attrs.shape);
+  }
   auto outs = b_.AddNode(*op, operands, attrs);
   if (!outs.ok()) return errors_.At(call.loc, outs.status(), OpRules(*op));
   if (outs->size() == 1) return Of((*outs)[0]);

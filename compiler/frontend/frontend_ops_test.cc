@@ -194,6 +194,45 @@ TEST(FrontendOps, ReshapeSplitsASymbolicAxisByStaticFactors) {
       "reshape: cannot reshape"));
 }
 
+// nvFuser infers one -1 in a reshape's new shape (x.view(-1, D) in
+// hand-written definitions): from static sizes, or from the inputs list,
+// binding the symbols it read.
+TEST(FrontendOps, ReshapeInfersOneMinusOne) {
+  ParsedFusion s = MustParse(
+      "    T0 = fd.define_tensor(shape=[8, 1024], contiguity=[True, True], "
+      "dtype=DataType.Float)\n"
+      "    T1 = fd.ops.reshape(T0, new_shape=[-1, 128])\n    fd.add_output(T1)\n");
+  EXPECT_EQ(TypeString(s.graph, s.graph.outputs[0]), "float32[64, 128]");
+  ParsedFusion p = MustParse(
+      "    T0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+      "dtype=DataType.Float)\n"
+      "    T1 = fd.ops.reshape(T0, new_shape=[4, -1, 128])\n    fd.add_output(T1)\n",
+      "inputs = [torch.randn((64, 1024))]\n");
+  const Graph& g = p.graph;
+  EXPECT_EQ(TypeString(g, g.outputs[0]), "float32[4, 128, 128]");
+  EXPECT_EQ(g.Canonical(g.value(g.inputs[0]).shape[0]).size, 64);
+  EXPECT_EQ(g.Canonical(g.value(g.inputs[0]).shape[1]).size, 1024);
+  const std::string sym =
+      "    T0 = fd.define_tensor(shape=[-1, 12], contiguity=[True, True], "
+      "dtype=DataType.Float)\n";
+  EXPECT_TRUE(absl::StrContains(
+      ErrorOf(sym + "    T1 = fd.ops.reshape(T0, [-1, 5])\n    fd.add_output(T1)\n"),
+      "reshape's -1 cannot be inferred: T0 has the symbolic size T0.size(0)"));
+  EXPECT_TRUE(absl::StrContains(
+      ErrorOf(sym + "    T1 = fd.ops.reshape(T0, [-1, 5])\n    fd.add_output(T1)\n",
+              "inputs = [torch.randn((4, 12))]\n"),
+      "48 elements are not a multiple of 5"));
+  EXPECT_TRUE(absl::StrContains(
+      ErrorOf(sym + "    T1 = fd.ops.reshape(T0, [-1, -1])\n    fd.add_output(T1)\n"),
+      "two -1 entries"));
+  // expand's -1 still keeps the axis.
+  ParsedFusion e = MustParse(
+      "    T0 = fd.define_tensor(shape=[-1, 1], contiguity=[True, None], "
+      "dtype=DataType.Float)\n"
+      "    T1 = fd.ops.expand(T0, shape=[-1, 6])\n    fd.add_output(T1)\n");
+  EXPECT_EQ(TypeString(e.graph, e.graph.outputs[0]), "float32[T0.size(0), 6]");
+}
+
 // nvFuser's printer before mid-2023: reshape(T, original_shape=, new_shape=)
 // (or three positional arguments) and squeeze(T, original_shape=, dims=),
 // with concrete new shapes for symbolic operands.
