@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <regex>
 #include <string>
@@ -18,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "compiler/frontend/frontend.h"
 #include "compiler/ir/binding.h"
 #include "compiler/scheduler/analysis.h"
 #include "compiler/scheduler/kernel_heuristics.h"
@@ -148,13 +150,28 @@ TEST(HostEmulationOps, SplitRowPartialsKeepOneRegionPerRow) {
   for (std::vector<EmuCase>* more : {&*fe, &*ops}) {
     for (EmuCase& c : *more) cases.push_back(std::move(c));
   }
+  // And every definition at the sizes its inputs list gives (where rows are
+  // wide enough to split): code generation only, nothing run.
+  for (const char* dir : {FUSIOND_CORPUS_DIR, FUSIOND_FRONTENDS_FUSIONS_DIR,
+                          FUSIOND_OPS_FUSIONS_DIR, FUSIOND_BENCH_FUSIONS_DIR}) {
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+      if (entry.path().extension() != ".py") continue;
+      auto p = ParseReproFile(entry.path().string());
+      if (!p.ok()) continue;  // a pending front-end definition
+      EmuCase c;
+      c.name = "full_" + entry.path().stem().string();
+      c.graph = p->graph;
+      c.shapes = p->input_shapes;
+      cases.push_back(std::move(c));
+    }
+  }
   const std::regex stride_re(
       R"(part_stride = \(size_t\)gridDim\.x \* \d+ \* gridDim\.y \* (\d+);)");
   const std::regex base_re(
       R"(const size_t base = \(\(size_t\)\(blockIdx\.x \* \d+ \+ ty\) \* gridDim\.y\) \* (\d+);)");
   int split = 0;
   for (const EmuCase& c : cases) {
-    auto f = PrepareFusion(c.graph, c.shapes, c.name);
+    auto f = PrepareFusion(c.graph, c.shapes, "k");
     if (!f.ok()) continue;  // the emulation tests report refusals
     for (const PreparedKernel& k : f->kernels) {
       const std::string& src = k.kernel.source;
@@ -164,7 +181,7 @@ TEST(HostEmulationOps, SplitRowPartialsKeepOneRegionPerRow) {
       for (auto it = std::sregex_iterator(src.begin(), src.end(), base_re);
            it != std::sregex_iterator(); ++it, ++bases) {
         EXPECT_EQ((*it)[1].str(), stride[1].str())
-            << k.kernel.name << ": a row's partials at " << (*it)[0].str() << " but part_stride "
+            << c.name << ": a row's partials at " << (*it)[0].str() << " but part_stride "
             << stride[0].str();
       }
       split += bases > 0;
