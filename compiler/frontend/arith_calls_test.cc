@@ -1,5 +1,6 @@
 // fd.ops.div of integers (truncating, as nvFuser's), truediv and signbit
-// (arith_calls.cc), evaluated by the CPU reference.
+// (arith_calls.cc), fd.ops.welford (welford_calls.cc) and the keep_dim
+// keyword, evaluated by the CPU reference.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -105,6 +106,36 @@ TEST(ArithCalls, ThundersFloorDivideOfIntegers) {
       {Tensor(DataType::kInt64, {7, -7, 7, -7, -6}), Tensor(DataType::kInt64, {2, 2, -2, -2, 3})});
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].data, (std::vector<double>{3, -4, -4, 3, -2}));
+}
+
+// nvfuser_direct's printer: welford's (mean, var_sum, count), and keep_dim.
+TEST(ArithCalls, WelfordGivesMeanSumOfSquaresAndCount) {
+  const std::string text =
+      "def f(fd : FusionDefinition) -> None :\n"
+      "    tv0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+      "dtype=DataType.Float)\n"
+      "    tv1, tv2, tv3 = fd.ops.welford(tv0, dims=[-1])\n"
+      "    fd.add_output(tv1)\n    fd.add_output(tv2)\n    fd.add_output(tv3)\n"
+      "    fd.add_output(fd.ops.sum(tv0, dims=[1], keep_dim=True, dtype=DataType.Float))\n";
+  HostTensor x;
+  x.dtype = DataType::kFloat;
+  x.shape = {2, 4};
+  x.data = {1, 2, 3, 6, -1, -1, -1, -1};
+  auto out = Eval(text, {x});
+  ASSERT_EQ(out.size(), 4u);
+  EXPECT_EQ(out[0].data, (std::vector<double>{3, -1}));
+  EXPECT_NEAR(out[1].data[0], 14, 1e-5);  // 4 + 1 + 0 + 9
+  EXPECT_EQ(out[1].data[1], 0);
+  EXPECT_EQ(out[2].dtype, DataType::kInt64);
+  EXPECT_EQ(out[2].data, (std::vector<double>{4, 4}));
+  EXPECT_EQ(out[3].shape, (std::vector<int64_t>{2, 1}));
+  auto bad = ParseReproScript(
+      "def f(fd : FusionDefinition) -> None :\n"
+      "    tv0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Int)\n"
+      "    tv1, tv2, tv3 = fd.ops.welford(tv0, dims=[0])\n    fd.add_output(tv1)\n",
+      "w.py");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("fd.ops.welford of"), std::string::npos) << bad.status();
 }
 
 }  // namespace

@@ -77,6 +77,9 @@ class DefinitionLowering {
   std::optional<absl::StatusOr<PyValue>> ArithmeticOp(const Expr& call, const Expr& op_name);
   absl::StatusOr<ValueId> TruncatingDivide(ValueId a, ValueId b);
   absl::StatusOr<ValueId> SignBit(ValueId x);
+  // fd.ops.welford(x, dims): (mean, var_sum, count) from the IR's var_mean
+  // (welford_calls.cc); nullopt for other names.
+  std::optional<absl::StatusOr<PyValue>> WelfordOp(const Expr& call, const Expr& op_name);
   absl::StatusOr<ValueId> MathValue(const std::string& name, ValueId x);
   // fd.ops.triu / tril(x, diagonal): x where the column index minus the row
   // index of its last two axes is >= (<=) diagonal, else 0 (triangle_calls.cc).

@@ -16,6 +16,7 @@ std::optional<absl::StatusOr<PyValue>> DefinitionLowering::FactoryOp(const Expr&
   if (auto composite = CompositeOp(call, op_name)) return composite;
   if (auto math = MathOp(call, op_name)) return math;
   if (auto arith = ArithmeticOp(call, op_name)) return arith;
+  if (auto welford = WelfordOp(call, op_name)) return welford;
   if (name == "uniform" || name == "normal" || name == "rand_like" || name == "randn_like") {
     return RandomOp(call, op_name);
   }

@@ -233,11 +233,13 @@ absl::StatusOr<std::vector<const Expr*>> BindArguments(const Expr& call,
     size_t p = 0;
     while (p < params.size() && params[p] != k.name) ++p;
     // Keyword names of nvFuser's front end before its 2023 renames, which
-    // repro scripts of that time print.
+    // repro scripts of that time print, and keep_dim (keepdim as the first
+    // nvfuser_direct repro printer wrote it).
     static const std::pair<const char*, const char*> kRenamed[] = {{"symbolic_sizes", "shape"},
                                                                    {"contiguous", "contiguity"},
                                                                    {"axes", "dims"},
-                                                                   {"output_shape", "shape"}};
+                                                                   {"output_shape", "shape"},
+                                                                   {"keep_dim", "keepdim"}};
     for (const auto& [old_name, name] : kRenamed) {
       if (p < params.size() || k.name != old_name) continue;
       p = 0;

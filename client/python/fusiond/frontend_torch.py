@@ -175,8 +175,10 @@ class _Ops:
         if name in _BINARY_OPERATORS or name in _BINARY_FUNCTIONS:
             return lambda a, b: self._fd._binary(name, a, b)
         if name in _REDUCTIONS:
-            return lambda x, dims=None, keepdim=False, dtype=None, axes=None: self._fd._reduce(
-                name, x, dims if axes is None else axes, keepdim, dtype)
+            # keep_dim: keepdim as nvfuser_direct's first repro printer wrote it.
+            return lambda x, dims=None, keepdim=False, dtype=None, axes=None, keep_dim=None: \
+                self._fd._reduce(name, x, dims if axes is None else axes,
+                                 keepdim if keep_dim is None else keep_dim, dtype)
         raise UnsupportedOp(f"fd.ops.{name} is not implemented by the torch front end")
 
     def cast(self, x, dtype):
@@ -202,6 +204,17 @@ class _Ops:
                          f"correction={_lit(correction)}, keepdim={_lit(keepdim)})")
         ndim = x.ndim if keepdim else x.ndim - len(dims)
         return Value(fd, var, True, ndim, x.dtype), Value(fd, mean, True, ndim, x.dtype)
+
+    def welford(self, x, dims):
+        """nvfuser_direct's print of var_mean: (mean, var_sum, count)."""
+        fd = self._fd
+        dims = [dims] if isinstance(dims, int) else list(dims)
+        var, mean, n = fd._new_var(), fd._new_var(), fd._new_var()
+        fd._lines.append(f"{var}, {mean} = torch.var_mean({x.expr}, dim={_lit(dims)}, correction=0)")
+        fd._lines.append(f"{n} = math.prod({x.expr}.shape[d] for d in {_lit(dims)})")
+        ndim = x.ndim - len(dims)
+        return (Value(fd, mean, True, ndim, x.dtype), fd._tensor(f"({var} * {n})", ndim, x.dtype),
+                fd._tensor(f"torch.full_like({mean}, {n}, dtype=torch.int64)", ndim, None))
 
     def var(self, x, dims=None, correction=1, keepdim=False, axes=None):
         dims = axes if dims is None else dims
@@ -688,17 +701,20 @@ def load_script(path: str) -> LoadedScript:
     module = types.ModuleType("nvfuser")
     module.FusionDefinition = FusionDefinition
     module.DataType = DataType
-    saved = sys.modules.get("nvfuser")
-    sys.modules["nvfuser"] = module
+    # nvfuser_direct: the direct-bindings front end's repro scripts import it.
+    saved = {name: sys.modules.get(name) for name in ("nvfuser", "nvfuser_direct")}
+    for name in saved:
+        sys.modules[name] = module
     FusionDefinition._last = None
     try:
         code = compile(ast.Module(body=body, type_ignores=[]), path, "exec")
         exec(code, {"__name__": "__fusion_script__"})  # noqa: S102
     finally:
-        if saved is None:
-            del sys.modules["nvfuser"]
-        else:
-            sys.modules["nvfuser"] = saved
+        for name, old in saved.items():
+            if old is None:
+                del sys.modules[name]
+            else:
+                sys.modules[name] = old
     fd = FusionDefinition._last
     if fd is None:
         raise ValueError(f"{path}: no FusionDefinition was created")
