@@ -21,6 +21,7 @@
 #include "compiler/codegen/manifest.h"
 #include "compiler/pipeline.h"
 #include "tests/host_emulation/translate.h"
+#include "tests/util/half_bits.h"
 
 namespace fusiond {
 namespace host_emulation {
@@ -31,22 +32,6 @@ using runtime::ElementType;
 constexpr size_t kAlign = 256;  // cudaMalloc's alignment
 constexpr size_t kPad = 256;    // canary bytes after every buffer a kernel writes
 constexpr unsigned char kPadByte = 0xA5;
-
-uint16_t HalfBits(double d) {
-  if (std::isnan(d)) return 0x7e00;
-  const uint16_t sign = std::signbit(d) ? 0x8000 : 0;
-  const double a = std::fabs(d);
-  if (std::isinf(a)) return sign | 0x7c00;
-  if (a == 0) return sign;
-  int e = 0;
-  const double m = std::frexp(a, &e);  // a = m 2^e, m in [0.5, 1)
-  const int field = e - 1 + 15;
-  if (field >= 1) {
-    return sign | static_cast<uint16_t>(field << 10) |
-           static_cast<uint16_t>(std::lround((2 * m - 1) * 1024));
-  }
-  return sign | static_cast<uint16_t>(std::lround(std::ldexp(a, 24)));
-}
 
 double HalfValue(uint16_t h) {
   const int exp = (h >> 10) & 0x1f, mant = h & 0x3ff;

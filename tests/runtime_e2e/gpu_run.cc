@@ -8,28 +8,13 @@
 #include "absl/strings/str_cat.h"
 #include "client/runtime/driver_api.h"
 #include "client/runtime/launch_plan.h"
+#include "tests/util/half_bits.h"
 
 namespace fusiond {
 namespace {
 
 using runtime::Cu;
 using runtime::ElementType;
-
-// The fp16 bits of d, a value fp16 represents exactly.
-uint16_t HalfBits(double d) {
-  if (std::isnan(d)) return 0x7e00;
-  const uint16_t sign = std::signbit(d) ? 0x8000 : 0;
-  const double a = std::fabs(d);
-  if (std::isinf(a)) return sign | 0x7c00;
-  if (a == 0) return sign;
-  int e = 0;
-  const double m = std::frexp(a, &e);  // a = m 2^e, m in [0.5, 1)
-  const int field = e - 1 + 15;
-  if (field >= 1)
-    return sign | static_cast<uint16_t>(field << 10) |
-           static_cast<uint16_t>(std::lround((2 * m - 1) * 1024));
-  return sign | static_cast<uint16_t>(std::lround(std::ldexp(a, 24)));  // subnormal
-}
 
 // Host doubles (already rounded to dtype) -> the dtype's bytes.
 absl::StatusOr<std::string> Encode(const HostTensor& t, ElementType et) {
