@@ -19,11 +19,31 @@ namespace frontend {
 namespace {
 
 constexpr const char* kExpected =
-    "an integer, T.size(i), or fd.ops.add / sub / mul / div of those (with an inputs list "
-    "when they read symbolic sizes)";
+    "an integer, T.size(i), or fd.ops.add / sub / mul / div / minimum / maximum / where / "
+    "comparisons of those (with an inputs list when they read symbolic sizes)";
 
+// Integer scalar ops a size may be computed with: arithmetic, and the
+// min / max / where / comparisons nvFuser's slice normalization leaves in a
+// direct-bindings print (end = max(start, min(extent, stop))).
 bool IsSizeArithmetic(OpKind op) {
-  return op == OpKind::kAdd || op == OpKind::kSub || op == OpKind::kMul || op == OpKind::kDiv;
+  switch (op) {
+    case OpKind::kAdd:
+    case OpKind::kSub:
+    case OpKind::kMul:
+    case OpKind::kDiv:
+    case OpKind::kMaximum:
+    case OpKind::kMinimum:
+    case OpKind::kWhere:
+    case OpKind::kLt:
+    case OpKind::kLe:
+    case OpKind::kGt:
+    case OpKind::kGe:
+    case OpKind::kEq:
+    case OpKind::kNe:
+      return true;
+    default:
+      return false;
+  }
 }
 
 }  // namespace
@@ -143,7 +163,7 @@ absl::StatusOr<Extent> DefinitionLowering::ComputedExtent(ValueId v, const Expr&
     stack.pop_back();
     if (!needed.insert(x).second) continue;
     const Value& val = g_->value(x);
-    if (val.is_tensor || !IsIntegral(val.dtype)) {
+    if (val.is_tensor || !(IsIntegral(val.dtype) || val.dtype == DataType::kBool)) {
       return errors_.Error(at.loc,
                            absl::StrCat(ValueName(*g_, v), " is not a size: it reads ",
                                         ValueName(*g_, x), " (", TypeString(*g_, x), ")"),
@@ -194,10 +214,38 @@ absl::StatusOr<Extent> DefinitionLowering::ComputedExtent(ValueId v, const Expr&
       specialized[e.symbol] = *size;
       continue;
     }
+    if (n.op == OpKind::kWhere) {
+      value[x] = value.at(n.inputs[0]) != 0 ? value.at(n.inputs[1]) : value.at(n.inputs[2]);
+      continue;
+    }
     const int64_t a = value.at(n.inputs[0]), b = value.at(n.inputs[1]);
     int64_t r = 0;
     bool overflow = false;
     switch (n.op) {
+      case OpKind::kMaximum:
+        r = std::max(a, b);
+        break;
+      case OpKind::kMinimum:
+        r = std::min(a, b);
+        break;
+      case OpKind::kLt:
+        r = a < b;
+        break;
+      case OpKind::kLe:
+        r = a <= b;
+        break;
+      case OpKind::kGt:
+        r = a > b;
+        break;
+      case OpKind::kGe:
+        r = a >= b;
+        break;
+      case OpKind::kEq:
+        r = a == b;
+        break;
+      case OpKind::kNe:
+        r = a != b;
+        break;
       case OpKind::kAdd:
         overflow = __builtin_add_overflow(a, b, &r);
         break;

@@ -105,6 +105,7 @@ class DefinitionLowering {
   absl::StatusOr<std::vector<int64_t>> IntList(const Expr& e, const char* what, bool allow_single);
   absl::StatusOr<int64_t> IntArg(const Expr& e, const char* what);
   absl::StatusOr<bool> BoolArg(const Expr& e, const char* what);
+  absl::StatusOr<bool> FlagArg(const Expr& e, const char* what);  // 0 / 1 or a bool
   absl::StatusOr<std::optional<DataType>> DTypeArg(const Expr& e, bool allow_null);
   // allow_keep: -1 entries mean "keep this axis" (expand).
   absl::StatusOr<std::vector<Extent>> ShapeArg(const Expr& e, bool allow_keep);

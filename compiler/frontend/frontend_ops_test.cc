@@ -233,6 +233,29 @@ TEST(FrontendOps, ReshapeInfersOneMinusOne) {
   EXPECT_EQ(TypeString(e.graph, e.graph.outputs[0]), "float32[T0.size(0), 6]");
 }
 
+// nvfuser_direct's printer leaves slice normalization as scalar ops on
+// sizes (min, max, where, comparisons) and writes the flags as booleans.
+TEST(FrontendOps, DirectPrinterSliceBoundsAreComputedSizes) {
+  ParsedFusion p = MustParse(
+      "    tv0 = fd.define_tensor(shape=[-1, -1], contiguity=[True, True], "
+      "dtype=DataType.Float)\n"
+      "    i1 = fd.ops.size(tv0, dim=0)\n"
+      "    i2 = fd.ops.size(tv0, dim=1)\n"
+      "    i3 = fd.ops.maximum(8, fd.ops.minimum(i2, 24))\n"
+      "    i4 = fd.ops.where(fd.ops.lt(-4, 0), fd.ops.add(-4, i1), -4)\n"
+      "    tv5 = fd.ops.slice(tv0, start_indices=[0, 8], end_indices=[i4, i3], strides=[1, 1], "
+      "manual_normalization=True)\n"
+      "    tv6 = fd.ops.cat([tv5, tv5], dim=1, manual_padding=True)\n"
+      "    fd.add_output(tv6)\n",
+      "inputs = [torch.randn((10, 20))]\n");
+  EXPECT_EQ(TypeString(p.graph, p.graph.outputs[0]), "float32[6, 24]");
+  EXPECT_TRUE(absl::StrContains(
+      ErrorOf("    tv0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Float)\n"
+              "    tv1 = fd.ops.slice(tv0, start_indices=[0], end_indices=[2], strides=[1], "
+              "manual_normalization=2.0)\n    fd.add_output(tv1)\n"),
+      "manual_normalization is"));
+}
+
 // nvFuser's printer before mid-2023: reshape(T, original_shape=, new_shape=)
 // (or three positional arguments) and squeeze(T, original_shape=, dims=),
 // with concrete new shapes for symbolic operands.

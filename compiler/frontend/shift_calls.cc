@@ -74,7 +74,7 @@ absl::StatusOr<PyValue> DefinitionLowering::ShiftOp(const Expr& call, const Expr
       }
     }
     if (a[2] != nullptr) {
-      auto padding = IntArg(*a[2], "manual_padding");  // a scheduling hint: read, not used
+      auto padding = FlagArg(*a[2], "manual_padding");  // a scheduling hint: read, not used
       if (!padding.ok()) return padding.status();
     }
   } else {
@@ -169,6 +169,18 @@ absl::StatusOr<std::vector<int64_t>> DefinitionLowering::ShiftIndexList(const Ex
   return out;
 }
 
+// manual_normalization / manual_padding: 0 or 1 (the legacy printer), or
+// True / False (nvfuser_direct's printer).
+absl::StatusOr<bool> DefinitionLowering::FlagArg(const Expr& e, const char* what) {
+  auto v = Eval(e);
+  if (!v.ok()) return v.status();
+  if (v->kind != PyValue::Kind::kInt && v->kind != PyValue::Kind::kBool) {
+    return errors_.Error(e.loc, absl::StrCat(what, " is ", DescribeValue(*g_, *v)),
+                         "0, 1, True or False");
+  }
+  return v->i != 0;
+}
+
 // slice's offsets (starts, ends, strides per axis). Unless
 // manual_normalization is 1, indices are normalized as Python's slices on
 // static axes: a negative index counts from the end, and both clamp to
@@ -195,9 +207,9 @@ absl::StatusOr<std::vector<int64_t>> DefinitionLowering::ShiftSliceOffsets(
   }
   bool normalize = true;
   if (a[4] != nullptr) {
-    auto m = IntArg(*a[4], "manual_normalization");
+    auto m = FlagArg(*a[4], "manual_normalization");
     if (!m.ok()) return m.status();
-    normalize = *m == 0;
+    normalize = !*m;
   }
   for (int i = 0; i < rank; ++i) {
     const bool whole = lists[0][i] == 0 && lists[1][i] == INT64_MAX && lists[2][i] == 1;
