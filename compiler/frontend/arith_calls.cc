@@ -10,8 +10,14 @@
 //   truediv(a, b)   true division: the IR's div, integer scalars as doubles.
 //   signbit(x)      x < 0, and for floats also -0.0 (1 / x < 0 where x == 0);
 //                   false for NaN whatever its sign bit.
+// and the names nvFuser's direct-bindings printer uses for its IR's ops:
+//   isneginf, isposinf  is_neginf / is_posinf
+//   mod(a, b)           C's remainder (the IR's fmod)
+//   fmax, fmin          maximum / minimum that ignore a NaN operand
+//   frac(x)             x - trunc(x)
 #include "absl/strings/str_cat.h"
 #include "compiler/frontend/definition.h"
+#include "compiler/frontend/special_math.h"
 #include "compiler/ir/printer.h"
 
 namespace fusiond {
@@ -46,6 +52,20 @@ absl::StatusOr<ValueId> DefinitionLowering::TruncatingDivide(ValueId a, ValueId 
   return b_.Cast(*q, t);
 }
 
+// fmax / fmin: the other operand where one is NaN (NaN only when both are).
+absl::StatusOr<ValueId> DefinitionLowering::NanIgnoringExtreme(OpKind op, ValueId a, ValueId b) {
+  auto m = b_.Binary(op, a, b);
+  if (!m.ok()) return m;
+  if (!IsFloatingPoint(g_->value(*m).dtype)) return m;
+  auto a_nan = b_.Unary(OpKind::kIsNan, a);
+  if (!a_nan.ok()) return a_nan;
+  auto b_nan = b_.Unary(OpKind::kIsNan, b);
+  if (!b_nan.ok()) return b_nan;
+  auto not_b = b_.Where(*b_nan, a, *m);
+  if (!not_b.ok()) return not_b;
+  return b_.Where(*a_nan, b, *not_b);
+}
+
 absl::StatusOr<ValueId> DefinitionLowering::SignBit(ValueId x) {
   const DataType t = g_->value(x).dtype;
   auto zero = b_.DefineConstant(0, DataType::kInt64);
@@ -63,9 +83,14 @@ absl::StatusOr<ValueId> DefinitionLowering::SignBit(ValueId x) {
 std::optional<absl::StatusOr<PyValue>> DefinitionLowering::ArithmeticOp(const Expr& call,
                                                                         const Expr& op_name) {
   const std::string& name = op_name.text;
-  if (name != "div" && name != "truediv" && name != "signbit") return std::nullopt;
+  static const char* kNames[] = {"div", "truediv", "signbit", "isneginf", "isposinf",
+                                 "mod", "fmax",    "fmin",    "frac"};
+  bool known = false;
+  for (const char* n : kNames) known |= name == n;
+  if (!known) return std::nullopt;
   const std::string fname = absl::StrCat("fd.ops.", name);
-  const bool unary = name == "signbit";
+  const bool unary =
+      name == "signbit" || name == "isneginf" || name == "isposinf" || name == "frac";
   const std::vector<std::string> params =
       unary ? std::vector<std::string>{"x"} : std::vector<std::string>{"lhs", "rhs"};
   auto args = BindArguments(call, fname, params, params.size(), errors_);
@@ -77,8 +102,17 @@ std::optional<absl::StatusOr<PyValue>> DefinitionLowering::ArithmeticOp(const Ex
     x.push_back(*v);
   }
   absl::StatusOr<ValueId> out;
-  if (unary) {
+  if (name == "signbit") {
     out = SignBit(x[0]);
+  } else if (name == "isneginf" || name == "isposinf") {
+    out = InfSignValue(b_, name == "isneginf" ? "is_neginf" : "is_posinf", x[0]);
+  } else if (name == "frac") {
+    auto t = b_.Unary(OpKind::kTrunc, x[0]);
+    out = t.ok() ? b_.Binary(OpKind::kSub, x[0], *t) : t;
+  } else if (name == "mod") {
+    out = b_.Binary(OpKind::kFmod, x[0], x[1]);
+  } else if (name == "fmax" || name == "fmin") {
+    out = NanIgnoringExtreme(name == "fmax" ? OpKind::kMaximum : OpKind::kMinimum, x[0], x[1]);
   } else {
     const Value& a = g_->value(x[0]);
     const Value& b = g_->value(x[1]);

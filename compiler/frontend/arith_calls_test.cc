@@ -108,6 +108,29 @@ TEST(ArithCalls, ThundersFloorDivideOfIntegers) {
   EXPECT_EQ(out[0].data, (std::vector<double>{3, -4, -4, 3, -2}));
 }
 
+// Names of nvFuser IR ops the direct-bindings printer writes.
+TEST(ArithCalls, DirectPrinterNames) {
+  auto out = Eval(Script("Float",
+                         "    fd.add_output(fd.ops.fmax(T0, T1))\n"
+                         "    fd.add_output(fd.ops.fmin(T0, T1))\n"
+                         "    fd.add_output(fd.ops.frac(T0))\n"
+                         "    fd.add_output(fd.ops.isneginf(T0))\n"
+                         "    fd.add_output(fd.ops.isposinf(T1))\n"
+                         "    fd.add_output(fd.ops.mod(T0, T1))\n"),
+                  {Tensor(DataType::kFloat, {NAN, 1, -2.5, -INFINITY}),
+                   Tensor(DataType::kFloat, {3, NAN, 2, INFINITY})});
+  ASSERT_EQ(out.size(), 6u);
+  EXPECT_EQ(out[0].data[0], 3);
+  EXPECT_EQ(out[0].data[1], 1);
+  EXPECT_EQ(out[0].data[2], 2);
+  EXPECT_EQ(out[1].data[0], 3);
+  EXPECT_EQ(out[1].data[2], -2.5);
+  EXPECT_EQ(out[2].data[2], -0.5);
+  EXPECT_EQ(out[3].data, (std::vector<double>{0, 0, 0, 1}));
+  EXPECT_EQ(out[4].data, (std::vector<double>{0, 0, 0, 1}));
+  EXPECT_EQ(out[5].data[2], -0.5);  // fmod(-2.5, 2): the dividend's sign
+}
+
 // nvfuser_direct's printer: welford's (mean, var_sum, count), and keep_dim.
 TEST(ArithCalls, WelfordGivesMeanSumOfSquaresAndCount) {
   const std::string text =

@@ -72,11 +72,13 @@ class DefinitionLowering {
   // fd.ops.silu / atan / tan / sinh / cosh / asin / acos / atanh written with
   // IR ops (math_calls.cc); nullopt for other names.
   std::optional<absl::StatusOr<PyValue>> MathOp(const Expr& call, const Expr& op_name);
-  // fd.ops.div (integers: truncating), truediv and signbit (arith_calls.cc);
-  // nullopt for other names.
+  // fd.ops.div (integers: truncating), truediv, signbit and the direct
+  // printer's names (isneginf, isposinf, mod, fmax, fmin, frac) in
+  // arith_calls.cc; nullopt for other names.
   std::optional<absl::StatusOr<PyValue>> ArithmeticOp(const Expr& call, const Expr& op_name);
   absl::StatusOr<ValueId> TruncatingDivide(ValueId a, ValueId b);
   absl::StatusOr<ValueId> SignBit(ValueId x);
+  absl::StatusOr<ValueId> NanIgnoringExtreme(OpKind op, ValueId a, ValueId b);
   // fd.ops.welford(x, dims): (mean, var_sum, count) from the IR's var_mean
   // (welford_calls.cc); nullopt for other names.
   std::optional<absl::StatusOr<PyValue>> WelfordOp(const Expr& call, const Expr& op_name);

@@ -143,6 +143,10 @@ _UNARY = {
     "is_neginf": ("torch.isneginf({x})", "({x} == -math.inf)"),
     "is_posinf": ("torch.isposinf({x})", "({x} == math.inf)"),
     "signbit": ("torch.signbit({x})", "(math.copysign(1.0, {x}) < 0)"),  # arith_calls.cc
+    # nvfuser_direct's names (arith_calls.cc).
+    "isneginf": ("torch.isneginf({x})", "({x} == -math.inf)"),
+    "isposinf": ("torch.isposinf({x})", "({x} == math.inf)"),
+    "frac": ("torch.frac({x})", "math.fmod({x}, 1.0)"),
 }
 # Binary ops: name -> Python operator or torch function.
 _BINARY_OPERATORS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "truediv": "/", "pow": "**",
@@ -153,13 +157,15 @@ _BINARY_FUNCTIONS = {"maximum": "torch.maximum", "minimum": "torch.minimum",
                      "bitwise_xor": "torch.bitwise_xor",
                      "bitwise_left_shift": "torch.bitwise_left_shift",
                      "bitwise_right_shift": "torch.bitwise_right_shift",
-                     "logical_and": "torch.logical_and", "logical_or": "torch.logical_or"}
+                     "logical_and": "torch.logical_and", "logical_or": "torch.logical_or",
+                     "fmax": "torch.fmax", "fmin": "torch.fmin", "mod": "torch.fmod"}
 # Scalar forms of the binary functions; div of two integer scalars (sizes)
 # is an integer rounded toward zero, as nvFuser's.
 _SCALAR_BINARY = {"maximum": "max", "minimum": "min", "atan2": "math.atan2", "fmod": "math.fmod",
                   "remainder": "_remainder", "bitwise_and": "_band", "bitwise_or": "_bor",
                   "bitwise_xor": "_bxor", "bitwise_left_shift": "_shl", "bitwise_right_shift": "_shr",
-                  "logical_and": "_land", "logical_or": "_lor"}
+                  "logical_and": "_land", "logical_or": "_lor", "fmax": "_fmax", "fmin": "_fmin",
+                  "mod": "math.fmod"}
 _REDUCTIONS = {"sum": "torch.sum", "max": "torch.amax", "min": "torch.amin", "prod": "torch.prod"}
 
 
@@ -518,6 +524,14 @@ def _div(a, b):
         return int(a / b) if abs(a) < 2 ** 53 and abs(b) < 2 ** 53 else (abs(a) // abs(b)) * (
             1 if (a < 0) == (b < 0) else -1)
     return a / b
+
+
+def _fmax(a, b):
+    return b if a != a else a if b != b else max(a, b)
+
+
+def _fmin(a, b):
+    return b if a != a else a if b != b else min(a, b)
 
 
 def _tensor_div(a, b):
