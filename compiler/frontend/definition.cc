@@ -177,11 +177,14 @@ absl::StatusOr<PyValue> DefinitionLowering::Eval(const Expr& e) {
       if (absl::StartsWith(dotted, "DataType.")) {
         v.kind = K::kDType;
         if (e.text == "Null") return v;
-        std::optional<DataType> t = ParseDataType(e.text);
+        // Index: nvFuser's index type (64-bit here), in casts its direct
+        // printer writes for slice and size arithmetic.
+        std::optional<DataType> t =
+            e.text == "Index" ? std::optional<DataType>(DataType::kInt64) : ParseDataType(e.text);
         if (!t) {
           return errors_.Error(e.loc, absl::StrCat("unknown dtype DataType.", e.text),
-                               "DataType.Bool, Int32, Int, Half, BFloat16, Float, Double, "
-                               "Float8_e4m3fn, Float8_e5m2 or Null");
+                               "DataType.Bool, Int32, Int, Index, Half, BFloat16, Float, "
+                               "Double, Float8_e4m3fn, Float8_e5m2 or Null");
         }
         v.dtype = t;
         return v;

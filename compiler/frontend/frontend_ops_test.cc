@@ -254,6 +254,11 @@ TEST(FrontendOps, DirectPrinterSliceBoundsAreComputedSizes) {
               "    tv1 = fd.ops.slice(tv0, start_indices=[0], end_indices=[2], strides=[1], "
               "manual_normalization=2.0)\n    fd.add_output(tv1)\n"),
       "manual_normalization is"));
+  // DataType.Index (nvFuser's index type) in its casts: int64 here.
+  ParsedFusion c = MustParse(
+      "    tv0 = fd.define_tensor(shape=[-1], contiguity=[True], dtype=DataType.Int32)\n"
+      "    fd.add_output(fd.ops.cast(tv0, dtype=DataType.Index))\n");
+  EXPECT_EQ(TypeString(c.graph, c.graph.outputs[0]), "int64[tv0.size(0)]");
 }
 
 // nvFuser's printer before mid-2023: reshape(T, original_shape=, new_shape=)
