@@ -30,7 +30,7 @@ from typing import Dict, List, Optional
 # nvFuser DataType names -> torch dtype attribute names.
 _DTYPES = {
     "Float": "float32", "Double": "float64", "BFloat16": "bfloat16", "Half": "float16",
-    "Int": "int64", "Int32": "int32", "Bool": "bool", "ComplexFloat": "complex64",
+    "Int": "int64", "Index": "int64", "Int32": "int32", "Bool": "bool", "ComplexFloat": "complex64",
     "ComplexDouble": "complex128", "Null": None,
     "Float8_e4m3fn": "float8_e4m3fn", "Float8_e5m2": "float8_e5m2",
 }
