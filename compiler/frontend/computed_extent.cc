@@ -46,6 +46,47 @@ bool IsSizeArithmetic(OpKind op) {
   }
 }
 
+// One integer scalar op of a size computation into *r; false on overflow or
+// a division by zero. div rounds toward zero, as the IR's integer scalar div.
+bool SizeOp(OpKind op, int64_t a, int64_t b, int64_t* r) {
+  switch (op) {
+    case OpKind::kMaximum:
+      *r = std::max(a, b);
+      return true;
+    case OpKind::kMinimum:
+      *r = std::min(a, b);
+      return true;
+    case OpKind::kLt:
+      *r = a < b;
+      return true;
+    case OpKind::kLe:
+      *r = a <= b;
+      return true;
+    case OpKind::kGt:
+      *r = a > b;
+      return true;
+    case OpKind::kGe:
+      *r = a >= b;
+      return true;
+    case OpKind::kEq:
+      *r = a == b;
+      return true;
+    case OpKind::kNe:
+      *r = a != b;
+      return true;
+    case OpKind::kAdd:
+      return !__builtin_add_overflow(a, b, r);
+    case OpKind::kSub:
+      return !__builtin_sub_overflow(a, b, r);
+    case OpKind::kMul:
+      return !__builtin_mul_overflow(a, b, r);
+    default:  // div
+      if (b == 0 || (a == INT64_MIN && b == -1)) return false;
+      *r = a / b;
+      return true;
+  }
+}
+
 }  // namespace
 
 // The inputs list's size of the input axis a root symbol stands for.
@@ -220,52 +261,12 @@ absl::StatusOr<Extent> DefinitionLowering::ComputedExtent(ValueId v, const Expr&
     }
     const int64_t a = value.at(n.inputs[0]), b = value.at(n.inputs[1]);
     int64_t r = 0;
-    bool overflow = false;
-    switch (n.op) {
-      case OpKind::kMaximum:
-        r = std::max(a, b);
-        break;
-      case OpKind::kMinimum:
-        r = std::min(a, b);
-        break;
-      case OpKind::kLt:
-        r = a < b;
-        break;
-      case OpKind::kLe:
-        r = a <= b;
-        break;
-      case OpKind::kGt:
-        r = a > b;
-        break;
-      case OpKind::kGe:
-        r = a >= b;
-        break;
-      case OpKind::kEq:
-        r = a == b;
-        break;
-      case OpKind::kNe:
-        r = a != b;
-        break;
-      case OpKind::kAdd:
-        overflow = __builtin_add_overflow(a, b, &r);
-        break;
-      case OpKind::kSub:
-        overflow = __builtin_sub_overflow(a, b, &r);
-        break;
-      case OpKind::kMul:
-        overflow = __builtin_mul_overflow(a, b, &r);
-        break;
-      default:  // div: rounds toward zero, as the IR's integer scalar division
-        if (b == 0) {
-          return errors_.Error(at.loc, absl::StrCat(ValueName(*g_, v), " divides by zero"),
-                               kExpected);
-        }
-        overflow = a == INT64_MIN && b == -1;
-        if (!overflow) r = a / b;
-        break;
-    }
-    if (overflow) {
-      return errors_.Error(at.loc, absl::StrCat(ValueName(*g_, v), " overflows int64"), kExpected);
+    if (!SizeOp(n.op, a, b, &r)) {
+      return errors_.Error(
+          at.loc,
+          absl::StrCat(ValueName(*g_, v),
+                       b == 0 && n.op == OpKind::kDiv ? " divides by zero" : " overflows int64"),
+          kExpected);
     }
     value[x] = r;
   }
