@@ -383,6 +383,16 @@ class WireFormTest(unittest.TestCase):
         with self.assertRaisesRegex(fusiond.manifest.InvalidArgument,
                                     r"fd\.ops\.lerp: .* dtype of Tensor\(T\d+\)"):
             wire.to_graph(fd)
+        with fusiond.FusionDefinition() as fd:  # truncating integer division: fusionc writes it
+            t0 = fd.define_tensor(shape=[8], dtype=DT.Int)
+            fd.add_output(fd.ops.div(t0, fd.define_scalar(3, dtype=DT.Int)))
+        with self.assertRaisesRegex(fusiond.manifest.InvalidArgument,
+                                    r"fd\.ops\.div of integer tensors truncates"):
+            wire.to_graph(fd)
+        with fusiond.FusionDefinition() as fd:  # an integer tensor over a float: true division
+            t0 = fd.define_tensor(shape=[8], dtype=DT.Int)
+            fd.add_output(fd.ops.div(t0, 2.0))
+        wire.to_graph(fd)
 
     def test_definition_compiles_through_the_daemon(self):
         with fusiond.FusionDefinition() as fd:

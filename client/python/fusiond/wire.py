@@ -279,6 +279,11 @@ def _op(b: _Builder, name, args, kwargs, outs) -> None:
     if name in _FACTORIES:
         _factory(b, name, a, outs[0])
         return
+    if name == "div" and _integer_tensor_division(b, a):
+        # compiler/frontend/arith_calls.cc truncates it (nvFuser's integer
+        # division) in nodes this form does not write: fusionc parse does.
+        raise InvalidArgument("fd.ops.div of integer tensors truncates; the Python wire form "
+                              "leaves it to fusionc")
     node = pb.Node(op=pb.OpKind.Value(name.upper()))
     if name == "squeeze" and not isinstance(a.get("squeeze_expanded", False), bool):
         raise InvalidArgument("fd.ops.squeeze: squeeze_expanded is not a bool")
@@ -335,6 +340,13 @@ def _op(b: _Builder, name, args, kwargs, outs) -> None:
              _elementwise_dtype(b, name, operands) if name not in _REDUCTIONS else None)
     if known is not None:
         b.dtypes[id(outs[0])] = known
+
+
+def _integer_tensor_division(b: _Builder, a) -> bool:
+    operands = [a.get("lhs"), a.get("rhs")]
+    types = [b.dtype_of(v) for v in operands]
+    return (any(isinstance(v, Tensor) and v._size is None for v in operands)
+            and all(t in ("Int", "Int32") for t in types))
 
 
 def _promote(a: str, b: str) -> str:
