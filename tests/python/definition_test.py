@@ -164,6 +164,30 @@ class RecordingTest(unittest.TestCase):
                      "fd.add_output(T7, stride_order=[1, 0])"):
             self.assertIn(line, text)
 
+    def test_direct_printer_spellings_are_recorded(self):
+        """nvFuser's direct-bindings printer's names: element-wise ones give a
+        tensor only from a tensor, welford three tensors."""
+        with FusionDefinition() as fd:
+            t0 = fd.define_tensor(shape=[-1, -1], dtype=DataType.Float)
+            s0 = fd.define_scalar(dtype=DataType.Double)
+            avg, var_sum, n = fd.ops.welford(t0, dims=[1])
+            s1 = fd.ops.fmax(s0, 1.0)
+            t1 = fd.ops.truediv(fd.ops.where(fd.ops.signbit(t0), fd.ops.frac(t0), t0), s1)
+            fd.add_output(fd.ops.add(t1, fd.ops.broadcast_in_dim(avg, t0.shape(), [0])))
+            fd.add_output(var_sum)
+            fd.add_output(n)
+        self.assertIsInstance(s1, fusiond.definition.Scalar)
+        text = fd.definition_text()
+        for line in ("T3, T4, T5 = fd.ops.welford(T1, dims=[1])", "S6 = fd.ops.fmax(S2, 1.0)",
+                     "T7 = fd.ops.signbit(T1)", "T8 = fd.ops.frac(T1)"):
+            self.assertIn(line, text)
+        if have_fusionc():  # the recorded text is what fusionc reads
+            with tempfile.TemporaryDirectory() as tmp:
+                path = os.path.join(tmp, "direct.py")
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(text)
+                self.assertTrue(fusionc_json(path, "8x16;scalar")["canonical_hash"])
+
     def test_unsupported_op_is_named(self):
         with FusionDefinition() as fd:
             t0 = fd.define_tensor(shape=[4], dtype=DataType.Float)
@@ -219,7 +243,7 @@ class RecordingTest(unittest.TestCase):
             with open(os.path.join(_SOURCE, "compiler", "frontend", name), encoding="utf-8") as f:
                 return f.read()
         accepted = set()
-        for name in ("composite_calls.cc", "factory_calls.cc", "math_calls.cc"):
+        for name in ("composite_calls.cc", "factory_calls.cc", "math_calls.cc", "arith_calls.cc"):
             accepted |= set(re.findall(r'name == "(\w+)"', read(name)))
         table = re.search(r"kNames\[\] = \{([^}]*)\}", read("math_calls.cc"))
         self.assertIsNotNone(table, "math_calls.cc's kNames")

@@ -389,6 +389,12 @@ class WireFormTest(unittest.TestCase):
         with self.assertRaisesRegex(fusiond.manifest.InvalidArgument,
                                     r"fd\.ops\.div of integer tensors truncates"):
             wire.to_graph(fd)
+        with fusiond.FusionDefinition() as fd:  # written by fusionc's front end only
+            t0 = fd.define_tensor(shape=[8], dtype=DT.Float)
+            fd.add_output(fd.ops.signbit(t0))
+        with self.assertRaisesRegex(fusiond.manifest.InvalidArgument,
+                                    r"fd\.ops\.signbit: the Python wire form leaves it to fusionc"):
+            wire.to_graph(fd)
         with fusiond.FusionDefinition() as fd:  # an integer tensor over a float: true division
             t0 = fd.define_tensor(shape=[8], dtype=DT.Int)
             fd.add_output(fd.ops.div(t0, 2.0))

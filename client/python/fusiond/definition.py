@@ -79,10 +79,20 @@ _FACTORY = ("uniform", "normal", "iota")  # tensors made from scalars (seed, off
 # MATH_SPELLINGS: unary math ops written with IR ops (compiler/frontend/math_calls.cc).
 MATH_SPELLINGS = ("silu", "atan", "tan", "sinh", "cosh", "asin", "acos", "atanh", "asinh", "acosh",
                   "lgamma", "erfinv", "is_neginf", "is_posinf")
+# ARITH_SPELLINGS: element-wise names nvFuser's printers use, written with IR
+# ops (compiler/frontend/arith_calls.cc; truediv is the IR's div).
+ARITH_SPELLINGS = ("signbit", "truediv", "isneginf", "isposinf", "mod", "fmax", "fmin", "frac")
 FRONTEND_SPELLINGS = ("full", "zeros", "ones", "rand_like", "randn_like", "lerp", "addcmul",
-                      "threshold", "stride_order", "shape", "at", "triu", "tril") + MATH_SPELLINGS
+                      "threshold", "stride_order", "shape", "at", "triu", "tril",
+                      "welford") + MATH_SPELLINGS + ARITH_SPELLINGS
 SUPPORTED_OPS = frozenset(_UNARY + _BINARY + _TERNARY + _TENSOR_RESULT + _FACTORY +
                           FRONTEND_SPELLINGS + ("cast", "var_mean", "size", "set", "segment_set"))
+
+
+# Ops with several results: var_mean (var, mean), welford (avg, var_sum, n).
+_TUPLE_RESULT = {"var_mean": 2, "welford": 3}
+# Spellings whose result is a tensor only when an operand is.
+_ELEMENTWISE_SPELLINGS = MATH_SPELLINGS + ARITH_SPELLINGS
 
 
 def _literal(v) -> str:
@@ -317,11 +327,11 @@ class FusionDefinition:
         text = ", ".join([_literal(a) for a in args] +
                          [f"{k}={_literal(v)}" for k, v in kwargs.items()])
         call = f"fd.ops.{name}({text})"
-        if name == "var_mean":
+        if name in _TUPLE_RESULT:
             self._check_open()
-            var, mean = self._name("T"), self._name("T")
-            self._lines.append(f"{var}, {mean} = {call}")
-            out = [Tensor(self, var), Tensor(self, mean)]
+            names = [self._name("T") for _ in range(_TUPLE_RESULT[name])]
+            self._lines.append(f"{', '.join(names)} = {call}")
+            out = [Tensor(self, n) for n in names]
         elif name == "size":
             out = [Scalar(self, self._emit("S", call))]
         elif name == "shape":  # fd.ops.shape(T): T.shape()
@@ -333,12 +343,12 @@ class FusionDefinition:
                 if isinstance(vec._of, Tensor) and not vec._expr.endswith(".shape()"):
                     size = (vec._of, int(index))  # fd.ops.shape's entries are size scalars
             out = [Scalar(self, self._emit("S", call), size)]
-        elif name in _TENSOR_RESULT + _FACTORY + FRONTEND_SPELLINGS and name not in MATH_SPELLINGS or any(isinstance(v, Tensor) for v in list(args) + list(kwargs.values())):
+        elif name in _TENSOR_RESULT + _FACTORY + FRONTEND_SPELLINGS and name not in _ELEMENTWISE_SPELLINGS or any(isinstance(v, Tensor) for v in list(args) + list(kwargs.values())):
             out = [Tensor(self, self._emit("T", call))]
         else:
             out = [Scalar(self, self._emit("S", call))]
         self._records.append(("op", name, tuple(args), dict(kwargs), out))
-        return tuple(out) if name == "var_mean" else out[0]
+        return tuple(out) if name in _TUPLE_RESULT else out[0]
 
     def _finalize(self) -> str:
         if self._text is None:

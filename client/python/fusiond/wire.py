@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Tuple
 
+from .definition import ARITH_SPELLINGS
 from .definition import MATH_SPELLINGS as _MATH
 from .definition import DataType, FusionDefinition, Tensor, Value, Vector, _DType
 from .manifest import InvalidArgument
@@ -52,6 +53,9 @@ _PARAMS = {  # the argument names the C++ front end binds, per op
     "threshold": ("x", "threshold", "value"),
 }
 _COMPOSITES = ("set", "segment_set", "stride_order", "lerp", "addcmul", "threshold")
+# Spellings fusionc's front end writes with IR ops that this form does not:
+# to_graph raises InvalidArgument, and the client sends `fusionc parse`'s graph.
+_FUSIONC_ONLY = ARITH_SPELLINGS + ("welford",)
 _DTYPE_BYTES = {"Bool": 1, "Int32": 4, "Int": 8, "Half": 2, "BFloat16": 2, "Float": 4,
                 "Double": 8, "Float8_e4m3fn": 1, "Float8_e5m2": 1}
 _REDUCED_FLOATS = ("Half", "BFloat16", "Float8_e4m3fn", "Float8_e5m2")
@@ -256,6 +260,8 @@ def _shape_query(b: _Builder, name, a, out) -> None:
 
 def _op(b: _Builder, name, args, kwargs, outs) -> None:
     pb = b.pb
+    if name in _FUSIONC_ONLY:
+        raise InvalidArgument(f"fd.ops.{name}: the Python wire form leaves it to fusionc")
     if _legacy_shape_call(name, args, kwargs):
         a = _bind_legacy(b, name, args, kwargs)
     else:
