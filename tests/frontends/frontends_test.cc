@@ -37,6 +37,7 @@
 #include "compiler/reference/reference.h"
 #include "tests/corpus/corpus_inputs.h"
 #include "tests/corpus/output_check.h"
+#include "tests/frontends/small_sizes.h"
 
 namespace fusiond {
 namespace {
@@ -86,53 +87,10 @@ Expectation ReadExpectation(const std::string& text) {
           absl::StrSplit(absl::StripAsciiWhitespace(line), ' ', absl::SkipEmpty());
       if (!words.empty()) x.kind = words[0];
       if (words.size() > 1) x.op = words[1];
-    } else if (absl::ConsumePrefix(&line, "# small:")) {
-      for (absl::string_view pair : absl::StrSplit(line, ',', absl::SkipWhitespace())) {
-        std::vector<std::string> ab = absl::StrSplit(pair, "->");
-        if (ab.size() == 2) {
-          x.small[std::string(absl::StripAsciiWhitespace(ab[0]))] =
-              std::string(absl::StripAsciiWhitespace(ab[1]));
-        }
-      }
     }
   }
+  x.small = SmallSizesMap(text);
   return x;
-}
-
-// The script with its integer literals replaced (see the file comment): a
-// literal is a run of digits not touching a letter, '_', '.' or another
-// digit, so names (T16, fusion_id3) and float literals (4096.00, 1e-05)
-// stay as they are.
-std::string Shrink(const std::string& text, const std::map<std::string, std::string>& small) {
-  std::string out;
-  size_t i = 0;
-  auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  while (i < text.size()) {
-    const char c = text[i];
-    if (!std::isdigit(static_cast<unsigned char>(c)) ||
-        (i > 0 && (word_char(text[i - 1]) || text[i - 1] == '.'))) {
-      out += c;
-      ++i;
-      continue;
-    }
-    size_t j = i;
-    while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
-    const std::string lit = text.substr(i, j - i);
-    const bool number_ends = j >= text.size() || (!word_char(text[j]) && text[j] != '.');
-    int64_t n = 0;
-    std::string repl = lit;
-    if (number_ends && absl::SimpleAtoi(lit, &n)) {
-      if (!small.empty()) {
-        auto it = small.find(lit);
-        if (it != small.end()) repl = it->second;
-      } else if (n >= 128 && n % 16 == 0) {
-        repl = absl::StrCat(n / 16);
-      }
-    }
-    out += repl;
-    i = j;
-  }
-  return out;
 }
 
 // Inputs for a parsed script: its inputs list's generators at its shapes,
@@ -149,7 +107,7 @@ std::vector<HostTensor> ListedInputs(const ParsedFusion& p) {
 // outputs of the compiled fusion's segments evaluated one after another.
 void CheckSegmentsAgainstReference(const std::string& text, const Expectation& x,
                                    const std::string& stem) {
-  const std::string small_text = Shrink(text, x.small);
+  const std::string small_text = ShrinkToSmallSizes(text, x.small);
   auto p = ParseReproScript(small_text, stem + ".small.py");
   ASSERT_TRUE(p.ok()) << "the small form does not parse (add a `# small:` line): " << p.status();
   ASSERT_EQ(p->input_shapes.size(), p->graph.inputs.size());

@@ -13,6 +13,7 @@
 #include "absl/strings/strip.h"
 #include "tests/corpus/closed_forms.h"
 #include "tests/corpus/corpus_inputs.h"
+#include "tests/frontends/small_sizes.h"
 
 namespace fusiond {
 namespace host_emulation {
@@ -23,48 +24,6 @@ std::string ReadFile(const std::filesystem::path& p) {
   std::stringstream s;
   s << f.rdbuf();
   return s.str();
-}
-
-// Replaces each integer literal (digits not touching a letter, '_', '.' or
-// another digit) by `replace(literal)`.
-template <typename F>
-std::string MapLiterals(const std::string& text, F replace) {
-  std::string out;
-  auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  size_t i = 0;
-  while (i < text.size()) {
-    const char c = text[i];
-    if (!std::isdigit(static_cast<unsigned char>(c)) ||
-        (i > 0 && (word_char(text[i - 1]) || text[i - 1] == '.'))) {
-      out += c;
-      ++i;
-      continue;
-    }
-    size_t j = i;
-    while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
-    const std::string lit = text.substr(i, j - i);
-    const bool ends = j >= text.size() || (!word_char(text[j]) && text[j] != '.');
-    out += ends ? replace(lit) : lit;
-    i = j;
-  }
-  return out;
-}
-
-// The `# small: A->B, ...` map of a front-end definition (empty if none).
-std::map<std::string, std::string> SmallMap(const std::string& text) {
-  std::map<std::string, std::string> small;
-  for (absl::string_view line : absl::StrSplit(text, '\n')) {
-    line = absl::StripAsciiWhitespace(line);
-    if (!absl::ConsumePrefix(&line, "# small:")) continue;
-    for (absl::string_view pair : absl::StrSplit(line, ',', absl::SkipWhitespace())) {
-      std::vector<std::string> ab = absl::StrSplit(pair, "->");
-      if (ab.size() == 2) {
-        small[std::string(absl::StripAsciiWhitespace(ab[0]))] =
-            std::string(absl::StripAsciiWhitespace(ab[1]));
-      }
-    }
-  }
-  return small;
 }
 
 std::string Expectation(const std::string& text) {
@@ -167,19 +126,9 @@ std::vector<std::string> PyFiles(const std::string& dir) {
 
 std::string ShrinkLiterals(const std::string& text, const std::string& stem,
                            const std::map<std::string, std::string>* sizes) {
-  const std::map<std::string, std::string> small = SmallMap(text);
   auto found = EmulationSizes().find(stem);
   if (sizes == nullptr && found != EmulationSizes().end()) sizes = &found->second;
-  return MapLiterals(text, [&](const std::string& lit) {
-    if (sizes != nullptr && sizes->count(lit)) return sizes->at(lit);
-    if (!small.empty()) {
-      auto it = small.find(lit);
-      return it == small.end() ? lit : it->second;
-    }
-    int64_t n = 0;
-    if (absl::SimpleAtoi(lit, &n) && n >= 128 && n % 16 == 0) return absl::StrCat(n / 16);
-    return lit;
-  });
+  return ShrinkToSmallSizes(text, SmallSizesMap(text), sizes);
 }
 
 absl::StatusOr<std::vector<EmuCase>> CorpusCases(const std::string& corpus_dir,
