@@ -135,10 +135,7 @@ std::optional<absl::StatusOr<PyValue>> DefinitionLowering::ArithmeticOp(const Ex
                                         "(lhs, rhs) with operands of equal rank (or scalars) that "
                                         "broadcast")));
   }
-  PyValue v;
-  v.kind = PyValue::Kind::kValue;
-  v.id = *out;
-  return absl::StatusOr<PyValue>(v);
+  return absl::StatusOr<PyValue>(ValueOf(*out));
 }
 
 }  // namespace frontend

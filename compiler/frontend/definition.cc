@@ -18,13 +18,6 @@ constexpr const char* kFdMethods =
 
 constexpr size_t kMaxDefinitionList = 64;
 
-PyValue Of(ValueId id) {
-  PyValue v;
-  v.kind = K::kValue;
-  v.id = id;
-  return v;
-}
-
 }  // namespace
 
 void DefinitionLowering::NoteDefinition(Location at) {
@@ -317,13 +310,13 @@ absl::StatusOr<PyValue> DefinitionLowering::SizeOf(const Expr& at, ValueId tenso
 
 absl::StatusOr<PyValue> DefinitionLowering::SizeAt(const Expr& at, ValueId tensor, int64_t a) {
   auto it = size_nodes_.find({tensor, a});
-  if (it != size_nodes_.end()) return Of(it->second);
+  if (it != size_nodes_.end()) return ValueOf(it->second);
   auto id = b_.Size(tensor, a);
   if (!id.ok()) return errors_.At(at.loc, id.status());
   const std::string& base = g_->value(tensor).name;
   g_->value(*id).name = FreshName(absl::StrCat(base.empty() ? "t" : base, "_size", a));
   size_nodes_[{tensor, a}] = *id;
-  return Of(*id);
+  return ValueOf(*id);
 }
 
 absl::StatusOr<ValueId> DefinitionLowering::Operand(const Expr& e) {

@@ -12,13 +12,6 @@ namespace {
 
 using K = PyValue::Kind;
 
-PyValue Of(ValueId id) {
-  PyValue v;
-  v.kind = K::kValue;
-  v.id = id;
-  return v;
-}
-
 // What a valid call of op looks like, for the "; expected" part of errors.
 const char* OpRules(OpKind op) {
   switch (op) {
@@ -181,11 +174,11 @@ absl::StatusOr<PyValue> DefinitionLowering::DefineTensorCall(const Expr& call) {
     }
     const ValueId id = b_.DefineScalarInput(dtype);
     g_->value(id).cpu_tensor = true;
-    return Of(id);
+    return ValueOf(id);
   }
   auto id = b_.DefineTensor("", dtype, *sizes, contiguity, stride_order);
   if (!id.ok()) return errors_.At(call.loc, id.status());
-  return Of(*id);
+  return ValueOf(*id);
 }
 
 absl::StatusOr<PyValue> DefinitionLowering::DefineScalarCall(const Expr& call) {
@@ -209,7 +202,8 @@ absl::StatusOr<PyValue> DefinitionLowering::DefineScalarCall(const Expr& call) {
     if (!t.ok()) return t.status();
     dtype = *t;
   }
-  if (value.kind == K::kNone) return Of(b_.DefineScalarInput(dtype.value_or(DataType::kDouble)));
+  if (value.kind == K::kNone)
+    return ValueOf(b_.DefineScalarInput(dtype.value_or(DataType::kDouble)));
   const DataType t = dtype.value_or(value.kind == K::kFloat  ? DataType::kDouble
                                     : value.kind == K::kBool ? DataType::kBool
                                                              : DataType::kInt64);
@@ -423,7 +417,7 @@ absl::Status DefinitionLowering::CheckOriginalShape(const std::string& fname, co
   if (same) return absl::OkStatus();
   return errors_.Error(original.loc,
                        absl::StrCat(fname, "'s original_shape [", absl::StrJoin(*sizes, ", "),
-                                    "] is not the shape of ", DescribeValue(*g_, Of(*v))),
+                                    "] is not the shape of ", DescribeValue(*g_, ValueOf(*v))),
                        "the operand's shape (its rank and every static extent)");
 }
 
@@ -491,10 +485,10 @@ absl::StatusOr<PyValue> DefinitionLowering::OpCall(const Expr& call, const Expr&
   }
   auto outs = b_.AddNode(*op, operands, attrs);
   if (!outs.ok()) return errors_.At(call.loc, outs.status(), OpRules(*op));
-  if (outs->size() == 1) return Of((*outs)[0]);
+  if (outs->size() == 1) return ValueOf((*outs)[0]);
   PyValue tuple;
   tuple.kind = K::kTuple;
-  for (ValueId id : *outs) tuple.items.push_back(Of(id));
+  for (ValueId id : *outs) tuple.items.push_back(ValueOf(id));
   return tuple;
 }
 

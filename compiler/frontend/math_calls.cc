@@ -105,10 +105,7 @@ std::optional<absl::StatusOr<PyValue>> DefinitionLowering::MathOp(const Expr& ca
     return absl::StatusOr<PyValue>(errors_.At(
         call.loc, out.status(), absl::StrCat(fname, "(x) of a numeric tensor or scalar")));
   }
-  PyValue v;
-  v.kind = PyValue::Kind::kValue;
-  v.id = *out;
-  return absl::StatusOr<PyValue>(v);
+  return absl::StatusOr<PyValue>(ValueOf(*out));
 }
 
 }  // namespace frontend

@@ -48,6 +48,14 @@ struct PyValue {
   double number() const { return kind == Kind::kFloat ? f : static_cast<double>(i); }
 };
 
+// A graph value (tensor or scalar) as a PyValue.
+inline PyValue ValueOf(ValueId id) {
+  PyValue v;
+  v.kind = PyValue::Kind::kValue;
+  v.id = id;
+  return v;
+}
+
 // "a tensor", "the number 3", "a list", ... for error messages.
 std::string DescribeValue(const Graph& g, const PyValue& v);
 

@@ -7,17 +7,6 @@
 
 namespace fusiond {
 namespace frontend {
-namespace {
-
-PyValue Of(ValueId id) {
-  PyValue v;
-  v.kind = PyValue::Kind::kValue;
-  v.id = id;
-  return v;
-}
-
-}  // namespace
-
 absl::StatusOr<PyValue> DefinitionLowering::TriangleOp(const Expr& call, const std::string& name) {
   const std::string fname = absl::StrCat("fd.ops.", name);
   auto args = BindArguments(call, fname, {"x", "diagonal"}, 1, errors_);
@@ -33,7 +22,8 @@ absl::StatusOr<PyValue> DefinitionLowering::TriangleOp(const Expr& call, const s
   const Value& xv = g_->value(*x);
   const int rank = xv.is_tensor ? xv.rank() : 0;
   if (rank < 2) {
-    return errors_.Error((*args)[0]->loc, absl::StrCat(fname, " of ", DescribeValue(*g_, Of(*x))),
+    return errors_.Error((*args)[0]->loc,
+                         absl::StrCat(fname, " of ", DescribeValue(*g_, ValueOf(*x))),
                          "a tensor of rank 2 or more (its last two axes are the matrix)");
   }
   const std::vector<Extent> shape = xv.shape;
@@ -68,7 +58,7 @@ absl::StatusOr<PyValue> DefinitionLowering::TriangleOp(const Expr& call, const s
     return errors_.At(call.loc, out.status(),
                       absl::StrCat(fname, "(x, diagonal) of a tensor of rank 2 or more"));
   }
-  return Of(*out);
+  return ValueOf(*out);
 }
 
 }  // namespace frontend

@@ -12,17 +12,6 @@
 
 namespace fusiond {
 namespace frontend {
-namespace {
-
-PyValue Of(ValueId id) {
-  PyValue v;
-  v.kind = PyValue::Kind::kValue;
-  v.id = id;
-  return v;
-}
-
-}  // namespace
-
 std::optional<absl::StatusOr<PyValue>> DefinitionLowering::WelfordOp(const Expr& call,
                                                                      const Expr& op_name) {
   if (op_name.text != "welford") return std::nullopt;
@@ -34,7 +23,7 @@ std::optional<absl::StatusOr<PyValue>> DefinitionLowering::WelfordOp(const Expr&
   const Value& xv = g_->value(*x);
   if (!xv.is_tensor || !IsFloatingPoint(xv.dtype)) {
     return R(errors_.Error((*args)[0]->loc,
-                           absl::StrCat("fd.ops.welford of ", DescribeValue(*g_, Of(*x))),
+                           absl::StrCat("fd.ops.welford of ", DescribeValue(*g_, ValueOf(*x))),
                            "a floating-point tensor"));
   }
   auto dims = IntList(*(*args)[1], "dims", true);
@@ -64,7 +53,7 @@ std::optional<absl::StatusOr<PyValue>> DefinitionLowering::WelfordOp(const Expr&
   if (!n.ok()) return R(errors_.At(call.loc, n.status(), "fd.ops.welford(x, dims)"));
   PyValue tuple;
   tuple.kind = PyValue::Kind::kTuple;
-  tuple.items = {Of(mean), Of(*var_sum), Of(*n)};
+  tuple.items = {ValueOf(mean), ValueOf(*var_sum), ValueOf(*n)};
   return R(tuple);
 }
 
